@@ -1,0 +1,379 @@
+//! Read-only context values handed to verdicts and skills: pull requests, commits, changed
+//! files, check runs, label timeline events, comments and reactions.
+//!
+//! These are plain data. Adapters build them from GitHub answers; verdicts read them. A
+//! skill that needs more information gets a bigger context, never an API client.
+
+use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
+use crate::trailers::Trailers;
+
+/// Whether a pull request is open or closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrState {
+    /// Open for review and merging.
+    Open,
+    /// Closed (merged or not; see [`PrContext::merged`]).
+    Closed,
+}
+
+/// Everything the gate and the classifier know about one pull request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrContext {
+    /// The repository the pull request targets.
+    pub repo: RepoName,
+    /// The pull request number.
+    pub number: PrNumber,
+    /// Title.
+    pub title: String,
+    /// Body (may be empty).
+    pub body: String,
+    /// Head commit SHA.
+    pub head_sha: CommitSha,
+    /// Head branch name.
+    pub head_ref: String,
+    /// Base commit SHA as GitHub reports it for the pull request.
+    pub base_sha: CommitSha,
+    /// Base branch name (normally `main`).
+    pub base_ref: String,
+    /// Open or closed.
+    pub state: PrState,
+    /// Whether the pull request has been merged.
+    pub merged: bool,
+    /// Names of the labels currently on the pull request.
+    pub labels: Vec<String>,
+    /// The author's login.
+    pub author: Login,
+    /// The pull request's commits, oldest first.
+    pub commits: Vec<CommitContext>,
+    /// The files the pull request changes.
+    pub files: Vec<FileChange>,
+    /// Every check run reported on the head commit (same-named runs are all kept).
+    pub check_runs: Vec<CheckRun>,
+    /// `labeled` and `unlabeled` timeline events, in timeline order.
+    pub label_events: Vec<LabelEvent>,
+}
+
+impl PrContext {
+    /// Whether a label with exactly this name is currently present.
+    pub fn has_label(&self, name: &str) -> bool {
+        self.labels.iter().any(|l| l == name)
+    }
+
+    /// The head commit, when it is among [`PrContext::commits`].
+    pub fn head_commit(&self) -> Option<&CommitContext> {
+        self.commits.iter().find(|c| c.sha == self.head_sha)
+    }
+
+    /// `owner/repo#N`, the reference used in messages and audit records.
+    pub fn reference(&self) -> String {
+        format!("{}#{}", self.repo, self.number)
+    }
+}
+
+/// One commit, with its message split into subject, body and trailers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommitContext {
+    /// The commit SHA.
+    pub sha: CommitSha,
+    /// First line of the message.
+    pub subject: String,
+    /// The rest of the message after the first line (may be empty).
+    pub body: String,
+    /// Trailers parsed from the message by the git trailer rules.
+    pub trailers: Trailers,
+    /// GitHub login of the author, when GitHub links one (forgeable: it is what the commit says).
+    pub author_login: Option<Login>,
+    /// GitHub login of the committer, when GitHub links one.
+    pub committer_login: Option<Login>,
+    /// Parent SHAs in order; more than one means a merge commit.
+    pub parents: Vec<CommitSha>,
+    /// Committer date, when present and parseable.
+    pub committed_at: Option<Timestamp>,
+}
+
+impl CommitContext {
+    /// Builds a commit context from a raw commit message: the subject is the first line,
+    /// the body the remaining text, and trailers are parsed from the whole message.
+    pub fn from_message(sha: CommitSha, message: &str) -> Self {
+        let (subject, body) = match message.split_once('\n') {
+            Some((subject, rest)) => (
+                subject.trim_end_matches('\r'),
+                rest.trim_start_matches('\n'),
+            ),
+            None => (message, ""),
+        };
+        Self {
+            sha,
+            subject: subject.to_owned(),
+            body: body.to_owned(),
+            trailers: Trailers::parse(message),
+            author_login: None,
+            committer_login: None,
+            parents: Vec::new(),
+            committed_at: None,
+        }
+    }
+
+    /// The full message: subject, blank line, body.
+    pub fn message(&self) -> String {
+        if self.body.is_empty() {
+            self.subject.clone()
+        } else {
+            format!("{}\n\n{}", self.subject, self.body)
+        }
+    }
+}
+
+/// How a pull request changes a file. GitHub statuses other than these are read as
+/// [`FileStatus::Modified`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileStatus {
+    /// A new file.
+    Added,
+    /// A changed file (also `changed`, `copied`, `unchanged` and unknown statuses).
+    Modified,
+    /// A deleted file.
+    Removed,
+    /// A moved file; see [`FileChange::previous_filename`].
+    Renamed,
+}
+
+impl FileStatus {
+    /// Reads a GitHub file status, normalising unknown values to `Modified`.
+    pub fn from_github(status: &str) -> Self {
+        match status {
+            "added" => Self::Added,
+            "removed" => Self::Removed,
+            "renamed" => Self::Renamed,
+            _ => Self::Modified,
+        }
+    }
+
+    /// The GitHub spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Added => "added",
+            Self::Modified => "modified",
+            Self::Removed => "removed",
+            Self::Renamed => "renamed",
+        }
+    }
+}
+
+/// One file changed by a pull request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    /// Path after the change, relative to the repository root.
+    pub path: String,
+    /// How the file changes.
+    pub status: FileStatus,
+    /// Lines added.
+    pub additions: u64,
+    /// Lines deleted.
+    pub deletions: u64,
+    /// For renames, the path before the change.
+    pub previous_filename: Option<String>,
+}
+
+impl FileChange {
+    /// The path and, for renames, the previous path.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.path.as_str()).chain(self.previous_filename.as_deref())
+    }
+}
+
+/// Where a check run is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckStatus {
+    /// Waiting to start (also `waiting`, `requested`, `pending`).
+    Queued,
+    /// Running.
+    InProgress,
+    /// Finished; see the conclusion.
+    Completed,
+}
+
+impl CheckStatus {
+    /// Reads a GitHub check-run status; anything unknown counts as queued (not completed).
+    pub fn from_github(status: &str) -> Self {
+        match status {
+            "completed" => Self::Completed,
+            "in_progress" => Self::InProgress,
+            _ => Self::Queued,
+        }
+    }
+
+    /// The GitHub spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Queued => "queued",
+            Self::InProgress => "in_progress",
+            Self::Completed => "completed",
+        }
+    }
+}
+
+/// How a completed check run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CheckConclusion {
+    /// `success`.
+    Success,
+    /// `failure`.
+    Failure,
+    /// `neutral`.
+    Neutral,
+    /// `cancelled`.
+    Cancelled,
+    /// `skipped`.
+    Skipped,
+    /// `timed_out`.
+    TimedOut,
+    /// `action_required`.
+    ActionRequired,
+    /// `stale`.
+    Stale,
+    /// Any other value GitHub may add, kept verbatim.
+    Other(String),
+}
+
+impl CheckConclusion {
+    /// Reads a GitHub conclusion.
+    pub fn from_github(conclusion: &str) -> Self {
+        match conclusion {
+            "success" => Self::Success,
+            "failure" => Self::Failure,
+            "neutral" => Self::Neutral,
+            "cancelled" => Self::Cancelled,
+            "skipped" => Self::Skipped,
+            "timed_out" => Self::TimedOut,
+            "action_required" => Self::ActionRequired,
+            "stale" => Self::Stale,
+            other => Self::Other(other.to_owned()),
+        }
+    }
+
+    /// The GitHub spelling.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Success => "success",
+            Self::Failure => "failure",
+            Self::Neutral => "neutral",
+            Self::Cancelled => "cancelled",
+            Self::Skipped => "skipped",
+            Self::TimedOut => "timed_out",
+            Self::ActionRequired => "action_required",
+            Self::Stale => "stale",
+            Self::Other(other) => other,
+        }
+    }
+}
+
+/// One check run on a commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckRun {
+    /// Check name, e.g. `test`.
+    pub name: String,
+    /// Life-cycle status.
+    pub status: CheckStatus,
+    /// Conclusion, set once completed.
+    pub conclusion: Option<CheckConclusion>,
+    /// When the run started.
+    pub started_at: Option<Timestamp>,
+    /// When the run completed.
+    pub completed_at: Option<Timestamp>,
+    /// Slug of the GitHub App that published the run (`app.slug`), if any.
+    pub app_slug: Option<String>,
+    /// `output.summary`, if any.
+    pub output_summary: Option<String>,
+}
+
+impl CheckRun {
+    /// Whether the run completed with exactly this conclusion.
+    pub fn concluded(&self, conclusion: &CheckConclusion) -> bool {
+        self.status == CheckStatus::Completed && self.conclusion.as_ref() == Some(conclusion)
+    }
+}
+
+/// Whether a timeline event added or removed a label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LabelAction {
+    /// `labeled`.
+    Labeled,
+    /// `unlabeled`.
+    Unlabeled,
+}
+
+/// One `labeled` / `unlabeled` event from an issue or pull-request timeline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LabelEvent {
+    /// Added or removed.
+    pub action: LabelAction,
+    /// The label name.
+    pub label: String,
+    /// Who did it, when GitHub names an actor.
+    pub actor: Option<Login>,
+    /// GitHub's event time; `None` when missing or unparseable.
+    pub at: Option<Timestamp>,
+}
+
+/// Identifier of an issue or pull-request comment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CommentId(u64);
+
+impl CommentId {
+    /// Wraps an id.
+    pub const fn new(id: u64) -> Self {
+        Self(id)
+    }
+
+    /// The id.
+    pub const fn get(self) -> u64 {
+        self.0
+    }
+}
+
+/// One comment on an issue or pull request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Comment {
+    /// The comment id.
+    pub id: CommentId,
+    /// Author login, when known.
+    pub author: Option<Login>,
+    /// Markdown body.
+    pub body: String,
+    /// Server creation time, when parseable.
+    pub created_at: Option<Timestamp>,
+}
+
+/// The emoji of a reaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReactionKind {
+    /// 👍 (`+1`).
+    ThumbsUp,
+    /// 👎 (`-1`).
+    ThumbsDown,
+    /// Any other reaction, kept verbatim.
+    Other(String),
+}
+
+impl ReactionKind {
+    /// Reads GitHub's reaction content.
+    pub fn from_github(content: &str) -> Self {
+        match content {
+            "+1" => Self::ThumbsUp,
+            "-1" => Self::ThumbsDown,
+            other => Self::Other(other.to_owned()),
+        }
+    }
+}
+
+/// One reaction on an issue or comment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reaction {
+    /// The emoji.
+    pub kind: ReactionKind,
+    /// Who reacted.
+    pub user: Login,
+    /// When, if known.
+    pub created_at: Option<Timestamp>,
+}

@@ -1,0 +1,28 @@
+//! The mp governance domain: context types, identity trailers, the L1 gate (C1-C5),
+//! label provenance and approval receipts, the four-quadrant classifier, the L2/L5 branch
+//! verdicts, and the strict configuration model.
+//!
+//! Every decision here is a pure function of values passed in and returns a value that
+//! carries its reason (a stable code, the evidence, and a one-line `Display`).
+//!
+//! Architecture invariant: mp-core performs no I/O. It reads no files, environment, clock
+//! or network and starts no process; it depends on no adapter crate (no HTTP client, async
+//! runtime, WebAssembly runtime or CLI parser). Adapters reach it through values and ports.
+#![warn(missing_docs)]
+
+pub mod context;
+pub mod ids;
+pub mod quadrant;
+pub mod registry;
+pub mod severity;
+pub mod trailers;
+
+pub use context::{
+    CheckConclusion, CheckRun, CheckStatus, Comment, CommentId, CommitContext, FileChange,
+    FileStatus, LabelAction, LabelEvent, PrContext, PrState, Reaction, ReactionKind,
+};
+pub use ids::{CommitSha, Login, ParseIdError, PrNumber, RepoName, Timestamp};
+pub use quadrant::Quadrant;
+pub use registry::AgentRegistry;
+pub use severity::Severity;
+pub use trailers::{TrailerKey, Trailers};

@@ -1,0 +1,159 @@
+//! Tests for trailer parsing and the C5 contract.
+
+use super::*;
+use proptest::prelude::*;
+
+const GOOD: &str = "feat: add thing\n\nLonger body.\n\nAgent-Tool: claude-code\nAgent-Model: claude-opus-4.7\nAgent-Session: s_abc-123\nAgent-Machine: laptop\nTask-Ref: Issue#12\n";
+
+#[track_caller]
+fn check(message: &str, expected: &[&str]) {
+    let problems: Vec<String> = check_contract(&Trailers::parse(message))
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(problems, expected, "message:\n{message}");
+}
+
+#[test]
+fn well_formed_message_passes() {
+    check(GOOD, &[]);
+}
+
+#[test]
+fn missing_session_is_named() {
+    check(
+        "fix: x\n\nAgent-Tool: codex\nAgent-Model: gpt-5\nAgent-Machine: ci\nTask-Ref: none",
+        &["missing trailer 'Agent-Session'"],
+    );
+}
+
+#[test]
+fn every_problem_is_reported() {
+    check(
+        "fix: x\n\nAgent-Tool:\nAgent-Session: s_-bad\nTask-Ref: issue#1/extra",
+        &[
+            "empty trailer 'Agent-Tool'",
+            "missing trailer 'Agent-Model'",
+            "malformed Agent-Session 's_-bad' (expected s_ then 4-16 of [a-z0-9-], alphanumeric at both ends)",
+            "missing trailer 'Agent-Machine'",
+            "malformed Task-Ref 'issue#1/extra' (expected Issue#N, PR#N, none, round-N/<topic> or bot/<topic>)",
+        ],
+    );
+}
+
+#[test]
+fn prose_line_in_last_paragraph_voids_all_trailers() {
+    let message = "fix: x\n\nAgent-Tool: codex\nsee the notes above\nTask-Ref: none";
+    assert!(Trailers::parse(message).is_empty());
+}
+
+#[test]
+fn trailer_lines_mid_prose_do_not_count() {
+    let message = "fix: x\n\nAgent-Tool: codex\nAgent-Model: gpt-5\n\nJust prose at the end.";
+    assert!(Trailers::parse(message).is_empty());
+}
+
+#[test]
+fn subject_paragraph_is_never_trailers() {
+    assert!(Trailers::parse("feat: thing").is_empty());
+    assert!(Trailers::parse("Agent-Tool: codex\nTask-Ref: none").is_empty());
+}
+
+#[test]
+fn values_are_trimmed_and_last_repeat_wins() {
+    let t = Trailers::parse("x\n\nAgent-Tool:codex\nAgent-Tool:  aider  \nCo-Authored-By: A <a@b>");
+    assert_eq!(t.get("Agent-Tool"), Some("aider"));
+    assert_eq!(t.get("Co-Authored-By"), Some("A <a@b>"));
+    assert_eq!(t.iter().count(), 3);
+}
+
+#[test]
+fn continuation_lines_extend_the_value() {
+    let t = Trailers::parse("x\n\nTask-Ref: bot/a\n  continued\nAgent-Tool: t");
+    assert_eq!(t.get("Task-Ref"), Some("bot/a continued"));
+}
+
+#[test]
+fn crlf_and_trailing_newlines_are_tolerated() {
+    let t = Trailers::parse("x\r\n\r\nAgent-Tool: codex\r\n\r\n\n");
+    assert_eq!(t.get("Agent-Tool"), Some("codex"));
+}
+
+#[test]
+fn session_grammar() {
+    for ok in ["s_abcd", "s_a-b-c", "s_0123456789abcdef", "s_x1y2"] {
+        assert!(is_valid_session(ok), "{ok}");
+    }
+    for bad in [
+        "s_abc",
+        "s_-abc",
+        "s_abc-",
+        "s_ABCD",
+        "s_0123456789abcdefg",
+        "abcd",
+        "s_ab cd",
+    ] {
+        assert!(!is_valid_session(bad), "{bad}");
+    }
+}
+
+#[test]
+fn task_ref_grammar() {
+    for ok in [
+        "Issue#1",
+        "issue#42",
+        "PR#7",
+        "none",
+        "round-7/topic",
+        "bot/x.y_z-1/w",
+    ] {
+        assert!(is_valid_task_ref(ok), "{ok}");
+    }
+    for bad in [
+        "ISSUE#1",
+        "pr#1",
+        "Issue#",
+        "round-7/",
+        "issue#1/extra",
+        "round-x/t",
+        "None",
+    ] {
+        assert!(!is_valid_task_ref(bad), "{bad}");
+    }
+}
+
+#[test]
+fn identity_block_keeps_distinct_lines_in_first_seen_order() {
+    let a = Trailers::parse("a\n\nAgent-Tool: codex\nTask-Ref: none\nSigned-off-by: x");
+    let b = Trailers::parse("b\n\nAgent-Tool: aider\nAgent-Tool: codex\nTask-Ref: none");
+    let block = identity_block([&a, &b]).expect("has identity trailers");
+    assert_eq!(
+        block,
+        "Agent-Tool: codex\nTask-Ref: none\nAgent-Tool: aider"
+    );
+    assert_eq!(identity_block([&Trailers::default()]), None);
+}
+
+proptest! {
+    #[test]
+    fn parser_never_panics(message in "\\PC*") {
+        let _ = check_contract(&Trailers::parse(&message));
+    }
+
+    #[test]
+    fn parser_never_panics_on_line_soup(lines in proptest::collection::vec("[ \\tA-Za-z:#-]{0,12}", 0..8)) {
+        let _ = Trailers::parse(&lines.join("\n"));
+    }
+
+    #[test]
+    fn well_formed_trailers_round_trip(
+        pairs in proptest::collection::vec(("[A-Za-z][A-Za-z0-9-]{0,15}", "[!-~][ -~]{0,30}[!-~]"), 1..8),
+        subject in "[a-z][a-z ]{0,20}",
+    ) {
+        let block: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+        let message = format!("{subject}\n\nbody text\n\n{}\n", block.join("\n"));
+        let parsed = Trailers::parse(&message);
+        let got: Vec<(String, String)> = parsed.iter().map(|(k, v)| (k.to_owned(), v.to_owned())).collect();
+        prop_assert_eq!(got, pairs);
+    }
+}

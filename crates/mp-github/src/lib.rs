@@ -1,0 +1,5 @@
+//! Adapters for the GitHub port that `mp-core` defines: the REST client and the in-memory
+//! world used by fixtures and tests.
+//!
+//! Architecture invariant: depends only on `mp-core` among our crates; no governance
+//! decision is made here, only translation between GitHub and the core's values.
