@@ -1,1 +1,51 @@
-fn main() {}
+//! Developer automation for the mp workspace, run as `cargo xtask <command>`.
+//!
+//! Commands: `tidy` (architecture checks, also run as tests), `schemas [--check]`
+//! (regenerate or verify the JSON Schemas of the configuration files).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+mod schemas;
+mod tidy;
+
+const USAGE: &str = "usage: cargo xtask <command>
+
+commands:
+  tidy              check dependency edges and file headers
+  schemas           regenerate schemas/*.schema.json from the configuration types
+  schemas --check   fail if schemas/*.schema.json are stale";
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let root = workspace_root();
+    let result = match args.as_slice() {
+        ["tidy"] => tidy::run(&root),
+        ["schemas"] => schemas::run(&root, false),
+        ["schemas", "--check"] => schemas::run(&root, true),
+        _ => {
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("{USAGE}");
+            }
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("error: {err:#}");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}

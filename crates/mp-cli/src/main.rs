@@ -1,1 +1,39 @@
-fn main() {}
+//! The `mp` command: parses arguments, calls one library operation, prints the outcome and
+//! maps it to a documented exit code (docs/cli.md). No domain logic lives here.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+mod cli;
+mod commands;
+mod output;
+
+/// Exit codes, documented in docs/cli.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// The command ran and found nothing wrong.
+    Ok = 0,
+    /// The command ran and found a problem (invalid config, a failing commit message).
+    Findings = 1,
+    /// The command could not run: bad arguments, unreadable input.
+    Usage = 2,
+}
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    let mut stdout = std::io::stdout().lock();
+    let result = commands::run(args, &mut stdout);
+    let _ = stdout.flush();
+    match result {
+        Ok(exit) => ExitCode::from(exit as u8),
+        Err(err) => {
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("mp: error: {err:#}");
+            }
+            ExitCode::from(Exit::Usage as u8)
+        }
+    }
+}

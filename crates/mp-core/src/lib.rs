@@ -10,6 +10,7 @@
 //! runtime, WebAssembly runtime or CLI parser). Adapters reach it through values and ports.
 #![warn(missing_docs)]
 
+pub mod branch;
 pub mod classifier;
 pub mod context;
 pub mod ids;

@@ -1,0 +1,139 @@
+//! `mp commit-msg check`: the C5 identity-trailer contract (and L4 registry, advisory) on one
+//! commit message, for use as a git `commit-msg` hook.
+
+use std::io::Write;
+
+use anyhow::Context;
+use mp_core::trailers::{self, IDENTITY_KEYS, TrailerProblem, Trailers};
+use serde_json::json;
+
+use crate::Exit;
+use crate::cli::{CommitMsgCheckArgs, Format};
+use crate::commands::read_input;
+
+const SCISSORS: &str = "------------------------ >8 ------------------------";
+
+/// Removes what git strips before committing: comment lines and everything below the
+/// scissors line.
+fn strip_git_comments(raw: &str) -> String {
+    let mut kept = Vec::new();
+    for line in raw.lines() {
+        if line.starts_with('#') {
+            if line.contains(SCISSORS) {
+                break;
+            }
+            continue;
+        }
+        kept.push(line);
+    }
+    kept.join("\n")
+}
+
+struct RegistryNote {
+    tool: String,
+    model: String,
+    allowed: bool,
+}
+
+pub fn run(args: &CommitMsgCheckArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
+    let raw = read_input(&args.file)?;
+    let message = strip_git_comments(&raw);
+    let parsed = Trailers::parse(&message);
+    let problems = trailers::check_contract(&parsed);
+
+    let registry_note = match &args.registry {
+        None => None,
+        Some(path) => {
+            let text = read_input(path)?;
+            let name = path.display().to_string();
+            let registry = mp_core::config::parse_agent_registry(&name, &text).map_err(|problems| {
+                let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
+                anyhow::anyhow!("invalid agent registry:\n  {}", lines.join("\n  "))
+            })?;
+            let tool = parsed.identity(trailers::TrailerKey::AgentTool).unwrap_or_default();
+            let model = parsed.identity(trailers::TrailerKey::AgentModel).unwrap_or_default();
+            (!tool.is_empty()).then(|| RegistryNote {
+                tool: tool.to_owned(),
+                model: model.to_owned(),
+                allowed: registry.model_allowed(tool, model),
+            })
+        }
+    };
+
+    let problem_for = |key| {
+        problems.iter().find(|p| match p {
+            TrailerProblem::Missing { key: k } | TrailerProblem::Empty { key: k } => *k == key,
+            TrailerProblem::MalformedSession { .. } => key == trailers::TrailerKey::AgentSession,
+            TrailerProblem::MalformedTaskRef { .. } => key == trailers::TrailerKey::TaskRef,
+            _ => false,
+        })
+    };
+
+    match args.format {
+        Format::Text => {
+            for key in IDENTITY_KEYS {
+                let value = parsed.identity(key).unwrap_or_default();
+                match problem_for(key) {
+                    None => writeln!(out, "ok    {key}: {value}")?,
+                    Some(problem) => writeln!(out, "FAIL  C5: {problem}")?,
+                }
+            }
+            if let Some(note) = &registry_note {
+                if note.allowed {
+                    writeln!(out, "ok    L4: Agent-Tool '{}' / Agent-Model '{}' are in the agent registry", note.tool, note.model)?;
+                } else {
+                    writeln!(
+                        out,
+                        "warn  L4: Agent-Tool '{}' / Agent-Model '{}' not present in the agent registry (advisory)",
+                        note.tool, note.model
+                    )?;
+                }
+            }
+            if problems.is_empty() {
+                writeln!(out, "commit message satisfies the identity-trailer contract")?;
+            } else {
+                writeln!(
+                    out,
+                    "commit message breaks the identity-trailer contract ({} problem{})",
+                    problems.len(),
+                    if problems.len() == 1 { "" } else { "s" }
+                )?;
+            }
+        }
+        Format::Json => {
+            let trailers: Vec<_> = IDENTITY_KEYS
+                .iter()
+                .map(|key| {
+                    let problem = problem_for(*key);
+                    json!({
+                        "key": key.as_str(),
+                        "value": parsed.identity(*key),
+                        "ok": problem.is_none(),
+                        "code": problem.map(TrailerProblem::code),
+                        "message": problem.map(ToString::to_string),
+                    })
+                })
+                .collect();
+            let registry = registry_note.as_ref().map(|n| {
+                json!({"tool": n.tool, "model": n.model, "allowed": n.allowed, "advisory": true})
+            });
+            crate::output::json(
+                out,
+                &json!({"ok": problems.is_empty(), "trailers": trailers, "registry": registry}),
+            )
+            .context("writing output")?;
+        }
+    }
+    Ok(if problems.is_empty() { Exit::Ok } else { Exit::Findings })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn git_comments_and_scissors_are_stripped() {
+        let raw = "subject\n# a comment\n\nAgent-Tool: x\n# ------------------------ >8 ------------------------\ndiff --git a b\n";
+        assert_eq!(strip_git_comments(raw), "subject\n\nAgent-Tool: x");
+    }
+}

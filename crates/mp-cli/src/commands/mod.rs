@@ -1,0 +1,36 @@
+//! One module per subcommand; `run` dispatches.
+
+use std::io::Write;
+
+use clap::CommandFactory;
+
+use crate::Exit;
+use crate::cli::{Cli, Command, CommitMsgCommand, ConfigCommand};
+
+mod commit_msg;
+mod config_validate;
+
+/// Runs the parsed command, writing its report to `out`.
+pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<Exit> {
+    match cli.command {
+        Command::Config(ConfigCommand::Validate(args)) => config_validate::run(&args, out),
+        Command::CommitMsg(CommitMsgCommand::Check(args)) => commit_msg::run(&args, out),
+        Command::Completions(args) => {
+            clap_complete::generate(args.shell, &mut Cli::command(), "mp", out);
+            Ok(Exit::Ok)
+        }
+    }
+}
+
+/// Reads a file, or standard input for `-`.
+pub fn read_input(path: &std::path::Path) -> anyhow::Result<String> {
+    use anyhow::Context;
+    if path.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .context("reading standard input")?;
+        Ok(text)
+    } else {
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+    }
+}

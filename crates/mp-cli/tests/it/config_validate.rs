@@ -1,0 +1,107 @@
+//! `mp config validate`.
+
+use std::path::Path;
+
+use predicates::prelude::*;
+
+use crate::{mp, workspace_root};
+
+/// Copies an example config set into a temp dir so a test can break one file.
+fn example_copy(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source = workspace_root().join("examples").join(name);
+    for entry in std::fs::read_dir(&source).expect("example dir") {
+        let path = entry.expect("entry").path();
+        if path.is_file() {
+            std::fs::copy(&path, dir.path().join(path.file_name().expect("name"))).expect("copy");
+        }
+    }
+    dir
+}
+
+fn append(path: &Path, text: &str) {
+    let mut content = std::fs::read_to_string(path).expect("read");
+    content.push_str(text);
+    std::fs::write(path, content).expect("write");
+}
+
+fn line_count(path: &Path) -> usize {
+    std::fs::read_to_string(path).expect("read").lines().count()
+}
+
+#[test]
+fn examples_are_valid() {
+    for example in ["solo-developer", "small-team"] {
+        mp().args(["config", "validate"])
+            .arg(workspace_root().join("examples").join(example))
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("0 errors"));
+    }
+}
+
+#[test]
+fn unknown_key_names_file_line_and_key() {
+    let dir = example_copy("solo-developer");
+    let projects = dir.path().join("projects.yml");
+    let line = line_count(&projects) + 1;
+    append(&projects, "supervised_repo: [acme/typo]\n");
+    mp().args(["config", "validate"])
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(
+            predicate::str::contains(format!("projects.yml:{line}:"))
+                .and(predicate::str::contains("supervised_repo"))
+                .and(predicate::str::contains("unknown_field")),
+        );
+}
+
+#[test]
+fn every_broken_file_is_reported() {
+    let dir = example_copy("solo-developer");
+    append(&dir.path().join("env.yml"), "allow_no_ci: yes\n");
+    std::fs::write(dir.path().join("skills.yml"), "disabled:\n  - validator_trailers\n").expect("write");
+    let assert = mp().args(["config", "validate"]).arg(dir.path()).assert().code(1);
+    let out = String::from_utf8(assert.get_output().stdout.clone()).expect("utf-8");
+    assert!(out.contains("env.yml:"), "{out}");
+    assert!(out.contains("skills.yml:2:"), "{out}");
+    assert!(out.contains("cannot_disable_required_validator"), "{out}");
+}
+
+#[test]
+fn json_lists_problems_with_locations() {
+    let dir = example_copy("small-team");
+    append(&dir.path().join("owner.yml"), "nickname: bob\n");
+    let assert = mp()
+        .args(["config", "validate", "--format", "json"])
+        .arg(dir.path())
+        .assert()
+        .code(1);
+    let doc: serde_json::Value =
+        serde_json::from_slice(&assert.get_output().stdout).expect("json output");
+    assert_eq!(doc["valid"], false);
+    let problem = &doc["problems"][0];
+    assert_eq!(problem["file"], "owner.yml");
+    assert_eq!(problem["code"], "unknown_field");
+    assert!(problem["line"].as_u64().is_some(), "{problem}");
+}
+
+#[test]
+fn missing_required_file_is_an_error() {
+    let dir = example_copy("solo-developer");
+    std::fs::remove_file(dir.path().join("env.yml")).expect("remove");
+    mp().args(["config", "validate"])
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("env.yml").and(predicate::str::contains("missing_file")));
+}
+
+#[test]
+fn missing_directory_cannot_run() {
+    mp().args(["config", "validate", "/nonexistent/config"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("/nonexistent/config"));
+}

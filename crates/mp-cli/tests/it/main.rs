@@ -1,0 +1,17 @@
+//! End-to-end tests of the `mp` binary: real processes, real files, exit codes and output.
+
+mod commit_msg;
+mod config_validate;
+mod misc;
+
+use assert_cmd::Command;
+
+/// A command running the freshly built `mp` binary.
+pub fn mp() -> Command {
+    Command::new(assert_cmd::cargo::cargo_bin!("mp"))
+}
+
+/// The workspace root, for reaching `examples/` and `fixtures/`.
+pub fn workspace_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}

@@ -1,0 +1,298 @@
+//! Incident labels, dedupe keys, issue titles and the hidden dedupe marker (rollup included).
+//!
+//! Every post-merge finding that needs a human becomes one issue in the governance repo.
+//! Its identity is a dedupe key: the 7-character SHA of a single offending commit, a
+//! `rollup-<repo name>-<hash>` key when one label has several offenders in one scan, or a
+//! content key such as `mirror-drift-<hash>`. The key is written into the title and into a
+//! hidden marker at the end of the body, so a later tick finds the issue again, open or
+//! closed, even after a person edits it.
+
+use std::fmt;
+use std::str::FromStr;
+
+use sha2::{Digest, Sha256};
+
+use crate::ids::{CommitSha, RepoName};
+
+/// The labels of issues that report a post-merge incident.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum IncidentLabel {
+    /// `decision:post-merge-revalidation`: a merged commit fails its required checks (L2).
+    PostMergeRevalidation,
+    /// `decision:l2-stalled`: a merged commit stayed unsettled for 24 hours or more (L2).
+    L2Stalled,
+    /// `decision:watermark-lost`: `main` was rewritten past the scan watermark.
+    WatermarkLost,
+    /// `decision:break-glass-unauthorized`: a break-glass commit by a non-allowlisted committer (L5).
+    BreakGlassUnauthorized,
+    /// `decision:break-glass-unaudited`: a break-glass commit without an ADR in time (L5).
+    BreakGlassUnaudited,
+    /// `decision:unauthorized-push`: a write to `main` around the gate.
+    UnauthorizedPush,
+    /// `decision:hallucination-detected`: a commit body names files that do not exist.
+    HallucinationDetected,
+    /// `decision:mirror-drift-incident`: canonical files drifted in an adopter repo.
+    MirrorDrift,
+}
+
+impl IncidentLabel {
+    /// Every incident label, in the order of the label table.
+    pub const ALL: [IncidentLabel; 8] = [
+        Self::PostMergeRevalidation,
+        Self::L2Stalled,
+        Self::WatermarkLost,
+        Self::BreakGlassUnauthorized,
+        Self::BreakGlassUnaudited,
+        Self::UnauthorizedPush,
+        Self::HallucinationDetected,
+        Self::MirrorDrift,
+    ];
+
+    /// The GitHub label name, e.g. `decision:l2-stalled`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::PostMergeRevalidation => "decision:post-merge-revalidation",
+            Self::L2Stalled => "decision:l2-stalled",
+            Self::WatermarkLost => "decision:watermark-lost",
+            Self::BreakGlassUnauthorized => "decision:break-glass-unauthorized",
+            Self::BreakGlassUnaudited => "decision:break-glass-unaudited",
+            Self::UnauthorizedPush => "decision:unauthorized-push",
+            Self::HallucinationDetected => "decision:hallucination-detected",
+            Self::MirrorDrift => "decision:mirror-drift-incident",
+        }
+    }
+}
+
+impl fmt::Display for IncidentLabel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The text is not an incident label.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown incident label {0:?}")]
+pub struct ParseIncidentLabelError(String);
+
+impl FromStr for IncidentLabel {
+    type Err = ParseIncidentLabelError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|label| label.as_str() == s)
+            .ok_or_else(|| ParseIncidentLabelError(s.chars().take(80).collect()))
+    }
+}
+
+/// The identity of an incident issue, used in its title and its hidden body marker.
+///
+/// A key never contains whitespace, `<` or `>`, so it always fits the marker.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct IncidentKey(String);
+
+/// The first 12 hex digits of the SHA-256 of `text`.
+pub(crate) fn sha256_hex12(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    let mut hex = hex::encode(digest);
+    hex.truncate(12);
+    hex
+}
+
+fn is_key_char(c: char) -> bool {
+    !c.is_whitespace() && c != '<' && c != '>'
+}
+
+impl IncidentKey {
+    /// The key of a single offending commit: its 7-character SHA.
+    pub fn single(sha: &CommitSha) -> Self {
+        Self(sha.short().to_owned())
+    }
+
+    /// The key of a rollup of several offending commits of one label in one repository:
+    /// `rollup-<repo name>-<first 12 hex of sha256 of the sorted full SHAs joined by "\n">`.
+    ///
+    /// The SHAs are de-duplicated and sorted first, so the same offender set always gives
+    /// the same key whatever order the scan found them in.
+    pub fn rollup(repo: &RepoName, shas: &[CommitSha]) -> Self {
+        let mut sorted: Vec<&str> = shas.iter().map(CommitSha::as_str).collect();
+        sorted.sort_unstable();
+        sorted.dedup();
+        Self(format!(
+            "rollup-{}-{}",
+            repo.name(),
+            sha256_hex12(&sorted.join("\n"))
+        ))
+    }
+
+    /// [`IncidentKey::single`] when the offenders are one commit (after de-duplication),
+    /// else [`IncidentKey::rollup`]. `None` for an empty offender list.
+    pub fn for_offenders(repo: &RepoName, shas: &[CommitSha]) -> Option<Self> {
+        let first = shas.first()?;
+        if shas.iter().all(|sha| sha == first) {
+            Some(Self::single(first))
+        } else {
+            Some(Self::rollup(repo, shas))
+        }
+    }
+
+    /// Wraps a key found in an issue (see [`find_dedupe_key`]) or built elsewhere.
+    /// `None` when the text is empty or holds whitespace, `<` or `>`.
+    pub fn parse(text: &str) -> Option<Self> {
+        (!text.is_empty() && text.chars().all(is_key_char)).then(|| Self(text.to_owned()))
+    }
+
+    /// The key text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Builds a key from text already known to satisfy the key charset.
+    pub(crate) fn from_trusted(text: String) -> Self {
+        debug_assert!(text.chars().all(is_key_char));
+        Self(text)
+    }
+}
+
+impl fmt::Display for IncidentKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+const MARKER_OPEN: &str = "<!-- merge-gate:dedupe:";
+const MARKER_CLOSE: &str = " -->";
+
+/// The issue title: `[<label>] <key>`.
+pub fn incident_title(label: IncidentLabel, key: &IncidentKey) -> String {
+    format!("[{label}] {key}")
+}
+
+/// The hidden marker that ends every incident body: `<!-- merge-gate:dedupe:<key> -->`.
+pub fn dedupe_marker(key: &IncidentKey) -> String {
+    format!("{MARKER_OPEN}{key}{MARKER_CLOSE}")
+}
+
+/// The body as opened: the text, a blank line, then the dedupe marker.
+pub fn body_with_marker(body: &str, key: &IncidentKey) -> String {
+    format!("{body}\n\n{}", dedupe_marker(key))
+}
+
+/// The dedupe key of an existing issue body: the last well-formed marker in it.
+pub fn find_dedupe_key(body: &str) -> Option<IncidentKey> {
+    body.match_indices(MARKER_OPEN).rev().find_map(|(at, _)| {
+        let rest = &body[at + MARKER_OPEN.len()..];
+        let (key, _) = rest.split_once(MARKER_CLOSE)?;
+        IncidentKey::parse(key)
+    })
+}
+
+/// Whether an existing issue already stands for `key`: its body carries the key's marker,
+/// or its title or body mentions the key text. Issues of any state count, so a closed
+/// incident stays closed.
+pub fn issue_references_key(title: &str, body: &str, key: &IncidentKey) -> bool {
+    body.contains(&dedupe_marker(key)) || title.contains(key.as_str()) || body.contains(key.as_str())
+}
+
+/// One incident raised for one commit by a post-merge check, before rollup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitIncident {
+    /// The incident label.
+    pub label: IncidentLabel,
+    /// The offending commit.
+    pub sha: CommitSha,
+    /// The Markdown body describing this commit's problem.
+    pub body: String,
+}
+
+/// An incident ready to be opened (or found again): label, key, title and full body
+/// (marker included).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SurfacedIncident {
+    /// The incident label.
+    pub label: IncidentLabel,
+    /// The dedupe key.
+    pub key: IncidentKey,
+    /// The offending commits, sorted and de-duplicated.
+    pub shas: Vec<CommitSha>,
+    /// `[<label>] <key>`.
+    pub title: String,
+    /// The Markdown body, ending with the dedupe marker.
+    pub body: String,
+}
+
+impl fmt::Display for SurfacedIncident {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} for {} commit(s) on key {}",
+            self.label,
+            self.shas.len(),
+            self.key
+        )
+    }
+}
+
+/// Groups one repository scan's incidents by label: a label with one offending commit
+/// keeps that commit's body and its sha7 key; a label with several becomes one rollup
+/// issue listing every SHA with each commit's body below. Labels appear in the order
+/// they were first raised.
+pub fn roll_up(repo: &RepoName, incidents: &[CommitIncident]) -> Vec<SurfacedIncident> {
+    let mut labels: Vec<IncidentLabel> = Vec::new();
+    for incident in incidents {
+        if !labels.contains(&incident.label) {
+            labels.push(incident.label);
+        }
+    }
+    labels
+        .into_iter()
+        .filter_map(|label| {
+            let items: Vec<&CommitIncident> =
+                incidents.iter().filter(|i| i.label == label).collect();
+            let mut shas: Vec<CommitSha> = items.iter().map(|i| i.sha.clone()).collect();
+            shas.sort();
+            shas.dedup();
+            let key = IncidentKey::for_offenders(repo, &shas)?;
+            let text = if shas.len() == 1 {
+                items.first().map(|i| i.body.clone()).unwrap_or_default()
+            } else {
+                rollup_text(repo, label, &shas, &items)
+            };
+            Some(SurfacedIncident {
+                label,
+                title: incident_title(label, &key),
+                body: body_with_marker(&text, &key),
+                key,
+                shas,
+            })
+        })
+        .collect()
+}
+
+fn rollup_text(
+    repo: &RepoName,
+    label: IncidentLabel,
+    shas: &[CommitSha],
+    items: &[&CommitIncident],
+) -> String {
+    let listing: Vec<String> = shas
+        .iter()
+        .map(|sha| format!("- `{}`", &sha.as_str()[..12]))
+        .collect();
+    let details: Vec<String> = items
+        .iter()
+        .map(|i| format!("### `{}`\n{}", i.sha.short(), i.body))
+        .collect();
+    format!(
+        "**{count} commits on `{repo}` raised `{label}` in one scan.**\n\n\
+         Commits:\n{listing}\n\n\
+         They are reported together in this one issue; each commit's details follow.\n\n\
+         ---\n\n{details}",
+        count = shas.len(),
+        listing = listing.join("\n"),
+        details = details.join("\n\n"),
+    )
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,251 @@
+//! Architecture checks: the allowed dependency edges between crates (read from
+//! `cargo metadata`) and the `//!` header every source file opens with.
+//!
+//! They run as plain `#[test]`s, so `cargo test --workspace` fails when an invariant breaks.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, bail};
+use serde_json::Value;
+
+/// Our crates and the ones among them each may depend on (DESIGN.md §2).
+const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
+    ("mp-core", &[]),
+    ("mp-contracts", &[]),
+    ("mp-skills", &["mp-core"]),
+    ("mp-github", &["mp-core"]),
+    ("mp-cli", &["mp-core", "mp-contracts", "mp-skills", "mp-github"]),
+    ("xtask", &["mp-core", "mp-contracts", "mp-skills", "mp-github"]),
+];
+
+/// External crates that must never be in a crate's normal dependency closure.
+const FORBIDDEN_EXTERNAL: &[(&str, &[&str])] = &[
+    (
+        "mp-core",
+        &[
+            "reqwest", "hyper", "ureq", "tokio", "async-std", "smol", "wasmtime", "wasmi", "clap",
+            "git2", "gix", "octocrab",
+        ],
+    ),
+    ("mp-contracts", &["reqwest", "hyper", "ureq", "wasmtime", "wasmi", "clap", "octocrab"]),
+    ("mp-skills", &["reqwest", "hyper", "ureq", "clap", "octocrab"]),
+];
+
+/// One broken dependency rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation(pub String);
+
+struct Graph {
+    /// package id -> name
+    names: BTreeMap<String, String>,
+    /// package id -> normal/build dependency ids
+    deps: BTreeMap<String, Vec<String>>,
+}
+
+fn graph(metadata: &Value) -> anyhow::Result<Graph> {
+    let mut names = BTreeMap::new();
+    for package in metadata["packages"].as_array().context("metadata has no packages")? {
+        let id = package["id"].as_str().context("package without id")?;
+        let name = package["name"].as_str().context("package without name")?;
+        names.insert(id.to_owned(), name.to_owned());
+    }
+    let mut deps = BTreeMap::new();
+    for node in metadata["resolve"]["nodes"].as_array().context("metadata has no resolve graph")? {
+        let id = node["id"].as_str().context("node without id")?;
+        let mut edges = Vec::new();
+        for dep in node["deps"].as_array().into_iter().flatten() {
+            let runtime = dep["dep_kinds"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|k| k["kind"].is_null() || k["kind"].as_str() == Some("build"));
+            if runtime && let Some(dep_id) = dep["pkg"].as_str() {
+                edges.push(dep_id.to_owned());
+            }
+        }
+        deps.insert(id.to_owned(), edges);
+    }
+    Ok(Graph { names, deps })
+}
+
+/// Checks a `cargo metadata --format-version 1` document against the dependency rules.
+pub fn check_edges(metadata: &Value) -> anyhow::Result<Vec<Violation>> {
+    let graph = graph(metadata)?;
+    let ours: BTreeSet<&str> = ALLOWED_INTERNAL.iter().map(|(name, _)| *name).collect();
+    let mut violations = Vec::new();
+    for (id, name) in &graph.names {
+        let Some((_, allowed)) = ALLOWED_INTERNAL.iter().find(|(n, _)| n == name) else {
+            continue;
+        };
+        // Direct edges between our crates.
+        for dep in graph.deps.get(id).into_iter().flatten() {
+            let dep_name = graph.names.get(dep).map_or("?", String::as_str);
+            if ours.contains(dep_name) && !allowed.contains(&dep_name) {
+                violations.push(Violation(format!("{name} must not depend on {dep_name}")));
+            }
+        }
+        // Forbidden crates anywhere in the normal dependency closure.
+        if let Some((_, forbidden)) = FORBIDDEN_EXTERNAL.iter().find(|(n, _)| n == name) {
+            let mut seen = BTreeSet::new();
+            let mut stack: Vec<(&str, Vec<&str>)> = vec![(id.as_str(), vec![name.as_str()])];
+            while let Some((current, path)) = stack.pop() {
+                for dep in graph.deps.get(current).into_iter().flatten() {
+                    if !seen.insert(dep.as_str()) {
+                        continue;
+                    }
+                    let dep_name = graph.names.get(dep).map_or("?", String::as_str);
+                    let mut next = path.clone();
+                    next.push(dep_name);
+                    if forbidden.contains(&dep_name) {
+                        violations.push(Violation(format!(
+                            "{name} must not depend on {dep_name} (via {})",
+                            next.join(" -> ")
+                        )));
+                    }
+                    stack.push((dep.as_str(), next));
+                }
+            }
+        }
+    }
+    violations.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(violations)
+}
+
+fn cargo_metadata(root: &Path) -> anyhow::Result<Value> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .current_dir(root)
+        .args(["metadata", "--format-version", "1", "--locked"])
+        .output()
+        .context("running cargo metadata")?;
+    if !output.status.success() {
+        bail!("cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    serde_json::from_slice(&output.stdout).context("parsing cargo metadata")
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = entry?.path();
+        if path.is_dir() {
+            rust_files(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Source files whose first line is not a `//!` comment.
+pub fn files_without_header(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for dir in ["crates", "xtask/src"] {
+        rust_files(&root.join(dir), &mut files)?;
+    }
+    let mut missing = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file)?;
+        if !text.starts_with("//!") {
+            missing.push(file.strip_prefix(root).unwrap_or(&file).to_path_buf());
+        }
+    }
+    missing.sort();
+    Ok(missing)
+}
+
+/// Runs every tidy check and fails with a list of problems.
+pub fn run(root: &Path) -> anyhow::Result<()> {
+    let mut problems: Vec<String> =
+        check_edges(&cargo_metadata(root)?)?.into_iter().map(|v| v.0).collect();
+    for file in files_without_header(root)? {
+        problems.push(format!("{} does not open with a //! comment", file.display()));
+    }
+    if problems.is_empty() {
+        return Ok(());
+    }
+    bail!("tidy found {} problem(s):\n  {}", problems.len(), problems.join("\n  "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn metadata(edges: &[(&str, &str)]) -> Value {
+        let mut names: BTreeSet<&str> = BTreeSet::new();
+        for (a, b) in edges {
+            names.insert(a);
+            names.insert(b);
+        }
+        let packages: Vec<Value> =
+            names.iter().map(|n| json!({"id": format!("id-{n}"), "name": n})).collect();
+        let nodes: Vec<Value> = names
+            .iter()
+            .map(|n| {
+                let deps: Vec<Value> = edges
+                    .iter()
+                    .filter(|(a, _)| a == n)
+                    .map(|(_, b)| json!({"pkg": format!("id-{b}"), "dep_kinds": [{"kind": null}]}))
+                    .collect();
+                json!({"id": format!("id-{n}"), "deps": deps})
+            })
+            .collect();
+        json!({"packages": packages, "resolve": {"nodes": nodes}})
+    }
+
+    #[track_caller]
+    fn check(edges: &[(&str, &str)], expected: &[&str]) {
+        let got: Vec<String> =
+            check_edges(&metadata(edges)).expect("well-formed").into_iter().map(|v| v.0).collect();
+        assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn allowed_edges_pass() {
+        check(&[("mp-cli", "mp-core"), ("mp-github", "mp-core"), ("mp-core", "regex")], &[]);
+    }
+
+    #[test]
+    fn core_to_reqwest_fails() {
+        check(&[("mp-core", "reqwest")], &["mp-core must not depend on reqwest (via mp-core -> reqwest)"]);
+    }
+
+    #[test]
+    fn forbidden_crate_is_found_transitively() {
+        check(
+            &[("mp-core", "helper"), ("helper", "tokio")],
+            &["mp-core must not depend on tokio (via mp-core -> helper -> tokio)"],
+        );
+    }
+
+    #[test]
+    fn inward_edges_only() {
+        check(
+            &[("mp-core", "mp-github"), ("mp-contracts", "mp-core")],
+            &["mp-contracts must not depend on mp-core", "mp-core must not depend on mp-github"],
+        );
+    }
+
+    #[test]
+    fn dev_dependencies_do_not_count() {
+        let mut doc = metadata(&[("mp-core", "tokio")]);
+        doc["resolve"]["nodes"][0]["deps"][0]["dep_kinds"] = json!([{"kind": "dev"}]);
+        let got = check_edges(&doc).expect("well-formed");
+        assert!(got.is_empty(), "{got:?}");
+    }
+
+    #[test]
+    fn workspace_dependency_edges_are_allowed() {
+        let root = crate::workspace_root();
+        let violations = check_edges(&cargo_metadata(&root).expect("cargo metadata")).expect("graph");
+        assert!(violations.is_empty(), "{violations:#?}");
+    }
+
+    #[test]
+    fn every_source_file_has_a_header() {
+        let missing = files_without_header(&crate::workspace_root()).expect("walk");
+        assert!(missing.is_empty(), "files without a //! header: {missing:#?}");
+    }
+}
