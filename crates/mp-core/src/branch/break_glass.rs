@@ -233,7 +233,11 @@ impl fmt::Display for BreakGlassVerdict {
                 login_list(allowlist)
             ),
             Self::Audited { sha, tag, adr_path } => {
-                write!(f, "[{tag}] commit {} is recorded in {adr_path}", sha.short())
+                write!(
+                    f,
+                    "[{tag}] commit {} is recorded in {adr_path}",
+                    sha.short()
+                )
             }
             Self::Pending { sha, tag, deadline } => write!(
                 f,

@@ -118,7 +118,10 @@ impl fmt::Display for HallucinationVerdict {
 
 /// The verdict for commit `sha` given the lookup result of each candidate path.
 /// Repeated paths count once.
-pub fn hallucination_verdict(sha: &CommitSha, lookups: &[(String, PathLookup)]) -> HallucinationVerdict {
+pub fn hallucination_verdict(
+    sha: &CommitSha,
+    lookups: &[(String, PathLookup)],
+) -> HallucinationVerdict {
     let mut seen: Vec<&str> = Vec::new();
     let mut checked = 0;
     let mut missing: Vec<String> = Vec::new();

@@ -38,7 +38,7 @@ pub enum IncidentLabel {
 
 impl IncidentLabel {
     /// Every incident label, in the order of the label table.
-    pub const ALL: [IncidentLabel; 8] = [
+    pub const ALL: &'static [IncidentLabel] = &[
         Self::PostMergeRevalidation,
         Self::L2Stalled,
         Self::WatermarkLost,
@@ -79,7 +79,8 @@ impl FromStr for IncidentLabel {
     type Err = ParseIncidentLabelError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .find(|label| label.as_str() == s)
             .ok_or_else(|| ParseIncidentLabelError(s.chars().take(80).collect()))
     }
@@ -180,7 +181,7 @@ pub fn body_with_marker(body: &str, key: &IncidentKey) -> String {
 
 /// The dedupe key of an existing issue body: the last well-formed marker in it.
 pub fn find_dedupe_key(body: &str) -> Option<IncidentKey> {
-    body.match_indices(MARKER_OPEN).rev().find_map(|(at, _)| {
+    body.rmatch_indices(MARKER_OPEN).find_map(|(at, _)| {
         let rest = &body[at + MARKER_OPEN.len()..];
         let (key, _) = rest.split_once(MARKER_CLOSE)?;
         IncidentKey::parse(key)
@@ -191,7 +192,9 @@ pub fn find_dedupe_key(body: &str) -> Option<IncidentKey> {
 /// or its title or body mentions the key text. Issues of any state count, so a closed
 /// incident stays closed.
 pub fn issue_references_key(title: &str, body: &str, key: &IncidentKey) -> bool {
-    body.contains(&dedupe_marker(key)) || title.contains(key.as_str()) || body.contains(key.as_str())
+    body.contains(&dedupe_marker(key))
+        || title.contains(key.as_str())
+        || body.contains(key.as_str())
 }
 
 /// One incident raised for one commit by a post-merge check, before rollup.

@@ -23,7 +23,7 @@ use std::fmt;
 
 use crate::branch::incident::IncidentLabel;
 use crate::context::{CheckConclusion, CheckRun, CheckStatus};
-use crate::ids::{CommitSha, Timestamp};
+use crate::ids::{CommitSha, RepoName, Timestamp};
 
 /// Whether a repository without any check run on a merged commit counts as passed
 /// (`allow_no_ci`). Only the unnamed path reads it.
@@ -162,7 +162,11 @@ impl fmt::Display for L2Finding {
                 write!(f, "required check '{name}' has no run on the merged commit")
             }
             Self::NotCompleted { name, status } => {
-                write!(f, "check '{name}' has not completed (status {})", status.as_str())
+                write!(
+                    f,
+                    "check '{name}' has not completed (status {})",
+                    status.as_str()
+                )
             }
             Self::SkippedRequired { name } => {
                 write!(f, "required check '{name}' was skipped and never ran")
@@ -187,7 +191,10 @@ impl fmt::Display for L2Finding {
                 expected,
                 seen,
             } => {
-                let seen: Vec<&str> = seen.iter().map(|s| s.as_deref().unwrap_or("none")).collect();
+                let seen: Vec<&str> = seen
+                    .iter()
+                    .map(|s| s.as_deref().unwrap_or("none"))
+                    .collect();
                 write!(
                     f,
                     "required check '{name}' has no passing run from '{expected}' (passing runs from: {})",
@@ -406,7 +413,9 @@ fn named_check(
     }
     if own.is_empty()
         && let Some(expected) = publisher
-        && !passing_slugs.iter().any(|slug| slug.as_deref() == Some(expected))
+        && !passing_slugs
+            .iter()
+            .any(|slug| slug.as_deref() == Some(expected))
     {
         own.push(L2Finding::UntrustedPublisher {
             name: name.to_owned(),
@@ -440,7 +449,9 @@ fn unnamed_path(runs: &[CheckRun], no_ci: NoCiPolicy, findings: &mut Vec<L2Findi
             continue;
         }
         match &run.conclusion {
-            Some(CheckConclusion::Success | CheckConclusion::Neutral | CheckConclusion::Skipped) => {}
+            Some(
+                CheckConclusion::Success | CheckConclusion::Neutral | CheckConclusion::Skipped,
+            ) => {}
             _ => push_unique(findings, infra_failure(run).unwrap_or_else(|| failed(run))),
         }
     }
@@ -697,7 +708,7 @@ pub fn revert_eligibility(parents: Option<&[CommitSha]>) -> RevertEligibility {
 /// The Markdown body of a `decision:post-merge-revalidation` incident: the failing checks
 /// and the parent-aware recovery instructions.
 pub fn revalidation_incident_body(
-    repo: &crate::ids::RepoName,
+    repo: &RepoName,
     sha: &CommitSha,
     verdict: &L2Verdict,
     recovery: &RecoveryInstructions,
@@ -722,7 +733,7 @@ pub fn revalidation_incident_body(
 
 /// The Markdown body of a `decision:l2-stalled` incident.
 pub fn stalled_incident_body(
-    repo: &crate::ids::RepoName,
+    repo: &RepoName,
     sha: &CommitSha,
     first_seen: Timestamp,
     recovery: &RecoveryInstructions,

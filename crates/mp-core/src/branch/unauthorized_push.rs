@@ -67,7 +67,11 @@ impl PushVerdict {
         let list = if allowlist.is_empty() {
             "(none)".to_owned()
         } else {
-            allowlist.iter().map(Login::as_str).collect::<Vec<_>>().join(", ")
+            allowlist
+                .iter()
+                .map(Login::as_str)
+                .collect::<Vec<_>>()
+                .join(", ")
         };
         Some(format!(
             "Commit `{short}` reached `main` outside the merge gate.\n\n\
@@ -85,7 +89,9 @@ impl PushVerdict {
 }
 
 fn truncate(text: &str, max: usize) -> &str {
-    text.char_indices().nth(max).map_or(text, |(at, _)| &text[..at])
+    text.char_indices()
+        .nth(max)
+        .map_or(text, |(at, _)| &text[..at])
 }
 
 fn committer_text(committer: Option<&Login>) -> &str {
