@@ -1,0 +1,80 @@
+//! Approval labels: who established a label, the bot's receipts binding a label to a head,
+//! and the verified-label predicate used by C1, C3 and the auto-revert classifier rule.
+//!
+//! A gate-opening label is never trusted on its own. [`provenance`] finds the timeline event
+//! that established the label's current presence, [`receipt`] reads and writes the bot's
+//! receipt comments (optionally HMAC-signed) that bind a label to one head SHA, and
+//! [`verified`] combines both into a verdict that names its reason.
+
+pub mod provenance;
+pub mod receipt;
+pub mod verified;
+
+use crate::ids::Login;
+
+pub use provenance::{EffectiveApplier, Provenance, Undeterminable, effective_applier};
+pub use receipt::{
+    BindDecision, BindPlan, IgnoredReason, IgnoredReceipt, NotBoundReason, Receipt, ReceiptKey,
+    ReceiptLabel, Receipts, UNSIGNED_RECEIPTS_WARNING, plan_receipts, render_receipt,
+};
+pub use verified::{LabelVerification, Unverified, UnverifiedLabel, VerifiedBy, verify_label};
+
+/// The label an allowlisted human applies to ask for a merge (C1). Receipt-bound and
+/// re-bindable to a new head.
+pub const READY_TO_MERGE: &str = "ready-to-merge";
+/// The owner's approval of a Quadrant-D pull request as option A. Receipt-bound.
+pub const APPROVED_A: &str = "decision:approved-A";
+/// The owner's approval of a Quadrant-D pull request as option B. Receipt-bound.
+pub const APPROVED_B: &str = "decision:approved-B";
+/// A legacy label that is *not* an approval: it never opens C3.
+pub const APPROVED_C: &str = "decision:approved-C";
+/// The owner's fast-track for a revert pull request (classifier votes C when verified).
+/// Not receipt-bound: it is verified by time unless a receipt exists.
+pub const AUTO_REVERT: &str = "decision:auto-revert";
+
+/// Whether a label counts only through a bot receipt bound to the current head.
+pub fn requires_receipt(label: &str) -> bool {
+    ReceiptLabel::from_name(label).is_some()
+}
+
+/// The human trust roots for label appliers: the owner's allowlist and the bot user.
+///
+/// "Trusted" means allowlisted or the bot; some decisions (C1, minting receipts) demand an
+/// allowlisted human and say so.
+#[derive(Debug, Clone, Copy)]
+pub struct TrustRoots<'a> {
+    allowlist: &'a [Login],
+    bot: Option<&'a Login>,
+}
+
+impl<'a> TrustRoots<'a> {
+    /// Trust roots from the allowlist and the bot user (when known).
+    pub fn new(allowlist: &'a [Login], bot: Option<&'a Login>) -> Self {
+        Self { allowlist, bot }
+    }
+
+    /// The allowlisted actors.
+    pub fn allowlist(&self) -> &'a [Login] {
+        self.allowlist
+    }
+
+    /// The bot user, when known.
+    pub fn bot(&self) -> Option<&'a Login> {
+        self.bot
+    }
+
+    /// Whether `actor` is on the allowlist.
+    pub fn is_allowlisted(&self, actor: &Login) -> bool {
+        self.allowlist.contains(actor)
+    }
+
+    /// Whether `actor` is the bot user.
+    pub fn is_bot(&self, actor: &Login) -> bool {
+        self.bot == Some(actor)
+    }
+
+    /// Whether `actor` is allowlisted or the bot user.
+    pub fn is_trusted(&self, actor: &Login) -> bool {
+        self.is_allowlisted(actor) || self.is_bot(actor)
+    }
+}

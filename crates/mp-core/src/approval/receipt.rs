@@ -1,0 +1,682 @@
+//! Approval receipts: the bot's comments binding a label to one head SHA, their optional
+//! HMAC-SHA256 signature, reading them back, and deciding which labels to bind this tick.
+//!
+//! A receipt comment carries a human line and hidden marker lines:
+//!
+//! ```text
+//! Merge Gate: recorded `ready-to-merge` for head `abc1234`; this receipt holds for that head only.
+//! <!-- merge-gate-approval-label: ready-to-merge -->
+//! <!-- merge-gate-approved-head-sha: abc1234... (full sha) -->
+//! <!-- merge-gate-mac: <64 lowercase hex> -->            (only when a receipt key is set)
+//! ```
+//!
+//! Only comments written by the bot user count. With a [`ReceiptKey`], the MAC must verify
+//! over `(repo full name, PR number, label, head sha)` joined with `|`; the repository name
+//! is the lower-cased `owner/name` that [`RepoName`] holds.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+use super::provenance::{Provenance, Undeterminable, effective_applier};
+use super::{APPROVED_A, APPROVED_B, READY_TO_MERGE, TrustRoots};
+use crate::context::{Comment, CommentId, PrContext};
+use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// Start of the marker line naming the receipt's label.
+pub const LABEL_MARKER: &str = "<!-- merge-gate-approval-label:";
+/// Start of the marker line naming the full head SHA the receipt binds.
+pub const HEAD_MARKER: &str = "<!-- merge-gate-approved-head-sha:";
+/// Start of the marker line carrying the hex HMAC-SHA256 signature.
+pub const MAC_MARKER: &str = "<!-- merge-gate-mac:";
+/// End of every marker line.
+pub const MARKER_END: &str = "-->";
+
+/// Logged once per process when receipts are read without a key.
+pub const UNSIGNED_RECEIPTS_WARNING: &str = "MERGE_GATE_RECEIPT_KEY is not set: approval receipts are unsigned and trusted by comment author alone; set it before enforce-mode go-live";
+
+/// The secret key that signs receipts and inbox bodies. Its `Debug` form is `[redacted]`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ReceiptKey(Vec<u8>);
+
+impl ReceiptKey {
+    /// Wraps key bytes. An empty key means "no key" and gives `None`.
+    pub fn new(key: impl Into<Vec<u8>>) -> Option<Self> {
+        let key = key.into();
+        (!key.is_empty()).then_some(Self(key))
+    }
+
+    fn mac(&self) -> HmacSha256 {
+        // HMAC accepts keys of any length, so this cannot fail.
+        <HmacSha256 as Mac>::new_from_slice(&self.0).expect("HMAC accepts keys of any length")
+    }
+}
+
+impl fmt::Debug for ReceiptKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+/// HMAC-SHA256 of `parts` joined with `|`, as 64 lowercase hex digits.
+pub fn mac_hex(key: &ReceiptKey, parts: &[&str]) -> String {
+    let mut mac = key.mac();
+    mac.update(parts.join("|").as_bytes());
+    hex::encode(mac.finalize().into_bytes())
+}
+
+/// Whether `digest_hex` is the HMAC-SHA256 of `parts` joined with `|`. The comparison is
+/// constant-time; an empty, non-hex or wrong-length digest fails.
+pub fn verify_mac_hex(key: &ReceiptKey, parts: &[&str], digest_hex: &str) -> bool {
+    let Ok(digest) = hex::decode(digest_hex.trim()) else {
+        return false;
+    };
+    if digest.is_empty() {
+        return false;
+    }
+    let mut mac = key.mac();
+    mac.update(parts.join("|").as_bytes());
+    mac.verify_slice(&digest).is_ok()
+}
+
+/// The value of the last well-formed marker line starting with `prefix` in `body`.
+///
+/// A line counts only if, once trimmed, it starts with `prefix` and ends with `-->`. The
+/// value is the trimmed text between them; an empty value counts as no marker.
+pub fn marker_value<'a>(body: &'a str, prefix: &str) -> Option<&'a str> {
+    body.lines()
+        .rev()
+        .filter_map(|line| {
+            line.trim()
+                .strip_prefix(prefix)?
+                .strip_suffix(MARKER_END)
+                .map(str::trim)
+        })
+        .find(|value| !value.is_empty())
+}
+
+/// The labels that count only through a receipt, in sorted (processing) order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ReceiptLabel {
+    /// `decision:approved-A`.
+    ApprovedA,
+    /// `decision:approved-B`.
+    ApprovedB,
+    /// `ready-to-merge`.
+    ReadyToMerge,
+}
+
+impl ReceiptLabel {
+    /// Every receipt label, in sorted order.
+    pub const ALL: [Self; 3] = [Self::ApprovedA, Self::ApprovedB, Self::ReadyToMerge];
+
+    /// The label name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ApprovedA => APPROVED_A,
+            Self::ApprovedB => APPROVED_B,
+            Self::ReadyToMerge => READY_TO_MERGE,
+        }
+    }
+
+    /// The receipt label with this exact name, if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|label| label.as_str() == name)
+    }
+
+    /// Whether a stale receipt may be re-bound to a new head (only `ready-to-merge`;
+    /// approvals are superseded only by the decision inbox).
+    pub fn is_rebindable(self) -> bool {
+        self == Self::ReadyToMerge
+    }
+}
+
+impl fmt::Display for ReceiptLabel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+fn receipt_parts(repo: &RepoName, number: PrNumber, label: &str, head: &CommitSha) -> [String; 4] {
+    [
+        repo.as_str().to_owned(),
+        number.to_string(),
+        label.to_owned(),
+        head.as_str().to_owned(),
+    ]
+}
+
+fn parts_ref(parts: &[String; 4]) -> [&str; 4] {
+    [&parts[0], &parts[1], &parts[2], &parts[3]]
+}
+
+/// The body of a receipt comment binding `label` to `head` on pull request `repo#number`.
+/// With a key, a MAC marker signs `(repo, number, label, head)`.
+pub fn render_receipt(
+    label: ReceiptLabel,
+    head: &CommitSha,
+    repo: &RepoName,
+    number: PrNumber,
+    key: Option<&ReceiptKey>,
+) -> String {
+    let mut body = format!(
+        "Merge Gate: recorded `{label}` for head `{short}`; this receipt holds for that head only.\n\
+         {LABEL_MARKER} {label} {MARKER_END}\n\
+         {HEAD_MARKER} {head} {MARKER_END}\n",
+        short = head.short(),
+    );
+    if let Some(key) = key {
+        let parts = receipt_parts(repo, number, label.as_str(), head);
+        let mac = mac_hex(key, &parts_ref(&parts));
+        body.push_str(&format!("{MAC_MARKER} {mac} {MARKER_END}\n"));
+    }
+    body
+}
+
+/// One receipt: a label bound to a head SHA by a bot comment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Receipt {
+    label: String,
+    head: CommitSha,
+    comment: Option<CommentId>,
+    created_at: Option<Timestamp>,
+}
+
+impl Receipt {
+    /// A receipt binding `label` to `head`, e.g. one the bot has just written.
+    pub fn new(label: impl Into<String>, head: CommitSha) -> Self {
+        Self {
+            label: label.into(),
+            head,
+            comment: None,
+            created_at: None,
+        }
+    }
+
+    /// The same receipt, recorded as comment `id` created at `created_at`.
+    pub fn with_comment(mut self, id: CommentId, created_at: Option<Timestamp>) -> Self {
+        self.comment = Some(id);
+        self.created_at = created_at;
+        self
+    }
+
+    /// The bound label.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// The head SHA the label is bound to.
+    pub fn head(&self) -> &CommitSha {
+        &self.head
+    }
+
+    /// The comment carrying the receipt, when known.
+    pub fn comment(&self) -> Option<CommentId> {
+        self.comment
+    }
+
+    /// The comment's server creation time, when known and parseable.
+    pub fn created_at(&self) -> Option<Timestamp> {
+        self.created_at
+    }
+}
+
+/// Why a comment carrying receipt markers was not taken as a receipt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum IgnoredReason {
+    /// The bot user is unknown, so no comment can be trusted as a receipt.
+    NoBotUser,
+    /// The comment was not written by the bot user.
+    NotBotAuthored {
+        /// The comment's author, when known.
+        author: Option<Login>,
+    },
+    /// No well-formed label marker.
+    LabelMarkerMissing,
+    /// No well-formed head-SHA marker.
+    HeadMarkerMissing,
+    /// The head marker is not a full commit SHA.
+    MalformedHead {
+        /// The marker's value.
+        value: String,
+    },
+    /// A receipt key is set but the comment has no MAC marker.
+    MacMissing,
+    /// The MAC does not verify for this repository, PR, label and head.
+    MacMismatch,
+}
+
+impl IgnoredReason {
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::NoBotUser => "no_bot_user",
+            Self::NotBotAuthored { .. } => "not_bot_authored",
+            Self::LabelMarkerMissing => "label_marker_missing",
+            Self::HeadMarkerMissing => "head_marker_missing",
+            Self::MalformedHead { .. } => "head_marker_malformed",
+            Self::MacMissing => "mac_missing",
+            Self::MacMismatch => "mac_mismatch",
+        }
+    }
+}
+
+impl fmt::Display for IgnoredReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NoBotUser => f.write_str("the bot user is unknown"),
+            Self::NotBotAuthored {
+                author: Some(author),
+            } => {
+                write!(f, "written by {author}, not the bot")
+            }
+            Self::NotBotAuthored { author: None } => {
+                f.write_str("written by an unknown author, not the bot")
+            }
+            Self::LabelMarkerMissing => f.write_str("no well-formed label marker"),
+            Self::HeadMarkerMissing => f.write_str("no well-formed head marker"),
+            Self::MalformedHead { value } => {
+                let value: String = value.chars().take(80).collect();
+                write!(f, "head marker '{value}' is not a full commit sha")
+            }
+            Self::MacMissing => f.write_str("a receipt key is set but the comment has no MAC"),
+            Self::MacMismatch => f.write_str("its MAC does not verify"),
+        }
+    }
+}
+
+/// A comment with receipt markers that was not taken as a receipt, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IgnoredReceipt {
+    /// The comment.
+    pub comment: CommentId,
+    /// Why it was ignored.
+    pub reason: IgnoredReason,
+}
+
+impl fmt::Display for IgnoredReceipt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "receipt-like comment {} ignored: {}",
+            self.comment.get(),
+            self.reason
+        )
+    }
+}
+
+/// The receipts of one pull request: the latest valid receipt per label, plus the
+/// receipt-like comments that were ignored.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Receipts {
+    latest: BTreeMap<String, Receipt>,
+    ignored: Vec<IgnoredReceipt>,
+}
+
+impl Receipts {
+    /// No receipts.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Reads the receipts of pull request `repo#number` from its comments, in comment order.
+    ///
+    /// Only comments written by `bot` count (no bot user: none count). A receipt needs both
+    /// a label and a head marker. With `key`, its MAC must verify over
+    /// `(repo, number, label, head)`, otherwise it is ignored. The latest valid receipt per
+    /// label wins.
+    pub fn parse(
+        comments: &[Comment],
+        repo: &RepoName,
+        number: PrNumber,
+        bot: Option<&Login>,
+        key: Option<&ReceiptKey>,
+    ) -> Self {
+        let scope = Scope {
+            repo,
+            number,
+            bot,
+            key,
+        };
+        let mut receipts = Self::default();
+        for comment in comments {
+            match scope.read(comment) {
+                None => {}
+                Some(Ok(receipt)) => receipts.insert(receipt),
+                Some(Err(reason)) => receipts.ignored.push(IgnoredReceipt {
+                    comment: comment.id,
+                    reason,
+                }),
+            }
+        }
+        receipts
+    }
+
+    /// Records a receipt, replacing any earlier one for the same label (e.g. one the bot
+    /// wrote this tick, which counts at once).
+    pub fn insert(&mut self, receipt: Receipt) {
+        self.latest.insert(receipt.label.clone(), receipt);
+    }
+
+    /// The latest valid receipt for `label`.
+    pub fn get(&self, label: &str) -> Option<&Receipt> {
+        self.latest.get(label)
+    }
+
+    /// Every valid receipt, one per label, sorted by label.
+    pub fn iter(&self) -> impl Iterator<Item = &Receipt> {
+        self.latest.values()
+    }
+
+    /// Whether there is no valid receipt.
+    pub fn is_empty(&self) -> bool {
+        self.latest.is_empty()
+    }
+
+    /// Comments that carried receipt markers but were not taken, in comment order.
+    pub fn ignored(&self) -> &[IgnoredReceipt] {
+        &self.ignored
+    }
+}
+
+/// What a receipt is read against: the pull request, the bot user and the key.
+struct Scope<'a> {
+    repo: &'a RepoName,
+    number: PrNumber,
+    bot: Option<&'a Login>,
+    key: Option<&'a ReceiptKey>,
+}
+
+impl Scope<'_> {
+    /// `None` when the comment has no receipt marker at all.
+    fn read(&self, comment: &Comment) -> Option<Result<Receipt, IgnoredReason>> {
+        let label = marker_value(&comment.body, LABEL_MARKER);
+        let head = marker_value(&comment.body, HEAD_MARKER);
+        if label.is_none() && head.is_none() {
+            return None;
+        }
+        Some(self.validate(comment, label, head))
+    }
+
+    fn validate(
+        &self,
+        comment: &Comment,
+        label: Option<&str>,
+        head: Option<&str>,
+    ) -> Result<Receipt, IgnoredReason> {
+        let Some(bot) = self.bot else {
+            return Err(IgnoredReason::NoBotUser);
+        };
+        if comment.author.as_ref() != Some(bot) {
+            return Err(IgnoredReason::NotBotAuthored {
+                author: comment.author.clone(),
+            });
+        }
+        let label = label.ok_or(IgnoredReason::LabelMarkerMissing)?;
+        let head = head.ok_or(IgnoredReason::HeadMarkerMissing)?;
+        let head = CommitSha::parse(head).map_err(|_| IgnoredReason::MalformedHead {
+            value: head.to_owned(),
+        })?;
+        if let Some(key) = self.key {
+            let mac = marker_value(&comment.body, MAC_MARKER).ok_or(IgnoredReason::MacMissing)?;
+            let parts = receipt_parts(self.repo, self.number, label, &head);
+            if !verify_mac_hex(key, &parts_ref(&parts), mac) {
+                return Err(IgnoredReason::MacMismatch);
+            }
+        }
+        Ok(Receipt::new(label, head).with_comment(comment.id, comment.created_at))
+    }
+}
+
+/// Why a present receipt label is not bound this tick.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NotBoundReason {
+    /// The latest receipt already names the current head.
+    AlreadyCurrent,
+    /// The establishing event cannot be determined.
+    ApplierUndeterminable(Undeterminable),
+    /// The establishing event names no actor.
+    ApplierUnknown,
+    /// The bot itself established the label; the bot never mints its own approval.
+    AppliedByBot,
+    /// The establishing actor is not allowlisted.
+    ApplierNotAllowlisted {
+        /// Who applied the label.
+        actor: Login,
+    },
+    /// The receipt is stale and the label is an approval, which is never re-bound.
+    NotRebindable {
+        /// The head the receipt names.
+        receipt_head: CommitSha,
+    },
+    /// The receipt is stale but its comment has no usable creation time.
+    ReceiptTimeUnknown {
+        /// The head the receipt names.
+        receipt_head: CommitSha,
+    },
+    /// The receipt is stale but the establishing event has no usable time.
+    LabelTimeUnknown {
+        /// The head the receipt names.
+        receipt_head: CommitSha,
+    },
+    /// The receipt is stale and the label was not re-applied after it was written.
+    NotReappliedSinceReceipt {
+        /// The head the receipt names.
+        receipt_head: CommitSha,
+        /// When the receipt was written.
+        receipt_at: Timestamp,
+        /// When the establishing event happened.
+        labeled_at: Timestamp,
+    },
+}
+
+impl NotBoundReason {
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::AlreadyCurrent => "receipt_current",
+            Self::ApplierUndeterminable(_) => "applier_undeterminable",
+            Self::ApplierUnknown => "applier_unknown",
+            Self::AppliedByBot => "applied_by_bot",
+            Self::ApplierNotAllowlisted { .. } => "applier_not_allowlisted",
+            Self::NotRebindable { .. } => "approval_not_rebindable",
+            Self::ReceiptTimeUnknown { .. } => "receipt_time_unknown",
+            Self::LabelTimeUnknown { .. } => "label_time_unknown",
+            Self::NotReappliedSinceReceipt { .. } => "not_reapplied_since_receipt",
+        }
+    }
+}
+
+impl fmt::Display for NotBoundReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::AlreadyCurrent => f.write_str("its receipt already names the current head"),
+            Self::ApplierUndeterminable(why) => {
+                write!(f, "its applier cannot be determined: {why}")
+            }
+            Self::ApplierUnknown => f.write_str("its applier is unknown"),
+            Self::AppliedByBot => f.write_str("it was applied by the bot itself"),
+            Self::ApplierNotAllowlisted { actor } => {
+                write!(f, "it was applied by {actor}, who is not allowlisted")
+            }
+            Self::NotRebindable { receipt_head } => write!(
+                f,
+                "its receipt names head {} and approvals are never re-bound",
+                receipt_head.short()
+            ),
+            Self::ReceiptTimeUnknown { receipt_head } => write!(
+                f,
+                "its receipt for head {} has no creation time",
+                receipt_head.short()
+            ),
+            Self::LabelTimeUnknown { receipt_head } => write!(
+                f,
+                "its receipt names head {} and the label event has no time",
+                receipt_head.short()
+            ),
+            Self::NotReappliedSinceReceipt {
+                receipt_head,
+                receipt_at,
+                labeled_at,
+            } => write!(
+                f,
+                "its receipt for head {} ({receipt_at}) is newer than the label event ({labeled_at}); re-apply the label",
+                receipt_head.short()
+            ),
+        }
+    }
+}
+
+/// What the receipt writer does with one present receipt label.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BindDecision {
+    /// No receipt exists yet: bind the label to the current head.
+    FirstBind {
+        /// The allowlisted human who applied the label.
+        applier: Login,
+    },
+    /// `ready-to-merge` was re-applied after its stale receipt: bind it to the current head.
+    Rebind {
+        /// The allowlisted human who re-applied the label.
+        applier: Login,
+        /// The head the stale receipt names.
+        previous_head: CommitSha,
+    },
+    /// Write nothing.
+    NotBound(NotBoundReason),
+}
+
+/// The receipt writer's decision for one label on the current head.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BindPlan {
+    /// The label.
+    pub label: ReceiptLabel,
+    /// The head a receipt would bind.
+    pub head: CommitSha,
+    /// What to do.
+    pub decision: BindDecision,
+}
+
+impl BindPlan {
+    /// Whether a receipt should be written now.
+    pub fn binds(&self) -> bool {
+        matches!(
+            self.decision,
+            BindDecision::FirstBind { .. } | BindDecision::Rebind { .. }
+        )
+    }
+
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match &self.decision {
+            BindDecision::FirstBind { .. } => "first_bind",
+            BindDecision::Rebind { .. } => "rebind",
+            BindDecision::NotBound(reason) => reason.code(),
+        }
+    }
+}
+
+impl fmt::Display for BindPlan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (label, head) = (self.label, self.head.short());
+        match &self.decision {
+            BindDecision::FirstBind { applier } => {
+                write!(f, "bind '{label}' to head {head} (applied by {applier})")
+            }
+            BindDecision::Rebind {
+                applier,
+                previous_head,
+            } => write!(
+                f,
+                "re-bind '{label}' from head {} to head {head} (re-applied by {applier})",
+                previous_head.short()
+            ),
+            BindDecision::NotBound(reason) => {
+                write!(f, "'{label}' not bound to head {head}: {reason}")
+            }
+        }
+    }
+}
+
+/// Decides, for each receipt label present on the pull request (in sorted order), whether
+/// the bot writes a receipt binding it to the current head now.
+///
+/// A label is bound when its establishing applier is an allowlisted human (never the bot)
+/// and either no receipt exists yet, or — for `ready-to-merge` only — the receipt names an
+/// older head and the establishing `labeled` event is strictly newer than that receipt
+/// comment (both server times; a missing time means no re-bind). Committer dates are never
+/// consulted.
+pub fn plan_receipts(pr: &PrContext, receipts: &Receipts, roots: TrustRoots<'_>) -> Vec<BindPlan> {
+    ReceiptLabel::ALL
+        .into_iter()
+        .filter(|label| pr.has_label(label.as_str()))
+        .map(|label| BindPlan {
+            label,
+            head: pr.head_sha.clone(),
+            decision: decide(pr, receipts, roots, label),
+        })
+        .collect()
+}
+
+fn decide(
+    pr: &PrContext,
+    receipts: &Receipts,
+    roots: TrustRoots<'_>,
+    label: ReceiptLabel,
+) -> BindDecision {
+    use NotBoundReason as Why;
+    let receipt = receipts.get(label.as_str());
+    if receipt.is_some_and(|r| r.head == pr.head_sha) {
+        return BindDecision::NotBound(Why::AlreadyCurrent);
+    }
+    let applier = match effective_applier(&pr.label_events, label.as_str()) {
+        Provenance::Undeterminable(why) => {
+            return BindDecision::NotBound(Why::ApplierUndeterminable(why));
+        }
+        Provenance::Established(applier) => applier,
+    };
+    let Some(actor) = applier.actor.clone() else {
+        return BindDecision::NotBound(Why::ApplierUnknown);
+    };
+    if roots.is_bot(&actor) {
+        return BindDecision::NotBound(Why::AppliedByBot);
+    }
+    if !roots.is_allowlisted(&actor) {
+        return BindDecision::NotBound(Why::ApplierNotAllowlisted { actor });
+    }
+    let Some(receipt) = receipt else {
+        return BindDecision::FirstBind { applier: actor };
+    };
+    let receipt_head = receipt.head.clone();
+    if !label.is_rebindable() {
+        return BindDecision::NotBound(Why::NotRebindable { receipt_head });
+    }
+    let Some(receipt_at) = receipt.created_at else {
+        return BindDecision::NotBound(Why::ReceiptTimeUnknown { receipt_head });
+    };
+    let Some(labeled_at) = applier.at else {
+        return BindDecision::NotBound(Why::LabelTimeUnknown { receipt_head });
+    };
+    if labeled_at > receipt_at {
+        BindDecision::Rebind {
+            applier: actor,
+            previous_head: receipt_head,
+        }
+    } else {
+        BindDecision::NotBound(Why::NotReappliedSinceReceipt {
+            receipt_head,
+            receipt_at,
+            labeled_at,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

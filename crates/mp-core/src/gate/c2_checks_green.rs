@@ -1,0 +1,143 @@
+//! C2: the required checks are green, and green from the expected publisher.
+//!
+//! With named required checks, every run of each name is inspected (same-named runs are
+//! never collapsed): each name needs at least one run, every run completed with `success`
+//! (`neutral` and `skipped` do not count), and at least one run from the expected app.
+//! Runs of other names are ignored. Without named checks, every run must be completed with
+//! `success` or `neutral` and a `success` run must come from the expected app; zero runs
+//! pass only with `allow_no_ci`.
+
+use std::collections::BTreeSet;
+
+use super::{CORE_SEVERITY, ConditionId, ConditionResult, Evidence, GatePolicy, MISSING_APP};
+use crate::context::{CheckConclusion, CheckRun, CheckStatus, PrContext};
+
+fn fail(evidence: Evidence) -> ConditionResult {
+    ConditionResult::fail(ConditionId::C2, CORE_SEVERITY, evidence)
+}
+
+fn pass(evidence: Evidence) -> ConditionResult {
+    ConditionResult::pass(ConditionId::C2, CORE_SEVERITY, evidence)
+}
+
+/// Sorted distinct publisher slugs of `runs`, with [`MISSING_APP`] for runs without one.
+fn publishers<'a>(runs: impl IntoIterator<Item = &'a CheckRun>) -> Vec<String> {
+    runs.into_iter()
+        .map(|run| run.app_slug.as_deref().unwrap_or(MISSING_APP).to_owned())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+/// Failures for unfinished runs and bad conclusions among `runs` of one name: one per
+/// name for unfinished runs, one per distinct bad conclusion.
+fn run_failures(
+    name: &str,
+    runs: &[&CheckRun],
+    is_good: impl Fn(&CheckConclusion) -> bool,
+) -> Vec<ConditionResult> {
+    let mut failures = Vec::new();
+    if let Some(run) = runs.iter().find(|r| r.status != CheckStatus::Completed) {
+        failures.push(fail(Evidence::CheckNotCompleted {
+            name: name.to_owned(),
+            status: run.status,
+        }));
+    }
+    let mut seen: Vec<Option<&CheckConclusion>> = Vec::new();
+    for run in runs.iter().filter(|r| r.status == CheckStatus::Completed) {
+        let conclusion = run.conclusion.as_ref();
+        if conclusion.is_some_and(&is_good) || seen.contains(&conclusion) {
+            continue;
+        }
+        seen.push(conclusion);
+        failures.push(fail(Evidence::CheckFailed {
+            name: name.to_owned(),
+            conclusion: conclusion.cloned(),
+        }));
+    }
+    failures
+}
+
+/// Evaluates C2 against `policy.required_checks`, `policy.expected_publisher` and
+/// `policy.allow_no_ci`, reporting every problem of every check.
+pub fn evaluate(pr: &PrContext, policy: &GatePolicy) -> Vec<ConditionResult> {
+    if policy.required_checks.is_empty() {
+        evaluate_unnamed(&pr.check_runs, policy)
+    } else {
+        evaluate_named(&pr.check_runs, policy)
+    }
+}
+
+fn evaluate_named(runs: &[CheckRun], policy: &GatePolicy) -> Vec<ConditionResult> {
+    let expected = policy.expected_publisher.as_str();
+    let mut failures = Vec::new();
+    for name in &policy.required_checks {
+        let named: Vec<&CheckRun> = runs.iter().filter(|r| r.name == *name).collect();
+        if named.is_empty() {
+            failures.push(fail(Evidence::CheckMissing { name: name.clone() }));
+            continue;
+        }
+        failures.extend(run_failures(name, &named, |c| {
+            *c == CheckConclusion::Success
+        }));
+        if !named
+            .iter()
+            .any(|r| r.app_slug.as_deref() == Some(expected))
+        {
+            failures.push(fail(Evidence::CheckWrongPublisher {
+                name: name.clone(),
+                expected: expected.to_owned(),
+                seen: publishers(named.iter().copied()),
+            }));
+        }
+    }
+    if failures.is_empty() {
+        return vec![pass(Evidence::ChecksGreen {
+            names: policy.required_checks.clone(),
+        })];
+    }
+    failures
+}
+
+fn evaluate_unnamed(runs: &[CheckRun], policy: &GatePolicy) -> Vec<ConditionResult> {
+    if runs.is_empty() {
+        return vec![if policy.allow_no_ci {
+            pass(Evidence::NoChecksAllowed)
+        } else {
+            fail(Evidence::NoChecks)
+        }];
+    }
+    let expected = policy.expected_publisher.as_str();
+    let mut names: Vec<&str> = Vec::new();
+    for run in runs {
+        if !names.contains(&run.name.as_str()) {
+            names.push(&run.name);
+        }
+    }
+    let mut failures = Vec::new();
+    for name in names {
+        let named: Vec<&CheckRun> = runs.iter().filter(|r| r.name == name).collect();
+        failures.extend(run_failures(name, &named, |c| {
+            matches!(c, CheckConclusion::Success | CheckConclusion::Neutral)
+        }));
+    }
+    let green_from_expected = runs
+        .iter()
+        .any(|r| r.concluded(&CheckConclusion::Success) && r.app_slug.as_deref() == Some(expected));
+    if !green_from_expected {
+        failures.push(fail(Evidence::NoGreenFromPublisher {
+            expected: expected.to_owned(),
+            seen: publishers(runs),
+        }));
+    }
+    if failures.is_empty() {
+        return vec![pass(Evidence::GreenFromPublisher {
+            publisher: expected.to_owned(),
+            runs: runs.len(),
+        })];
+    }
+    failures
+}
+
+#[cfg(test)]
+mod tests;

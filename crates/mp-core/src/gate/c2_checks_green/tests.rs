@@ -1,0 +1,160 @@
+//! Tests for C2.
+
+use super::*;
+use crate::gate::testkit::{Pr, lines, policy};
+
+const GA: Option<&str> = Some("github-actions");
+
+fn named(names: &[&str]) -> GatePolicy {
+    let mut policy = policy();
+    policy.required_checks = names.iter().map(|n| (*n).to_owned()).collect();
+    policy
+}
+
+#[track_caller]
+fn check(pr: Pr, policy: &GatePolicy, expected: &[&str]) {
+    assert_eq!(lines(&evaluate(&pr.build(), policy)), expected);
+}
+
+#[test]
+fn named_checks_green_from_the_expected_app_pass() {
+    check(
+        Pr::new()
+            .check("build", "success", GA)
+            .check("test", "success", GA)
+            .check("lint", "failure", GA),
+        &named(&["build", "test"]),
+        &["pass | C2: required checks green: build, test"],
+    );
+}
+
+#[test]
+fn one_failing_run_among_same_named_runs_fails() {
+    check(
+        Pr::new()
+            .check("test", "success", GA)
+            .check("test", "failure", GA)
+            .check("test", "success", GA),
+        &named(&["test"]),
+        &["fail | C2: check 'test' did not succeed (conclusion: failure)"],
+    );
+}
+
+#[test]
+fn neutral_and_skipped_do_not_count_for_named_checks() {
+    check(
+        Pr::new()
+            .check("test", "neutral", GA)
+            .check("test", "skipped", GA)
+            .check("test", "skipped", GA),
+        &named(&["test"]),
+        &[
+            "fail | C2: check 'test' did not succeed (conclusion: neutral)",
+            "fail | C2: check 'test' did not succeed (conclusion: skipped)",
+        ],
+    );
+}
+
+#[test]
+fn every_problem_of_every_named_check_is_listed() {
+    let mut policy = named(&["build", "test", "e2e"]);
+    policy.allow_no_ci = true;
+    check(
+        Pr::new()
+            .check("test", "in_progress", GA)
+            .check("test", "completed", GA)
+            .check("e2e", "success", Some("evil-ci"))
+            .check("e2e", "success", None),
+        &policy,
+        &[
+            "fail | C2: required check 'build' is missing",
+            "fail | C2: check 'test' is not yet completed (status: in_progress)",
+            "fail | C2: check 'test' did not succeed (conclusion: none)",
+            "fail | C2: required check 'e2e' was not published by the expected app 'github-actions' (published by: <missing app>, evil-ci). Treating as not yet green.",
+        ],
+    );
+}
+
+#[test]
+fn one_run_from_the_expected_app_is_enough_when_all_succeed() {
+    check(
+        Pr::new()
+            .check("test", "success", Some("evil-ci"))
+            .check("test", "success", GA),
+        &named(&["test"]),
+        &["pass | C2: required checks green: test"],
+    );
+}
+
+#[test]
+fn the_expected_publisher_is_configurable() {
+    let mut policy = named(&["test"]);
+    policy.expected_publisher = "buildkite".to_owned();
+    check(
+        Pr::new().check("test", "success", GA),
+        &policy,
+        &[
+            "fail | C2: required check 'test' was not published by the expected app 'buildkite' (published by: github-actions). Treating as not yet green.",
+        ],
+    );
+}
+
+#[test]
+fn unnamed_no_runs_pass_only_with_allow_no_ci() {
+    check(
+        Pr::new(),
+        &policy(),
+        &[
+            "fail | C2: no check runs on the head commit and no named required checks (set allow_no_ci to accept this)",
+        ],
+    );
+    let mut allow = policy();
+    allow.allow_no_ci = true;
+    check(
+        Pr::new(),
+        &allow,
+        &["pass | C2: no check runs, allowed by allow_no_ci"],
+    );
+}
+
+#[test]
+fn unnamed_success_and_neutral_pass_with_a_success_from_the_app() {
+    check(
+        Pr::new()
+            .check("build", "success", GA)
+            .check("docs", "neutral", Some("readthedocs")),
+        &policy(),
+        &["pass | C2: all 2 check runs green, with a success from 'github-actions'"],
+    );
+}
+
+#[test]
+fn unnamed_bad_runs_and_missing_publisher_are_all_listed() {
+    check(
+        Pr::new()
+            .check("build", "success", Some("evil-ci"))
+            .check("lint", "skipped", None)
+            .check("lint", "failure", None)
+            .check("docs", "queued", GA),
+        &policy(),
+        &[
+            "fail | C2: check 'lint' did not succeed (conclusion: skipped)",
+            "fail | C2: check 'lint' did not succeed (conclusion: failure)",
+            "fail | C2: check 'docs' is not yet completed (status: queued)",
+            "fail | C2: no green check run was published by the expected app 'github-actions' (publishers seen: <missing app>, evil-ci, github-actions)",
+        ],
+    );
+}
+
+#[test]
+fn allow_no_ci_does_not_excuse_runs_that_exist() {
+    let mut allow = policy();
+    allow.allow_no_ci = true;
+    check(
+        Pr::new().check("build", "success", Some("evil-ci")),
+        &allow,
+        &[
+            "fail | C2: no green check run was published by the expected app 'github-actions' (publishers seen: evil-ci)",
+        ],
+    );
+}

@@ -1,0 +1,37 @@
+//! Tests for C4.
+
+use super::*;
+use crate::gate::testkit::{Pr, lines, sha};
+
+#[track_caller]
+fn check(base: &str, main: &str, expected: &str) {
+    let pr = Pr::new().base(base).build();
+    assert_eq!(lines(&evaluate(&pr, &sha(main))), [expected]);
+}
+
+#[test]
+fn base_equal_to_main_head_passes() {
+    check(
+        "def5678",
+        "def5678",
+        "pass | C4: PR base def5678 is the main HEAD",
+    );
+}
+
+#[test]
+fn stale_base_fails_naming_both_shas() {
+    check(
+        "abc1234",
+        "def5678",
+        "fail | C4: PR base abc1234 is stale (main HEAD is def5678). Rebase the PR.",
+    );
+}
+
+#[test]
+fn a_sha_differing_only_past_the_short_form_is_stale() {
+    check(
+        "abc12340000000000001",
+        "abc1234",
+        "fail | C4: PR base abc1234 is stale (main HEAD is abc1234). Rebase the PR.",
+    );
+}

@@ -1,0 +1,770 @@
+//! The L1 pre-merge gate: C1-C5, the classifier-publisher gate and the L4 registry check,
+//! evaluated together into one [`GateReport`] that lists every failure.
+//!
+//! [`evaluate_gate`] always runs every built-in condition; none can be disabled and none
+//! stops the others. Each condition lives in its own module and returns one
+//! [`ConditionResult`] per problem found (or one passing result). A result carries a
+//! stable code, typed [`Evidence`] and a one-line `Display` shared by the PR diagnostic
+//! comment, the audit log and the CLI.
+
+pub mod burn_in;
+pub mod c1_ready_to_merge;
+pub mod c2_checks_green;
+pub mod c3_owner_approval;
+pub mod c4_base_is_main;
+pub mod c5_trailers;
+pub mod classifier_publisher;
+pub mod diagnostic;
+pub mod l4_registry;
+
+#[cfg(test)]
+pub(crate) mod testkit;
+
+use std::fmt;
+
+use crate::approval::{Receipts, TrustRoots, Undeterminable, UnverifiedLabel, VerifiedBy};
+use crate::context::{CheckConclusion, CheckStatus, PrContext};
+use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
+use crate::quadrant::Quadrant;
+use crate::registry::AgentRegistry;
+use crate::severity::Severity;
+use crate::trailers::TrailerProblem;
+
+/// The publisher assumed when none is configured: GitHub Actions' app slug.
+pub const DEFAULT_PUBLISHER: &str = "github-actions";
+/// The check-run name of the published classifier verdict.
+pub const CLASSIFIER_JUDGMENT: &str = "classifier-judgment";
+/// Severity of the built-in blocking conditions (C1-C5 and the publisher gate).
+pub const CORE_SEVERITY: Severity = Severity::P0;
+/// Default severity of the L4 registry check: advisory until promoted.
+pub const DEFAULT_REGISTRY_SEVERITY: Severity = Severity::P2;
+
+/// Everything the gate needs besides the pull request itself, resolved for one repository.
+///
+/// Build it from [`GatePolicy::default`] and set the fields that differ.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct GatePolicy {
+    /// The owner's allowlisted actors: the only humans who may apply `ready-to-merge` (C1)
+    /// or approve (C3). Empty means nobody is allowlisted, so C1 cannot pass.
+    pub allowlist: Vec<Login>,
+    /// The bot user (`<app-slug>[bot]`). Only its comments count as receipts, and labels it
+    /// applied count as trusted for C3. `None`: no receipt counts.
+    pub bot: Option<Login>,
+    /// Named required checks for this repository (per-repository override, else global).
+    /// Empty selects the unnamed rules of C2.
+    pub required_checks: Vec<String>,
+    /// The app slug whose check runs count for C2 (default `github-actions`).
+    pub expected_publisher: String,
+    /// With no named required checks, whether zero check runs pass C2.
+    pub allow_no_ci: bool,
+    /// The only app slug allowed to publish `classifier-judgment` check runs
+    /// (default `github-actions`).
+    pub classifier_publisher_slug: String,
+    /// The agent registry for the L4 check; `None` makes L4 a no-op pass.
+    pub registry: Option<AgentRegistry>,
+    /// Severity of L4 failures: P2 (advisory) by default, P0 once promoted by the burn-in
+    /// clock or an override (see [`burn_in`]).
+    pub registry_severity: Severity,
+}
+
+impl Default for GatePolicy {
+    fn default() -> Self {
+        Self {
+            allowlist: Vec::new(),
+            bot: None,
+            required_checks: Vec::new(),
+            expected_publisher: DEFAULT_PUBLISHER.to_owned(),
+            allow_no_ci: false,
+            classifier_publisher_slug: DEFAULT_PUBLISHER.to_owned(),
+            registry: None,
+            registry_severity: DEFAULT_REGISTRY_SEVERITY,
+        }
+    }
+}
+
+impl GatePolicy {
+    /// The allowlist and the bot user as label-applier trust roots.
+    pub fn trust_roots(&self) -> TrustRoots<'_> {
+        TrustRoots::new(&self.allowlist, self.bot.as_ref())
+    }
+}
+
+/// Which gate condition a result belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum ConditionId {
+    /// C1: `ready-to-merge` present, receipt-bound to the head, applied by an allowlisted actor.
+    C1,
+    /// C2: required checks green from the expected publisher.
+    C2,
+    /// C3: owner approval, or a quadrant that needs none.
+    C3,
+    /// C4: the PR base is the current `main` head.
+    C4,
+    /// C5: every commit carries well-formed identity trailers.
+    C5,
+    /// Every `classifier-judgment` check run comes from the canonical publisher.
+    ClassifierPublisher,
+    /// L4: declared agent tools and models are in the agent registry.
+    AgentRegistry,
+    /// A user validator, by name.
+    User(String),
+}
+
+impl ConditionId {
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &str {
+        match self {
+            Self::C1 => "c1_ready_to_merge",
+            Self::C2 => "c2_checks_green",
+            Self::C3 => "c3_owner_approval",
+            Self::C4 => "c4_base_is_main",
+            Self::C5 => "c5_trailers",
+            Self::ClassifierPublisher => "classifier_publisher",
+            Self::AgentRegistry => "l4_agent_registry",
+            Self::User(name) => name,
+        }
+    }
+
+    /// The validator name used in `skills.yml` (`disabled`, `severity_overrides`).
+    pub fn validator_name(&self) -> &str {
+        match self {
+            Self::C1 => "validator_ready_to_merge",
+            Self::C2 => "validator_ci_green",
+            Self::C3 => "validator_owner_approval",
+            Self::C4 => "validator_base_up_to_date",
+            Self::C5 => "validator_trailers",
+            Self::ClassifierPublisher => "validator_classifier_publisher",
+            Self::AgentRegistry => "validator_agent_registry",
+            Self::User(name) => name,
+        }
+    }
+
+    /// Whether the condition is a built-in that can be neither disabled nor made
+    /// non-blocking (C1-C5 and the publisher gate).
+    pub fn is_required(&self) -> bool {
+        !matches!(self, Self::AgentRegistry | Self::User(_))
+    }
+}
+
+impl fmt::Display for ConditionId {
+    /// The prefix of result lines: `C1` .. `C5`, `Publisher`, `L4`, or the user validator name.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::C1 => "C1",
+            Self::C2 => "C2",
+            Self::C3 => "C3",
+            Self::C4 => "C4",
+            Self::C5 => "C5",
+            Self::ClassifierPublisher => "Publisher",
+            Self::AgentRegistry => "L4",
+            Self::User(name) => name,
+        })
+    }
+}
+
+/// The outcome of one result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// The condition holds.
+    Pass,
+    /// The condition fails at a blocking severity (P0/P1): no merge.
+    Fail,
+    /// The condition fails at a non-blocking severity: a warning (P2) or a record (P3).
+    Advisory,
+}
+
+/// Formats `name, name` lists, with `none` for an empty list.
+struct List<'a, T>(&'a [T]);
+
+impl<T: fmt::Display> fmt::Display for List<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("none");
+        }
+        for (i, item) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{item}")?;
+        }
+        Ok(())
+    }
+}
+
+fn plural(count: usize) -> &'static str {
+    if count == 1 { "" } else { "s" }
+}
+
+/// Shown for a check run published without an app.
+pub const MISSING_APP: &str = "<missing app>";
+
+/// What a result rests on: the values that made a condition pass or fail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Evidence {
+    // --- C1 ---
+    /// C1 holds: the label is receipt-bound to the head and was applied by an allowlisted actor.
+    ReadyToMerge {
+        /// Who established the label.
+        applier: Login,
+        /// The current head, named by the receipt.
+        head: CommitSha,
+    },
+    /// The label is not on the pull request.
+    LabelMissing {
+        /// The label.
+        label: String,
+        /// The pull request.
+        pr: PrNumber,
+    },
+    /// No bot receipt binds the label to the current head.
+    ReceiptMissing {
+        /// The label.
+        label: String,
+        /// The current head.
+        head: CommitSha,
+    },
+    /// The label's receipt names an older head.
+    ReceiptStale {
+        /// The label.
+        label: String,
+        /// The head the receipt names.
+        receipt_head: CommitSha,
+        /// The current head.
+        head: CommitSha,
+    },
+    /// The label was established by someone not on the allowlist.
+    ApplierNotAllowlisted {
+        /// The label.
+        label: String,
+        /// Who established it.
+        actor: Login,
+        /// The allowlist it was checked against.
+        allowlist: Vec<Login>,
+    },
+    /// The label's establishing event names no actor.
+    ApplierUnknown {
+        /// The label.
+        label: String,
+    },
+    /// The label's establishing event cannot be determined.
+    ApplierUndeterminable {
+        /// The label.
+        label: String,
+        /// Why.
+        reason: Undeterminable,
+    },
+
+    // --- C2 ---
+    /// C2 holds with named required checks: each has runs, all completed with `success`,
+    /// and one from the expected publisher.
+    ChecksGreen {
+        /// The required check names.
+        names: Vec<String>,
+    },
+    /// C2 holds without named checks: every run is completed `success`/`neutral`, and a
+    /// `success` run comes from the expected publisher.
+    GreenFromPublisher {
+        /// The expected publisher.
+        publisher: String,
+        /// How many runs were inspected.
+        runs: usize,
+    },
+    /// C2 holds without named checks because there are no runs and `allow_no_ci` is set.
+    NoChecksAllowed,
+    /// A named required check has no run at all.
+    CheckMissing {
+        /// The check name.
+        name: String,
+    },
+    /// A run of the check has not completed.
+    CheckNotCompleted {
+        /// The check name.
+        name: String,
+        /// The status of the first unfinished run.
+        status: CheckStatus,
+    },
+    /// A completed run of the check did not end well (named checks: anything but
+    /// `success`; unnamed: anything but `success`/`neutral`).
+    CheckFailed {
+        /// The check name.
+        name: String,
+        /// The run's conclusion (`None`: completed without one).
+        conclusion: Option<CheckConclusion>,
+    },
+    /// No run of a named required check comes from the expected publisher.
+    CheckWrongPublisher {
+        /// The check name.
+        name: String,
+        /// The expected app slug.
+        expected: String,
+        /// The app slugs seen on runs of that name, sorted ([`MISSING_APP`] for none).
+        seen: Vec<String>,
+    },
+    /// No named checks are required, there are no runs, and `allow_no_ci` is off.
+    NoChecks,
+    /// No named checks are required and no `success` run comes from the expected publisher.
+    NoGreenFromPublisher {
+        /// The expected app slug.
+        expected: String,
+        /// The app slugs seen on all runs, sorted ([`MISSING_APP`] for none).
+        seen: Vec<String>,
+    },
+
+    // --- C3 ---
+    /// C3 holds: the quadrant needs no owner approval.
+    QuadrantAutoApproved {
+        /// The classifier quadrant (A, B or C).
+        quadrant: Quadrant,
+    },
+    /// C3 holds: a verified owner approval label.
+    OwnerApproved {
+        /// The approval label.
+        label: String,
+        /// Why it is honoured.
+        verified: VerifiedBy,
+    },
+    /// C3 fails: the quadrant is D (or unknown) and no approval label is verified.
+    OwnerApprovalMissing {
+        /// The classifier quadrant, if known.
+        quadrant: Option<Quadrant>,
+        /// Approval labels present on the PR that are not honoured, with the reason.
+        unverified: Vec<UnverifiedLabel>,
+    },
+
+    // --- C4 ---
+    /// C4 holds: the PR base is the current `main` head.
+    BaseCurrent {
+        /// The PR base (= `main` head).
+        base: CommitSha,
+    },
+    /// C4 fails: the PR base is not the current `main` head.
+    BaseStale {
+        /// The PR base.
+        base: CommitSha,
+        /// The current `main` head.
+        main: CommitSha,
+    },
+
+    // --- C5 ---
+    /// C5 holds for every commit.
+    TrailersWellFormed {
+        /// How many commits were checked.
+        commits: usize,
+    },
+    /// One commit breaks the identity-trailer contract in one way.
+    TrailerProblem {
+        /// The commit.
+        sha: CommitSha,
+        /// The problem.
+        problem: TrailerProblem,
+    },
+    /// The PR has no commits, so no identity can be checked (fails closed).
+    NoCommits,
+
+    // --- classifier publisher ---
+    /// The publisher gate holds: there is no `classifier-judgment` run.
+    NoJudgment,
+    /// The publisher gate holds: every `classifier-judgment` run comes from the canonical app.
+    JudgmentsCanonical {
+        /// How many runs were inspected.
+        runs: usize,
+    },
+    /// A `classifier-judgment` run was published by another app (or none).
+    PublisherMismatch {
+        /// The check-run name.
+        check: String,
+        /// The canonical publisher slug.
+        expected: String,
+        /// The slug that published it, if any.
+        seen: Option<String>,
+    },
+
+    // --- L4 ---
+    /// L4 holds trivially: no agent registry is configured.
+    NoRegistry,
+    /// L4 holds: every declared tool/model pair is registered.
+    RegistryConforms {
+        /// How many commits were checked.
+        commits: usize,
+    },
+    /// A commit declares a tool/model pair the registry does not allow.
+    RegistryMismatch {
+        /// The commit.
+        sha: CommitSha,
+        /// The declared `Agent-Tool`.
+        tool: String,
+        /// The declared `Agent-Model`, if any.
+        model: Option<String>,
+    },
+
+    // --- user validators ---
+    /// A user validator's own message.
+    UserValidator {
+        /// The message, one line.
+        message: String,
+    },
+}
+
+impl Evidence {
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::ReadyToMerge { .. } => "ready_to_merge",
+            Self::LabelMissing { .. } => "label_missing",
+            Self::ReceiptMissing { .. } => "receipt_missing",
+            Self::ReceiptStale { .. } => "receipt_stale",
+            Self::ApplierNotAllowlisted { .. } => "applier_not_allowlisted",
+            Self::ApplierUnknown { .. } => "applier_unknown",
+            Self::ApplierUndeterminable { .. } => "applier_undeterminable",
+            Self::ChecksGreen { .. } => "checks_green",
+            Self::GreenFromPublisher { .. } => "green_from_publisher",
+            Self::NoChecksAllowed => "no_checks_allowed",
+            Self::CheckMissing { .. } => "check_missing",
+            Self::CheckNotCompleted { .. } => "check_not_completed",
+            Self::CheckFailed { .. } => "check_failed",
+            Self::CheckWrongPublisher { .. } => "check_wrong_publisher",
+            Self::NoChecks => "no_checks",
+            Self::NoGreenFromPublisher { .. } => "no_green_from_publisher",
+            Self::QuadrantAutoApproved { .. } => "quadrant_auto_approved",
+            Self::OwnerApproved { .. } => "owner_approved",
+            Self::OwnerApprovalMissing { .. } => "owner_approval_missing",
+            Self::BaseCurrent { .. } => "base_current",
+            Self::BaseStale { .. } => "base_stale",
+            Self::TrailersWellFormed { .. } => "trailers_well_formed",
+            Self::TrailerProblem { problem, .. } => problem.code(),
+            Self::NoCommits => "no_commits",
+            Self::NoJudgment => "no_judgment",
+            Self::JudgmentsCanonical { .. } => "judgments_canonical",
+            Self::PublisherMismatch { .. } => "publisher_mismatch",
+            Self::NoRegistry => "no_registry",
+            Self::RegistryConforms { .. } => "registry_conforms",
+            Self::RegistryMismatch { .. } => "registry_mismatch",
+            Self::UserValidator { .. } => "user_validator",
+        }
+    }
+}
+
+impl fmt::Display for Evidence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::ReadyToMerge { applier, head } => write!(
+                f,
+                "label 'ready-to-merge' applied by {applier} and recorded for head {}",
+                head.short()
+            ),
+            Self::LabelMissing { label, pr } => write!(f, "label '{label}' not set on PR #{pr}"),
+            Self::ReceiptMissing { label, head } => write!(
+                f,
+                "label '{label}' has no current-head receipt (head {}); the bot records one once an allowlisted actor applies it",
+                head.short()
+            ),
+            Self::ReceiptStale {
+                label,
+                receipt_head,
+                head,
+            } => write!(
+                f,
+                "label '{label}' was recorded for head {} but the PR head is now {} — stale; re-apply the label",
+                receipt_head.short(),
+                head.short()
+            ),
+            Self::ApplierNotAllowlisted {
+                label,
+                actor,
+                allowlist,
+            } => write!(
+                f,
+                "label '{label}' was applied by {actor}, not an allowlisted actor (allowlist: {})",
+                List(allowlist)
+            ),
+            Self::ApplierUnknown { label } => {
+                write!(f, "label '{label}' was applied by an unknown actor")
+            }
+            Self::ApplierUndeterminable { label, reason } => write!(
+                f,
+                "label '{label}' has no determinable applier: {reason}"
+            ),
+            Self::ChecksGreen { names } => {
+                write!(f, "required checks green: {}", List(names))
+            }
+            Self::GreenFromPublisher { publisher, runs } => write!(
+                f,
+                "all {runs} check runs green, with a success from '{publisher}'"
+            ),
+            Self::NoChecksAllowed => f.write_str("no check runs, allowed by allow_no_ci"),
+            Self::CheckMissing { name } => write!(f, "required check '{name}' is missing"),
+            Self::CheckNotCompleted { name, status } => write!(
+                f,
+                "check '{name}' is not yet completed (status: {})",
+                status.as_str()
+            ),
+            Self::CheckFailed { name, conclusion } => write!(
+                f,
+                "check '{name}' did not succeed (conclusion: {})",
+                conclusion.as_ref().map_or("none", CheckConclusion::as_str)
+            ),
+            Self::CheckWrongPublisher {
+                name,
+                expected,
+                seen,
+            } => write!(
+                f,
+                "required check '{name}' was not published by the expected app '{expected}' (published by: {}). Treating as not yet green.",
+                List(seen)
+            ),
+            Self::NoChecks => f.write_str(
+                "no check runs on the head commit and no named required checks (set allow_no_ci to accept this)",
+            ),
+            Self::NoGreenFromPublisher { expected, seen } => write!(
+                f,
+                "no green check run was published by the expected app '{expected}' (publishers seen: {})",
+                List(seen)
+            ),
+            Self::QuadrantAutoApproved { quadrant } => {
+                write!(f, "quadrant {quadrant} needs no owner approval")
+            }
+            Self::OwnerApproved { label, verified } => {
+                write!(f, "owner approval '{label}' ({verified})")
+            }
+            Self::OwnerApprovalMissing {
+                quadrant,
+                unverified,
+            } => {
+                let quadrant = quadrant.map_or("unknown", Quadrant::as_str);
+                write!(f, "owner approval missing (quadrant={quadrant})")?;
+                if !unverified.is_empty() {
+                    write!(f, "; not honoured: {}", List(unverified))?;
+                }
+                Ok(())
+            }
+            Self::BaseCurrent { base } => {
+                write!(f, "PR base {} is the main HEAD", base.short())
+            }
+            Self::BaseStale { base, main } => write!(
+                f,
+                "PR base {} is stale (main HEAD is {}). Rebase the PR.",
+                base.short(),
+                main.short()
+            ),
+            Self::TrailersWellFormed { commits } => write!(
+                f,
+                "identity trailers well formed on {commits} commit{}",
+                plural(*commits)
+            ),
+            Self::TrailerProblem { sha, problem } => match problem {
+                TrailerProblem::Missing { .. } => write!(f, "commit {} {problem}", sha.short()),
+                _ => write!(f, "commit {} has {problem}", sha.short()),
+            },
+            Self::NoCommits => f.write_str("PR has no commits to check"),
+            Self::NoJudgment => write!(f, "no '{CLASSIFIER_JUDGMENT}' check run"),
+            Self::JudgmentsCanonical { runs } => write!(
+                f,
+                "all {runs} '{CLASSIFIER_JUDGMENT}' check runs come from the canonical publisher"
+            ),
+            Self::PublisherMismatch {
+                check,
+                expected,
+                seen,
+            } => write!(
+                f,
+                "check run '{check}' was published by '{}', not the canonical publisher '{expected}'",
+                seen.as_deref().unwrap_or(MISSING_APP)
+            ),
+            Self::NoRegistry => f.write_str("no agent registry configured"),
+            Self::RegistryConforms { commits } => write!(
+                f,
+                "declared agent tools and models are registered on {commits} commit{}",
+                plural(*commits)
+            ),
+            Self::RegistryMismatch { sha, tool, model } => write!(
+                f,
+                "commit {} declares Agent-Tool '{tool}' / Agent-Model '{}', not present in the agent registry",
+                sha.short(),
+                model.as_deref().unwrap_or("")
+            ),
+            Self::UserValidator { message } => f.write_str(message),
+        }
+    }
+}
+
+/// One result of one condition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ConditionResult {
+    /// The condition.
+    pub id: ConditionId,
+    /// The condition's severity (decides whether a failure blocks).
+    pub severity: Severity,
+    /// Pass, blocking failure, or non-blocking failure.
+    pub outcome: Outcome,
+    /// What the outcome rests on.
+    pub evidence: Evidence,
+}
+
+impl ConditionResult {
+    /// A passing result.
+    pub fn pass(id: ConditionId, severity: Severity, evidence: Evidence) -> Self {
+        Self {
+            id,
+            severity,
+            outcome: Outcome::Pass,
+            evidence,
+        }
+    }
+
+    /// A failing result: [`Outcome::Fail`] when `severity` blocks, else [`Outcome::Advisory`].
+    pub fn fail(id: ConditionId, severity: Severity, evidence: Evidence) -> Self {
+        let outcome = if severity.blocks() {
+            Outcome::Fail
+        } else {
+            Outcome::Advisory
+        };
+        Self {
+            id,
+            severity,
+            outcome,
+            evidence,
+        }
+    }
+
+    /// The evidence's stable code.
+    pub fn code(&self) -> &'static str {
+        self.evidence.code()
+    }
+
+    /// Whether this result blocks the merge.
+    pub fn is_blocking(&self) -> bool {
+        self.outcome == Outcome::Fail
+    }
+
+    /// Whether this result is a warning shown in the diagnostic (a P2 failure).
+    pub fn is_warning(&self) -> bool {
+        self.outcome == Outcome::Advisory && self.severity == Severity::P2
+    }
+}
+
+impl fmt::Display for ConditionResult {
+    /// One line, e.g. `C4: PR base abc1234 is stale (main HEAD is def5678). Rebase the PR.`
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.id, self.evidence)
+    }
+}
+
+/// The pull request a report is about.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PrRef {
+    /// The repository.
+    pub repo: RepoName,
+    /// The pull request number.
+    pub number: PrNumber,
+    /// The head evaluated.
+    pub head: CommitSha,
+}
+
+impl PrRef {
+    /// The reference of a pull request context.
+    pub fn of(pr: &PrContext) -> Self {
+        Self {
+            repo: pr.repo.clone(),
+            number: pr.number,
+            head: pr.head_sha.clone(),
+        }
+    }
+}
+
+impl fmt::Display for PrRef {
+    /// `owner/repo#N`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}#{}", self.repo, self.number)
+    }
+}
+
+/// Every result of one gate evaluation, in condition order (C1, C2, C3, C4, C5,
+/// publisher gate, L4, then user validators appended by the caller).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct GateReport {
+    /// The pull request and head evaluated.
+    pub pr: PrRef,
+    /// Every result; each condition has at least one.
+    pub results: Vec<ConditionResult>,
+}
+
+impl GateReport {
+    /// An empty report for `pr`.
+    pub fn new(pr: PrRef) -> Self {
+        Self {
+            pr,
+            results: Vec::new(),
+        }
+    }
+
+    /// Appends results, e.g. those of user validators.
+    pub fn extend(&mut self, results: impl IntoIterator<Item = ConditionResult>) {
+        self.results.extend(results);
+    }
+
+    /// The results that block the merge, in order.
+    pub fn blocking(&self) -> impl Iterator<Item = &ConditionResult> {
+        self.results.iter().filter(|r| r.is_blocking())
+    }
+
+    /// The non-blocking P2 failures shown as warnings, in order.
+    pub fn warnings(&self) -> impl Iterator<Item = &ConditionResult> {
+        self.results.iter().filter(|r| r.is_warning())
+    }
+
+    /// Whether nothing blocks the merge.
+    pub fn passed(&self) -> bool {
+        self.blocking().next().is_none()
+    }
+
+    /// The results of one condition.
+    pub fn results_for<'a>(
+        &'a self,
+        id: &'a ConditionId,
+    ) -> impl Iterator<Item = &'a ConditionResult> + 'a {
+        self.results.iter().filter(move |r| r.id == *id)
+    }
+
+    /// Whether the owner's approval (C3) is the only thing that blocks: the case routed to
+    /// the decision inbox rather than answered with a diagnostic.
+    pub fn awaits_owner_only(&self) -> bool {
+        let mut blocking = self.blocking().peekable();
+        blocking.peek().is_some() && blocking.all(|r| r.id == ConditionId::C3)
+    }
+}
+
+/// Evaluates the L1 gate on a pull request.
+///
+/// Always runs, in this order and without short-circuit: C1 (`ready-to-merge` receipt and
+/// applier), C2 (checks), C3 (owner approval for `quadrant`; `None` = unknown, which needs
+/// an approval), C4 (base is `main_head`), C5 (identity trailers), the classifier-publisher
+/// gate, and L4 (registry, at `policy.registry_severity`). Every problem found is its own
+/// result, so the report lists every failure at once.
+pub fn evaluate_gate(
+    pr: &PrContext,
+    receipts: &Receipts,
+    main_head: &CommitSha,
+    quadrant: Option<Quadrant>,
+    policy: &GatePolicy,
+    now: Timestamp,
+) -> GateReport {
+    let mut report = GateReport::new(PrRef::of(pr));
+    report.extend(c1_ready_to_merge::evaluate(pr, receipts, policy));
+    report.extend(c2_checks_green::evaluate(pr, policy));
+    report.extend(c3_owner_approval::evaluate(
+        pr, receipts, quadrant, policy, now,
+    ));
+    report.extend(c4_base_is_main::evaluate(pr, main_head));
+    report.extend(c5_trailers::evaluate(pr));
+    report.extend(classifier_publisher::evaluate(pr, policy));
+    report.extend(l4_registry::evaluate(pr, policy));
+    report
+}
+
+#[cfg(test)]
+mod tests;
