@@ -10,19 +10,25 @@
 //! runtime, WebAssembly runtime or CLI parser). Adapters reach it through values and ports.
 #![warn(missing_docs)]
 
+pub mod approval;
 pub mod branch;
 pub mod classifier;
+pub mod config;
 pub mod context;
+pub mod gate;
 pub mod ids;
+pub mod port;
 pub mod quadrant;
 pub mod registry;
 pub mod severity;
 pub mod trailers;
 
+pub use classifier::{RuleId, Verdict, Vote};
 pub use context::{
     CheckConclusion, CheckRun, CheckStatus, Comment, CommentId, CommitContext, FileChange,
     FileStatus, LabelAction, LabelEvent, PrContext, PrState, Reaction, ReactionKind,
 };
+pub use gate::{GatePolicy, GateReport, evaluate_gate};
 pub use ids::{CommitSha, Login, ParseIdError, PrNumber, RepoName, Timestamp};
 pub use quadrant::Quadrant;
 pub use registry::AgentRegistry;

@@ -1,10 +1,83 @@
 //! `mp config validate`: load a configuration directory and list every problem.
 
 use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, bail};
+use mp_core::config::{self, ConfigFiles, ConfigProblem};
+use serde_json::json;
 
 use crate::Exit;
-use crate::cli::ConfigValidateArgs;
+use crate::cli::{ConfigValidateArgs, Format};
 
-pub fn run(_args: &ConfigValidateArgs, _out: &mut dyn Write) -> anyhow::Result<Exit> {
-    anyhow::bail!("not wired yet")
+/// Files that may sit beside the configuration without being read by the bot.
+const NOT_CONFIG: &[&str] = &["preferences.yml"];
+
+/// Reads every configuration-looking file of `dir` (`*.yml`, `*.yaml`, `*.json`), so a
+/// misnamed file is reported instead of silently ignored.
+pub fn read_config_dir(dir: &Path) -> anyhow::Result<ConfigFiles> {
+    if !dir.is_dir() {
+        bail!("{} is not a directory", dir.display());
+    }
+    let mut files = ConfigFiles::new();
+    let entries = std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))?;
+    let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for path in paths {
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+        let wanted = [".yml", ".yaml", ".json"].iter().any(|ext| name.ends_with(ext));
+        if !wanted || NOT_CONFIG.contains(&name) || !path.is_file() {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        files.insert(name, text);
+    }
+    Ok(files)
+}
+
+fn problem_json(problem: &ConfigProblem) -> serde_json::Value {
+    json!({
+        "file": problem.file,
+        "line": problem.line,
+        "column": problem.column,
+        "field": problem.field,
+        "code": problem.code,
+        "severity": problem.severity.as_str(),
+        "message": problem.message,
+    })
+}
+
+pub fn run(args: &ConfigValidateArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
+    let files = read_config_dir(&args.dir)?;
+    let report = config::load(&files);
+    let errors = report.errors().count();
+    let warnings = report.warnings().count();
+    match args.format {
+        Format::Text => {
+            for problem in &report.problems {
+                writeln!(out, "{problem}")?;
+            }
+            let verdict = if errors == 0 { "valid" } else { "invalid" };
+            writeln!(
+                out,
+                "{}: {verdict} ({errors} errors, {warnings} warnings)",
+                args.dir.display()
+            )?;
+        }
+        Format::Json => {
+            let problems: Vec<_> = report.problems.iter().map(problem_json).collect();
+            crate::output::json(
+                out,
+                &json!({
+                    "directory": args.dir.display().to_string(),
+                    "valid": errors == 0,
+                    "errors": errors,
+                    "warnings": warnings,
+                    "problems": problems,
+                }),
+            )?;
+        }
+    }
+    Ok(if errors == 0 { Exit::Ok } else { Exit::Findings })
 }

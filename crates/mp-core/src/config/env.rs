@@ -1,0 +1,268 @@
+//! `env.yml`: the bot's deployment settings (app slug, CI expectations, opt-in features).
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use super::problem::{codes, shown};
+use super::validate::{self, Sink};
+use super::yaml;
+
+/// The check publisher assumed when neither a repository override nor `env.yml` names one.
+pub const DEFAULT_CHECK_PUBLISHER: &str = "github-actions";
+/// The default canonical publisher of the `classifier-judgment` check run.
+pub const DEFAULT_CLASSIFIER_PUBLISHER: &str = "github-actions";
+/// The default of `check_report_timeout_minutes`.
+pub const DEFAULT_CHECK_REPORT_TIMEOUT_MINUTES: u32 = 60;
+
+/// Deployment settings of the bot.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(title = "env.yml"))]
+pub(crate) struct EnvFile {
+    /// The GitHub App slug of the bot. A hint only: the bot learns its real identity from
+    /// the GitHub API at start and warns when the two differ.
+    #[cfg_attr(feature = "schema", schemars(with = "String", regex(pattern = super::validate::APP_SLUG_PATTERN)))]
+    bot_app_slug: Spanned<String>,
+    /// Where the bot runs; informational.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<RunnerTier>", extend("default" = "actions-free"))
+    )]
+    runner_tier: Option<Spanned<String>>,
+    /// The only GitHub App whose `classifier-judgment` check run is trusted.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(
+            with = "Option<String>",
+            length(min = 1, max = 100),
+            extend("default" = "github-actions")
+        )
+    )]
+    classifier_publisher_slug: Option<Spanned<String>>,
+    /// When no named checks are required, let a pull request with zero check runs pass C2.
+    #[serde(default)]
+    allow_no_ci: bool,
+    /// Check-run names that must all succeed (C2) unless a repository override says otherwise.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(
+            with = "Vec<String>",
+            inner(length(min = 1, max = 255)),
+            extend("uniqueItems" = true)
+        )
+    )]
+    required_checks: Vec<Spanned<String>>,
+    /// The GitHub App that must publish the required checks; unset means `github-actions`.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<String>", length(min = 1, max = 100))
+    )]
+    expected_check_publisher: Option<Spanned<String>>,
+    /// Open a revert pull request when a merged commit fails post-merge re-validation.
+    #[serde(default)]
+    auto_revert_pr: bool,
+    /// Days the agent-registry validator stays advisory before it blocks; 0 turns the clock off.
+    #[serde(default)]
+    l4_burn_in_days: u32,
+    /// Really merge pull requests. False (the default) is observe-only: the bot reports
+    /// "would have merged" and changes nothing on `main`.
+    #[serde(default)]
+    merge_enabled: bool,
+    /// Minutes after the head commit after which a required check with no report at all
+    /// counts as `check_never_reported`.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<u32>", range(min = 1), extend("default" = 60))
+    )]
+    check_report_timeout_minutes: Option<Spanned<u32>>,
+}
+
+/// Where the bot runs (`runner_tier`); informational only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename_all = "kebab-case"))]
+#[non_exhaustive]
+pub enum RunnerTier {
+    /// GitHub-hosted runners within the free minutes.
+    #[default]
+    ActionsFree,
+    /// A self-hosted runner.
+    SelfHosted,
+    /// A paid cloud runner.
+    PaidCloud,
+}
+
+impl RunnerTier {
+    const ALL: [Self; 3] = [Self::ActionsFree, Self::SelfHosted, Self::PaidCloud];
+
+    /// `actions-free`, `self-hosted` or `paid-cloud`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ActionsFree => "actions-free",
+            Self::SelfHosted => "self-hosted",
+            Self::PaidCloud => "paid-cloud",
+        }
+    }
+}
+
+/// The resolved `env.yml`, defaults applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Env {
+    bot_app_slug: String,
+    runner_tier: RunnerTier,
+    classifier_publisher_slug: String,
+    allow_no_ci: bool,
+    required_checks: Vec<String>,
+    expected_check_publisher: Option<String>,
+    auto_revert_pr: bool,
+    l4_burn_in_days: u32,
+    merge_enabled: bool,
+    check_report_timeout_minutes: u32,
+}
+
+impl Env {
+    /// The configured App slug (`bot_app_slug`); a hint, the API's answer is authoritative.
+    pub fn bot_app_slug(&self) -> &str {
+        &self.bot_app_slug
+    }
+
+    /// `runner_tier`, default [`RunnerTier::ActionsFree`].
+    pub fn runner_tier(&self) -> RunnerTier {
+        self.runner_tier
+    }
+
+    /// The trusted publisher of `classifier-judgment` (`classifier_publisher_slug`,
+    /// default `github-actions`).
+    pub fn classifier_publisher_slug(&self) -> &str {
+        &self.classifier_publisher_slug
+    }
+
+    /// `allow_no_ci`, default false: zero check runs pass C2 only when this is true and no
+    /// named checks are required.
+    pub fn allow_no_ci(&self) -> bool {
+        self.allow_no_ci
+    }
+
+    /// The global named required checks (`required_checks`, default empty). Per-repository
+    /// overrides take precedence; see `Config::effective_required_checks`.
+    pub fn required_checks(&self) -> &[String] {
+        &self.required_checks
+    }
+
+    /// The global expected check publisher, when set. Per-repository overrides take
+    /// precedence and `github-actions` is the fallback; see
+    /// `Config::effective_expected_check_publisher`.
+    pub fn expected_check_publisher(&self) -> Option<&str> {
+        self.expected_check_publisher.as_deref()
+    }
+
+    /// `auto_revert_pr`, default false.
+    pub fn auto_revert_pr(&self) -> bool {
+        self.auto_revert_pr
+    }
+
+    /// `l4_burn_in_days`, default 0 (no burn-in clock).
+    pub fn l4_burn_in_days(&self) -> u32 {
+        self.l4_burn_in_days
+    }
+
+    /// `merge_enabled`, default false (observe-only: nothing is merged).
+    pub fn merge_enabled(&self) -> bool {
+        self.merge_enabled
+    }
+
+    /// `check_report_timeout_minutes`, default 60: a required check with no report this
+    /// long after the head commit is reported as `check_never_reported`.
+    pub fn check_report_timeout_minutes(&self) -> u32 {
+        self.check_report_timeout_minutes
+    }
+}
+
+/// Reads and checks `env.yml`. `None` when the file cannot be read; otherwise the settings
+/// with invalid entries left out (each one reported).
+pub(crate) fn load(sink: &mut Sink<'_>, text: &str) -> Option<Env> {
+    let file = sink.file().to_owned();
+    let raw: EnvFile = yaml::parse(&file, text, sink.problems())?;
+    validate::app_slug(sink, "bot_app_slug", &raw.bot_app_slug);
+
+    let runner_tier = match &raw.runner_tier {
+        None => RunnerTier::default(),
+        Some(value) => match RunnerTier::ALL
+            .into_iter()
+            .find(|tier| tier.as_str() == value.value)
+        {
+            Some(tier) => tier,
+            None => {
+                sink.error(
+                    codes::INVALID_VALUE,
+                    "runner_tier",
+                    &value.referenced,
+                    format!(
+                        "unknown runner_tier `{}`, expected `actions-free`, `self-hosted` or `paid-cloud`",
+                        shown(&value.value)
+                    ),
+                );
+                RunnerTier::default()
+            }
+        },
+    };
+
+    let optional_text = |sink: &mut Sink<'_>, field: &str, value: &Option<Spanned<String>>| {
+        value
+            .as_ref()
+            .filter(|value| validate::text(sink, field, value, 1, 100))
+            .map(|value| value.value.clone())
+    };
+    let classifier_publisher_slug = optional_text(
+        sink,
+        "classifier_publisher_slug",
+        &raw.classifier_publisher_slug,
+    )
+    .unwrap_or_else(|| DEFAULT_CLASSIFIER_PUBLISHER.to_owned());
+    let expected_check_publisher = optional_text(
+        sink,
+        "expected_check_publisher",
+        &raw.expected_check_publisher,
+    );
+
+    let required_checks = validate::texts(
+        sink,
+        "required_checks",
+        &raw.required_checks,
+        255,
+        "required check",
+    );
+
+    let check_report_timeout_minutes = match &raw.check_report_timeout_minutes {
+        None => DEFAULT_CHECK_REPORT_TIMEOUT_MINUTES,
+        Some(value) if value.value == 0 => {
+            sink.error(
+                codes::INVALID_VALUE,
+                "check_report_timeout_minutes",
+                &value.referenced,
+                "check_report_timeout_minutes must be at least 1",
+            );
+            DEFAULT_CHECK_REPORT_TIMEOUT_MINUTES
+        }
+        Some(value) => value.value,
+    };
+
+    Some(Env {
+        bot_app_slug: raw.bot_app_slug.value,
+        runner_tier,
+        classifier_publisher_slug,
+        allow_no_ci: raw.allow_no_ci,
+        required_checks,
+        expected_check_publisher,
+        auto_revert_pr: raw.auto_revert_pr,
+        l4_burn_in_days: raw.l4_burn_in_days,
+        merge_enabled: raw.merge_enabled,
+        check_report_timeout_minutes,
+    })
+}

@@ -1,0 +1,663 @@
+//! `projects.yml`: which repositories the bot supervises and how, plus inbox and break-glass settings.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_saphyr::{Location, Spanned};
+
+use super::env::Env;
+use super::problem::{codes, shown};
+use super::validate::{self, Sink, first_at, item};
+use super::yaml::{self, SpannedMap};
+use crate::ids::RepoName;
+
+/// The default of `decision_inbox.lifecycle.reminder_hours`.
+pub const DEFAULT_REMINDER_HOURS: u32 = 72;
+/// The default of `decision_inbox.lifecycle.escalate_hours`.
+pub const DEFAULT_ESCALATE_HOURS: u32 = 168;
+/// The default of `break_glass.adr_deadline_hours`.
+pub const DEFAULT_ADR_DEADLINE_HOURS: u32 = 24;
+/// The default of `decision_inbox.lifecycle.availability.ref`.
+pub const DEFAULT_AVAILABILITY_REF: &str = "main";
+/// The default of `decision_inbox.lifecycle.availability.line_prefix`.
+pub const DEFAULT_AVAILABILITY_LINE_PREFIX: &str = "[OWNER_AVAILABILITY]";
+
+/// The repositories the bot supervises.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(title = "projects.yml"))]
+pub(crate) struct ProjectsFile {
+    /// The governance repository (`owner/name`): doctrine, incidents, decision inbox and the
+    /// `bot-state` branch that holds the bot's watermarks.
+    #[cfg_attr(feature = "schema", schemars(with = "String", regex(pattern = super::validate::REPO_PATTERN)))]
+    governance_repo: Spanned<String>,
+    /// Repositories whose pull requests and `main` history the bot supervises. May include
+    /// the governance repository.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(
+            with = "Vec<String>",
+            inner(regex(pattern = super::validate::REPO_PATTERN)),
+            extend("uniqueItems" = true)
+        )
+    )]
+    supervised_repos: Vec<Spanned<String>>,
+    /// The repository holding the bot itself; its pull requests are always Quadrant D.
+    /// Defaults to `governance_repo`.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<String>", regex(pattern = super::validate::REPO_PATTERN))
+    )]
+    bot_repo: Option<Spanned<String>>,
+    /// Where Quadrant D decisions are asked.
+    #[serde(default)]
+    decision_inbox: Option<DecisionInboxSection>,
+    /// Break-glass audit settings.
+    #[serde(default)]
+    break_glass: Option<BreakGlassSection>,
+    /// Supervised repositories that are scanned after the fact (post-merge re-validation,
+    /// break-glass audit, direct pushes) but whose pull requests are never gated or merged.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(
+            with = "Vec<String>",
+            inner(regex(pattern = super::validate::REPO_PATTERN)),
+            extend("uniqueItems" = true)
+        )
+    )]
+    audit_only_repos: Vec<Spanned<String>>,
+    /// Per-repository settings, keyed by `owner/name`.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "BTreeMap<String, RepoOverrideSection>")
+    )]
+    repo_overrides: SpannedMap<RepoOverrideSection>,
+}
+
+/// Where Quadrant D pull requests are put to the owner.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+struct DecisionInboxSection {
+    /// Repository for inbox issues. Defaults to `governance_repo`.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<String>", regex(pattern = super::validate::REPO_PATTERN))
+    )]
+    repository: Option<Spanned<String>>,
+    /// Legacy; accepted and ignored. It cannot turn the lifecycle on.
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<ThresholdsSection>"))]
+    thresholds: Option<Spanned<ThresholdsSection>>,
+    /// Optional reminders and escalation for open inbox issues (notify only; never approves).
+    #[serde(default)]
+    lifecycle: Option<LifecycleSection>,
+}
+
+/// Legacy inbox thresholds; accepted and ignored.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[allow(dead_code, reason = "legacy keys are accepted and never read")]
+struct ThresholdsSection {
+    /// Ignored.
+    #[serde(default)]
+    nudge_days: Option<u32>,
+    /// Ignored.
+    #[serde(default)]
+    abandon_days: Option<u32>,
+    /// Ignored.
+    #[serde(default)]
+    auto_close_days: Option<u32>,
+}
+
+/// Reminder and escalation comments on open inbox issues.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+struct LifecycleSection {
+    /// Turns the lifecycle on. Off by default: no calls, no comments.
+    #[serde(default)]
+    enabled: bool,
+    /// Hours an issue stays open (outings excluded) before one reminder comment.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<u32>", range(min = 1), extend("default" = 72))
+    )]
+    reminder_hours: Option<Spanned<u32>>,
+    /// Hours an issue stays open (outings excluded) before one escalation comment; must be
+    /// greater than `reminder_hours`.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<u32>", range(min = 1), extend("default" = 168))
+    )]
+    escalate_hours: Option<Spanned<u32>>,
+    /// A file where the owner records outings and quiet periods that pause the clock.
+    #[serde(default)]
+    availability: Option<AvailabilitySection>,
+}
+
+/// The owner's availability file: outings and quiet periods pause the lifecycle clock.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+struct AvailabilitySection {
+    /// Repository holding the file. Defaults to `governance_repo`.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<String>", regex(pattern = super::validate::REPO_PATTERN))
+    )]
+    repository: Option<Spanned<String>>,
+    /// Path of the file inside the repository.
+    #[cfg_attr(feature = "schema", schemars(with = "String", length(min = 1)))]
+    path: Spanned<String>,
+    /// Branch or tag to read. Defaults to `main`.
+    #[serde(default, rename = "ref")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(
+            with = "Option<String>",
+            length(min = 1, max = 255),
+            extend("default" = "main")
+        )
+    )]
+    git_ref: Option<Spanned<String>>,
+    /// Only lines starting with this prefix are read. Defaults to `[OWNER_AVAILABILITY]`.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(
+            with = "Option<String>",
+            length(min = 1, max = 100),
+            extend("default" = "[OWNER_AVAILABILITY]")
+        )
+    )]
+    line_prefix: Option<Spanned<String>>,
+}
+
+/// Break-glass audit settings.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+struct BreakGlassSection {
+    /// Hours after a break-glass commit within which an ADR under `docs/decisions/` must
+    /// reference it.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<u32>", range(min = 1), extend("default" = 24))
+    )]
+    adr_deadline_hours: Option<Spanned<u32>>,
+}
+
+/// A per-repository override; only these two keys exist.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+struct RepoOverrideSection {
+    /// Check-run names required in this repository, replacing `env.yml` `required_checks`.
+    /// An explicit empty list means "no named checks" even when a global list exists.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(
+            with = "Option<Vec<String>>",
+            inner(length(min = 1, max = 255)),
+            extend("uniqueItems" = true)
+        )
+    )]
+    required_checks: Option<Vec<Spanned<String>>>,
+    /// The GitHub App that must publish this repository's checks.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<String>", length(min = 1, max = 100))
+    )]
+    expected_check_publisher: Option<Spanned<String>>,
+}
+
+/// The resolved `projects.yml`, defaults applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Projects {
+    governance_repo: RepoName,
+    supervised_repos: Vec<RepoName>,
+    bot_repo: RepoName,
+    inbox_repository: RepoName,
+    lifecycle: InboxLifecycle,
+    adr_deadline_hours: u32,
+    audit_only_repos: Vec<RepoName>,
+    repo_overrides: BTreeMap<RepoName, RepoOverride>,
+}
+
+impl Projects {
+    /// The governance repository: doctrine, incidents, inbox default, `bot-state` branch.
+    pub fn governance_repo(&self) -> &RepoName {
+        &self.governance_repo
+    }
+
+    /// The supervised repositories, in file order (audit-only ones included).
+    pub fn supervised_repos(&self) -> &[RepoName] {
+        &self.supervised_repos
+    }
+
+    /// Whether `repo` is supervised.
+    pub fn is_supervised(&self, repo: &RepoName) -> bool {
+        self.supervised_repos.contains(repo)
+    }
+
+    /// The bot's own repository (`bot_repo`, default `governance_repo`); its pull requests
+    /// are always Quadrant D.
+    pub fn bot_repo(&self) -> &RepoName {
+        &self.bot_repo
+    }
+
+    /// Where inbox issues are opened (`decision_inbox.repository`, default `governance_repo`).
+    pub fn inbox_repository(&self) -> &RepoName {
+        &self.inbox_repository
+    }
+
+    /// The optional inbox lifecycle (`decision_inbox.lifecycle`), off by default.
+    pub fn lifecycle(&self) -> &InboxLifecycle {
+        &self.lifecycle
+    }
+
+    /// `break_glass.adr_deadline_hours`, default 24.
+    pub fn adr_deadline_hours(&self) -> u32 {
+        self.adr_deadline_hours
+    }
+
+    /// The audit-only repositories, in file order.
+    pub fn audit_only_repos(&self) -> &[RepoName] {
+        &self.audit_only_repos
+    }
+
+    /// Whether `repo` is audit-only: scanned, never gated.
+    pub fn is_audit_only(&self, repo: &RepoName) -> bool {
+        self.audit_only_repos.contains(repo)
+    }
+
+    /// Whether the pull requests of `repo` go through the gate: supervised and not audit-only.
+    pub fn is_gated(&self, repo: &RepoName) -> bool {
+        self.is_supervised(repo) && !self.is_audit_only(repo)
+    }
+
+    /// The override for `repo`, if `repo_overrides` has one.
+    pub fn repo_override(&self, repo: &RepoName) -> Option<&RepoOverride> {
+        self.repo_overrides.get(repo)
+    }
+
+    /// Every repository override, by repository.
+    pub fn repo_overrides(&self) -> &BTreeMap<RepoName, RepoOverride> {
+        &self.repo_overrides
+    }
+}
+
+/// One entry of `repo_overrides`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RepoOverride {
+    required_checks: Option<Vec<String>>,
+    expected_check_publisher: Option<String>,
+}
+
+impl RepoOverride {
+    /// The repository's own required checks when the key is present; `Some(&[])` means
+    /// "no named checks" and wins over the global list.
+    pub fn required_checks(&self) -> Option<&[String]> {
+        self.required_checks.as_deref()
+    }
+
+    /// The repository's own expected check publisher, when set.
+    pub fn expected_check_publisher(&self) -> Option<&str> {
+        self.expected_check_publisher.as_deref()
+    }
+}
+
+/// The optional inbox lifecycle: reminder and escalation comments, paused by outings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InboxLifecycle {
+    enabled: bool,
+    reminder_hours: u32,
+    escalate_hours: u32,
+    availability: Option<Availability>,
+}
+
+impl Default for InboxLifecycle {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            reminder_hours: DEFAULT_REMINDER_HOURS,
+            escalate_hours: DEFAULT_ESCALATE_HOURS,
+            availability: None,
+        }
+    }
+}
+
+impl InboxLifecycle {
+    /// `enabled`, default false: no lifecycle calls or comments at all.
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// `reminder_hours`, default 72.
+    pub fn reminder_hours(&self) -> u32 {
+        self.reminder_hours
+    }
+
+    /// `escalate_hours`, default 168.
+    pub fn escalate_hours(&self) -> u32 {
+        self.escalate_hours
+    }
+
+    /// The owner's availability file, when configured.
+    pub fn availability(&self) -> Option<&Availability> {
+        self.availability.as_ref()
+    }
+}
+
+/// Where the owner's availability file lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Availability {
+    repository: RepoName,
+    path: String,
+    git_ref: String,
+    line_prefix: String,
+}
+
+impl Availability {
+    /// Repository holding the file (default `governance_repo`).
+    pub fn repository(&self) -> &RepoName {
+        &self.repository
+    }
+
+    /// Path of the file inside the repository.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Branch or tag read (`ref`, default `main`).
+    pub fn git_ref(&self) -> &str {
+        &self.git_ref
+    }
+
+    /// Prefix of the lines that are read (default `[OWNER_AVAILABILITY]`).
+    pub fn line_prefix(&self) -> &str {
+        &self.line_prefix
+    }
+}
+
+/// Reads and checks `projects.yml`; with `env`, also warns about a weak C2 posture.
+/// `None` when the file cannot be read or `governance_repo` is invalid.
+pub(crate) fn load(sink: &mut Sink<'_>, text: &str, env: Option<&Env>) -> Option<Projects> {
+    let file = sink.file().to_owned();
+    let raw: ProjectsFile = yaml::parse(&file, text, sink.problems())?;
+    let governance_repo = validate::repo(sink, "governance_repo", &raw.governance_repo);
+    let supervised_repos = validate::repos(sink, "supervised_repos", &raw.supervised_repos);
+    let bot_repo = raw
+        .bot_repo
+        .as_ref()
+        .and_then(|repo| validate::repo(sink, "bot_repo", repo));
+    let audit_only_repos = validate::repos(sink, "audit_only_repos", &raw.audit_only_repos);
+    for (index, (repo, raw_repo)) in audit_only_repos
+        .iter()
+        .zip(&raw.audit_only_repos)
+        .enumerate()
+    {
+        if !supervised_repos.contains(repo) {
+            sink.warning(
+                codes::UNSUPERVISED_REPO,
+                &item("audit_only_repos", index),
+                &raw_repo.referenced,
+                format!("audit-only repository `{repo}` is not in supervised_repos, so it is never scanned"),
+            );
+        }
+    }
+
+    let (inbox_repository, lifecycle) = match &raw.decision_inbox {
+        None => (None, Some(InboxLifecycle::default())),
+        Some(inbox) => decision_inbox(sink, inbox, governance_repo.as_ref()),
+    };
+    let adr_deadline_hours = break_glass(sink, raw.break_glass.as_ref());
+    let repo_overrides = repo_overrides(sink, &raw.repo_overrides, &supervised_repos);
+
+    let governance_repo = governance_repo?;
+    let projects = Projects {
+        bot_repo: bot_repo.unwrap_or_else(|| governance_repo.clone()),
+        inbox_repository: inbox_repository.unwrap_or_else(|| governance_repo.clone()),
+        governance_repo,
+        supervised_repos,
+        lifecycle: lifecycle.unwrap_or_default(),
+        adr_deadline_hours,
+        audit_only_repos,
+        repo_overrides,
+    };
+    if let Some(env) = env {
+        c2_posture(sink, &projects, &raw, env);
+    }
+    Some(projects)
+}
+
+/// Checks `decision_inbox`: its repository and its lifecycle.
+fn decision_inbox(
+    sink: &mut Sink<'_>,
+    inbox: &DecisionInboxSection,
+    governance_repo: Option<&RepoName>,
+) -> (Option<RepoName>, Option<InboxLifecycle>) {
+    let repository = inbox
+        .repository
+        .as_ref()
+        .and_then(|repo| validate::repo(sink, "decision_inbox.repository", repo));
+    if let Some(thresholds) = &inbox.thresholds {
+        sink.warning(
+            codes::IGNORED_FIELD,
+            "decision_inbox.thresholds",
+            &thresholds.referenced,
+            "decision_inbox.thresholds is a legacy setting and is ignored; use decision_inbox.lifecycle",
+        );
+    }
+    let Some(raw) = &inbox.lifecycle else {
+        return (repository, Some(InboxLifecycle::default()));
+    };
+    let hours =
+        |sink: &mut Sink<'_>, name: &str, value: &Option<Spanned<u32>>, default: u32| match value {
+            None => default,
+            Some(value) if value.value == 0 => {
+                sink.error(
+                    codes::INVALID_VALUE,
+                    &format!("decision_inbox.lifecycle.{name}"),
+                    &value.referenced,
+                    format!("{name} must be at least 1"),
+                );
+                default
+            }
+            Some(value) => value.value,
+        };
+    let reminder_hours = hours(
+        sink,
+        "reminder_hours",
+        &raw.reminder_hours,
+        DEFAULT_REMINDER_HOURS,
+    );
+    let escalate_hours = hours(
+        sink,
+        "escalate_hours",
+        &raw.escalate_hours,
+        DEFAULT_ESCALATE_HOURS,
+    );
+    if escalate_hours <= reminder_hours {
+        let at = raw
+            .escalate_hours
+            .as_ref()
+            .or(raw.reminder_hours.as_ref())
+            .map_or(Location::UNKNOWN, |value| value.referenced);
+        sink.error(
+            codes::INVALID_VALUE,
+            "decision_inbox.lifecycle.escalate_hours",
+            &at,
+            format!(
+                "escalate_hours ({escalate_hours}) must be greater than reminder_hours ({reminder_hours})"
+            ),
+        );
+    }
+    let availability = match &raw.availability {
+        None => None,
+        Some(section) => availability(sink, section, governance_repo),
+    };
+    let lifecycle = InboxLifecycle {
+        enabled: raw.enabled,
+        reminder_hours,
+        escalate_hours,
+        availability,
+    };
+    (repository, Some(lifecycle))
+}
+
+/// Checks `decision_inbox.lifecycle.availability`.
+fn availability(
+    sink: &mut Sink<'_>,
+    raw: &AvailabilitySection,
+    governance_repo: Option<&RepoName>,
+) -> Option<Availability> {
+    const PREFIX: &str = "decision_inbox.lifecycle.availability";
+    let repository = match &raw.repository {
+        Some(repo) => validate::repo(sink, &format!("{PREFIX}.repository"), repo),
+        None => governance_repo.cloned(),
+    };
+    let path_ok = validate::repo_path(sink, &format!("{PREFIX}.path"), &raw.path);
+    let mut optional =
+        |name: &str, value: &Option<Spanned<String>>, max: usize, default: &str| match value {
+            None => Some(default.to_owned()),
+            Some(value) => validate::text(sink, &format!("{PREFIX}.{name}"), value, 1, max)
+                .then(|| value.value.clone()),
+        };
+    let git_ref = optional("ref", &raw.git_ref, 255, DEFAULT_AVAILABILITY_REF);
+    let line_prefix = optional(
+        "line_prefix",
+        &raw.line_prefix,
+        100,
+        DEFAULT_AVAILABILITY_LINE_PREFIX,
+    );
+    Some(Availability {
+        repository: repository?,
+        path: path_ok.then(|| raw.path.value.clone())?,
+        git_ref: git_ref?,
+        line_prefix: line_prefix?,
+    })
+}
+
+/// Checks `break_glass`; returns the ADR deadline in hours.
+fn break_glass(sink: &mut Sink<'_>, raw: Option<&BreakGlassSection>) -> u32 {
+    match raw.and_then(|section| section.adr_deadline_hours.as_ref()) {
+        None => DEFAULT_ADR_DEADLINE_HOURS,
+        Some(value) if value.value == 0 => {
+            sink.error(
+                codes::INVALID_VALUE,
+                "break_glass.adr_deadline_hours",
+                &value.referenced,
+                "adr_deadline_hours must be at least 1",
+            );
+            DEFAULT_ADR_DEADLINE_HOURS
+        }
+        Some(value) => value.value,
+    }
+}
+
+/// Checks `repo_overrides`: valid keys, each repository once, valid values.
+fn repo_overrides(
+    sink: &mut Sink<'_>,
+    raw: &SpannedMap<RepoOverrideSection>,
+    supervised: &[RepoName],
+) -> BTreeMap<RepoName, RepoOverride> {
+    let mut out = BTreeMap::new();
+    let mut seen: BTreeMap<RepoName, u64> = BTreeMap::new();
+    for (key, section) in &raw.0 {
+        let field = format!("repo_overrides.{}", shown(&key.value));
+        let Some(repo) = validate::repo(sink, &field, key) else {
+            continue;
+        };
+        if let Some(first) = seen.get(&repo) {
+            sink.error(
+                codes::INVALID_VALUE,
+                &field,
+                &key.referenced,
+                format!("repository `{repo}` has two overrides{}", first_at(*first)),
+            );
+            continue;
+        }
+        seen.insert(repo.clone(), key.referenced.line());
+        if !supervised.contains(&repo) {
+            sink.warning(
+                codes::UNSUPERVISED_REPO,
+                &field,
+                &key.referenced,
+                format!("repo_overrides names `{repo}`, which is not in supervised_repos, so the override has no effect"),
+            );
+        }
+        let required_checks = section.required_checks.as_ref().map(|checks| {
+            validate::texts(
+                sink,
+                &format!("{field}.required_checks"),
+                checks,
+                255,
+                "required check",
+            )
+        });
+        let expected_check_publisher = section
+            .expected_check_publisher
+            .as_ref()
+            .filter(|publisher| {
+                validate::text(
+                    sink,
+                    &format!("{field}.expected_check_publisher"),
+                    publisher,
+                    1,
+                    100,
+                )
+            })
+            .map(|publisher| publisher.value.clone());
+        out.insert(
+            repo,
+            RepoOverride {
+                required_checks,
+                expected_check_publisher,
+            },
+        );
+    }
+    out
+}
+
+/// Warns for each gated repository that names no required checks while `allow_no_ci` is
+/// false: C2 then accepts any set of green runs from the expected publisher.
+fn c2_posture(sink: &mut Sink<'_>, projects: &Projects, raw: &ProjectsFile, env: &Env) {
+    if env.allow_no_ci() {
+        return;
+    }
+    for (index, raw_repo) in raw.supervised_repos.iter().enumerate() {
+        let Ok(repo) = RepoName::parse(&raw_repo.value) else {
+            continue;
+        };
+        if !projects.is_gated(&repo) {
+            continue;
+        }
+        let checks = projects
+            .repo_override(&repo)
+            .and_then(RepoOverride::required_checks)
+            .unwrap_or(env.required_checks());
+        if checks.is_empty() {
+            sink.warning(
+                codes::C2_POSTURE,
+                &item("supervised_repos", index),
+                &raw_repo.referenced,
+                format!("C2 posture: gated repository `{repo}` names no required checks and allow_no_ci is false, so any green check run from the expected publisher passes C2; list the checks in required_checks"),
+            );
+        }
+    }
+}

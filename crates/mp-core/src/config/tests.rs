@@ -1,0 +1,752 @@
+//! Tests for configuration loading: every problem named by file, line and key; defaults; resolution.
+
+use super::*;
+use crate::severity::Severity;
+use proptest::prelude::*;
+
+const OWNER: &str = "github_login: alice\n";
+const PROJECTS: &str = "governance_repo: acme/governance\nsupervised_repos:\n  - acme/app\n";
+const ENV: &str = "bot_app_slug: acme-gate\nrequired_checks:\n  - test\n";
+/// Marks a file as absent in [`check`].
+const ABSENT: &str = "\u{0}absent";
+
+/// The minimal valid set (owner, projects, env) with `overrides` applied.
+fn files(overrides: &[(&str, &str)]) -> ConfigFiles {
+    let mut texts: BTreeMap<&str, &str> = [
+        (OWNER_FILE, OWNER),
+        (PROJECTS_FILE, PROJECTS),
+        (ENV_FILE, ENV),
+    ]
+    .into_iter()
+    .collect();
+    for (name, text) in overrides {
+        texts.insert(name, text);
+    }
+    texts
+        .into_iter()
+        .filter(|(_, text)| *text != ABSENT)
+        .collect()
+}
+
+/// Loads the minimal set with `overrides` and asserts the problem lines; returns the config.
+#[track_caller]
+fn check(overrides: &[(&str, &str)], expected: &[&str]) -> Option<Config> {
+    let report = load(&files(overrides));
+    let lines: Vec<String> = report.problems.iter().map(ToString::to_string).collect();
+    assert_eq!(lines, expected, "overrides: {overrides:#?}");
+    assert_eq!(
+        report.config.is_some(),
+        !report.has_errors(),
+        "a config comes back exactly when there is no error"
+    );
+    report.config
+}
+
+fn repo(name: &str) -> RepoName {
+    RepoName::parse(name).expect("test repository name")
+}
+
+#[test]
+fn minimal_set_loads_with_every_default() {
+    let config = check(&[], &[]).expect("loads");
+    let alice = Login::parse("alice").expect("login");
+    assert_eq!(config.allowlist(), std::slice::from_ref(&alice));
+    assert!(config.is_allowlisted(&alice));
+    let projects = config.projects();
+    assert_eq!(projects.governance_repo(), &repo("acme/governance"));
+    assert_eq!(projects.bot_repo(), &repo("acme/governance"));
+    assert_eq!(projects.inbox_repository(), &repo("acme/governance"));
+    assert_eq!(projects.adr_deadline_hours(), 24);
+    let lifecycle = projects.lifecycle();
+    assert!(!lifecycle.enabled());
+    assert_eq!(
+        (lifecycle.reminder_hours(), lifecycle.escalate_hours()),
+        (72, 168)
+    );
+    assert!(lifecycle.availability().is_none());
+    assert!(projects.is_gated(&repo("acme/app")));
+    assert!(!projects.is_gated(&repo("acme/governance")));
+    let env = config.env();
+    assert_eq!(env.runner_tier(), RunnerTier::ActionsFree);
+    assert_eq!(env.classifier_publisher_slug(), "github-actions");
+    assert!(!env.allow_no_ci());
+    assert!(!env.auto_revert_pr());
+    assert_eq!(env.l4_burn_in_days(), 0);
+    assert!(!config.merge_enabled(), "observe-only by default");
+    assert_eq!(env.check_report_timeout_minutes(), 60);
+    assert_eq!(env.expected_check_publisher(), None);
+    assert!(config.registry().is_none());
+    assert_eq!(config.skills(), &SkillsPolicy::default());
+    assert_eq!(config.path_rules(), &PathRulesSpec::default());
+    assert!(config.mirror_paths().is_none());
+    assert_eq!(
+        config.effective_expected_check_publisher(&repo("acme/app")),
+        "github-actions"
+    );
+}
+
+#[test]
+fn unknown_key_names_file_line_and_key() {
+    check(
+        &[(
+            OWNER_FILE,
+            "github_login: alice\nalowlisted_actors: [bob]\n",
+        )],
+        &[
+            "owner.yml:2:1: error[unknown_field]: unknown field `alowlisted_actors`, did you mean `allowlisted_actors`? (field `alowlisted_actors`)",
+        ],
+    );
+}
+
+#[test]
+fn unknown_nested_key_names_its_dotted_path() {
+    check(
+        &[(
+            PROJECTS_FILE,
+            "governance_repo: acme/governance\nsupervised_repos: [acme/app]\nrepo_overrides:\n  acme/app:\n    required_checks: [build]\n    merge_method: squash\n",
+        )],
+        &[
+            "projects.yml:6:5: error[unknown_field]: unknown field `merge_method`, expected one of `required_checks`, `expected_check_publisher` (field `repo_overrides.acme/app.merge_method`)",
+        ],
+    );
+}
+
+#[test]
+fn duplicate_key_is_refused() {
+    check(
+        &[(
+            ENV_FILE,
+            "bot_app_slug: acme-gate\nallow_no_ci: true\nallow_no_ci: false\n",
+        )],
+        &["env.yml:3:1: error[duplicate_key]: duplicate key `allow_no_ci` (field `allow_no_ci`)"],
+    );
+}
+
+#[test]
+fn duplicate_key_in_a_nested_map_is_refused() {
+    check(
+        &[(
+            SKILLS_FILE,
+            "severity_overrides:\n  no_todos: P2\n  no_todos: P0\n",
+        )],
+        &[
+            "skills.yml:3:3: error[duplicate_key]: duplicate key `no_todos` (field `severity_overrides.no_todos`)",
+        ],
+    );
+}
+
+#[test]
+fn wrong_type_is_named() {
+    check(
+        &[(ENV_FILE, "bot_app_slug: acme-gate\nrequired_checks: test\n")],
+        &["env.yml:2:18: error[wrong_type]: expected a list (field `required_checks`)"],
+    );
+}
+
+#[test]
+fn yes_no_booleans_are_refused() {
+    check(
+        &[(ENV_FILE, "bot_app_slug: acme-gate\nmerge_enabled: yes\n")],
+        &[
+            "env.yml:2:16: error[wrong_type]: expected `true` or `false` (yes/no/on/off are not booleans here) (field `merge_enabled`)",
+        ],
+    );
+}
+
+#[test]
+fn unquoted_number_is_not_text() {
+    check(
+        &[(
+            AGENT_REGISTRY_FILE,
+            "tools: [codex]\nmodels:\n  codex:\n    - 5.5\n",
+        )],
+        &[
+            "agent_registry.yml:4:7: error[wrong_type]: the value `5.5` must be quoted to be read as text (field `models.codex`)",
+        ],
+    );
+}
+
+#[test]
+fn merge_keys_are_refused() {
+    check(
+        &[(
+            SKILLS_FILE,
+            "base: &base\n  x: P2\nseverity_overrides:\n  <<: *base\n",
+        )],
+        &[
+            "skills.yml:1:1: error[unknown_field]: unknown field `base`, expected one of `enabled`, `disabled`, `severity_overrides` (field `base`)",
+        ],
+    );
+    check(
+        &[(SKILLS_FILE, "severity_overrides:\n  <<: {x: P2}\n")],
+        &[
+            "skills.yml:2:3: error[unsupported_yaml]: YAML merge keys (`<<`) are not allowed; write the keys out (field `severity_overrides.<<`)",
+        ],
+    );
+}
+
+#[test]
+fn bad_glob_is_reported_with_its_line() {
+    check(
+        &[(
+            CLASSIFIER_RULES_FILE,
+            "always_d:\n  - config/**\n  - \"src/[oops\"\n  - /abs/**\n",
+        )],
+        &[
+            "classifier_rules.yml:3:5: error[bad_pattern]: bad glob `src/[oops`: unclosed character class; missing ']' (field `always_d[1]`)",
+            "classifier_rules.yml:4:5: error[bad_pattern]: bad glob `/abs/**`: the pattern starts with `/` and can never match; paths are relative to the repository root (field `always_d[2]`)",
+        ],
+    );
+}
+
+#[test]
+fn classifier_lists_left_out_keep_the_default_and_empty_lists_turn_off() {
+    let config = check(
+        &[(
+            CLASSIFIER_RULES_FILE,
+            "critical: []\nappend_only:\n  - adr/**\n",
+        )],
+        &[],
+    )
+    .expect("loads");
+    let rules = config.path_rules();
+    assert_eq!(rules.always_d, PathRulesSpec::default().always_d);
+    assert_eq!(rules.append_only, ["adr/**"]);
+    assert!(rules.critical.is_empty());
+}
+
+#[test]
+fn bad_login_is_named() {
+    check(
+        &[(
+            OWNER_FILE,
+            "github_login: -alice\nallowlisted_actors:\n  - alice\n  - Bob\n  - bob\n",
+        )],
+        &[
+            "owner.yml:1:15: error[invalid_value]: invalid GitHub login `-alice`: expected letters, digits and `-`, starting with a letter or digit, at most 39 characters (field `github_login`)",
+            "owner.yml:5:5: error[invalid_value]: login `bob` is listed twice (first at line 4) (field `allowlisted_actors[2]`)",
+        ],
+    );
+}
+
+#[test]
+fn explicit_allowlist_replaces_the_default() {
+    let config = check(
+        &[(
+            OWNER_FILE,
+            "github_login: alice\nallowlisted_actors: [carol, dave]\ndisplay_name: Alice\n",
+        )],
+        &[],
+    )
+    .expect("loads");
+    let names: Vec<&str> = config.allowlist().iter().map(Login::as_str).collect();
+    assert_eq!(names, ["carol", "dave"]);
+    assert_eq!(config.owner().display_name(), Some("Alice"));
+    check(
+        &[(OWNER_FILE, "github_login: alice\nallowlisted_actors: []\n")],
+        &[
+            "owner.yml:2:21: error[invalid_value]: allowlisted_actors is empty; list at least one login or remove the key to trust only github_login (field `allowlisted_actors`)",
+        ],
+    );
+}
+
+#[test]
+fn bad_repo_names_and_duplicates_are_named() {
+    check(
+        &[(
+            PROJECTS_FILE,
+            "governance_repo: acme\nsupervised_repos:\n  - acme/app\n  - Acme/App\n  - acme/a b\n",
+        )],
+        &[
+            "projects.yml:1:18: error[invalid_value]: invalid repository `acme`: expected owner/name (field `governance_repo`)",
+            "projects.yml:4:5: error[invalid_value]: repository `acme/app` is listed twice (first at line 3) (field `supervised_repos[1]`)",
+            "projects.yml:5:5: error[invalid_value]: invalid repository `acme/a b`: expected owner/name (field `supervised_repos[2]`)",
+        ],
+    );
+}
+
+#[test]
+fn bad_app_slug_and_unknown_runner_tier_are_named() {
+    check(
+        &[(
+            ENV_FILE,
+            "bot_app_slug: Acme_Gate\nrunner_tier: laptop\nrequired_checks: [test, test]\ncheck_report_timeout_minutes: 0\n",
+        )],
+        &[
+            "env.yml:1:15: error[invalid_value]: invalid GitHub App slug `Acme_Gate`: expected 2-100 lowercase letters, digits and `-`, not starting or ending with `-` (field `bot_app_slug`)",
+            "env.yml:2:14: error[invalid_value]: unknown runner_tier `laptop`, expected `actions-free`, `self-hosted` or `paid-cloud` (field `runner_tier`)",
+            "env.yml:3:25: error[invalid_value]: required check `test` is listed twice (first at line 3) (field `required_checks[1]`)",
+            "env.yml:4:31: error[invalid_value]: check_report_timeout_minutes must be at least 1 (field `check_report_timeout_minutes`)",
+        ],
+    );
+}
+
+#[test]
+fn env_values_are_read() {
+    let config = check(
+        &[(
+            ENV_FILE,
+            "bot_app_slug: acme-gate\nrunner_tier: self-hosted\nclassifier_publisher_slug: acme-classifier\nallow_no_ci: true\nexpected_check_publisher: buildkite\nauto_revert_pr: true\nl4_burn_in_days: 60\nmerge_enabled: true\ncheck_report_timeout_minutes: 15\n",
+        )],
+        &[],
+    )
+    .expect("loads");
+    let env = config.env();
+    assert_eq!(env.runner_tier(), RunnerTier::SelfHosted);
+    assert_eq!(env.classifier_publisher_slug(), "acme-classifier");
+    assert!(env.allow_no_ci() && env.auto_revert_pr() && env.merge_enabled());
+    assert_eq!(env.l4_burn_in_days(), 60);
+    assert_eq!(env.check_report_timeout_minutes(), 15);
+    assert_eq!(
+        config.effective_expected_check_publisher(&repo("acme/app")),
+        "buildkite"
+    );
+    assert!(
+        config
+            .effective_required_checks(&repo("acme/app"))
+            .is_empty()
+    );
+}
+
+#[test]
+fn disabling_a_required_validator_is_refused() {
+    check(
+        &[(
+            SKILLS_FILE,
+            "disabled:\n  - hook_hallucination_guard\n  - validator_trailers\n",
+        )],
+        &[
+            "skills.yml:3:5: error[cannot_disable_required_validator]: `validator_trailers` always runs and cannot be disabled; to make a user skill advisory, use severity_overrides (field `disabled[1]`)",
+        ],
+    );
+    let config = check(
+        &[(SKILLS_FILE, "disabled: [hook_hallucination_guard]\n")],
+        &[],
+    )
+    .expect("loads");
+    assert!(config.skills().is_disabled("hook_hallucination_guard"));
+    assert!(!config.skills().is_disabled("validator_trailers"));
+}
+
+#[test]
+fn lowering_a_core_validator_is_ignored_with_a_warning() {
+    let config = check(
+        &[(
+            SKILLS_FILE,
+            "severity_overrides:\n  validator_ci_green: P2\n  validator_trailers: P1\n  validator_agent_registry: P0\n",
+        )],
+        &["skills.yml:2:23: warning[severity_not_lowered]: `validator_ci_green` is a core L1 validator and stays blocking; the override to P2 is ignored (field `severity_overrides.validator_ci_green`)"],
+    )
+    .expect("a warning does not block");
+    let skills = config.skills();
+    assert_eq!(skills.severity_override("validator_ci_green"), None);
+    assert_eq!(
+        skills.severity_override("validator_trailers"),
+        Some(Severity::P1)
+    );
+    assert_eq!(
+        skills.severity_override("validator_agent_registry"),
+        Some(Severity::P0)
+    );
+}
+
+#[test]
+fn unknown_severity_is_an_error() {
+    check(
+        &[(SKILLS_FILE, "severity_overrides:\n  no_todos: high\n")],
+        &[
+            "skills.yml:2:13: error[invalid_value]: unknown severity `high` for `no_todos`, expected P0, P1, P2 or P3 (field `severity_overrides.no_todos`)",
+        ],
+    );
+}
+
+#[test]
+fn user_skill_allowlist_applies_to_user_skills() {
+    let config = check(&[(SKILLS_FILE, "enabled: [no_todos]\n")], &[]).expect("loads");
+    assert!(config.skills().user_skill_enabled("no_todos"));
+    assert!(!config.skills().user_skill_enabled("other"));
+    let config = check(&[(SKILLS_FILE, "# nothing yet\n")], &[]).expect("loads");
+    assert!(config.skills().user_skill_enabled("other"));
+}
+
+#[test]
+fn effective_required_checks_resolve_override_then_env() {
+    let config = check(
+        &[(
+            PROJECTS_FILE,
+            "governance_repo: acme/governance\nsupervised_repos: [acme/app, acme/web, acme/docs]\nrepo_overrides:\n  acme/web:\n    required_checks: [lint, e2e]\n    expected_check_publisher: buildkite\n  acme/docs:\n    required_checks: []\n",
+        )],
+        &["projects.yml:2:40: warning[c2_posture]: C2 posture: gated repository `acme/docs` names no required checks and allow_no_ci is false, so any green check run from the expected publisher passes C2; list the checks in required_checks (field `supervised_repos[2]`)"],
+    )
+    .expect("loads");
+    assert_eq!(
+        config.effective_required_checks(&repo("acme/app")),
+        ["test"]
+    );
+    assert_eq!(
+        config.effective_required_checks(&repo("acme/web")),
+        ["lint", "e2e"]
+    );
+    assert!(
+        config
+            .effective_required_checks(&repo("acme/docs"))
+            .is_empty(),
+        "an explicit [] means no named checks despite the global list"
+    );
+    assert_eq!(
+        config.effective_expected_check_publisher(&repo("acme/web")),
+        "buildkite"
+    );
+    assert_eq!(
+        config.effective_expected_check_publisher(&repo("acme/app")),
+        "github-actions"
+    );
+}
+
+#[test]
+fn c2_posture_warns_only_for_gated_repos_without_checks() {
+    check(
+        &[
+            (
+                PROJECTS_FILE,
+                "governance_repo: acme/governance\nsupervised_repos:\n  - acme/app\n  - acme/infra\naudit_only_repos: [acme/infra]\n",
+            ),
+            (ENV_FILE, "bot_app_slug: acme-gate\n"),
+        ],
+        &[
+            "projects.yml:3:5: warning[c2_posture]: C2 posture: gated repository `acme/app` names no required checks and allow_no_ci is false, so any green check run from the expected publisher passes C2; list the checks in required_checks (field `supervised_repos[0]`)",
+        ],
+    );
+    check(
+        &[(ENV_FILE, "bot_app_slug: acme-gate\nallow_no_ci: true\n")],
+        &[],
+    );
+}
+
+#[test]
+fn project_sections_resolve_and_warn() {
+    let config = check(
+        &[(
+            PROJECTS_FILE,
+            "governance_repo: acme/governance
+supervised_repos: [acme/app]
+bot_repo: acme/merge-bot
+audit_only_repos: [acme/old]
+decision_inbox:
+  repository: acme/decisions
+  thresholds:
+    nudge_days: 3
+  lifecycle:
+    enabled: true
+    reminder_hours: 24
+    availability:
+      path: OWNER.md
+break_glass:
+  adr_deadline_hours: 48
+repo_overrides:
+  acme/other:
+    required_checks: [build]
+",
+        )],
+        &[
+            "projects.yml:4:20: warning[unsupervised_repo]: audit-only repository `acme/old` is not in supervised_repos, so it is never scanned (field `audit_only_repos[0]`)",
+            "projects.yml:8:5: warning[ignored_field]: decision_inbox.thresholds is a legacy setting and is ignored; use decision_inbox.lifecycle (field `decision_inbox.thresholds`)",
+            "projects.yml:17:3: warning[unsupervised_repo]: repo_overrides names `acme/other`, which is not in supervised_repos, so the override has no effect (field `repo_overrides.acme/other`)",
+        ],
+    )
+    .expect("warnings do not block");
+    let projects = config.projects();
+    assert_eq!(projects.bot_repo(), &repo("acme/merge-bot"));
+    assert_eq!(projects.inbox_repository(), &repo("acme/decisions"));
+    assert_eq!(projects.adr_deadline_hours(), 48);
+    let lifecycle = projects.lifecycle();
+    assert!(lifecycle.enabled());
+    assert_eq!(
+        (lifecycle.reminder_hours(), lifecycle.escalate_hours()),
+        (24, 168)
+    );
+    let availability = lifecycle.availability().expect("configured");
+    assert_eq!(availability.repository(), &repo("acme/governance"));
+    assert_eq!(availability.path(), "OWNER.md");
+    assert_eq!(availability.git_ref(), "main");
+    assert_eq!(availability.line_prefix(), "[OWNER_AVAILABILITY]");
+}
+
+#[test]
+fn lifecycle_hours_must_be_ordered() {
+    check(
+        &[(
+            PROJECTS_FILE,
+            "governance_repo: acme/governance\nsupervised_repos: [acme/app]\ndecision_inbox:\n  lifecycle:\n    reminder_hours: 100\n    escalate_hours: 50\n",
+        )],
+        &[
+            "projects.yml:6:21: error[invalid_value]: escalate_hours (50) must be greater than reminder_hours (100) (field `decision_inbox.lifecycle.escalate_hours`)",
+        ],
+    );
+}
+
+#[test]
+fn missing_nested_key_names_its_path() {
+    check(
+        &[(
+            PROJECTS_FILE,
+            "governance_repo: acme/governance\ndecision_inbox:\n  lifecycle:\n    availability: {ref: main}\n",
+        )],
+        &[
+            "projects.yml:4:20: error[missing_field]: missing required field `path` (field `decision_inbox.lifecycle.availability.path`)",
+        ],
+    );
+}
+
+#[test]
+fn missing_required_file_is_named() {
+    check(
+        &[(ENV_FILE, ABSENT)],
+        &["env.yml: error[missing_file]: required file `env.yml` is missing"],
+    );
+}
+
+#[test]
+fn empty_required_file_reports_the_missing_key() {
+    check(
+        &[(OWNER_FILE, "# owner of this deployment\n")],
+        &[
+            "owner.yml: error[missing_field]: missing required field `github_login` (the file is empty) (field `github_login`)",
+        ],
+    );
+}
+
+#[test]
+fn every_file_is_checked_even_when_others_fail() {
+    check(
+        &[
+            (OWNER_FILE, "github_login: [alice]\n"),
+            (PROJECTS_FILE, ABSENT),
+            (ENV_FILE, "bot_app_slug: acme-gate\nallow_no_ci: on\n"),
+            (AGENT_REGISTRY_FILE, "tools: [Codex]\n"),
+            ("owner.yaml", "github_login: alice\n"),
+        ],
+        &[
+            "owner.yml:1:15: error[wrong_type]: expected text (field `github_login`)",
+            "projects.yml: error[missing_file]: required file `projects.yml` is missing",
+            "env.yml:2:14: error[wrong_type]: expected `true` or `false` (yes/no/on/off are not booleans here) (field `allow_no_ci`)",
+            "agent_registry.yml:1:9: error[invalid_value]: invalid tool name `Codex`: expected a lowercase letter then up to 49 lowercase letters, digits or `-` (field `tools[0]`)",
+            "owner.yaml: warning[unknown_file]: `owner.yaml` is not a configuration file and is not read; did you mean `owner.yml`?",
+        ],
+    );
+}
+
+#[test]
+fn registry_models_must_name_registered_tools() {
+    check(
+        &[(
+            AGENT_REGISTRY_FILE,
+            "tools: [claude-code, manual]\nmodels:\n  claude-cod: [\"*\"]\n  manual: []\nmachines: [laptop]\n",
+        )],
+        &[
+            "agent_registry.yml:3:3: error[invalid_value]: models names tool `claude-cod`, which is not in tools (field `models.claude-cod`)",
+            "agent_registry.yml:4:11: error[invalid_value]: the model list of `manual` is empty; use [\"*\"] to allow any model (field `models.manual`)",
+            "agent_registry.yml:5:11: warning[ignored_field]: machines is a legacy setting and is ignored; Agent-Machine is never checked (field `machines`)",
+        ],
+    );
+}
+
+#[test]
+fn parse_agent_registry_stands_alone() {
+    let registry = parse_agent_registry(
+        "agent_registry.yml",
+        "tools: [claude-code, manual]\nmodels:\n  manual: [n/a]\n",
+    )
+    .expect("valid registry");
+    assert!(registry.model_allowed("claude-code", "anything"));
+    assert!(registry.model_allowed("manual", "n/a"));
+    assert!(!registry.model_allowed("manual", "gpt-5"));
+    let problems: Vec<String> =
+        parse_agent_registry("hooks/registry.yml", "tools: [codex, codex]\n")
+            .expect_err("duplicate tool")
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+    assert_eq!(
+        problems,
+        [
+            "hooks/registry.yml:1:16: error[invalid_value]: tool `codex` is listed twice (first at line 1) (field `tools[1]`)"
+        ]
+    );
+}
+
+#[test]
+fn mirror_paths_are_read_from_json() {
+    let config = check(
+        &[(
+            MIRROR_PATHS_FILE,
+            "{\n  \"schema_version\": 1,\n  \"canonical_paths\": [\"AGENTS.md\", \"docs/policy.md\"],\n  \"exceptions\": {\"App\": [\"docs/policy.md\"]}\n}\n",
+        )],
+        &[],
+    )
+    .expect("loads");
+    let mirror = config.mirror_paths().expect("present");
+    assert_eq!(mirror.paths_for("app"), ["AGENTS.md"]);
+    assert_eq!(mirror.paths_for("web"), ["AGENTS.md", "docs/policy.md"]);
+    check(
+        &[(
+            MIRROR_PATHS_FILE,
+            "{\"schema_version\": 2, \"canonical_paths\": [\"a\", \"../b\"],\n \"exceptions\": {\"acme/app\": [\"a\"], \"web\": [\"c\"]}}",
+        )],
+        &[
+            "mirror_paths.json:1:20: error[invalid_value]: unsupported schema_version 2, expected 1 (field `schema_version`)",
+            "mirror_paths.json:1:48: error[invalid_value]: invalid path `../b`: the path has an empty, `.` or `..` segment (field `canonical_paths[1]`)",
+            "mirror_paths.json:2:17: error[invalid_value]: invalid repository name `acme/app`; use the repository name without its owner (field `exceptions.acme/app`)",
+            "mirror_paths.json:2:44: warning[no_effect]: exception `c` is not a canonical path, so it has no effect (field `exceptions.web[0]`)",
+        ],
+    );
+}
+
+#[test]
+fn problem_display_is_one_line_without_unknown_parts() {
+    let problem = ConfigProblem::error("env.yml", codes::WRONG_TYPE, "bad\nvalue").at(3, 0);
+    assert_eq!(
+        problem.to_string(),
+        "env.yml:3: error[wrong_type]: bad\\nvalue"
+    );
+}
+
+#[test]
+fn example_config_sets_load_cleanly() {
+    let solo: ConfigFiles = [
+        (
+            OWNER_FILE,
+            include_str!("../../../../examples/solo-developer/owner.yml"),
+        ),
+        (
+            PROJECTS_FILE,
+            include_str!("../../../../examples/solo-developer/projects.yml"),
+        ),
+        (
+            ENV_FILE,
+            include_str!("../../../../examples/solo-developer/env.yml"),
+        ),
+        (
+            AGENT_REGISTRY_FILE,
+            include_str!("../../../../examples/solo-developer/agent_registry.yml"),
+        ),
+        (
+            SKILLS_FILE,
+            include_str!("../../../../examples/solo-developer/skills.yml"),
+        ),
+        (
+            CLASSIFIER_RULES_FILE,
+            include_str!("../../../../examples/solo-developer/classifier_rules.yml"),
+        ),
+    ]
+    .into_iter()
+    .collect();
+    let team: ConfigFiles = [
+        (
+            OWNER_FILE,
+            include_str!("../../../../examples/small-team/owner.yml"),
+        ),
+        (
+            PROJECTS_FILE,
+            include_str!("../../../../examples/small-team/projects.yml"),
+        ),
+        (
+            ENV_FILE,
+            include_str!("../../../../examples/small-team/env.yml"),
+        ),
+        (
+            AGENT_REGISTRY_FILE,
+            include_str!("../../../../examples/small-team/agent_registry.yml"),
+        ),
+        (
+            SKILLS_FILE,
+            include_str!("../../../../examples/small-team/skills.yml"),
+        ),
+        (
+            CLASSIFIER_RULES_FILE,
+            include_str!("../../../../examples/small-team/classifier_rules.yml"),
+        ),
+        (
+            MIRROR_PATHS_FILE,
+            include_str!("../../../../examples/small-team/mirror_paths.json"),
+        ),
+    ]
+    .into_iter()
+    .collect();
+    for (name, files) in [("solo-developer", solo), ("small-team", team)] {
+        let report = load(&files);
+        let lines: Vec<String> = report.problems.iter().map(ToString::to_string).collect();
+        assert!(lines.is_empty(), "{name}: {lines:#?}");
+        let config = report.config.expect("example loads");
+        assert_eq!(
+            config.path_rules(),
+            &PathRulesSpec::default(),
+            "{name}: the example classifier_rules.yml is the shipped default"
+        );
+        assert!(config.registry().is_some(), "{name}");
+    }
+}
+
+#[cfg(feature = "schema")]
+#[test]
+fn committed_schemas_are_current() {
+    let committed = [
+        include_str!("../../../../schemas/owner.schema.json"),
+        include_str!("../../../../schemas/projects.schema.json"),
+        include_str!("../../../../schemas/env.schema.json"),
+        include_str!("../../../../schemas/agent_registry.schema.json"),
+        include_str!("../../../../schemas/skills.schema.json"),
+        include_str!("../../../../schemas/classifier_rules.schema.json"),
+        include_str!("../../../../schemas/mirror_paths.schema.json"),
+    ];
+    for ((name, schema), committed) in json_schemas().into_iter().zip(committed) {
+        let generated = serde_json::to_string_pretty(&schema).expect("schema serializes") + "\n";
+        assert_eq!(
+            generated, committed,
+            "schemas/{name}.schema.json is stale; run `cargo xtask schemas`"
+        );
+    }
+}
+
+/// Text that looks a little like YAML, to reach deeper into the parser than random bytes.
+fn yamlish() -> impl Strategy<Value = String> {
+    let token = prop_oneof![
+        Just("github_login: ".to_owned()),
+        Just("tools:".to_owned()),
+        Just("repo_overrides:".to_owned()),
+        Just("\n  - ".to_owned()),
+        Just("\n".to_owned()),
+        Just("  ".to_owned()),
+        Just("[".to_owned()),
+        Just("]".to_owned()),
+        Just("{".to_owned()),
+        Just("}".to_owned()),
+        Just(": ".to_owned()),
+        Just("&a ".to_owned()),
+        Just("*a".to_owned()),
+        Just("<<: ".to_owned()),
+        Just("!tag ".to_owned()),
+        Just("\"".to_owned()),
+        Just("# c".to_owned()),
+        Just("---\n".to_owned()),
+        "[a-z/_*\\[\\]-]{0,12}",
+        any::<String>(),
+    ];
+    prop::collection::vec(token, 0..24).prop_map(|tokens| tokens.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn load_never_panics(
+        file in prop::sample::select(CONFIG_FILE_NAMES.to_vec()),
+        text in prop_oneof![any::<String>(), yamlish()],
+    ) {
+        let report = load(&files(&[(file, &text)]));
+        prop_assert_eq!(report.config.is_some(), !report.has_errors());
+        for problem in &report.problems {
+            prop_assert!(!problem.to_string().contains('\n'));
+        }
+    }
+}

@@ -1,0 +1,387 @@
+//! The GitHub port: the reads and writes the tick performs (the REST endpoints behind each
+//! method are named for adapter authors).
+
+use crate::context::CommentId;
+use crate::context::{CheckRun, Comment, CommitContext, FileChange, LabelEvent, PrState, Reaction};
+use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
+
+/// A pull request as listed by GitHub, before its commits, files and checks are fetched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PullRequest {
+    /// The repository.
+    pub repo: RepoName,
+    /// The number.
+    pub number: PrNumber,
+    /// Title.
+    pub title: String,
+    /// Body (empty when none).
+    pub body: String,
+    /// Head commit.
+    pub head_sha: CommitSha,
+    /// Head branch.
+    pub head_ref: String,
+    /// Base commit as GitHub records it for the pull request.
+    pub base_sha: CommitSha,
+    /// Base branch.
+    pub base_ref: String,
+    /// Open or closed.
+    pub state: PrState,
+    /// Whether it was merged.
+    pub merged: bool,
+    /// Current label names.
+    pub labels: Vec<String>,
+    /// Author login.
+    pub author: Login,
+    /// Creation time.
+    pub created_at: Option<Timestamp>,
+}
+
+/// Open or closed, for issues.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IssueState {
+    /// Open.
+    Open,
+    /// Closed.
+    Closed,
+}
+
+/// An issue (or a pull request seen through the issues API).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Issue {
+    /// The repository.
+    pub repo: RepoName,
+    /// The number.
+    pub number: PrNumber,
+    /// Title.
+    pub title: String,
+    /// Body (empty when none).
+    pub body: String,
+    /// Open or closed.
+    pub state: IssueState,
+    /// Current label names.
+    pub labels: Vec<String>,
+    /// Author login, when known.
+    pub author: Option<Login>,
+    /// Creation time.
+    pub created_at: Option<Timestamp>,
+    /// Whether this item is a pull request.
+    pub is_pull_request: bool,
+}
+
+/// Which issues to list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IssueQuery {
+    /// `None` lists open and closed issues (`state=all`).
+    pub state: Option<IssueState>,
+    /// Only issues carrying every one of these labels.
+    pub labels: Vec<String>,
+}
+
+/// A new issue to open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewIssue {
+    /// Title.
+    pub title: String,
+    /// Markdown body.
+    pub body: String,
+    /// Labels to set on creation.
+    pub labels: Vec<String>,
+}
+
+/// How to merge. mp only squash-merges; the enum leaves room for embedders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MergeMethod {
+    /// One commit on the base branch.
+    Squash,
+}
+
+/// A merge request with its head-SHA precondition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeRequest {
+    /// The head the pull request must still have; GitHub refuses the merge otherwise (409).
+    pub head_sha: CommitSha,
+    /// The merge method.
+    pub method: MergeMethod,
+    /// The squash commit message (the identity block), or `None` for GitHub's default.
+    pub commit_message: Option<String>,
+}
+
+/// What `update-branch` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpdateBranchOutcome {
+    /// GitHub accepted the update (202); the head will move.
+    Accepted,
+    /// Nothing to do, or a conflict (422); the message says which.
+    Refused {
+        /// GitHub's message.
+        message: String,
+    },
+}
+
+/// A failed GitHub call.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GitHubError {
+    /// The resource does not exist (404), or is not visible to the installation.
+    #[error("{what} not found")]
+    NotFound {
+        /// What was looked up, e.g. `acme/app#7 comments`.
+        what: String,
+    },
+    /// A merge was refused because the head is no longer the given SHA (409).
+    #[error("head of {pr} moved: merge precondition {expected} no longer holds")]
+    HeadMoved {
+        /// `owner/repo#N`.
+        pr: String,
+        /// The SHA the merge was pinned to.
+        expected: CommitSha,
+    },
+    /// A merge was refused as not mergeable (405), e.g. conflicts or a protected branch.
+    #[error("{pr} is not mergeable: {message}")]
+    NotMergeable {
+        /// `owner/repo#N`.
+        pr: String,
+        /// GitHub's message.
+        message: String,
+    },
+    /// The primary rate limit is exhausted (or under the configured reserve).
+    #[error("rate limit exhausted: {remaining} calls left")]
+    RateLimited {
+        /// Calls left in the current window.
+        remaining: u32,
+    },
+    /// A secondary rate limit (403/429) persisted after the bounded retries.
+    #[error("secondary rate limit; retry after {retry_after_secs} s")]
+    Throttled {
+        /// The server's `Retry-After`, in seconds.
+        retry_after_secs: u64,
+    },
+    /// The call could not complete: network error, timeout, 5xx after retries.
+    #[error("{route}: {message}")]
+    Unavailable {
+        /// The route, e.g. `GET /repos/{o}/{r}/pulls`.
+        route: String,
+        /// What happened.
+        message: String,
+    },
+    /// GitHub answered something the adapter could not read.
+    #[error("{route}: unreadable answer: {message}")]
+    Malformed {
+        /// The route.
+        route: String,
+        /// What was wrong.
+        message: String,
+    },
+    /// Any other refusal, with its HTTP status.
+    #[error("{route} answered HTTP {status}: {message}")]
+    Status {
+        /// The route.
+        route: String,
+        /// The HTTP status.
+        status: u16,
+        /// GitHub's message.
+        message: String,
+    },
+}
+
+impl GitHubError {
+    /// Whether retrying on a later tick may succeed without anyone changing anything.
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            Self::RateLimited { .. } | Self::Throttled { .. } | Self::Unavailable { .. }
+        )
+    }
+}
+
+/// The GitHub reads and writes of one tick.
+///
+/// All methods take `&self`: adapters keep their own interior state (caches, counters).
+/// Unless a method says otherwise, adapters return [`GitHubError::NotFound`] for a missing
+/// repository, pull request or issue, [`GitHubError::RateLimited`] /
+/// [`GitHubError::Throttled`] when limits stop the call, and
+/// [`GitHubError::Unavailable`] for transport failures after their bounded retries.
+#[async_trait::async_trait]
+pub trait GitHub: Send + Sync {
+    /// The bot's own login, `<app-slug>[bot]` (`GET /app`).
+    ///
+    /// # Errors
+    /// Any error: the tick fails closed, since receipts cannot be recognised without it.
+    async fn bot_login(&self) -> Result<Login, GitHubError>;
+
+    /// Calls left in the primary rate-limit window, as last reported; `None` when unknown.
+    fn rate_limit_remaining(&self) -> Option<u32>;
+
+    /// Open pull requests, oldest first (`GET /pulls?state=open&sort=created&direction=asc`,
+    /// all pages).
+    ///
+    /// # Errors
+    /// See the trait documentation.
+    async fn open_pulls(&self, repo: &RepoName) -> Result<Vec<PullRequest>, GitHubError>;
+
+    /// One pull request (`GET /pulls/{n}`).
+    ///
+    /// # Errors
+    /// [`GitHubError::NotFound`] when there is no such pull request.
+    async fn pull(&self, repo: &RepoName, number: PrNumber) -> Result<PullRequest, GitHubError>;
+
+    /// The pull request's commits, oldest first, with parsed messages (`GET /pulls/{n}/commits`).
+    ///
+    /// # Errors
+    /// See the trait documentation.
+    async fn pull_commits(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<CommitContext>, GitHubError>;
+
+    /// The files the pull request changes (`GET /pulls/{n}/files`).
+    ///
+    /// # Errors
+    /// See the trait documentation.
+    async fn pull_files(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<FileChange>, GitHubError>;
+
+    /// Every check run on a commit, same-named runs included
+    /// (`GET /commits/{sha}/check-runs?filter=all`).
+    ///
+    /// # Errors
+    /// See the trait documentation.
+    async fn check_runs(
+        &self,
+        repo: &RepoName,
+        sha: &CommitSha,
+    ) -> Result<Vec<CheckRun>, GitHubError>;
+
+    /// `labeled` / `unlabeled` events of an issue or pull request, in timeline order
+    /// (`GET /issues/{n}/timeline`).
+    ///
+    /// # Errors
+    /// See the trait documentation.
+    async fn label_events(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<LabelEvent>, GitHubError>;
+
+    /// Comments of an issue or pull request, oldest first (`GET /issues/{n}/comments`).
+    ///
+    /// # Errors
+    /// See the trait documentation. The tick skips a pull request whose comments cannot
+    /// be read (its receipts are unknown).
+    async fn comments(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<Comment>, GitHubError>;
+
+    /// Reactions on an issue or pull request (`GET /issues/{n}/reactions`).
+    ///
+    /// # Errors
+    /// See the trait documentation.
+    async fn reactions(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<Reaction>, GitHubError>;
+
+    /// The head commit of a branch (`GET /branches/{branch}`).
+    ///
+    /// # Errors
+    /// [`GitHubError::NotFound`] when the branch does not exist.
+    async fn branch_head(&self, repo: &RepoName, branch: &str) -> Result<CommitSha, GitHubError>;
+
+    /// Issues matching a query (`GET /issues?state=&labels=`, all pages), pull requests
+    /// included and marked.
+    ///
+    /// # Errors
+    /// See the trait documentation.
+    async fn issues(&self, repo: &RepoName, query: &IssueQuery) -> Result<Vec<Issue>, GitHubError>;
+
+    /// Posts a comment (`POST /issues/{n}/comments`) and returns it as stored.
+    ///
+    /// # Errors
+    /// See the trait documentation.
+    async fn create_comment(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        body: &str,
+    ) -> Result<Comment, GitHubError>;
+
+    /// Replaces a comment's body (`PATCH /issues/comments/{id}`).
+    ///
+    /// # Errors
+    /// [`GitHubError::NotFound`] when the comment is gone.
+    async fn update_comment(
+        &self,
+        repo: &RepoName,
+        id: CommentId,
+        body: &str,
+    ) -> Result<(), GitHubError>;
+
+    /// Adds labels (`POST /issues/{n}/labels`); labels already present are kept once.
+    ///
+    /// # Errors
+    /// See the trait documentation.
+    async fn add_labels(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        labels: &[String],
+    ) -> Result<(), GitHubError>;
+
+    /// Removes a label (`DELETE /issues/{n}/labels/{label}`); removing an absent label is
+    /// not an error.
+    ///
+    /// # Errors
+    /// See the trait documentation.
+    async fn remove_label(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        label: &str,
+    ) -> Result<(), GitHubError>;
+
+    /// Opens an issue (`POST /issues`).
+    ///
+    /// # Errors
+    /// See the trait documentation.
+    async fn create_issue(&self, repo: &RepoName, issue: &NewIssue) -> Result<Issue, GitHubError>;
+
+    /// Closes an issue or pull request (`PATCH /issues/{n}` with `state: closed`).
+    ///
+    /// # Errors
+    /// See the trait documentation.
+    async fn close_issue(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError>;
+
+    /// Squash-merges a pull request pinned to its head (`PUT /pulls/{n}/merge` with `sha`)
+    /// and returns the new commit on the base branch.
+    ///
+    /// # Errors
+    /// [`GitHubError::HeadMoved`] when the head is not `request.head_sha` (409);
+    /// [`GitHubError::NotMergeable`] when GitHub refuses the merge (405).
+    async fn merge_pull(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        request: &MergeRequest,
+    ) -> Result<CommitSha, GitHubError>;
+
+    /// Brings the pull request's branch up to date with its base
+    /// (`PUT /pulls/{n}/update-branch` with `expected_head_sha`).
+    ///
+    /// # Errors
+    /// See the trait documentation; a refusal (422) is an [`UpdateBranchOutcome::Refused`]
+    /// value, not an error.
+    async fn update_branch(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        expected_head: &CommitSha,
+    ) -> Result<UpdateBranchOutcome, GitHubError>;
+}

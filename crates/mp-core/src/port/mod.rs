@@ -1,0 +1,18 @@
+//! Ports: the traits through which the tick reaches the outside world. mp-core defines
+//! them and drives them; adapters (mp-github's REST client and in-memory world, an
+//! embedder's own client) implement them.
+//!
+//! Every method documents which [`GitHubError`] an adapter returns, and when. Adapters
+//! must not retry inside a method beyond what the method says: the tick decides what an
+//! error means (skip the pull request, end the tick early, fail closed).
+
+mod audit;
+mod clock;
+mod github;
+
+pub use audit::{AuditError, AuditLog, AuditRecord, AuditVote};
+pub use clock::{Clock, FixedClock};
+pub use github::{
+    GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeMethod, MergeRequest, NewIssue,
+    PullRequest, UpdateBranchOutcome,
+};
