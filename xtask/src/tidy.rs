@@ -16,8 +16,14 @@ const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
     ("mp-contracts", &[]),
     ("mp-skills", &["mp-core"]),
     ("mp-github", &["mp-core"]),
-    ("mp-cli", &["mp-core", "mp-contracts", "mp-skills", "mp-github"]),
-    ("xtask", &["mp-core", "mp-contracts", "mp-skills", "mp-github"]),
+    (
+        "mp-cli",
+        &["mp-core", "mp-contracts", "mp-skills", "mp-github"],
+    ),
+    (
+        "xtask",
+        &["mp-core", "mp-contracts", "mp-skills", "mp-github"],
+    ),
 ];
 
 /// External crates that must never be in a crate's normal dependency closure.
@@ -25,12 +31,30 @@ const FORBIDDEN_EXTERNAL: &[(&str, &[&str])] = &[
     (
         "mp-core",
         &[
-            "reqwest", "hyper", "ureq", "tokio", "async-std", "smol", "wasmtime", "wasmi", "clap",
-            "git2", "gix", "octocrab",
+            "reqwest",
+            "hyper",
+            "ureq",
+            "tokio",
+            "async-std",
+            "smol",
+            "wasmtime",
+            "wasmi",
+            "clap",
+            "git2",
+            "gix",
+            "octocrab",
         ],
     ),
-    ("mp-contracts", &["reqwest", "hyper", "ureq", "wasmtime", "wasmi", "clap", "octocrab"]),
-    ("mp-skills", &["reqwest", "hyper", "ureq", "clap", "octocrab"]),
+    (
+        "mp-contracts",
+        &[
+            "reqwest", "hyper", "ureq", "wasmtime", "wasmi", "clap", "octocrab",
+        ],
+    ),
+    (
+        "mp-skills",
+        &["reqwest", "hyper", "ureq", "clap", "octocrab"],
+    ),
 ];
 
 /// One broken dependency rule.
@@ -46,13 +70,19 @@ struct Graph {
 
 fn graph(metadata: &Value) -> anyhow::Result<Graph> {
     let mut names = BTreeMap::new();
-    for package in metadata["packages"].as_array().context("metadata has no packages")? {
+    for package in metadata["packages"]
+        .as_array()
+        .context("metadata has no packages")?
+    {
         let id = package["id"].as_str().context("package without id")?;
         let name = package["name"].as_str().context("package without name")?;
         names.insert(id.to_owned(), name.to_owned());
     }
     let mut deps = BTreeMap::new();
-    for node in metadata["resolve"]["nodes"].as_array().context("metadata has no resolve graph")? {
+    for node in metadata["resolve"]["nodes"]
+        .as_array()
+        .context("metadata has no resolve graph")?
+    {
         let id = node["id"].as_str().context("node without id")?;
         let mut edges = Vec::new();
         for dep in node["deps"].as_array().into_iter().flatten() {
@@ -121,7 +151,10 @@ fn cargo_metadata(root: &Path) -> anyhow::Result<Value> {
         .output()
         .context("running cargo metadata")?;
     if !output.status.success() {
-        bail!("cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr));
+        bail!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
     serde_json::from_slice(&output.stdout).context("parsing cargo metadata")
 }
@@ -157,15 +190,24 @@ pub fn files_without_header(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
 
 /// Runs every tidy check and fails with a list of problems.
 pub fn run(root: &Path) -> anyhow::Result<()> {
-    let mut problems: Vec<String> =
-        check_edges(&cargo_metadata(root)?)?.into_iter().map(|v| v.0).collect();
+    let mut problems: Vec<String> = check_edges(&cargo_metadata(root)?)?
+        .into_iter()
+        .map(|v| v.0)
+        .collect();
     for file in files_without_header(root)? {
-        problems.push(format!("{} does not open with a //! comment", file.display()));
+        problems.push(format!(
+            "{} does not open with a //! comment",
+            file.display()
+        ));
     }
     if problems.is_empty() {
         return Ok(());
     }
-    bail!("tidy found {} problem(s):\n  {}", problems.len(), problems.join("\n  "))
+    bail!(
+        "tidy found {} problem(s):\n  {}",
+        problems.len(),
+        problems.join("\n  ")
+    )
 }
 
 #[cfg(test)]
@@ -179,8 +221,10 @@ mod tests {
             names.insert(a);
             names.insert(b);
         }
-        let packages: Vec<Value> =
-            names.iter().map(|n| json!({"id": format!("id-{n}"), "name": n})).collect();
+        let packages: Vec<Value> = names
+            .iter()
+            .map(|n| json!({"id": format!("id-{n}"), "name": n}))
+            .collect();
         let nodes: Vec<Value> = names
             .iter()
             .map(|n| {
@@ -197,19 +241,32 @@ mod tests {
 
     #[track_caller]
     fn check(edges: &[(&str, &str)], expected: &[&str]) {
-        let got: Vec<String> =
-            check_edges(&metadata(edges)).expect("well-formed").into_iter().map(|v| v.0).collect();
+        let got: Vec<String> = check_edges(&metadata(edges))
+            .expect("well-formed")
+            .into_iter()
+            .map(|v| v.0)
+            .collect();
         assert_eq!(got, expected);
     }
 
     #[test]
     fn allowed_edges_pass() {
-        check(&[("mp-cli", "mp-core"), ("mp-github", "mp-core"), ("mp-core", "regex")], &[]);
+        check(
+            &[
+                ("mp-cli", "mp-core"),
+                ("mp-github", "mp-core"),
+                ("mp-core", "regex"),
+            ],
+            &[],
+        );
     }
 
     #[test]
     fn core_to_reqwest_fails() {
-        check(&[("mp-core", "reqwest")], &["mp-core must not depend on reqwest (via mp-core -> reqwest)"]);
+        check(
+            &[("mp-core", "reqwest")],
+            &["mp-core must not depend on reqwest (via mp-core -> reqwest)"],
+        );
     }
 
     #[test]
@@ -224,7 +281,10 @@ mod tests {
     fn inward_edges_only() {
         check(
             &[("mp-core", "mp-github"), ("mp-contracts", "mp-core")],
-            &["mp-contracts must not depend on mp-core", "mp-core must not depend on mp-github"],
+            &[
+                "mp-contracts must not depend on mp-core",
+                "mp-core must not depend on mp-github",
+            ],
         );
     }
 
@@ -239,13 +299,17 @@ mod tests {
     #[test]
     fn workspace_dependency_edges_are_allowed() {
         let root = crate::workspace_root();
-        let violations = check_edges(&cargo_metadata(&root).expect("cargo metadata")).expect("graph");
+        let violations =
+            check_edges(&cargo_metadata(&root).expect("cargo metadata")).expect("graph");
         assert!(violations.is_empty(), "{violations:#?}");
     }
 
     #[test]
     fn every_source_file_has_a_header() {
         let missing = files_without_header(&crate::workspace_root()).expect("walk");
-        assert!(missing.is_empty(), "files without a //! header: {missing:#?}");
+        assert!(
+            missing.is_empty(),
+            "files without a //! header: {missing:#?}"
+        );
     }
 }

@@ -8,7 +8,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// four-quadrant change classifier, a post-merge supervisor and a decision inbox.
 #[derive(Debug, Parser)]
 #[command(name = "mp", version, about, long_about = None, propagate_version = true)]
-#[command(after_help = "Exit codes: 0 ok, 1 findings (invalid input found), 2 could not run. See docs/cli.md.")]
+#[command(
+    after_help = "Exit codes: 0 ok, 1 findings (invalid input found), 2 could not run. See docs/cli.md."
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]

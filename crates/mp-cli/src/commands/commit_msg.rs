@@ -46,12 +46,17 @@ pub fn run(args: &CommitMsgCheckArgs, out: &mut dyn Write) -> anyhow::Result<Exi
         Some(path) => {
             let text = read_input(path)?;
             let name = path.display().to_string();
-            let registry = mp_core::config::parse_agent_registry(&name, &text).map_err(|problems| {
-                let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
-                anyhow::anyhow!("invalid agent registry:\n  {}", lines.join("\n  "))
-            })?;
-            let tool = parsed.identity(trailers::TrailerKey::AgentTool).unwrap_or_default();
-            let model = parsed.identity(trailers::TrailerKey::AgentModel).unwrap_or_default();
+            let registry =
+                mp_core::config::parse_agent_registry(&name, &text).map_err(|problems| {
+                    let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
+                    anyhow::anyhow!("invalid agent registry:\n  {}", lines.join("\n  "))
+                })?;
+            let tool = parsed
+                .identity(trailers::TrailerKey::AgentTool)
+                .unwrap_or_default();
+            let model = parsed
+                .identity(trailers::TrailerKey::AgentModel)
+                .unwrap_or_default();
             (!tool.is_empty()).then(|| RegistryNote {
                 tool: tool.to_owned(),
                 model: model.to_owned(),
@@ -80,7 +85,11 @@ pub fn run(args: &CommitMsgCheckArgs, out: &mut dyn Write) -> anyhow::Result<Exi
             }
             if let Some(note) = &registry_note {
                 if note.allowed {
-                    writeln!(out, "ok    L4: Agent-Tool '{}' / Agent-Model '{}' are in the agent registry", note.tool, note.model)?;
+                    writeln!(
+                        out,
+                        "ok    L4: Agent-Tool '{}' / Agent-Model '{}' are in the agent registry",
+                        note.tool, note.model
+                    )?;
                 } else {
                     writeln!(
                         out,
@@ -90,7 +99,10 @@ pub fn run(args: &CommitMsgCheckArgs, out: &mut dyn Write) -> anyhow::Result<Exi
                 }
             }
             if problems.is_empty() {
-                writeln!(out, "commit message satisfies the identity-trailer contract")?;
+                writeln!(
+                    out,
+                    "commit message satisfies the identity-trailer contract"
+                )?;
             } else {
                 writeln!(
                     out,
@@ -124,7 +136,11 @@ pub fn run(args: &CommitMsgCheckArgs, out: &mut dyn Write) -> anyhow::Result<Exi
             .context("writing output")?;
         }
     }
-    Ok(if problems.is_empty() { Exit::Ok } else { Exit::Findings })
+    Ok(if problems.is_empty() {
+        Exit::Ok
+    } else {
+        Exit::Findings
+    })
 }
 
 #[cfg(test)]

@@ -24,8 +24,12 @@ pub fn read_config_dir(dir: &Path) -> anyhow::Result<ConfigFiles> {
     let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     paths.sort();
     for path in paths {
-        let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
-        let wanted = [".yml", ".yaml", ".json"].iter().any(|ext| name.ends_with(ext));
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let wanted = [".yml", ".yaml", ".json"]
+            .iter()
+            .any(|ext| name.ends_with(ext));
         if !wanted || NOT_CONFIG.contains(&name) || !path.is_file() {
             continue;
         }
@@ -79,5 +83,9 @@ pub fn run(args: &ConfigValidateArgs, out: &mut dyn Write) -> anyhow::Result<Exi
             )?;
         }
     }
-    Ok(if errors == 0 { Exit::Ok } else { Exit::Findings })
+    Ok(if errors == 0 {
+        Exit::Ok
+    } else {
+        Exit::Findings
+    })
 }

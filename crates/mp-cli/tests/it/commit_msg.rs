@@ -23,13 +23,23 @@ fn check(message: &str, args: &[&str], code: i32, stdout: &[&str]) -> String {
 
 #[test]
 fn well_formed_message_exits_zero() {
-    check(GOOD, &[], 0, &["ok    Agent-Session: s_widget-01", "satisfies"]);
+    check(
+        GOOD,
+        &[],
+        0,
+        &["ok    Agent-Session: s_widget-01", "satisfies"],
+    );
 }
 
 #[test]
 fn missing_session_exits_one_and_names_it() {
     let message = GOOD.replace("Agent-Session: s_widget-01\n", "");
-    check(&message, &[], 1, &["FAIL  C5: missing trailer 'Agent-Session'", "1 problem"]);
+    check(
+        &message,
+        &[],
+        1,
+        &["FAIL  C5: missing trailer 'Agent-Session'", "1 problem"],
+    );
 }
 
 #[test]
@@ -40,7 +50,9 @@ fn malformed_task_ref_is_named() {
 
 #[test]
 fn git_comment_lines_are_ignored() {
-    let message = format!("{GOOD}# Please enter the commit message\n# ------------------------ >8 ------------------------\nAgent-Tool: evil\n");
+    let message = format!(
+        "{GOOD}# Please enter the commit message\n# ------------------------ >8 ------------------------\nAgent-Tool: evil\n"
+    );
     check(&message, &[], 0, &["ok    Agent-Tool: claude-code"]);
 }
 
@@ -73,7 +85,12 @@ fn registry_mismatch_is_advisory() {
     let registry = dir.path().join("agent_registry.yml");
     std::fs::write(&registry, "tools: [codex]\nmodels:\n  codex: [gpt-5]\n").expect("write");
     let arg = registry.to_str().expect("utf-8 path");
-    check(GOOD, &["--registry", arg], 0, &["warn  L4: Agent-Tool 'claude-code'"]);
+    check(
+        GOOD,
+        &["--registry", arg],
+        0,
+        &["warn  L4: Agent-Tool 'claude-code'"],
+    );
 }
 
 #[test]

@@ -61,8 +61,16 @@ fn unknown_key_names_file_line_and_key() {
 fn every_broken_file_is_reported() {
     let dir = example_copy("solo-developer");
     append(&dir.path().join("env.yml"), "allow_no_ci: yes\n");
-    std::fs::write(dir.path().join("skills.yml"), "disabled:\n  - validator_trailers\n").expect("write");
-    let assert = mp().args(["config", "validate"]).arg(dir.path()).assert().code(1);
+    std::fs::write(
+        dir.path().join("skills.yml"),
+        "disabled:\n  - validator_trailers\n",
+    )
+    .expect("write");
+    let assert = mp()
+        .args(["config", "validate"])
+        .arg(dir.path())
+        .assert()
+        .code(1);
     let out = String::from_utf8(assert.get_output().stdout.clone()).expect("utf-8");
     assert!(out.contains("env.yml:"), "{out}");
     assert!(out.contains("skills.yml:2:"), "{out}");

@@ -6,7 +6,10 @@ use crate::mp;
 
 #[test]
 fn version_names_the_binary() {
-    mp().arg("--version").assert().success().stdout(predicate::str::starts_with("mp "));
+    mp().arg("--version")
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("mp "));
 }
 
 #[test]
