@@ -3,3 +3,9 @@
 //!
 //! Architecture invariant: depends only on `mp-core` among our crates; no governance
 //! decision is made here, only translation between GitHub and the core's values.
+
+pub mod memory;
+pub mod world;
+
+pub use memory::{Action, Endpoint, MemoryGitHub};
+pub use world::{LoadWorldError, World, load_world, parse_world};

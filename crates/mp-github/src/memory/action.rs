@@ -1,0 +1,175 @@
+//! `Action`: one entry of the in-memory world's ordered log of accepted mutations.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// One mutation GitHub accepted, with its essentials. Serialized with a snake_case
+/// `action` tag, e.g. `{"action": "add_labels", "repo": "acme/app", "number": 7, ...}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Action {
+    /// A comment was posted.
+    CreateComment {
+        /// `owner/repo`.
+        repo: String,
+        /// Issue or pull-request number.
+        number: u64,
+        /// The new comment's id.
+        comment_id: u64,
+        /// The body.
+        body: String,
+    },
+    /// A comment's body was replaced.
+    UpdateComment {
+        /// `owner/repo`.
+        repo: String,
+        /// The issue or pull request the comment is on.
+        number: u64,
+        /// The comment id.
+        comment_id: u64,
+        /// The new body.
+        body: String,
+    },
+    /// Labels were added (as requested; labels already present stay once).
+    AddLabels {
+        /// `owner/repo`.
+        repo: String,
+        /// Issue or pull-request number.
+        number: u64,
+        /// The labels requested.
+        labels: Vec<String>,
+    },
+    /// A present label was removed.
+    RemoveLabel {
+        /// `owner/repo`.
+        repo: String,
+        /// Issue or pull-request number.
+        number: u64,
+        /// The label.
+        label: String,
+    },
+    /// An issue was opened.
+    CreateIssue {
+        /// `owner/repo`.
+        repo: String,
+        /// The new issue's number.
+        number: u64,
+        /// Title.
+        title: String,
+        /// Labels set on creation.
+        labels: Vec<String>,
+        /// Body.
+        body: String,
+    },
+    /// An issue or pull request was closed.
+    CloseIssue {
+        /// `owner/repo`.
+        repo: String,
+        /// Issue or pull-request number.
+        number: u64,
+    },
+    /// A pull request was squash-merged.
+    MergePull {
+        /// `owner/repo`.
+        repo: String,
+        /// Pull-request number.
+        number: u64,
+        /// The head that was merged.
+        head_sha: String,
+        /// The squash commit, now the head of the base branch.
+        merge_sha: String,
+        /// The squash commit's full message.
+        message: String,
+    },
+    /// A pull request's branch was brought up to date with its base.
+    UpdateBranch {
+        /// `owner/repo`.
+        repo: String,
+        /// Pull-request number.
+        number: u64,
+        /// The new head (a merge commit).
+        head_sha: String,
+        /// The new base commit (the base branch's head).
+        base_sha: String,
+    },
+}
+
+impl Action {
+    /// `owner/repo#N` of the issue or pull request acted on.
+    pub fn target(&self) -> String {
+        let (repo, number) = match self {
+            Self::CreateComment { repo, number, .. }
+            | Self::UpdateComment { repo, number, .. }
+            | Self::AddLabels { repo, number, .. }
+            | Self::RemoveLabel { repo, number, .. }
+            | Self::CreateIssue { repo, number, .. }
+            | Self::CloseIssue { repo, number }
+            | Self::MergePull { repo, number, .. }
+            | Self::UpdateBranch { repo, number, .. } => (repo, number),
+        };
+        format!("{repo}#{number}")
+    }
+}
+
+impl fmt::Display for Action {
+    /// One line: the verb, the target and the essentials (bodies by their first line).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let target = self.target();
+        match self {
+            Self::CreateComment {
+                comment_id, body, ..
+            } => write!(
+                f,
+                "comment {target} (id {comment_id}): {}",
+                first_line(body)
+            ),
+            Self::UpdateComment {
+                comment_id, body, ..
+            } => write!(
+                f,
+                "update comment {comment_id} on {target}: {}",
+                first_line(body)
+            ),
+            Self::AddLabels { labels, .. } => {
+                write!(f, "add labels {target}: {}", labels.join(", "))
+            }
+            Self::RemoveLabel { label, .. } => write!(f, "remove label {target}: {label}"),
+            Self::CreateIssue { title, labels, .. } => {
+                write!(f, "open issue {target}: {title}")?;
+                if !labels.is_empty() {
+                    write!(f, " [{}]", labels.join(", "))?;
+                }
+                Ok(())
+            }
+            Self::CloseIssue { .. } => write!(f, "close {target}"),
+            Self::MergePull {
+                head_sha,
+                merge_sha,
+                ..
+            } => write!(
+                f,
+                "merge {target}: head {} -> base {}",
+                short(head_sha),
+                short(merge_sha)
+            ),
+            Self::UpdateBranch {
+                head_sha, base_sha, ..
+            } => write!(
+                f,
+                "update branch {target}: head {} on base {}",
+                short(head_sha),
+                short(base_sha)
+            ),
+        }
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("")
+}
+
+fn short(sha: &str) -> &str {
+    sha.get(..7).unwrap_or(sha)
+}

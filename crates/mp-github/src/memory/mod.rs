@@ -1,0 +1,821 @@
+//! `MemoryGitHub`: the GitHub port answered from a [`World`] held in memory.
+//!
+//! Reads answer from the world; writes change it the way GitHub would (a merge moves the
+//! base branch and closes the pull request; update-branch moves the head and the base; labels
+//! leave timeline events) and append one [`Action`] to an ordered log. Every port call is
+//! counted under its [`Endpoint`] route, whether it succeeds or not; pages are not
+//! simulated, so one method call is one call. When the world sets a rate limit, each call
+//! except `GET /app` spends one unit, and a call made with none left fails with
+//! [`GitHubError::RateLimited`].
+
+mod action;
+mod endpoint;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use mp_core::context::{
+    CheckRun, Comment, CommentId, CommitContext, FileChange, FileStatus, LabelAction, LabelEvent,
+    PrState, Reaction,
+};
+use mp_core::ids::{CommitSha, Login, PrNumber, RepoName};
+use mp_core::port::{
+    GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeRequest, NewIssue, PullRequest,
+    UpdateBranchOutcome,
+};
+
+use crate::world::{Commit, IssueRecord, Pull, Repo, World, commit_sha};
+
+pub use action::Action;
+pub use endpoint::Endpoint;
+
+/// The GitHub port over an in-memory [`World`], with an action log and call counts.
+#[derive(Debug)]
+pub struct MemoryGitHub {
+    state: Mutex<State>,
+}
+
+#[derive(Debug)]
+struct State {
+    world: World,
+    actions: Vec<Action>,
+    calls: BTreeMap<String, u64>,
+    next_comment_id: u64,
+}
+
+impl MemoryGitHub {
+    /// Serves `world`. New comments get ids after the largest id in the world.
+    pub fn new(world: World) -> Self {
+        let largest = world
+            .repos
+            .iter()
+            .flat_map(|repo| {
+                let pulls = repo.pulls.iter().flat_map(|p| &p.comments);
+                let issues = repo.issues.iter().flat_map(|i| &i.comments);
+                pulls.chain(issues)
+            })
+            .map(|c| c.id.get())
+            .max()
+            .unwrap_or(0);
+        Self {
+            state: Mutex::new(State {
+                world,
+                actions: Vec::new(),
+                calls: BTreeMap::new(),
+                next_comment_id: largest + 1,
+            }),
+        }
+    }
+
+    /// The accepted mutations so far, in order.
+    pub fn actions(&self) -> Vec<Action> {
+        self.lock().actions.clone()
+    }
+
+    /// Calls so far by endpoint route (e.g. `GET /repos/{o}/{r}/pulls`), failed ones included.
+    pub fn calls(&self) -> BTreeMap<String, u64> {
+        self.lock().calls.clone()
+    }
+
+    /// All calls so far.
+    pub fn total_calls(&self) -> u64 {
+        self.lock().calls.values().sum()
+    }
+
+    /// A copy of the world as it is now, mutations applied.
+    pub fn world(&self) -> World {
+        self.lock().world.clone()
+    }
+
+    /// The world as it is now, mutations applied.
+    pub fn into_world(self) -> World {
+        self.state
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+            .world
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic elsewhere cannot leave the state half-changed in a way that matters to a
+        // test double, so a poisoned lock is still usable.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Counts a call, spends the rate limit, and hands out the state.
+    fn call(&self, endpoint: Endpoint) -> Result<MutexGuard<'_, State>, GitHubError> {
+        let mut state = self.lock();
+        *state.calls.entry(endpoint.route().to_owned()).or_default() += 1;
+        if endpoint.spends_rate_limit()
+            && let Some(remaining) = state.world.rate_limit_remaining.as_mut()
+        {
+            if *remaining == 0 {
+                return Err(GitHubError::RateLimited { remaining: 0 });
+            }
+            *remaining -= 1;
+        }
+        Ok(state)
+    }
+}
+
+impl State {
+    fn bot(&self, endpoint: Endpoint) -> Result<Login, GitHubError> {
+        self.world
+            .bot_login()
+            .map_err(|err| GitHubError::Malformed {
+                route: endpoint.route().to_owned(),
+                message: err.to_string(),
+            })
+    }
+
+    fn repo(&self, name: &RepoName) -> Result<&Repo, GitHubError> {
+        self.world.repo(name).ok_or_else(|| repo_not_found(name))
+    }
+
+    fn repo_mut(&mut self, name: &RepoName) -> Result<&mut Repo, GitHubError> {
+        self.world
+            .repo_mut(name)
+            .ok_or_else(|| repo_not_found(name))
+    }
+}
+
+fn repo_not_found(name: &RepoName) -> GitHubError {
+    GitHubError::NotFound {
+        what: format!("repository {name}"),
+    }
+}
+
+fn reference(repo: &RepoName, number: PrNumber) -> String {
+    format!("{repo}#{number}")
+}
+
+fn pull_of(repo: &Repo, number: PrNumber) -> Result<&Pull, GitHubError> {
+    repo.pull(number).ok_or_else(|| GitHubError::NotFound {
+        what: format!("pull request {}", reference(&repo.name, number)),
+    })
+}
+
+fn thread_of(repo: &Repo, number: PrNumber) -> Result<&dyn Thread, GitHubError> {
+    match (repo.pull(number), repo.issue(number)) {
+        (Some(pull), _) => Ok(pull),
+        (None, Some(issue)) => Ok(issue),
+        (None, None) => Err(thread_not_found(&repo.name, number)),
+    }
+}
+
+fn thread_mut(repo: &mut Repo, number: PrNumber) -> Result<&mut dyn Thread, GitHubError> {
+    let name = repo.name.clone();
+    if repo.pull(number).is_some() {
+        return repo
+            .pull_mut(number)
+            .map(|p| p as &mut dyn Thread)
+            .ok_or_else(|| thread_not_found(&name, number));
+    }
+    repo.issue_mut(number)
+        .map(|i| i as &mut dyn Thread)
+        .ok_or_else(|| thread_not_found(&name, number))
+}
+
+fn thread_not_found(repo: &RepoName, number: PrNumber) -> GitHubError {
+    GitHubError::NotFound {
+        what: format!("issue {}", reference(repo, number)),
+    }
+}
+
+/// What issues and pull requests share: labels, timeline, comments, reactions, state.
+trait Thread {
+    fn labels(&self) -> &[String];
+    fn labels_mut(&mut self) -> &mut Vec<String>;
+    fn events(&self) -> &[LabelEvent];
+    fn events_mut(&mut self) -> &mut Vec<LabelEvent>;
+    fn comments(&self) -> &[Comment];
+    fn comments_mut(&mut self) -> &mut Vec<Comment>;
+    fn reactions(&self) -> &[Reaction];
+    fn close(&mut self);
+}
+
+impl Thread for Pull {
+    fn labels(&self) -> &[String] {
+        &self.labels
+    }
+    fn labels_mut(&mut self) -> &mut Vec<String> {
+        &mut self.labels
+    }
+    fn events(&self) -> &[LabelEvent] {
+        &self.events
+    }
+    fn events_mut(&mut self) -> &mut Vec<LabelEvent> {
+        &mut self.events
+    }
+    fn comments(&self) -> &[Comment] {
+        &self.comments
+    }
+    fn comments_mut(&mut self) -> &mut Vec<Comment> {
+        &mut self.comments
+    }
+    fn reactions(&self) -> &[Reaction] {
+        &self.reactions
+    }
+    fn close(&mut self) {
+        self.state = PrState::Closed;
+    }
+}
+
+impl Thread for IssueRecord {
+    fn labels(&self) -> &[String] {
+        &self.labels
+    }
+    fn labels_mut(&mut self) -> &mut Vec<String> {
+        &mut self.labels
+    }
+    fn events(&self) -> &[LabelEvent] {
+        &self.events
+    }
+    fn events_mut(&mut self) -> &mut Vec<LabelEvent> {
+        &mut self.events
+    }
+    fn comments(&self) -> &[Comment] {
+        &self.comments
+    }
+    fn comments_mut(&mut self) -> &mut Vec<Comment> {
+        &mut self.comments
+    }
+    fn reactions(&self) -> &[Reaction] {
+        &self.reactions
+    }
+    fn close(&mut self) {
+        self.state = IssueState::Closed;
+    }
+}
+
+fn pull_request(repo: &RepoName, pull: &Pull) -> PullRequest {
+    PullRequest {
+        repo: repo.clone(),
+        number: pull.number,
+        title: pull.title.clone(),
+        body: pull.body.clone(),
+        head_sha: pull.head_sha.clone(),
+        head_ref: pull.head_ref.clone(),
+        base_sha: pull.base_sha.clone(),
+        base_ref: pull.base_ref.clone(),
+        state: pull.state,
+        merged: pull.merged,
+        labels: pull.labels.clone(),
+        author: pull.author.clone(),
+        created_at: pull.created_at,
+    }
+}
+
+fn issue_of(repo: &RepoName, issue: &IssueRecord) -> Issue {
+    Issue {
+        repo: repo.clone(),
+        number: issue.number,
+        title: issue.title.clone(),
+        body: issue.body.clone(),
+        state: issue.state,
+        labels: issue.labels.clone(),
+        author: issue.author.clone(),
+        created_at: issue.created_at,
+        is_pull_request: false,
+    }
+}
+
+fn issue_of_pull(repo: &RepoName, pull: &Pull) -> Issue {
+    Issue {
+        repo: repo.clone(),
+        number: pull.number,
+        title: pull.title.clone(),
+        body: pull.body.clone(),
+        state: match pull.state {
+            PrState::Open => IssueState::Open,
+            PrState::Closed => IssueState::Closed,
+        },
+        labels: pull.labels.clone(),
+        author: Some(pull.author.clone()),
+        created_at: pull.created_at,
+        is_pull_request: true,
+    }
+}
+
+/// A commit id not used yet in `repo`, starting from `base`, and its SHA.
+fn fresh_commit_id(repo: &Repo, base: &str) -> (String, CommitSha) {
+    let mut attempt = 1_u32;
+    loop {
+        let id = if attempt == 1 {
+            base.to_owned()
+        } else {
+            format!("{base} ({attempt})")
+        };
+        let sha = commit_sha(&repo.name, &id);
+        if !repo.commits.iter().any(|c| c.id == id || c.sha == sha) {
+            return (id, sha);
+        }
+        attempt += 1;
+    }
+}
+
+/// The squash commit message: `<title> (#N)`, a blank line, then the given message, or
+/// (GitHub's default) each commit's message as a `* ` item.
+fn squash_message(repo: &Repo, pull: &Pull, given: Option<&str>) -> String {
+    let title = format!("{} (#{})", pull.title, pull.number);
+    let body = match given {
+        Some(message) => message.trim_end().to_owned(),
+        None => pull
+            .commits
+            .iter()
+            .filter_map(|sha| repo.commit(sha))
+            .map(|c| format!("* {}", c.message.trim_end()))
+            .collect::<Vec<_>>()
+            .join("\n\n"),
+    };
+    if body.is_empty() {
+        title
+    } else {
+        format!("{title}\n\n{body}")
+    }
+}
+
+/// Applies a merged pull request's file changes to the base branch's files.
+fn apply_files(repo: &mut Repo, base_ref: &str, changes: &[crate::world::PullFile]) {
+    let files = if base_ref == "main" {
+        &mut repo.files
+    } else {
+        repo.branch_files.entry(base_ref.to_owned()).or_default()
+    };
+    for file in changes {
+        let path = &file.change.path;
+        match file.change.status {
+            FileStatus::Removed => {
+                files.remove(path);
+            }
+            FileStatus::Renamed => {
+                let old = file
+                    .change
+                    .previous_filename
+                    .as_ref()
+                    .and_then(|previous| files.remove(previous));
+                let content = file.content.clone().or(old).unwrap_or_default();
+                files.insert(path.clone(), content);
+            }
+            FileStatus::Added | FileStatus::Modified => match &file.content {
+                Some(content) => {
+                    files.insert(path.clone(), content.clone());
+                }
+                None => {
+                    files.entry(path.clone()).or_default();
+                }
+            },
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl GitHub for MemoryGitHub {
+    async fn bot_login(&self) -> Result<Login, GitHubError> {
+        let state = self.call(Endpoint::GetApp)?;
+        state.bot(Endpoint::GetApp)
+    }
+
+    fn rate_limit_remaining(&self) -> Option<u32> {
+        self.lock().world.rate_limit_remaining
+    }
+
+    async fn open_pulls(&self, repo: &RepoName) -> Result<Vec<PullRequest>, GitHubError> {
+        let state = self.call(Endpoint::ListPulls)?;
+        let found = state.repo(repo)?;
+        let mut pulls: Vec<&Pull> = found
+            .pulls
+            .iter()
+            .filter(|p| p.state == PrState::Open)
+            .collect();
+        pulls.sort_by_key(|p| p.number);
+        Ok(pulls.into_iter().map(|p| pull_request(repo, p)).collect())
+    }
+
+    async fn pull(&self, repo: &RepoName, number: PrNumber) -> Result<PullRequest, GitHubError> {
+        let state = self.call(Endpoint::GetPull)?;
+        let found = state.repo(repo)?;
+        Ok(pull_request(repo, pull_of(found, number)?))
+    }
+
+    async fn pull_commits(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<CommitContext>, GitHubError> {
+        let state = self.call(Endpoint::ListPullCommits)?;
+        let found = state.repo(repo)?;
+        let pull = pull_of(found, number)?;
+        pull.commits
+            .iter()
+            .map(|sha| {
+                found
+                    .commit(sha)
+                    .map(Commit::context)
+                    .ok_or_else(|| GitHubError::Malformed {
+                        route: Endpoint::ListPullCommits.route().to_owned(),
+                        message: format!(
+                            "commit {sha} of {} is not in the world",
+                            reference(repo, number)
+                        ),
+                    })
+            })
+            .collect()
+    }
+
+    async fn pull_files(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<FileChange>, GitHubError> {
+        let state = self.call(Endpoint::ListPullFiles)?;
+        let found = state.repo(repo)?;
+        let pull = pull_of(found, number)?;
+        Ok(pull.files.iter().map(|f| f.change.clone()).collect())
+    }
+
+    async fn check_runs(
+        &self,
+        repo: &RepoName,
+        sha: &CommitSha,
+    ) -> Result<Vec<CheckRun>, GitHubError> {
+        let state = self.call(Endpoint::ListCheckRuns)?;
+        let found = state.repo(repo)?;
+        let commit = found.commit(sha).ok_or_else(|| GitHubError::NotFound {
+            what: format!("commit {sha} in {repo}"),
+        })?;
+        Ok(commit.checks.clone())
+    }
+
+    async fn label_events(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<LabelEvent>, GitHubError> {
+        let state = self.call(Endpoint::ListTimeline)?;
+        let found = state.repo(repo)?;
+        Ok(thread_of(found, number)?.events().to_vec())
+    }
+
+    async fn comments(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<Comment>, GitHubError> {
+        let state = self.call(Endpoint::ListComments)?;
+        let found = state.repo(repo)?;
+        if found.pull(number).is_some_and(|p| p.comments_unreadable) {
+            return Err(GitHubError::Unavailable {
+                route: Endpoint::ListComments.route().to_owned(),
+                message: format!(
+                    "comments of {} cannot be read (comments_unreadable)",
+                    reference(repo, number)
+                ),
+            });
+        }
+        Ok(thread_of(found, number)?.comments().to_vec())
+    }
+
+    async fn reactions(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<Reaction>, GitHubError> {
+        let state = self.call(Endpoint::ListReactions)?;
+        let found = state.repo(repo)?;
+        Ok(thread_of(found, number)?.reactions().to_vec())
+    }
+
+    async fn branch_head(&self, repo: &RepoName, branch: &str) -> Result<CommitSha, GitHubError> {
+        let state = self.call(Endpoint::GetBranch)?;
+        let found = state.repo(repo)?;
+        found
+            .branch_head(branch)
+            .cloned()
+            .ok_or_else(|| GitHubError::NotFound {
+                what: format!("branch {branch} of {repo}"),
+            })
+    }
+
+    async fn issues(&self, repo: &RepoName, query: &IssueQuery) -> Result<Vec<Issue>, GitHubError> {
+        let state = self.call(Endpoint::ListIssues)?;
+        let found = state.repo(repo)?;
+        let issues = found.issues.iter().map(|i| issue_of(repo, i));
+        let pulls = found.pulls.iter().map(|p| issue_of_pull(repo, p));
+        let mut matching: Vec<Issue> = issues
+            .chain(pulls)
+            .filter(|issue| query.state.is_none_or(|s| s == issue.state))
+            .filter(|issue| query.labels.iter().all(|l| issue.labels.contains(l)))
+            .collect();
+        // GitHub's default order: newest first.
+        matching.sort_by_key(|issue| std::cmp::Reverse(issue.number));
+        Ok(matching)
+    }
+
+    async fn create_comment(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        body: &str,
+    ) -> Result<Comment, GitHubError> {
+        let mut state = self.call(Endpoint::CreateComment)?;
+        let bot = state.bot(Endpoint::CreateComment)?;
+        let now = state.world.now;
+        let id = CommentId::new(state.next_comment_id);
+        let comment = Comment {
+            id,
+            author: Some(bot),
+            body: body.to_owned(),
+            created_at: Some(now),
+        };
+        let thread = thread_mut(state.repo_mut(repo)?, number)?;
+        thread.comments_mut().push(comment.clone());
+        state.next_comment_id += 1;
+        state.actions.push(Action::CreateComment {
+            repo: repo.to_string(),
+            number: number.get(),
+            comment_id: id.get(),
+            body: body.to_owned(),
+        });
+        Ok(comment)
+    }
+
+    async fn update_comment(
+        &self,
+        repo: &RepoName,
+        id: CommentId,
+        body: &str,
+    ) -> Result<(), GitHubError> {
+        let mut state = self.call(Endpoint::UpdateComment)?;
+        let found = state.repo_mut(repo)?;
+        let pulls = found.pulls.iter_mut().flat_map(|p| {
+            let number = p.number;
+            p.comments.iter_mut().map(move |c| (number, c))
+        });
+        let issues = found.issues.iter_mut().flat_map(|i| {
+            let number = i.number;
+            i.comments.iter_mut().map(move |c| (number, c))
+        });
+        let mut pulls_and_issues = pulls.chain(issues);
+        let Some((number, comment)) = pulls_and_issues.find(|(_, c)| c.id == id) else {
+            return Err(GitHubError::NotFound {
+                what: format!("comment {} in {repo}", id.get()),
+            });
+        };
+        comment.body = body.to_owned();
+        state.actions.push(Action::UpdateComment {
+            repo: repo.to_string(),
+            number: number.get(),
+            comment_id: id.get(),
+            body: body.to_owned(),
+        });
+        Ok(())
+    }
+
+    async fn add_labels(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        labels: &[String],
+    ) -> Result<(), GitHubError> {
+        let mut state = self.call(Endpoint::AddLabels)?;
+        let bot = state.bot(Endpoint::AddLabels)?;
+        let now = state.world.now;
+        let thread = thread_mut(state.repo_mut(repo)?, number)?;
+        for label in labels {
+            if thread.labels().contains(label) {
+                continue;
+            }
+            thread.labels_mut().push(label.clone());
+            thread.events_mut().push(LabelEvent {
+                action: LabelAction::Labeled,
+                label: label.clone(),
+                actor: Some(bot.clone()),
+                at: Some(now),
+            });
+        }
+        state.actions.push(Action::AddLabels {
+            repo: repo.to_string(),
+            number: number.get(),
+            labels: labels.to_vec(),
+        });
+        Ok(())
+    }
+
+    async fn remove_label(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        label: &str,
+    ) -> Result<(), GitHubError> {
+        let mut state = self.call(Endpoint::RemoveLabel)?;
+        let bot = state.bot(Endpoint::RemoveLabel)?;
+        let now = state.world.now;
+        let thread = thread_mut(state.repo_mut(repo)?, number)?;
+        let before = thread.labels().len();
+        thread.labels_mut().retain(|l| l != label);
+        if thread.labels().len() == before {
+            // GitHub answers 404 for an absent label; the port reads that as done.
+            return Ok(());
+        }
+        thread.events_mut().push(LabelEvent {
+            action: LabelAction::Unlabeled,
+            label: label.to_owned(),
+            actor: Some(bot),
+            at: Some(now),
+        });
+        state.actions.push(Action::RemoveLabel {
+            repo: repo.to_string(),
+            number: number.get(),
+            label: label.to_owned(),
+        });
+        Ok(())
+    }
+
+    async fn create_issue(&self, repo: &RepoName, issue: &NewIssue) -> Result<Issue, GitHubError> {
+        let mut state = self.call(Endpoint::CreateIssue)?;
+        let bot = state.bot(Endpoint::CreateIssue)?;
+        let now = state.world.now;
+        if issue.title.trim().is_empty() {
+            return Err(GitHubError::Status {
+                route: Endpoint::CreateIssue.route().to_owned(),
+                status: 422,
+                message: "an issue needs a title".to_owned(),
+            });
+        }
+        let found = state.repo_mut(repo)?;
+        let number = found.next_number();
+        let mut labels: Vec<String> = Vec::new();
+        for label in &issue.labels {
+            if !labels.contains(label) {
+                labels.push(label.clone());
+            }
+        }
+        let record = IssueRecord {
+            number,
+            title: issue.title.clone(),
+            body: issue.body.clone(),
+            author: Some(bot.clone()),
+            state: IssueState::Open,
+            events: labels
+                .iter()
+                .map(|label| LabelEvent {
+                    action: LabelAction::Labeled,
+                    label: label.clone(),
+                    actor: Some(bot.clone()),
+                    at: Some(now),
+                })
+                .collect(),
+            labels,
+            comments: Vec::new(),
+            reactions: Vec::new(),
+            created_at: Some(now),
+        };
+        let created = issue_of(repo, &record);
+        found.issues.push(record);
+        state.actions.push(Action::CreateIssue {
+            repo: repo.to_string(),
+            number: number.get(),
+            title: issue.title.clone(),
+            labels: created.labels.clone(),
+            body: issue.body.clone(),
+        });
+        Ok(created)
+    }
+
+    async fn close_issue(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError> {
+        let mut state = self.call(Endpoint::UpdateIssue)?;
+        thread_mut(state.repo_mut(repo)?, number)?.close();
+        state.actions.push(Action::CloseIssue {
+            repo: repo.to_string(),
+            number: number.get(),
+        });
+        Ok(())
+    }
+
+    async fn merge_pull(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        request: &MergeRequest,
+    ) -> Result<CommitSha, GitHubError> {
+        let mut state = self.call(Endpoint::MergePull)?;
+        let bot = state.bot(Endpoint::MergePull)?;
+        let now = state.world.now;
+        let found = state.repo_mut(repo)?;
+        let pull = pull_of(found, number)?;
+        let pr = reference(repo, number);
+        let refuse = |message: &str| GitHubError::NotMergeable {
+            pr: pr.clone(),
+            message: message.to_owned(),
+        };
+        if pull.state != PrState::Open || pull.merged {
+            return Err(refuse("pull request is closed"));
+        }
+        if !pull.mergeable {
+            return Err(refuse("pull request is not mergeable"));
+        }
+        if pull.head_sha != request.head_sha {
+            return Err(GitHubError::HeadMoved {
+                pr,
+                expected: request.head_sha.clone(),
+            });
+        }
+        let Some(base_head) = found.branch_head(&pull.base_ref).cloned() else {
+            return Err(refuse("the base branch does not exist"));
+        };
+        let message = squash_message(found, pull, request.commit_message.as_deref());
+        let (id, sha) = fresh_commit_id(found, &format!("squash merge of #{number}"));
+        let author = pull.author.clone();
+        let base_ref = pull.base_ref.clone();
+        let head_sha = pull.head_sha.clone();
+        let changes = pull.files.clone();
+        found.commits.push(Commit {
+            id,
+            sha: sha.clone(),
+            message: message.clone(),
+            parents: vec![base_head],
+            author: Some(author),
+            committer: Some(bot.clone()),
+            date: Some(now),
+            checks: Vec::new(),
+        });
+        found.branches.insert(base_ref.clone(), sha.clone());
+        apply_files(found, &base_ref, &changes);
+        if let Some(pull) = found.pull_mut(number) {
+            pull.merged = true;
+            pull.state = PrState::Closed;
+            pull.merged_by = Some(bot);
+            pull.merge_commit = Some(sha.clone());
+        }
+        state.actions.push(Action::MergePull {
+            repo: repo.to_string(),
+            number: number.get(),
+            head_sha: head_sha.to_string(),
+            merge_sha: sha.to_string(),
+            message,
+        });
+        Ok(sha)
+    }
+
+    async fn update_branch(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        expected_head: &CommitSha,
+    ) -> Result<UpdateBranchOutcome, GitHubError> {
+        let mut state = self.call(Endpoint::UpdateBranch)?;
+        let bot = state.bot(Endpoint::UpdateBranch)?;
+        let now = state.world.now;
+        let found = state.repo_mut(repo)?;
+        let pull = pull_of(found, number)?;
+        let refuse = |message: &str| {
+            Ok(UpdateBranchOutcome::Refused {
+                message: message.to_owned(),
+            })
+        };
+        if pull.state != PrState::Open {
+            return refuse("pull request is closed");
+        }
+        if &pull.head_sha != expected_head {
+            return refuse("expected head sha didn't match current head ref");
+        }
+        let Some(base_head) = found.branch_head(&pull.base_ref).cloned() else {
+            return refuse("the base branch does not exist");
+        };
+        if pull.base_sha == base_head {
+            return refuse("already up to date");
+        }
+        if !pull.mergeable {
+            return refuse("merge conflict between base and head");
+        }
+        let message = format!("Merge branch '{}' into {}", pull.base_ref, pull.head_ref);
+        let (id, sha) = fresh_commit_id(found, &format!("update branch of #{number}"));
+        let head_ref = pull.head_ref.clone();
+        found.commits.push(Commit {
+            id,
+            sha: sha.clone(),
+            message,
+            parents: vec![pull.head_sha.clone(), base_head.clone()],
+            author: Some(bot.clone()),
+            committer: Some(bot),
+            date: Some(now),
+            checks: Vec::new(),
+        });
+        found.branches.insert(head_ref, sha.clone());
+        if let Some(pull) = found.pull_mut(number) {
+            pull.head_sha = sha.clone();
+            pull.commits.push(sha.clone());
+            pull.base_sha = base_head.clone();
+        }
+        state.actions.push(Action::UpdateBranch {
+            repo: repo.to_string(),
+            number: number.get(),
+            head_sha: sha.to_string(),
+            base_sha: base_head.to_string(),
+        });
+        Ok(UpdateBranchOutcome::Accepted)
+    }
+}

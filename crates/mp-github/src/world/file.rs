@@ -1,0 +1,408 @@
+//! The world file as written: strict serde structures with source locations, before ids
+//! are resolved and defaults applied.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
+
+use mp_core::ids::{Login, RepoName, Timestamp};
+use serde::Deserialize;
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde_saphyr::Spanned;
+
+use super::LoadWorldError;
+
+/// Parses the text strictly: only `true`/`false` are booleans, untyped scalars are never
+/// read as text (`1` must be quoted to be a string), merge keys, tags and duplicate keys
+/// are refused, and unknown keys are errors.
+pub(super) fn parse(file: &str, text: &str) -> Result<RawWorld, LoadWorldError> {
+    let options = serde_saphyr::options! {
+        strict_booleans: true,
+        no_schema: true,
+        merge_keys: serde_saphyr::MergeKeyPolicy::Error,
+        reject_unsupported_tags: true,
+        duplicate_keys: serde_saphyr::DuplicateKeyPolicy::Error,
+        with_snippet: false,
+    };
+    serde_saphyr::from_str_with_options(text, options)
+        .map_err(|err| LoadWorldError::from_yaml(file, &err))
+}
+
+/// A login, checked while parsing (so a bad one is reported at its line).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(try_from = "String")]
+pub(super) struct LoginText(pub(super) Login);
+
+impl TryFrom<String> for LoginText {
+    type Error = String;
+    fn try_from(text: String) -> Result<Self, String> {
+        Login::parse(&text).map(Self).map_err(|e| e.to_string())
+    }
+}
+
+/// A timestamp, checked while parsing.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(try_from = "String")]
+pub(super) struct TimeText(pub(super) Timestamp);
+
+impl TryFrom<String> for TimeText {
+    type Error = String;
+    fn try_from(text: String) -> Result<Self, String> {
+        Timestamp::parse(&text).map(Self).map_err(|e| e.to_string())
+    }
+}
+
+/// A repository name, checked while parsing.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(try_from = "String")]
+pub(super) struct RepoText(pub(super) RepoName);
+
+impl TryFrom<String> for RepoText {
+    type Error = String;
+    fn try_from(text: String) -> Result<Self, String> {
+        RepoName::parse(&text).map(Self).map_err(|e| e.to_string())
+    }
+}
+
+/// A mapping whose keys keep their source location, in file order. Duplicate keys are
+/// refused by the parser before this type sees them.
+#[derive(Debug)]
+pub(super) struct SpannedMap<V>(pub(super) Vec<(Spanned<String>, V)>);
+
+impl<V> Default for SpannedMap<V> {
+    fn default() -> Self {
+        Self(Vec::new())
+    }
+}
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for SpannedMap<V> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EntriesVisitor<V>(PhantomData<V>);
+
+        impl<'de, V: Deserialize<'de>> Visitor<'de> for EntriesVisitor<V> {
+            type Value = SpannedMap<V>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a mapping")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry::<Spanned<String>, V>()? {
+                    entries.push(entry);
+                }
+                Ok(SpannedMap(entries))
+            }
+        }
+
+        deserializer.deserialize_map(EntriesVisitor(PhantomData))
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawWorld {
+    pub(super) now: TimeText,
+    pub(super) bot: Spanned<String>,
+    #[serde(default)]
+    pub(super) config: Option<RawConfig>,
+    #[serde(default)]
+    pub(super) receipt_key: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) rate_limit: Option<RawRateLimit>,
+    #[serde(default)]
+    pub(super) repos: Vec<Spanned<RawRepo>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawConfig {
+    #[serde(default)]
+    pub(super) dir: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) files: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawRateLimit {
+    pub(super) remaining: u32,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawRepo {
+    pub(super) name: Spanned<RepoText>,
+    #[serde(default)]
+    pub(super) commits: Vec<Spanned<RawCommit>>,
+    #[serde(default)]
+    pub(super) branches: SpannedMap<Spanned<String>>,
+    #[serde(default)]
+    pub(super) files: BTreeMap<String, String>,
+    #[serde(default)]
+    pub(super) branch_files: SpannedMap<BTreeMap<String, String>>,
+    #[serde(default)]
+    pub(super) pulls: Vec<Spanned<RawPull>>,
+    #[serde(default)]
+    pub(super) issues: Vec<Spanned<RawIssue>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawCommit {
+    pub(super) id: Spanned<String>,
+    pub(super) message: String,
+    #[serde(default)]
+    pub(super) parents: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub(super) author: Option<LoginText>,
+    #[serde(default)]
+    pub(super) committer: Option<LoginText>,
+    #[serde(default)]
+    pub(super) date: Option<TimeText>,
+    #[serde(default)]
+    pub(super) checks: Vec<Spanned<RawCheck>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(super) enum RawCheckStatus {
+    Queued,
+    InProgress,
+    Completed,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(super) enum RawConclusion {
+    Success,
+    Failure,
+    Neutral,
+    Cancelled,
+    Skipped,
+    TimedOut,
+    ActionRequired,
+    Stale,
+}
+
+impl RawConclusion {
+    pub(super) fn as_github(self) -> &'static str {
+        match self {
+            Self::Success => "success",
+            Self::Failure => "failure",
+            Self::Neutral => "neutral",
+            Self::Cancelled => "cancelled",
+            Self::Skipped => "skipped",
+            Self::TimedOut => "timed_out",
+            Self::ActionRequired => "action_required",
+            Self::Stale => "stale",
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawCheck {
+    pub(super) name: String,
+    #[serde(default)]
+    pub(super) status: Option<RawCheckStatus>,
+    #[serde(default)]
+    pub(super) conclusion: Option<RawConclusion>,
+    #[serde(default)]
+    pub(super) app: Option<String>,
+    #[serde(default)]
+    pub(super) started_at: Option<TimeText>,
+    #[serde(default)]
+    pub(super) completed_at: Option<TimeText>,
+    #[serde(default)]
+    pub(super) summary: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(super) enum RawState {
+    Open,
+    Closed,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(super) enum RawFileStatus {
+    Added,
+    #[default]
+    Modified,
+    Removed,
+    Renamed,
+    Copied,
+    Changed,
+    Unchanged,
+}
+
+impl RawFileStatus {
+    pub(super) fn as_github(self) -> &'static str {
+        match self {
+            Self::Added => "added",
+            Self::Modified => "modified",
+            Self::Removed => "removed",
+            Self::Renamed => "renamed",
+            Self::Copied => "copied",
+            Self::Changed => "changed",
+            Self::Unchanged => "unchanged",
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawFile {
+    pub(super) path: String,
+    #[serde(default)]
+    pub(super) status: RawFileStatus,
+    #[serde(default)]
+    pub(super) additions: u64,
+    #[serde(default)]
+    pub(super) deletions: u64,
+    #[serde(default)]
+    pub(super) previous_filename: Option<String>,
+    #[serde(default)]
+    pub(super) content: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawEvent {
+    #[serde(default)]
+    pub(super) labeled: Option<String>,
+    #[serde(default)]
+    pub(super) unlabeled: Option<String>,
+    #[serde(default)]
+    pub(super) by: Option<LoginText>,
+    #[serde(default)]
+    pub(super) at: Option<TimeText>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawComment {
+    #[serde(default)]
+    pub(super) author: Option<LoginText>,
+    pub(super) body: String,
+    #[serde(default)]
+    pub(super) at: Option<TimeText>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub(super) enum RawReactionContent {
+    #[serde(rename = "+1")]
+    ThumbsUp,
+    #[serde(rename = "-1")]
+    ThumbsDown,
+    #[serde(rename = "laugh")]
+    Laugh,
+    #[serde(rename = "confused")]
+    Confused,
+    #[serde(rename = "heart")]
+    Heart,
+    #[serde(rename = "hooray")]
+    Hooray,
+    #[serde(rename = "rocket")]
+    Rocket,
+    #[serde(rename = "eyes")]
+    Eyes,
+}
+
+impl RawReactionContent {
+    pub(super) fn as_github(self) -> &'static str {
+        match self {
+            Self::ThumbsUp => "+1",
+            Self::ThumbsDown => "-1",
+            Self::Laugh => "laugh",
+            Self::Confused => "confused",
+            Self::Heart => "heart",
+            Self::Hooray => "hooray",
+            Self::Rocket => "rocket",
+            Self::Eyes => "eyes",
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawReaction {
+    pub(super) content: RawReactionContent,
+    pub(super) by: LoginText,
+    #[serde(default)]
+    pub(super) at: Option<TimeText>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawPull {
+    pub(super) number: Spanned<u64>,
+    pub(super) title: String,
+    #[serde(default)]
+    pub(super) body: String,
+    pub(super) author: LoginText,
+    pub(super) head: Spanned<String>,
+    #[serde(default)]
+    pub(super) head_commit: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) base: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) base_commit: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) commits: Option<Vec<Spanned<String>>>,
+    #[serde(default)]
+    pub(super) labels: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub(super) events: Vec<Spanned<RawEvent>>,
+    #[serde(default)]
+    pub(super) files: Vec<Spanned<RawFile>>,
+    #[serde(default)]
+    pub(super) checks: Vec<Spanned<RawCheck>>,
+    #[serde(default)]
+    pub(super) comments: Vec<RawComment>,
+    #[serde(default)]
+    pub(super) reactions: Vec<RawReaction>,
+    #[serde(default)]
+    pub(super) state: Option<Spanned<RawState>>,
+    #[serde(default)]
+    pub(super) merged: bool,
+    #[serde(default = "yes")]
+    pub(super) mergeable: bool,
+    #[serde(default)]
+    pub(super) merged_by: Option<Spanned<LoginText>>,
+    #[serde(default)]
+    pub(super) merge_commit: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) created_at: Option<TimeText>,
+    #[serde(default)]
+    pub(super) comments_unreadable: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawIssue {
+    pub(super) number: Spanned<u64>,
+    pub(super) title: String,
+    #[serde(default)]
+    pub(super) body: String,
+    #[serde(default)]
+    pub(super) author: Option<LoginText>,
+    #[serde(default)]
+    pub(super) state: Option<RawState>,
+    #[serde(default)]
+    pub(super) labels: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub(super) events: Vec<Spanned<RawEvent>>,
+    #[serde(default)]
+    pub(super) comments: Vec<RawComment>,
+    #[serde(default)]
+    pub(super) reactions: Vec<RawReaction>,
+    #[serde(default)]
+    pub(super) created_at: Option<TimeText>,
+}

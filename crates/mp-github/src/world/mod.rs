@@ -1,0 +1,312 @@
+//! The world: a plain data model of the GitHub state the bot reads, and its YAML file
+//! format (documented for users in `docs/fixtures.md`).
+//!
+//! [`load_world`] reads a world file (and its configuration directory, if it names one);
+//! [`parse_world`] parses text. Both resolve commit ids to SHAs, apply every default and
+//! check every cross-reference, so a [`World`] is always consistent. Tests may also build a
+//! [`World`] in code: every field is public, and [`commit_sha`] gives the SHA a commit id
+//! resolves to.
+
+mod error;
+mod file;
+mod resolve;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use mp_core::approval::ReceiptKey;
+use mp_core::context::{
+    CheckRun, Comment, CommitContext, FileChange, LabelEvent, PrState, Reaction,
+};
+use mp_core::ids::{CommitSha, Login, ParseIdError, PrNumber, RepoName, Timestamp};
+use mp_core::port::IssueState;
+use sha1::{Digest, Sha1};
+
+pub use error::LoadWorldError;
+
+/// Reads a world file and the configuration directory it names, if any (relative to the
+/// world file's directory).
+///
+/// # Errors
+/// [`LoadWorldError::Read`] when the file cannot be read; [`LoadWorldError::Invalid`],
+/// naming the line and column, for any problem in its content or its configuration
+/// directory.
+pub fn load_world(path: &Path) -> Result<World, LoadWorldError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|err| LoadWorldError::Read {
+        file: file.clone(),
+        message: err.to_string(),
+    })?;
+    let base = path.parent().unwrap_or_else(|| Path::new(""));
+    parse_world(&file, &text, Some(base))
+}
+
+/// Parses a world from text. `file` names the text in errors; `config_base` is the
+/// directory a `config.dir` is relative to (`None` refuses `config.dir`).
+///
+/// # Errors
+/// [`LoadWorldError::Invalid`], naming the line and column, for any problem in the text or
+/// in the configuration directory it names.
+pub fn parse_world(
+    file: &str,
+    text: &str,
+    config_base: Option<&Path>,
+) -> Result<World, LoadWorldError> {
+    let raw = file::parse(file, text)?;
+    resolve::resolve(file, config_base, raw)
+}
+
+/// The SHA a commit id stands for in `repo`: an id of 40 or 64 hex digits is the SHA itself
+/// (lower-cased); any other id gets `hex(sha1("mp-world\0" + repo + "\0" + id))`, where
+/// `repo` is the lower-case `owner/name`.
+pub fn commit_sha(repo: &RepoName, id: &str) -> CommitSha {
+    if let Ok(sha) = CommitSha::parse(id) {
+        return sha;
+    }
+    let mut hasher = Sha1::new();
+    hasher.update(b"mp-world\0");
+    hasher.update(repo.as_str().as_bytes());
+    hasher.update(b"\0");
+    hasher.update(id.as_bytes());
+    let digest = hex::encode(hasher.finalize());
+    CommitSha::parse(&digest).expect("a SHA-1 digest is 40 hex digits")
+}
+
+/// Everything the bot can read from GitHub, plus the inputs a tick needs besides GitHub
+/// (configuration texts, receipt key, clock).
+#[derive(Debug, Clone, PartialEq)]
+pub struct World {
+    /// The tick's clock: the time every read and write happens at.
+    pub now: Timestamp,
+    /// The GitHub App's slug; the bot's login is `<slug>[bot]`.
+    pub bot_slug: String,
+    /// Configuration texts by file name (e.g. `owner.yml`), for the configuration loader.
+    pub config: BTreeMap<String, String>,
+    /// The key that signs approval receipts, if the scenario sets one.
+    pub receipt_key: Option<ReceiptKey>,
+    /// Calls left in the primary rate-limit window; `None` means unlimited and unknown.
+    pub rate_limit_remaining: Option<u32>,
+    /// The repositories, in file order.
+    pub repos: Vec<Repo>,
+}
+
+impl World {
+    /// An empty world at `now` for the App `bot_slug`.
+    pub fn new(now: Timestamp, bot_slug: impl Into<String>) -> Self {
+        Self {
+            now,
+            bot_slug: bot_slug.into(),
+            config: BTreeMap::new(),
+            receipt_key: None,
+            rate_limit_remaining: None,
+            repos: Vec::new(),
+        }
+    }
+
+    /// The bot's login, `<slug>[bot]`.
+    ///
+    /// # Errors
+    /// [`ParseIdError`] when the slug does not make a valid login.
+    pub fn bot_login(&self) -> Result<Login, ParseIdError> {
+        Login::for_app(&self.bot_slug)
+    }
+
+    /// The repository named `name`.
+    pub fn repo(&self, name: &RepoName) -> Option<&Repo> {
+        self.repos.iter().find(|r| &r.name == name)
+    }
+
+    /// The repository named `name`, for changing it.
+    pub fn repo_mut(&mut self, name: &RepoName) -> Option<&mut Repo> {
+        self.repos.iter_mut().find(|r| &r.name == name)
+    }
+}
+
+/// One repository: its commits, branches, files, pull requests and issues.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Repo {
+    /// `owner/name`.
+    pub name: RepoName,
+    /// Every commit, parents before children (file order, then commits made by mutations).
+    pub commits: Vec<Commit>,
+    /// Branch name to head commit.
+    pub branches: BTreeMap<String, CommitSha>,
+    /// Files at `main`: path to content.
+    pub files: BTreeMap<String, String>,
+    /// Files at other branches (e.g. `bot-state`): branch to path to content.
+    pub branch_files: BTreeMap<String, BTreeMap<String, String>>,
+    /// Pull requests, in file order.
+    pub pulls: Vec<Pull>,
+    /// Issues (not pull requests), in file order then creation order.
+    pub issues: Vec<IssueRecord>,
+}
+
+impl Repo {
+    /// An empty repository.
+    pub fn new(name: RepoName) -> Self {
+        Self {
+            name,
+            commits: Vec::new(),
+            branches: BTreeMap::new(),
+            files: BTreeMap::new(),
+            branch_files: BTreeMap::new(),
+            pulls: Vec::new(),
+            issues: Vec::new(),
+        }
+    }
+
+    /// The commit with this SHA.
+    pub fn commit(&self, sha: &CommitSha) -> Option<&Commit> {
+        self.commits.iter().find(|c| &c.sha == sha)
+    }
+
+    /// The head of a branch.
+    pub fn branch_head(&self, branch: &str) -> Option<&CommitSha> {
+        self.branches.get(branch)
+    }
+
+    /// The pull request with this number.
+    pub fn pull(&self, number: PrNumber) -> Option<&Pull> {
+        self.pulls.iter().find(|p| p.number == number)
+    }
+
+    /// The pull request with this number, for changing it.
+    pub fn pull_mut(&mut self, number: PrNumber) -> Option<&mut Pull> {
+        self.pulls.iter_mut().find(|p| p.number == number)
+    }
+
+    /// The issue (not pull request) with this number.
+    pub fn issue(&self, number: PrNumber) -> Option<&IssueRecord> {
+        self.issues.iter().find(|i| i.number == number)
+    }
+
+    /// The issue (not pull request) with this number, for changing it.
+    pub fn issue_mut(&mut self, number: PrNumber) -> Option<&mut IssueRecord> {
+        self.issues.iter_mut().find(|i| i.number == number)
+    }
+
+    /// The number the next issue gets: one more than the largest issue or pull-request
+    /// number (issues and pull requests share one number space).
+    pub fn next_number(&self) -> PrNumber {
+        let pulls = self.pulls.iter().map(|p| p.number.get());
+        let issues = self.issues.iter().map(|i| i.number.get());
+        PrNumber::new(pulls.chain(issues).max().unwrap_or(0) + 1)
+    }
+}
+
+/// One commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Commit {
+    /// The id the world file gave it (or the mutation that made it).
+    pub id: String,
+    /// Its SHA (see [`commit_sha`]).
+    pub sha: CommitSha,
+    /// The full message.
+    pub message: String,
+    /// Parent SHAs in order.
+    pub parents: Vec<CommitSha>,
+    /// Author login, when GitHub links one.
+    pub author: Option<Login>,
+    /// Committer login, when GitHub links one.
+    pub committer: Option<Login>,
+    /// Committer date.
+    pub date: Option<Timestamp>,
+    /// Check runs reported on this commit, in order.
+    pub checks: Vec<CheckRun>,
+}
+
+impl Commit {
+    /// The commit as the port reports it: parsed message, logins, parents, date.
+    pub fn context(&self) -> CommitContext {
+        let mut context = CommitContext::from_message(self.sha.clone(), &self.message);
+        context.author_login = self.author.clone();
+        context.committer_login = self.committer.clone();
+        context.parents = self.parents.clone();
+        context.committed_at = self.date;
+        context
+    }
+}
+
+/// One pull request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pull {
+    /// The number (shared space with issues).
+    pub number: PrNumber,
+    /// Title.
+    pub title: String,
+    /// Body (may be empty).
+    pub body: String,
+    /// Author login.
+    pub author: Login,
+    /// Head branch name.
+    pub head_ref: String,
+    /// Head commit.
+    pub head_sha: CommitSha,
+    /// Base branch name.
+    pub base_ref: String,
+    /// Base commit as GitHub records it for the pull request.
+    pub base_sha: CommitSha,
+    /// The pull request's commits, oldest first.
+    pub commits: Vec<CommitSha>,
+    /// Current labels.
+    pub labels: Vec<String>,
+    /// `labeled` / `unlabeled` timeline events, in order.
+    pub events: Vec<LabelEvent>,
+    /// Changed files.
+    pub files: Vec<PullFile>,
+    /// Comments, oldest first.
+    pub comments: Vec<Comment>,
+    /// Reactions on the pull request itself.
+    pub reactions: Vec<Reaction>,
+    /// Open or closed.
+    pub state: PrState,
+    /// Whether it was merged.
+    pub merged: bool,
+    /// Whether GitHub would merge it (`false`: merge answers 405, update-branch 422).
+    pub mergeable: bool,
+    /// Who merged it.
+    pub merged_by: Option<Login>,
+    /// The commit the merge made on the base branch.
+    pub merge_commit: Option<CommitSha>,
+    /// Creation time.
+    pub created_at: Option<Timestamp>,
+    /// Fault hook: reading the comments fails (`Unavailable`).
+    pub comments_unreadable: bool,
+}
+
+/// One file a pull request changes, and the content merging writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PullFile {
+    /// The change as GitHub lists it.
+    pub change: FileChange,
+    /// The content after the change; merging writes it to the base branch's files.
+    pub content: Option<String>,
+}
+
+/// One issue (not a pull request).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IssueRecord {
+    /// The number (shared space with pull requests).
+    pub number: PrNumber,
+    /// Title.
+    pub title: String,
+    /// Body (may be empty).
+    pub body: String,
+    /// Author login, when known.
+    pub author: Option<Login>,
+    /// Open or closed.
+    pub state: IssueState,
+    /// Current labels.
+    pub labels: Vec<String>,
+    /// `labeled` / `unlabeled` timeline events, in order.
+    pub events: Vec<LabelEvent>,
+    /// Comments, oldest first.
+    pub comments: Vec<Comment>,
+    /// Reactions on the issue itself.
+    pub reactions: Vec<Reaction>,
+    /// Creation time.
+    pub created_at: Option<Timestamp>,
+}

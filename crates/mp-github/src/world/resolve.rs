@@ -1,0 +1,592 @@
+//! From the file as written to a consistent [`World`]: commit ids become SHAs, defaults are
+//! applied, every reference is checked, and comment ids are allocated.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use mp_core::approval::ReceiptKey;
+use mp_core::context::{
+    CheckConclusion, CheckRun, CheckStatus, Comment, CommentId, FileChange, FileStatus,
+    LabelAction, LabelEvent, PrState, Reaction, ReactionKind,
+};
+use mp_core::ids::{CommitSha, Login, PrNumber, RepoName};
+use mp_core::port::IssueState;
+use serde_saphyr::Spanned;
+
+use super::file::{
+    RawCheck, RawCheckStatus, RawComment, RawConfig, RawEvent, RawFile, RawFileStatus, RawIssue,
+    RawPull, RawReaction, RawRepo, RawState, RawWorld,
+};
+use super::{Commit, IssueRecord, LoadWorldError, Pull, PullFile, Repo, World, commit_sha};
+
+type Result<T> = std::result::Result<T, LoadWorldError>;
+
+/// Where errors point.
+#[derive(Clone, Copy)]
+struct Cx<'a> {
+    file: &'a str,
+}
+
+impl Cx<'_> {
+    fn at<T>(self, node: &Spanned<T>, message: impl Into<String>) -> LoadWorldError {
+        LoadWorldError::at(self.file, node, message)
+    }
+}
+
+pub(super) fn resolve(file: &str, config_base: Option<&Path>, raw: RawWorld) -> Result<World> {
+    let cx = Cx { file };
+    if let Err(err) = Login::for_app(&raw.bot.value) {
+        return Err(cx.at(&raw.bot, format!("invalid app slug: {err}")));
+    }
+    let config = match raw.config {
+        Some(config) => resolve_config(cx, config_base, config)?,
+        None => BTreeMap::new(),
+    };
+    let receipt_key = match raw.receipt_key {
+        Some(key) => Some(
+            ReceiptKey::new(key.value.as_bytes())
+                .ok_or_else(|| cx.at(&key, "`receipt_key` is empty; omit it for no key"))?,
+        ),
+        None => None,
+    };
+    let mut world = World {
+        now: raw.now.0,
+        bot_slug: raw.bot.value,
+        config,
+        receipt_key,
+        rate_limit_remaining: raw.rate_limit.map(|r| r.remaining),
+        repos: Vec::new(),
+    };
+    let mut comment_ids = 0;
+    for raw_repo in raw.repos {
+        let name = &raw_repo.value.name;
+        if world.repo(&name.value.0).is_some() {
+            return Err(cx.at(
+                name,
+                format!("repository `{}` is listed twice", name.value.0),
+            ));
+        }
+        let repo = resolve_repo(cx, raw_repo.value, &mut comment_ids)?;
+        world.repos.push(repo);
+    }
+    Ok(world)
+}
+
+/// Reads `config.dir` (every regular, non-hidden file, not recursively) and lays
+/// `config.files` over it.
+fn resolve_config(
+    cx: Cx<'_>,
+    base: Option<&Path>,
+    raw: RawConfig,
+) -> Result<BTreeMap<String, String>> {
+    let mut texts = BTreeMap::new();
+    if let Some(dir) = &raw.dir {
+        let Some(base) = base else {
+            return Err(cx.at(
+                dir,
+                "`config.dir` needs a world file on disk; use `config.files`",
+            ));
+        };
+        let path = base.join(&dir.value);
+        let shown = path.display();
+        let entries = std::fs::read_dir(&path)
+            .map_err(|err| cx.at(dir, format!("cannot read config dir `{shown}`: {err}")))?;
+        for entry in entries {
+            let entry = entry
+                .map_err(|err| cx.at(dir, format!("cannot read config dir `{shown}`: {err}")))?;
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                continue;
+            };
+            let file_path = entry.path();
+            if name.starts_with('.') || !file_path.is_file() {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file_path).map_err(|err| {
+                cx.at(
+                    dir,
+                    format!("cannot read config file `{}`: {err}", file_path.display()),
+                )
+            })?;
+            texts.insert(name, text);
+        }
+    }
+    texts.extend(raw.files);
+    Ok(texts)
+}
+
+/// Finds a referenced commit: by id first, then by full SHA.
+fn find<'c>(commits: &'c [Commit], reference: &str) -> Option<&'c Commit> {
+    commits.iter().find(|c| c.id == reference).or_else(|| {
+        let lower = reference.to_ascii_lowercase();
+        commits.iter().find(|c| c.sha.as_str() == lower)
+    })
+}
+
+fn resolve_ref(cx: Cx<'_>, repo: &Repo, reference: &Spanned<String>) -> Result<CommitSha> {
+    find(&repo.commits, &reference.value)
+        .map(|c| c.sha.clone())
+        .ok_or_else(|| unknown_commit(cx, &repo.name, reference))
+}
+
+fn unknown_commit(cx: Cx<'_>, repo: &RepoName, reference: &Spanned<String>) -> LoadWorldError {
+    cx.at(
+        reference,
+        format!(
+            "unknown commit `{}` in {repo}; list it under `commits`",
+            reference.value
+        ),
+    )
+}
+
+/// Records a pull-request or issue number, refusing 0 and duplicates.
+fn claim_number(
+    cx: Cx<'_>,
+    repo: &RepoName,
+    numbers: &mut BTreeMap<u64, u64>,
+    number: &Spanned<u64>,
+) -> Result<PrNumber> {
+    if number.value == 0 {
+        return Err(cx.at(number, "numbers start at 1"));
+    }
+    if let Some(line) = numbers.insert(number.value, number.referenced.line()) {
+        return Err(cx.at(
+            number,
+            format!(
+                "number {} is used twice in {repo} (first at line {line}); issues and pull requests share one number space",
+                number.value
+            ),
+        ));
+    }
+    Ok(PrNumber::new(number.value))
+}
+
+fn resolve_repo(cx: Cx<'_>, raw: RawRepo, comment_ids: &mut u64) -> Result<Repo> {
+    let mut repo = Repo::new(raw.name.value.0);
+    let all_ids: BTreeSet<&str> = raw
+        .commits
+        .iter()
+        .map(|c| c.value.id.value.as_str())
+        .collect();
+
+    for spanned in &raw.commits {
+        let commit = &spanned.value;
+        let id = &commit.id;
+        if id.value.is_empty() {
+            return Err(cx.at(id, "a commit id must not be empty"));
+        }
+        if repo.commits.iter().any(|c| c.id == id.value) {
+            return Err(cx.at(id, format!("commit id `{}` is used twice", id.value)));
+        }
+        let sha = commit_sha(&repo.name, &id.value);
+        if let Some(other) = repo.commits.iter().find(|c| c.sha == sha) {
+            return Err(cx.at(
+                id,
+                format!(
+                    "commit `{}` has the same SHA as commit `{}`",
+                    id.value, other.id
+                ),
+            ));
+        }
+        let mut parents = Vec::new();
+        for parent in &commit.parents {
+            match find(&repo.commits, &parent.value) {
+                Some(found) => parents.push(found.sha.clone()),
+                None if all_ids.contains(parent.value.as_str()) => {
+                    return Err(cx.at(
+                        parent,
+                        format!(
+                            "parent `{}` of commit `{}` must be listed before it",
+                            parent.value, id.value
+                        ),
+                    ));
+                }
+                None => return Err(unknown_commit(cx, &repo.name, parent)),
+            }
+        }
+        let checks = commit
+            .checks
+            .iter()
+            .map(|check| resolve_check(cx, check))
+            .collect::<Result<Vec<_>>>()?;
+        repo.commits.push(Commit {
+            id: id.value.clone(),
+            sha,
+            message: commit.message.clone(),
+            parents,
+            author: commit.author.as_ref().map(|l| l.0.clone()),
+            committer: commit.committer.as_ref().map(|l| l.0.clone()),
+            date: commit.date.map(|t| t.0),
+            checks,
+        });
+    }
+
+    for (branch, target) in &raw.branches.0 {
+        if branch.value.is_empty() {
+            return Err(cx.at(branch, "a branch name must not be empty"));
+        }
+        let sha = resolve_ref(cx, &repo, target)?;
+        repo.branches.insert(branch.value.clone(), sha);
+    }
+    repo.files = raw.files;
+    for (branch, files) in raw.branch_files.0 {
+        if branch.value == "main" {
+            return Err(cx.at(&branch, "files at `main` go under `files`"));
+        }
+        if !repo.branches.contains_key(&branch.value) {
+            return Err(cx.at(
+                &branch,
+                format!("branch `{}` is not in `branches`", branch.value),
+            ));
+        }
+        repo.branch_files.insert(branch.value, files);
+    }
+
+    let mut numbers: BTreeMap<u64, u64> = BTreeMap::new();
+    let mut pull_numbers = Vec::new();
+    for pull in &raw.pulls {
+        pull_numbers.push(claim_number(
+            cx,
+            &repo.name,
+            &mut numbers,
+            &pull.value.number,
+        )?);
+    }
+    let mut issue_numbers = Vec::new();
+    for issue in &raw.issues {
+        issue_numbers.push(claim_number(
+            cx,
+            &repo.name,
+            &mut numbers,
+            &issue.value.number,
+        )?);
+    }
+
+    for (spanned, number) in raw.pulls.into_iter().zip(pull_numbers) {
+        let pull = resolve_pull(cx, &mut repo, spanned, number, comment_ids)?;
+        repo.pulls.push(pull);
+    }
+    for (spanned, number) in raw.issues.into_iter().zip(issue_numbers) {
+        let issue = resolve_issue(cx, spanned.value, number, comment_ids)?;
+        repo.issues.push(issue);
+    }
+    Ok(repo)
+}
+
+fn resolve_pull(
+    cx: Cx<'_>,
+    repo: &mut Repo,
+    spanned: Spanned<RawPull>,
+    number: PrNumber,
+    comment_ids: &mut u64,
+) -> Result<Pull> {
+    let raw = spanned.value;
+    let head_ref = raw.head.value.clone();
+    if head_ref.is_empty() {
+        return Err(cx.at(&raw.head, "a branch name must not be empty"));
+    }
+    let branch_head = repo.branches.get(&head_ref).cloned();
+    let head_sha = match (&raw.head_commit, branch_head) {
+        (Some(explicit), branch_head) => {
+            let sha = resolve_ref(cx, repo, explicit)?;
+            if let Some(branch_head) = branch_head
+                && branch_head != sha
+            {
+                return Err(cx.at(
+                    explicit,
+                    format!(
+                        "head_commit `{}` is not the head of branch `{head_ref}` ({})",
+                        explicit.value,
+                        branch_head.short()
+                    ),
+                ));
+            }
+            sha
+        }
+        (None, Some(branch_head)) => branch_head,
+        (None, None) => {
+            return Err(cx.at(
+                &raw.head,
+                format!(
+                    "branch `{head_ref}` is not in `branches`; list it there or give `head_commit`"
+                ),
+            ));
+        }
+    };
+    let base_ref = raw
+        .base
+        .as_ref()
+        .map_or_else(|| "main".to_owned(), |b| b.value.clone());
+    let base_sha = match (&raw.base_commit, repo.branches.get(&base_ref)) {
+        (Some(explicit), _) => resolve_ref(cx, repo, explicit)?,
+        (None, Some(sha)) => sha.clone(),
+        (None, None) => {
+            let message = format!(
+                "base branch `{base_ref}` is not in `branches`; list it there or give `base_commit`"
+            );
+            return Err(match &raw.base {
+                Some(base) => cx.at(base, message),
+                None => cx.at(&raw.number, message),
+            });
+        }
+    };
+    let commits = match &raw.commits {
+        Some(list) => list
+            .iter()
+            .map(|reference| resolve_ref(cx, repo, reference))
+            .collect::<Result<Vec<_>>>()?,
+        None => commits_between(&repo.commits, &base_sha, &head_sha),
+    };
+
+    let mut checks = raw
+        .checks
+        .iter()
+        .map(|check| resolve_check(cx, check))
+        .collect::<Result<Vec<_>>>()?;
+    if let Some(head) = repo.commits.iter_mut().find(|c| c.sha == head_sha) {
+        head.checks.append(&mut checks);
+    }
+
+    let merged = raw.merged;
+    let state = match &raw.state {
+        Some(state) if merged && state.value == RawState::Open => {
+            return Err(cx.at(
+                state,
+                "a merged pull request is closed; drop `state` or set it to `closed`",
+            ));
+        }
+        Some(state) => pr_state(state.value),
+        None if merged => PrState::Closed,
+        None => PrState::Open,
+    };
+    if !merged {
+        if let Some(by) = &raw.merged_by {
+            return Err(cx.at(by, "`merged_by` needs `merged: true`"));
+        }
+        if let Some(commit) = &raw.merge_commit {
+            return Err(cx.at(commit, "`merge_commit` needs `merged: true`"));
+        }
+    }
+    let merge_commit = match &raw.merge_commit {
+        Some(reference) => Some(resolve_ref(cx, repo, reference)?),
+        None => None,
+    };
+
+    Ok(Pull {
+        number,
+        title: raw.title,
+        body: raw.body,
+        author: raw.author.0,
+        head_ref,
+        head_sha,
+        base_ref,
+        base_sha,
+        commits,
+        labels: resolve_labels(cx, &raw.labels)?,
+        events: resolve_events(cx, &raw.events)?,
+        files: raw
+            .files
+            .iter()
+            .map(|file| resolve_file(cx, file))
+            .collect::<Result<Vec<_>>>()?,
+        comments: resolve_comments(raw.comments, comment_ids),
+        reactions: resolve_reactions(raw.reactions),
+        state,
+        merged,
+        mergeable: raw.mergeable,
+        merged_by: raw.merged_by.map(|by| by.value.0),
+        merge_commit,
+        created_at: raw.created_at.map(|t| t.0),
+        comments_unreadable: raw.comments_unreadable,
+    })
+}
+
+fn resolve_issue(
+    cx: Cx<'_>,
+    raw: RawIssue,
+    number: PrNumber,
+    comment_ids: &mut u64,
+) -> Result<IssueRecord> {
+    Ok(IssueRecord {
+        number,
+        title: raw.title,
+        body: raw.body,
+        author: raw.author.map(|a| a.0),
+        state: match raw.state {
+            Some(RawState::Closed) => IssueState::Closed,
+            Some(RawState::Open) | None => IssueState::Open,
+        },
+        labels: resolve_labels(cx, &raw.labels)?,
+        events: resolve_events(cx, &raw.events)?,
+        comments: resolve_comments(raw.comments, comment_ids),
+        reactions: resolve_reactions(raw.reactions),
+        created_at: raw.created_at.map(|t| t.0),
+    })
+}
+
+fn pr_state(state: RawState) -> PrState {
+    match state {
+        RawState::Open => PrState::Open,
+        RawState::Closed => PrState::Closed,
+    }
+}
+
+/// The commits reachable from `head` but not from `base`, oldest first (the order of
+/// `commits`, which lists parents before children). GitHub lists a pull request's
+/// commits the same way.
+fn commits_between(commits: &[Commit], base: &CommitSha, head: &CommitSha) -> Vec<CommitSha> {
+    let from_base = ancestors(commits, base);
+    let from_head = ancestors(commits, head);
+    commits
+        .iter()
+        .filter(|c| from_head.contains(&c.sha) && !from_base.contains(&c.sha))
+        .map(|c| c.sha.clone())
+        .collect()
+}
+
+/// `start` and every commit reachable from it through parents.
+fn ancestors(commits: &[Commit], start: &CommitSha) -> BTreeSet<CommitSha> {
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![start.clone()];
+    while let Some(sha) = stack.pop() {
+        if !seen.insert(sha.clone()) {
+            continue;
+        }
+        if let Some(commit) = commits.iter().find(|c| c.sha == sha) {
+            stack.extend(commit.parents.iter().cloned());
+        }
+    }
+    seen
+}
+
+fn resolve_labels(cx: Cx<'_>, labels: &[Spanned<String>]) -> Result<Vec<String>> {
+    let mut names: Vec<String> = Vec::new();
+    for label in labels {
+        if label.value.is_empty() {
+            return Err(cx.at(label, "a label name must not be empty"));
+        }
+        if names.contains(&label.value) {
+            return Err(cx.at(label, format!("label `{}` is listed twice", label.value)));
+        }
+        names.push(label.value.clone());
+    }
+    Ok(names)
+}
+
+fn resolve_events(cx: Cx<'_>, events: &[Spanned<RawEvent>]) -> Result<Vec<LabelEvent>> {
+    events
+        .iter()
+        .map(|spanned| {
+            let event = &spanned.value;
+            let (action, label) = match (&event.labeled, &event.unlabeled) {
+                (Some(label), None) => (LabelAction::Labeled, label),
+                (None, Some(label)) => (LabelAction::Unlabeled, label),
+                _ => {
+                    return Err(cx.at(
+                        spanned,
+                        "an event has exactly one of `labeled: <label>` or `unlabeled: <label>`",
+                    ));
+                }
+            };
+            Ok(LabelEvent {
+                action,
+                label: label.clone(),
+                actor: event.by.as_ref().map(|by| by.0.clone()),
+                at: event.at.map(|t| t.0),
+            })
+        })
+        .collect()
+}
+
+fn resolve_file(cx: Cx<'_>, spanned: &Spanned<RawFile>) -> Result<PullFile> {
+    let file = &spanned.value;
+    if file.path.is_empty() {
+        return Err(cx.at(spanned, "a file path must not be empty"));
+    }
+    let renamed = file.status == RawFileStatus::Renamed;
+    if renamed && file.previous_filename.is_none() {
+        return Err(cx.at(
+            spanned,
+            format!("renamed file `{}` needs `previous_filename`", file.path),
+        ));
+    }
+    if file.content.is_some() && file.status == RawFileStatus::Removed {
+        return Err(cx.at(
+            spanned,
+            format!("removed file `{}` has no content", file.path),
+        ));
+    }
+    Ok(PullFile {
+        change: FileChange {
+            path: file.path.clone(),
+            status: FileStatus::from_github(file.status.as_github()),
+            additions: file.additions,
+            deletions: file.deletions,
+            previous_filename: file.previous_filename.clone(),
+        },
+        content: file.content.clone(),
+    })
+}
+
+fn resolve_check(cx: Cx<'_>, spanned: &Spanned<RawCheck>) -> Result<CheckRun> {
+    let check = &spanned.value;
+    if check.name.is_empty() {
+        return Err(cx.at(spanned, "a check run needs a non-empty `name`"));
+    }
+    if check.app.as_deref() == Some("") {
+        return Err(cx.at(spanned, "`app` must not be empty; omit it for no app"));
+    }
+    let status = check.status.unwrap_or(RawCheckStatus::Completed);
+    let conclusion = match (status, check.conclusion) {
+        (RawCheckStatus::Completed, None) => Some(CheckConclusion::Success),
+        (RawCheckStatus::Completed, Some(c)) => Some(CheckConclusion::from_github(c.as_github())),
+        (_, None) => None,
+        (_, Some(_)) => {
+            return Err(cx.at(
+                spanned,
+                format!(
+                    "check run `{}` is not completed, so it has no conclusion",
+                    check.name
+                ),
+            ));
+        }
+    };
+    Ok(CheckRun {
+        name: check.name.clone(),
+        status: match status {
+            RawCheckStatus::Queued => CheckStatus::Queued,
+            RawCheckStatus::InProgress => CheckStatus::InProgress,
+            RawCheckStatus::Completed => CheckStatus::Completed,
+        },
+        conclusion,
+        started_at: check.started_at.map(|t| t.0),
+        completed_at: check.completed_at.map(|t| t.0),
+        app_slug: check.app.clone(),
+        output_summary: check.summary.clone(),
+    })
+}
+
+fn resolve_comments(comments: Vec<RawComment>, comment_ids: &mut u64) -> Vec<Comment> {
+    comments
+        .into_iter()
+        .map(|comment| {
+            *comment_ids += 1;
+            Comment {
+                id: CommentId::new(*comment_ids),
+                author: comment.author.map(|a| a.0),
+                body: comment.body,
+                created_at: comment.at.map(|t| t.0),
+            }
+        })
+        .collect()
+}
+
+fn resolve_reactions(reactions: Vec<RawReaction>) -> Vec<Reaction> {
+    reactions
+        .into_iter()
+        .map(|reaction| Reaction {
+            kind: ReactionKind::from_github(reaction.content.as_github()),
+            user: reaction.by.0,
+            created_at: reaction.at.map(|t| t.0),
+        })
+        .collect()
+}
