@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[derive(Debug, Parser)]
 #[command(name = "mp", version, about, long_about = None, propagate_version = true)]
 #[command(
-    after_help = "Exit codes: 0 ok, 1 findings (invalid input found), 2 could not run. See docs/cli.md."
+    after_help = "Exit codes: 0 ok, 1 findings (invalid input found), 2 could not run, 3 tick failed closed. See docs/cli.md."
 )]
 pub struct Cli {
     /// What to do.
@@ -36,8 +36,55 @@ pub enum Command {
     /// Check commit messages against the identity-trailer contract.
     #[command(name = "commit-msg", subcommand)]
     CommitMsg(CommitMsgCommand),
+    /// Run one tick over a world file on the in-memory GitHub and print what the bot did.
+    ///
+    /// Prints every pull request's outcome, then the ordered writes (comments, labels,
+    /// issues, merges), the tick metrics and the API calls per endpoint. Exit 0 when the
+    /// tick ran (whatever it decided), 2 when the world or its configuration is invalid,
+    /// 3 when the tick failed closed.
+    Tick(TickArgs),
+    /// Explain one pull request: every gate condition with its evidence and every
+    /// classifier vote ("why is this not merged?"). Writes nothing.
+    Explain(ExplainArgs),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
+}
+
+/// Arguments of `mp tick`.
+#[derive(Debug, Args)]
+pub struct TickArgs {
+    /// The world file (see docs/fixtures.md).
+    #[arg(long, value_name = "FILE")]
+    pub world: PathBuf,
+    /// Run at this instant (RFC 3339) instead of the world's `now`.
+    #[arg(long, value_name = "TIME")]
+    pub now: Option<String>,
+    /// Plan the writes without performing them.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Also append the classifier audit records to this JSON Lines file.
+    #[arg(long, value_name = "FILE")]
+    pub audit_log: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// Arguments of `mp explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The world file (see docs/fixtures.md).
+    #[arg(long, value_name = "FILE")]
+    pub world: PathBuf,
+    /// The pull request, as OWNER/REPO#N.
+    #[arg(value_name = "OWNER/REPO#N")]
+    pub pr: String,
+    /// Evaluate at this instant (RFC 3339) instead of the world's `now`.
+    #[arg(long, value_name = "TIME")]
+    pub now: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 /// `mp config ...`

@@ -6,9 +6,11 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+mod audit;
 mod cli;
 mod commands;
 mod output;
+mod world;
 
 /// Exit codes, documented in docs/cli.md.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,8 +19,10 @@ pub enum Exit {
     Ok = 0,
     /// The command ran and found a problem (invalid config, a failing commit message).
     Findings = 1,
-    /// The command could not run: bad arguments, unreadable input.
+    /// The command could not run: bad arguments, unreadable or invalid input.
     Usage = 2,
+    /// The tick failed closed (e.g. the bot user could not be learned).
+    FailedClosed = 3,
 }
 
 fn main() -> ExitCode {

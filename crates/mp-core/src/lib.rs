@@ -21,6 +21,7 @@ pub mod port;
 pub mod quadrant;
 pub mod registry;
 pub mod severity;
+pub mod tick;
 pub mod trailers;
 
 pub use classifier::{RuleId, Verdict, Vote};

@@ -9,12 +9,16 @@ use crate::cli::{Cli, Command, CommitMsgCommand, ConfigCommand};
 
 mod commit_msg;
 mod config_validate;
+mod explain;
+mod tick;
 
 /// Runs the parsed command, writing its report to `out`.
 pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<Exit> {
     match cli.command {
         Command::Config(ConfigCommand::Validate(args)) => config_validate::run(&args, out),
         Command::CommitMsg(CommitMsgCommand::Check(args)) => commit_msg::run(&args, out),
+        Command::Tick(args) => tick::run(&args, out),
+        Command::Explain(args) => explain::run(&args, out),
         Command::Completions(args) => {
             clap_complete::generate(args.shell, &mut Cli::command(), "mp", out);
             Ok(Exit::Ok)

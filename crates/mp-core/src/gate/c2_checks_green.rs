@@ -6,11 +6,17 @@
 //! Runs of other names are ignored. Without named checks, every run must be completed with
 //! `success` or `neutral` and a `success` run must come from the expected app; zero runs
 //! pass only with `allow_no_ci`.
+//!
+//! A named check with no run at all is `check_missing` while the head commit is younger
+//! than `policy.check_report_timeout_minutes` (or its date is unknown), and
+//! `check_never_reported` once it is older: a check that never comes is named as such
+//! instead of leaving the pull request waiting silently.
 
 use std::collections::BTreeSet;
 
 use super::{CORE_SEVERITY, ConditionId, ConditionResult, Evidence, GatePolicy, MISSING_APP};
 use crate::context::{CheckConclusion, CheckRun, CheckStatus, PrContext};
+use crate::ids::Timestamp;
 
 fn fail(evidence: Evidence) -> ConditionResult {
     ConditionResult::fail(ConditionId::C2, CORE_SEVERITY, evidence)
@@ -58,23 +64,46 @@ fn run_failures(
     failures
 }
 
-/// Evaluates C2 against `policy.required_checks`, `policy.expected_publisher` and
-/// `policy.allow_no_ci`, reporting every problem of every check.
-pub fn evaluate(pr: &PrContext, policy: &GatePolicy) -> Vec<ConditionResult> {
+/// Evaluates C2 at `now` against `policy.required_checks`, `policy.expected_publisher`,
+/// `policy.allow_no_ci` and `policy.check_report_timeout_minutes`, reporting every problem
+/// of every check.
+pub fn evaluate(pr: &PrContext, policy: &GatePolicy, now: Timestamp) -> Vec<ConditionResult> {
     if policy.required_checks.is_empty() {
         evaluate_unnamed(&pr.check_runs, policy)
     } else {
-        evaluate_named(&pr.check_runs, policy)
+        evaluate_named(pr, policy, now)
     }
 }
 
-fn evaluate_named(runs: &[CheckRun], policy: &GatePolicy) -> Vec<ConditionResult> {
+/// The failure for a named check without any run: never reported once the head commit is
+/// at least the report timeout old, else (or with no usable head date) missing.
+fn no_run(pr: &PrContext, name: &str, policy: &GatePolicy, now: Timestamp) -> ConditionResult {
+    let committed_at = pr.head_commit().and_then(|c| c.committed_at);
+    let timeout_minutes = policy.check_report_timeout_minutes;
+    if let Some(committed_at) = committed_at {
+        let minutes = now.seconds_since(committed_at) / 60;
+        if minutes >= i64::from(timeout_minutes) {
+            return fail(Evidence::CheckNeverReported {
+                name: name.to_owned(),
+                head: pr.head_sha.clone(),
+                minutes,
+                timeout_minutes,
+            });
+        }
+    }
+    fail(Evidence::CheckMissing {
+        name: name.to_owned(),
+    })
+}
+
+fn evaluate_named(pr: &PrContext, policy: &GatePolicy, now: Timestamp) -> Vec<ConditionResult> {
+    let runs = &pr.check_runs;
     let expected = policy.expected_publisher.as_str();
     let mut failures = Vec::new();
     for name in &policy.required_checks {
         let named: Vec<&CheckRun> = runs.iter().filter(|r| r.name == *name).collect();
         if named.is_empty() {
-            failures.push(fail(Evidence::CheckMissing { name: name.clone() }));
+            failures.push(no_run(pr, name, policy, now));
             continue;
         }
         failures.extend(run_failures(name, &named, |c| {

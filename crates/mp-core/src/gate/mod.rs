@@ -38,6 +38,9 @@ pub const CLASSIFIER_JUDGMENT: &str = "classifier-judgment";
 pub const CORE_SEVERITY: Severity = Severity::P0;
 /// Default severity of the L4 registry check: advisory until promoted.
 pub const DEFAULT_REGISTRY_SEVERITY: Severity = Severity::P2;
+/// Default minutes after the head commit after which a named required check with no run at
+/// all is reported as never reported rather than missing.
+pub const DEFAULT_CHECK_REPORT_TIMEOUT_MINUTES: u32 = 60;
 
 /// Everything the gate needs besides the pull request itself, resolved for one repository.
 ///
@@ -66,6 +69,10 @@ pub struct GatePolicy {
     /// Severity of L4 failures: P2 (advisory) by default, P0 once promoted by the burn-in
     /// clock or an override (see [`burn_in`]).
     pub registry_severity: Severity,
+    /// Minutes after the head commit's committer date after which a named required check
+    /// with no run at all is reported as `check_never_reported` instead of `check_missing`
+    /// (default 60).
+    pub check_report_timeout_minutes: u32,
 }
 
 impl Default for GatePolicy {
@@ -79,6 +86,7 @@ impl Default for GatePolicy {
             classifier_publisher_slug: DEFAULT_PUBLISHER.to_owned(),
             registry: None,
             registry_severity: DEFAULT_REGISTRY_SEVERITY,
+            check_report_timeout_minutes: DEFAULT_CHECK_REPORT_TIMEOUT_MINUTES,
         }
     }
 }
@@ -274,10 +282,24 @@ pub enum Evidence {
     },
     /// C2 holds without named checks because there are no runs and `allow_no_ci` is set.
     NoChecksAllowed,
-    /// A named required check has no run at all.
+    /// A named required check has no run at all (yet: the head commit is younger than the
+    /// report timeout, or its date is unknown).
     CheckMissing {
         /// The check name.
         name: String,
+    },
+    /// A named required check has no run at all although the head commit is older than the
+    /// report timeout: the check will most likely never come (wrong name, workflow not
+    /// triggered).
+    CheckNeverReported {
+        /// The check name.
+        name: String,
+        /// The head commit.
+        head: CommitSha,
+        /// Whole minutes since the head commit's committer date.
+        minutes: i64,
+        /// The configured report timeout, in minutes.
+        timeout_minutes: u32,
     },
     /// A run of the check has not completed.
     CheckNotCompleted {
@@ -423,6 +445,7 @@ impl Evidence {
             Self::GreenFromPublisher { .. } => "green_from_publisher",
             Self::NoChecksAllowed => "no_checks_allowed",
             Self::CheckMissing { .. } => "check_missing",
+            Self::CheckNeverReported { .. } => "check_never_reported",
             Self::CheckNotCompleted { .. } => "check_not_completed",
             Self::CheckFailed { .. } => "check_failed",
             Self::CheckWrongPublisher { .. } => "check_wrong_publisher",
@@ -496,6 +519,16 @@ impl fmt::Display for Evidence {
             ),
             Self::NoChecksAllowed => f.write_str("no check runs, allowed by allow_no_ci"),
             Self::CheckMissing { name } => write!(f, "required check '{name}' is missing"),
+            Self::CheckNeverReported {
+                name,
+                head,
+                minutes,
+                timeout_minutes,
+            } => write!(
+                f,
+                "required check '{name}' has not reported {minutes} min after the head commit {} (timeout {timeout_minutes} min); it may never run: check the workflow triggers and the check name",
+                head.short()
+            ),
             Self::CheckNotCompleted { name, status } => write!(
                 f,
                 "check '{name}' is not yet completed (status: {})",
@@ -755,7 +788,7 @@ pub fn evaluate_gate(
 ) -> GateReport {
     let mut report = GateReport::new(PrRef::of(pr));
     report.extend(c1_ready_to_merge::evaluate(pr, receipts, policy));
-    report.extend(c2_checks_green::evaluate(pr, policy));
+    report.extend(c2_checks_green::evaluate(pr, policy, now));
     report.extend(c3_owner_approval::evaluate(
         pr, receipts, quadrant, policy, now,
     ));

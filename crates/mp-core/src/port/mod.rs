@@ -8,10 +8,12 @@
 
 mod audit;
 mod clock;
+mod dry_run;
 mod github;
 
 pub use audit::{AuditError, AuditLog, AuditRecord, AuditVote};
 pub use clock::{Clock, FixedClock};
+pub use dry_run::{DryRun, PlannedWrite};
 pub use github::{
     GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeMethod, MergeRequest, NewIssue,
     PullRequest, UpdateBranchOutcome,

@@ -1,9 +1,12 @@
 //! Tests for C2.
 
 use super::*;
-use crate::gate::testkit::{Pr, lines, policy};
+use crate::gate::testkit::{Pr, at, good_commit, lines, policy};
 
 const GA: Option<&str> = Some("github-actions");
+/// When every case is evaluated: 30 minutes after the testkit's head commit date, so a
+/// named check without runs is still waiting under the default 60-minute timeout.
+const EVALUATED: &str = "2026-03-01T10:30:00Z";
 
 fn named(names: &[&str]) -> GatePolicy {
     let mut policy = policy();
@@ -13,7 +16,10 @@ fn named(names: &[&str]) -> GatePolicy {
 
 #[track_caller]
 fn check(pr: Pr, policy: &GatePolicy, expected: &[&str]) {
-    assert_eq!(lines(&evaluate(&pr.build(), policy)), expected);
+    assert_eq!(
+        lines(&evaluate(&pr.build(), policy, at(EVALUATED))),
+        expected
+    );
 }
 
 #[test]
@@ -156,5 +162,59 @@ fn allow_no_ci_does_not_excuse_runs_that_exist() {
         &[
             "fail | C2: no green check run was published by the expected app 'github-actions' (publishers seen: evil-ci)",
         ],
+    );
+}
+
+#[test]
+fn a_check_without_runs_is_missing_just_before_the_report_timeout() {
+    check(
+        Pr::new().committed("2026-03-01T09:31:00Z"),
+        &named(&["test"]),
+        &["fail | C2: required check 'test' is missing"],
+    );
+}
+
+#[test]
+fn a_check_without_runs_is_never_reported_from_the_report_timeout_on() {
+    check(
+        Pr::new().committed("2026-03-01T09:30:00Z"),
+        &named(&["test"]),
+        &[
+            "fail | C2: required check 'test' has not reported 60 min after the head commit a000000 (timeout 60 min); it may never run: check the workflow triggers and the check name",
+        ],
+    );
+}
+
+#[test]
+fn the_report_timeout_comes_from_the_policy_and_only_concerns_checks_without_runs() {
+    let mut policy = named(&["build", "test"]);
+    policy.check_report_timeout_minutes = 15;
+    check(
+        Pr::new().check("test", "queued", GA),
+        &policy,
+        &[
+            "fail | C2: required check 'build' has not reported 30 min after the head commit a000000 (timeout 15 min); it may never run: check the workflow triggers and the check name",
+            "fail | C2: check 'test' is not yet completed (status: queued)",
+        ],
+    );
+}
+
+#[test]
+fn without_a_head_commit_date_a_check_without_runs_stays_missing() {
+    check(
+        Pr::new().committed("not a date"),
+        &named(&["test"]),
+        &["fail | C2: required check 'test' is missing"],
+    );
+}
+
+#[test]
+fn a_date_from_another_commit_than_the_head_is_not_used() {
+    let mut old = good_commit("c");
+    old.committed_at = Some(at("2026-02-01T00:00:00Z"));
+    check(
+        Pr::new().commits(vec![old]),
+        &named(&["test"]),
+        &["fail | C2: required check 'test' is missing"],
     );
 }

@@ -1,0 +1,52 @@
+//! Audit-log adapters: records kept in memory for the report, and optionally appended to a
+//! JSON Lines file (opened in append mode; a record is one `write` of one line).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use mp_core::port::{AuditError, AuditLog, AuditRecord};
+
+/// Keeps every record in memory and, when a path is given, appends it to a JSONL file.
+#[derive(Debug, Default)]
+pub struct CliAuditLog {
+    records: Mutex<Vec<AuditRecord>>,
+    file: Option<PathBuf>,
+}
+
+impl CliAuditLog {
+    /// A log that also appends to `file`, when given.
+    pub fn new(file: Option<PathBuf>) -> Self {
+        Self {
+            records: Mutex::new(Vec::new()),
+            file,
+        }
+    }
+
+    /// The records appended so far, in order.
+    pub fn records(&self) -> Vec<AuditRecord> {
+        self.records.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+}
+
+#[async_trait::async_trait]
+impl AuditLog for CliAuditLog {
+    async fn append(&self, record: &AuditRecord) -> Result<(), AuditError> {
+        if let Some(path) = &self.file {
+            let mut line = record.to_json_line();
+            line.push('\n');
+            let mut file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| AuditError(format!("{}: {e}", path.display())))?;
+            file.write_all(line.as_bytes())
+                .map_err(|e| AuditError(format!("{}: {e}", path.display())))?;
+        }
+        self.records
+            .lock()
+            .map_err(|_| AuditError("audit log lock poisoned".to_owned()))?
+            .push(record.clone());
+        Ok(())
+    }
+}

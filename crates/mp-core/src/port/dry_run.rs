@@ -1,0 +1,411 @@
+//! A GitHub port that reads through to another one and only plans its writes, so
+//! `mp tick --dry-run` shows what a tick would do without doing it.
+
+use std::fmt;
+use std::sync::{Mutex, PoisonError};
+
+use super::github::{
+    GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeRequest, NewIssue, PullRequest,
+    UpdateBranchOutcome,
+};
+use crate::context::{
+    CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, Reaction,
+};
+use crate::ids::{CommitSha, Login, PrNumber, RepoName};
+
+/// A write the tick asked for and the dry run did not perform.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PlannedWrite {
+    /// `POST /issues/{n}/comments`.
+    CreateComment {
+        /// The repository.
+        repo: RepoName,
+        /// The issue or pull request.
+        number: PrNumber,
+        /// The comment body.
+        body: String,
+    },
+    /// `PATCH /issues/comments/{id}`.
+    UpdateComment {
+        /// The repository.
+        repo: RepoName,
+        /// The comment.
+        id: CommentId,
+        /// The new body.
+        body: String,
+    },
+    /// `POST /issues/{n}/labels`.
+    AddLabels {
+        /// The repository.
+        repo: RepoName,
+        /// The issue or pull request.
+        number: PrNumber,
+        /// The labels.
+        labels: Vec<String>,
+    },
+    /// `DELETE /issues/{n}/labels/{label}`.
+    RemoveLabel {
+        /// The repository.
+        repo: RepoName,
+        /// The issue or pull request.
+        number: PrNumber,
+        /// The label.
+        label: String,
+    },
+    /// `POST /issues`.
+    CreateIssue {
+        /// The repository.
+        repo: RepoName,
+        /// The issue.
+        issue: NewIssue,
+    },
+    /// `PATCH /issues/{n}` with `state: closed`.
+    CloseIssue {
+        /// The repository.
+        repo: RepoName,
+        /// The issue or pull request.
+        number: PrNumber,
+    },
+    /// `PUT /pulls/{n}/merge`.
+    MergePull {
+        /// The repository.
+        repo: RepoName,
+        /// The pull request.
+        number: PrNumber,
+        /// The merge request, with its head precondition.
+        request: MergeRequest,
+    },
+    /// `PUT /pulls/{n}/update-branch`.
+    UpdateBranch {
+        /// The repository.
+        repo: RepoName,
+        /// The pull request.
+        number: PrNumber,
+        /// The head the update is pinned to.
+        expected_head: CommitSha,
+    },
+}
+
+impl PlannedWrite {
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::CreateComment { .. } => "create_comment",
+            Self::UpdateComment { .. } => "update_comment",
+            Self::AddLabels { .. } => "add_labels",
+            Self::RemoveLabel { .. } => "remove_label",
+            Self::CreateIssue { .. } => "create_issue",
+            Self::CloseIssue { .. } => "close_issue",
+            Self::MergePull { .. } => "merge_pull",
+            Self::UpdateBranch { .. } => "update_branch",
+        }
+    }
+}
+
+/// The first line of a body, for one-line displays.
+fn first_line(body: &str) -> &str {
+    body.lines().next().unwrap_or_default()
+}
+
+impl fmt::Display for PlannedWrite {
+    /// One line, e.g. `would merge acme/app#7 pinned to head abc1234 (squash)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::CreateComment { repo, number, body } => {
+                write!(f, "would comment on {repo}#{number}: {}", first_line(body))
+            }
+            Self::UpdateComment { repo, id, body } => write!(
+                f,
+                "would update comment {} in {repo}: {}",
+                id.get(),
+                first_line(body)
+            ),
+            Self::AddLabels {
+                repo,
+                number,
+                labels,
+            } => write!(f, "would label {repo}#{number} with {}", labels.join(", ")),
+            Self::RemoveLabel {
+                repo,
+                number,
+                label,
+            } => write!(f, "would remove label {label} from {repo}#{number}"),
+            Self::CreateIssue { repo, issue } => write!(
+                f,
+                "would open an issue in {repo} [{}]: {}",
+                issue.labels.join(", "),
+                issue.title
+            ),
+            Self::CloseIssue { repo, number } => write!(f, "would close {repo}#{number}"),
+            Self::MergePull {
+                repo,
+                number,
+                request,
+            } => write!(
+                f,
+                "would merge {repo}#{number} pinned to head {} (squash)",
+                request.head_sha.short()
+            ),
+            Self::UpdateBranch {
+                repo,
+                number,
+                expected_head,
+            } => write!(
+                f,
+                "would update the branch of {repo}#{number} (head {})",
+                expected_head.short()
+            ),
+        }
+    }
+}
+
+/// Wraps a [`GitHub`] port: reads go through, writes are recorded as [`PlannedWrite`]s
+/// and answered with plausible values (a comment with id 0, an issue numbered 0, a merge
+/// "landing" as the head SHA, an accepted branch update) without touching GitHub.
+pub struct DryRun<'a> {
+    inner: &'a dyn GitHub,
+    bot: Mutex<Option<Login>>,
+    planned: Mutex<Vec<PlannedWrite>>,
+}
+
+impl fmt::Debug for DryRun<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DryRun")
+            .field("planned", &self.planned_writes())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> DryRun<'a> {
+    /// A dry run over `inner`.
+    pub fn new(inner: &'a dyn GitHub) -> Self {
+        Self {
+            inner,
+            bot: Mutex::new(None),
+            planned: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The writes planned so far, in order.
+    pub fn planned_writes(&self) -> Vec<PlannedWrite> {
+        self.planned
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The writes planned, in order, consuming the dry run.
+    pub fn into_planned_writes(self) -> Vec<PlannedWrite> {
+        self.planned
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn plan(&self, write: PlannedWrite) {
+        self.planned
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(write);
+    }
+
+    /// The bot user learned through [`GitHub::bot_login`], as the author of planned comments.
+    fn bot(&self) -> Option<Login> {
+        self.bot
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+#[async_trait::async_trait]
+impl GitHub for DryRun<'_> {
+    async fn bot_login(&self) -> Result<Login, GitHubError> {
+        let login = self.inner.bot_login().await?;
+        *self.bot.lock().unwrap_or_else(PoisonError::into_inner) = Some(login.clone());
+        Ok(login)
+    }
+
+    fn rate_limit_remaining(&self) -> Option<u32> {
+        self.inner.rate_limit_remaining()
+    }
+
+    async fn open_pulls(&self, repo: &RepoName) -> Result<Vec<PullRequest>, GitHubError> {
+        self.inner.open_pulls(repo).await
+    }
+
+    async fn pull(&self, repo: &RepoName, number: PrNumber) -> Result<PullRequest, GitHubError> {
+        self.inner.pull(repo, number).await
+    }
+
+    async fn pull_commits(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<CommitContext>, GitHubError> {
+        self.inner.pull_commits(repo, number).await
+    }
+
+    async fn pull_files(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<FileChange>, GitHubError> {
+        self.inner.pull_files(repo, number).await
+    }
+
+    async fn check_runs(
+        &self,
+        repo: &RepoName,
+        sha: &CommitSha,
+    ) -> Result<Vec<CheckRun>, GitHubError> {
+        self.inner.check_runs(repo, sha).await
+    }
+
+    async fn label_events(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<LabelEvent>, GitHubError> {
+        self.inner.label_events(repo, number).await
+    }
+
+    async fn comments(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<Comment>, GitHubError> {
+        self.inner.comments(repo, number).await
+    }
+
+    async fn reactions(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<Reaction>, GitHubError> {
+        self.inner.reactions(repo, number).await
+    }
+
+    async fn branch_head(&self, repo: &RepoName, branch: &str) -> Result<CommitSha, GitHubError> {
+        self.inner.branch_head(repo, branch).await
+    }
+
+    async fn issues(&self, repo: &RepoName, query: &IssueQuery) -> Result<Vec<Issue>, GitHubError> {
+        self.inner.issues(repo, query).await
+    }
+
+    async fn create_comment(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        body: &str,
+    ) -> Result<Comment, GitHubError> {
+        self.plan(PlannedWrite::CreateComment {
+            repo: repo.clone(),
+            number,
+            body: body.to_owned(),
+        });
+        Ok(Comment {
+            id: CommentId::new(0),
+            author: self.bot(),
+            body: body.to_owned(),
+            created_at: None,
+        })
+    }
+
+    async fn update_comment(
+        &self,
+        repo: &RepoName,
+        id: CommentId,
+        body: &str,
+    ) -> Result<(), GitHubError> {
+        self.plan(PlannedWrite::UpdateComment {
+            repo: repo.clone(),
+            id,
+            body: body.to_owned(),
+        });
+        Ok(())
+    }
+
+    async fn add_labels(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        labels: &[String],
+    ) -> Result<(), GitHubError> {
+        self.plan(PlannedWrite::AddLabels {
+            repo: repo.clone(),
+            number,
+            labels: labels.to_vec(),
+        });
+        Ok(())
+    }
+
+    async fn remove_label(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        label: &str,
+    ) -> Result<(), GitHubError> {
+        self.plan(PlannedWrite::RemoveLabel {
+            repo: repo.clone(),
+            number,
+            label: label.to_owned(),
+        });
+        Ok(())
+    }
+
+    async fn create_issue(&self, repo: &RepoName, issue: &NewIssue) -> Result<Issue, GitHubError> {
+        self.plan(PlannedWrite::CreateIssue {
+            repo: repo.clone(),
+            issue: issue.clone(),
+        });
+        Ok(Issue {
+            repo: repo.clone(),
+            number: PrNumber::new(0),
+            title: issue.title.clone(),
+            body: issue.body.clone(),
+            state: IssueState::Open,
+            labels: issue.labels.clone(),
+            author: self.bot(),
+            created_at: None,
+            is_pull_request: false,
+        })
+    }
+
+    async fn close_issue(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError> {
+        self.plan(PlannedWrite::CloseIssue {
+            repo: repo.clone(),
+            number,
+        });
+        Ok(())
+    }
+
+    async fn merge_pull(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        request: &MergeRequest,
+    ) -> Result<CommitSha, GitHubError> {
+        self.plan(PlannedWrite::MergePull {
+            repo: repo.clone(),
+            number,
+            request: request.clone(),
+        });
+        Ok(request.head_sha.clone())
+    }
+
+    async fn update_branch(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        expected_head: &CommitSha,
+    ) -> Result<UpdateBranchOutcome, GitHubError> {
+        self.plan(PlannedWrite::UpdateBranch {
+            repo: repo.clone(),
+            number,
+            expected_head: expected_head.clone(),
+        });
+        Ok(UpdateBranchOutcome::Accepted)
+    }
+}

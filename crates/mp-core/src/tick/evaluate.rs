@@ -1,0 +1,263 @@
+//! The read-only half of the pull-request path: build the context, read the receipts,
+//! classify, plan the receipts and evaluate the gate — everything the tick decides before
+//! it writes anything, shared with `mp explain`.
+
+use crate::approval::{
+    AUTO_REVERT, BindPlan, LabelVerification, Receipt, Receipts, TrustRoots, Unverified,
+    VerifiedBy, plan_receipts, verify_label,
+};
+use crate::classifier::{
+    AutoRevertLabel, AutoRevertProof, ClassifierFacts, Verdict, classify, max_vote,
+};
+use crate::context::{Comment, PrContext};
+use crate::gate::{GatePolicy, GateReport, evaluate_gate};
+use crate::ids::{CommitSha, Timestamp};
+use crate::port::{AuditRecord, AuditVote, GitHub, GitHubError, PullRequest};
+use crate::quadrant::Quadrant;
+
+use super::{MAIN_BRANCH, TickSetup};
+
+/// Where the gate sends a pull request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// A blocking condition fails: post the diagnostic.
+    Blocked,
+    /// Quadrant D and only the owner's approval is missing: ask in the decision inbox.
+    Inbox,
+    /// Every condition holds: race guard, then merge (or observe).
+    Mergeable,
+}
+
+impl Route {
+    /// Stable machine-readable code.
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::Blocked => "blocked",
+            Self::Inbox => "inbox",
+            Self::Mergeable => "mergeable",
+        }
+    }
+}
+
+/// Everything the tick knows about one pull request before it writes anything.
+///
+/// The receipts the writer would post this tick are already applied to
+/// [`PrEvaluation::receipts`] (they count the same tick), so the gate report is the one the
+/// tick acts on.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct PrEvaluation {
+    /// The pull request with its commits, files, check runs and label events.
+    pub pr: PrContext,
+    /// Its comments, oldest first (receipts and earlier diagnostics among them).
+    pub comments: Vec<Comment>,
+    /// The receipts as the gate honours them: those read from the comments plus those the
+    /// writer binds this tick.
+    pub receipts: Receipts,
+    /// The receipt writer's decision for each receipt label present, in label order.
+    pub receipt_plans: Vec<BindPlan>,
+    /// The status of `decision:auto-revert` handed to the classifier.
+    pub auto_revert: AutoRevertLabel,
+    /// The classifier verdict (votes of disabled rules left out).
+    pub verdict: Verdict,
+    /// The `main` head the gate compared the base with (C4).
+    pub main_head: CommitSha,
+    /// The policy the gate ran with.
+    pub policy: GatePolicy,
+    /// The gate report (results of disabled validators left out).
+    pub gate: GateReport,
+}
+
+impl PrEvaluation {
+    /// Where the gate sends the pull request.
+    pub fn route(&self) -> Route {
+        if self.gate.passed() {
+            Route::Mergeable
+        } else if self.verdict.quadrant == Quadrant::D && self.gate.awaits_owner_only() {
+            Route::Inbox
+        } else {
+            Route::Blocked
+        }
+    }
+
+    /// The receipt plans that write a receipt this tick.
+    pub fn receipts_to_write(&self) -> impl Iterator<Item = &BindPlan> {
+        self.receipt_plans.iter().filter(|plan| plan.binds())
+    }
+
+    /// The blocking results, one line each, joined with `"; "`.
+    pub fn blocking_summary(&self) -> String {
+        self.gate
+            .blocking()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    /// The audit record of this classification, taken at `now`.
+    pub fn audit_record(&self, now: Timestamp) -> AuditRecord {
+        AuditRecord {
+            at: now,
+            pr: self.pr.reference(),
+            head_sha: self.pr.head_sha.clone(),
+            quadrant: self.verdict.quadrant,
+            votes: self
+                .verdict
+                .votes
+                .iter()
+                .map(|vote| AuditVote {
+                    rule: vote.rule.code().to_owned(),
+                    quadrant: vote.quadrant,
+                    reasoning: vote.reasoning.clone(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Reads the context of a listed pull request: its commits, files, the check runs of its
+/// head and its label timeline (bot.md §6.5 step 1).
+///
+/// # Errors
+/// The first [`GitHubError`] of those reads.
+pub async fn fetch_context(
+    github: &dyn GitHub,
+    pull: &PullRequest,
+) -> Result<PrContext, GitHubError> {
+    let (repo, number) = (&pull.repo, pull.number);
+    let commits = github.pull_commits(repo, number).await?;
+    let files = github.pull_files(repo, number).await?;
+    let check_runs = github.check_runs(repo, &pull.head_sha).await?;
+    let label_events = github.label_events(repo, number).await?;
+    Ok(PrContext {
+        repo: repo.clone(),
+        number,
+        title: pull.title.clone(),
+        body: pull.body.clone(),
+        head_sha: pull.head_sha.clone(),
+        head_ref: pull.head_ref.clone(),
+        base_sha: pull.base_sha.clone(),
+        base_ref: pull.base_ref.clone(),
+        state: pull.state,
+        merged: pull.merged,
+        labels: pull.labels.clone(),
+        author: pull.author.clone(),
+        commits,
+        files,
+        check_runs,
+        label_events,
+    })
+}
+
+/// Evaluates one pull request without writing anything: context, comments and `main` head
+/// are read, then [`assess_pr`] decides. `mp explain` shows exactly what the tick would do.
+///
+/// # Errors
+/// The first [`GitHubError`] of the reads.
+pub async fn evaluate_pr(
+    github: &dyn GitHub,
+    setup: &TickSetup<'_>,
+    pull: &PullRequest,
+    now: Timestamp,
+) -> Result<PrEvaluation, GitHubError> {
+    let pr = fetch_context(github, pull).await?;
+    let comments = github.comments(&pull.repo, pull.number).await?;
+    let main_head = github.branch_head(&pull.repo, MAIN_BRANCH).await?;
+    Ok(assess_pr(setup, pr, comments, main_head, now))
+}
+
+/// The pure decision over values already read (bot.md §6.5 steps 2-6): receipts from the
+/// bot's comments, the classifier verdict, the receipt plan applied to the receipts, and
+/// the gate report.
+pub fn assess_pr(
+    setup: &TickSetup<'_>,
+    pr: PrContext,
+    comments: Vec<Comment>,
+    main_head: CommitSha,
+    now: Timestamp,
+) -> PrEvaluation {
+    let config = setup.config();
+    let skills = config.skills();
+    let policy = setup.gate_policy(&pr.repo);
+    let roots = policy.trust_roots();
+    let key = setup.options().receipt_key.as_ref();
+
+    let read = Receipts::parse(&comments, &pr.repo, pr.number, Some(setup.bot()), key);
+
+    let auto_revert = auto_revert_status(&pr, &read, roots, now);
+    let facts = ClassifierFacts {
+        bot_repo: config.projects().bot_repo(),
+        path_rules: setup.path_rules(),
+        publisher_slug: Some(config.env().classifier_publisher_slug()),
+        auto_revert: auto_revert.clone(),
+    };
+    let classified = classify(&pr, &facts, Vec::new());
+    let verdict = max_vote(
+        classified
+            .votes
+            .into_iter()
+            .filter(|vote| !skills.is_disabled(vote.rule.code()))
+            .collect(),
+    );
+
+    let receipt_plans = plan_receipts(&pr, &read, roots);
+    let mut receipts = read;
+    for plan in receipt_plans.iter().filter(|plan| plan.binds()) {
+        receipts.insert(Receipt::new(plan.label.as_str(), plan.head.clone()));
+    }
+
+    let mut gate = evaluate_gate(
+        &pr,
+        &receipts,
+        &main_head,
+        Some(verdict.quadrant),
+        &policy,
+        now,
+    );
+    gate.results
+        .retain(|result| !skills.is_disabled(result.id.validator_name()));
+
+    PrEvaluation {
+        pr,
+        comments,
+        receipts,
+        receipt_plans,
+        auto_revert,
+        verdict,
+        main_head,
+        policy,
+        gate,
+    }
+}
+
+/// The `decision:auto-revert` status for the classifier, from the verified-label predicate.
+fn auto_revert_status(
+    pr: &PrContext,
+    receipts: &Receipts,
+    roots: TrustRoots<'_>,
+    now: Timestamp,
+) -> AutoRevertLabel {
+    match verify_label(pr, AUTO_REVERT, receipts, roots, now) {
+        LabelVerification::Unverified(Unverified::Absent) => AutoRevertLabel::Absent,
+        LabelVerification::Unverified(why) => AutoRevertLabel::Unverified {
+            reason: why.to_string(),
+        },
+        LabelVerification::Verified(VerifiedBy::Receipt { applier, head }) => {
+            AutoRevertLabel::Verified {
+                applier,
+                proof: AutoRevertProof::Receipt { head },
+            }
+        }
+        LabelVerification::Verified(VerifiedBy::LabeledAfterHead {
+            applier,
+            labeled_at,
+            committed_at,
+        }) => AutoRevertLabel::Verified {
+            applier,
+            proof: AutoRevertProof::LabeledAfterHead {
+                labeled_at,
+                head_committed_at: committed_at,
+            },
+        },
+    }
+}

@@ -1,0 +1,194 @@
+//! The issues the pull-request path opens: the decision inbox question for a Quadrant-D
+//! pull request (bot.md §10.1), its dedupe by PR reference, and the passive audit issue
+//! after a Quadrant B or C merge.
+//!
+//! An inbox issue body ends with hidden markers that the inbox poller reads back:
+//!
+//! ```text
+//! <!-- decision-inbox-nonce: <32 hex> -->
+//! <!-- decision-inbox-head-sha: <full sha> -->
+//! <!-- merge-gate-mac: <64 hex> -->        (only when a receipt key is set)
+//! ```
+//!
+//! The MAC signs `(repository, PR number, head sha, nonce)` joined with `|`, so a body
+//! edited to point at another pull request or head no longer verifies.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use sha2::{Digest, Sha256};
+
+use crate::approval::ReceiptKey;
+use crate::approval::receipt::{MAC_MARKER, MARKER_END, mac_hex};
+use crate::classifier::Verdict;
+use crate::context::PrContext;
+use crate::ids::{CommitSha, PrNumber, RepoName, Timestamp};
+use crate::port::{Issue, IssueState, NewIssue};
+use crate::quadrant::Quadrant;
+
+/// The label of an open decision inbox question.
+pub const PENDING_OWNER: &str = "decision:pending-owner";
+/// The label of the audit issue after a Quadrant B merge.
+pub const AUTO_APPROVED_CRITICAL_REVERSIBLE: &str = "decision:auto-approved-critical-reversible";
+/// The label of the audit issue after a Quadrant C merge.
+pub const AUTO_APPROVED_IRREVERSIBLE_NON_CRITICAL: &str =
+    "decision:auto-approved-irreversible-non-critical";
+/// Start of the marker line carrying the inbox issue's nonce.
+pub const NONCE_MARKER: &str = "<!-- decision-inbox-nonce:";
+/// Start of the marker line carrying the head SHA the question is about.
+pub const INBOX_HEAD_MARKER: &str = "<!-- decision-inbox-head-sha:";
+
+/// The PR reference line of inbox bodies: ``PR: `owner/repo#N` ``.
+static PR_REF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"PR:\s*`([^`#]+)#(\d+)`").expect("the PR reference pattern is a valid regex")
+});
+
+/// The title of the inbox issue for `repo#number`.
+pub fn inbox_title(repo: &RepoName, number: PrNumber) -> String {
+    format!("Decision pending — PR {repo}#{number}")
+}
+
+/// The inbox nonce: the first 32 hex digits of SHA-256 over `pr_ref|head|now`. It is
+/// derived rather than random so that replaying a tick gives the same body.
+pub fn inbox_nonce(pr_ref: &str, head: &CommitSha, now: Timestamp) -> String {
+    let digest = Sha256::digest(format!("{pr_ref}|{head}|{now}").as_bytes());
+    let mut nonce = hex::encode(digest);
+    nonce.truncate(32);
+    nonce
+}
+
+/// The decision inbox issue for a Quadrant-D pull request whose only blocking condition is
+/// the owner's approval, opened at `now`; signed when `key` is set.
+pub fn inbox_issue(
+    pr: &PrContext,
+    verdict: &Verdict,
+    now: Timestamp,
+    key: Option<&ReceiptKey>,
+) -> NewIssue {
+    let pr_ref = pr.reference();
+    let head = &pr.head_sha;
+    let nonce = inbox_nonce(&pr_ref, head, now);
+    let reasoning = verdict.d_reasoning();
+    let reasoning = if reasoning.is_empty() {
+        "no rule voted D".to_owned()
+    } else {
+        reasoning
+    };
+    let short = head.short();
+    let mut body = format!(
+        "**Your decision is needed.** Pull request `{pr_ref}` is Quadrant D: irreversible and \
+         critical. Every other gate condition holds, so it now waits only for you.\n\
+         \n\
+         - PR: `{pr_ref}` — head `{short}`\n\
+         - Classifier: Quadrant {quadrant}\n\
+         - Reasoning: {reasoning}\n\
+         - Opened at: {now}\n\
+         \n\
+         ### How to decide\n\
+         \n\
+         Only reactions and comments of allowlisted owners count; the latest one wins.\n\
+         \n\
+         - 👍 on this issue, or comment `/approve A`: **option A, approve.** The bot merges the \
+         pull request on a later tick if every other condition still holds.\n\
+         - Comment `/approve B`: **option B, approve the alternate.** Same as A, recorded as \
+         the alternate option.\n\
+         - Comment `/approve C`: **option C, defer.** The pull request is marked \
+         `decision:deferred` and waits for more information.\n\
+         - 👎 on this issue, or comment `/reject`: **reject.** The bot closes the pull request.\n\
+         \n\
+         - [ ] A: approve\n\
+         - [ ] B: approve the alternate\n\
+         - [ ] C: defer, more information needed\n\
+         \n\
+         The boxes are for your notes; the bot reads only reactions and commands. A new push \
+         to the pull request invalidates a decision taken for head `{short}`.\n\
+         \n\
+         {NONCE_MARKER} {nonce} {MARKER_END}\n\
+         {INBOX_HEAD_MARKER} {head} {MARKER_END}\n",
+        quadrant = verdict.quadrant,
+    );
+    if let Some(key) = key {
+        let number = pr.number.to_string();
+        let mac = mac_hex(key, &[pr.repo.as_str(), &number, head.as_str(), &nonce]);
+        body.push_str(&format!("{MAC_MARKER} {mac} {MARKER_END}\n"));
+    }
+    NewIssue {
+        title: inbox_title(&pr.repo, pr.number),
+        body,
+        labels: vec![PENDING_OWNER.to_owned()],
+    }
+}
+
+/// The pull request an inbox body refers to: the first ``PR: `owner/repo#N` `` in it.
+pub fn referenced_pr(body: &str) -> Option<(RepoName, PrNumber)> {
+    let captures = PR_REF.captures(body)?;
+    let repo = RepoName::parse(captures.get(1)?.as_str().trim()).ok()?;
+    let number = captures.get(2)?.as_str().parse().ok()?;
+    Some((repo, PrNumber::new(number)))
+}
+
+/// The open `decision:pending-owner` issue (not a pull request) among `issues` whose body
+/// refers to `repo#number`, if any.
+pub fn find_pending<'a>(
+    issues: &'a [Issue],
+    repo: &RepoName,
+    number: PrNumber,
+) -> Option<&'a Issue> {
+    issues.iter().find(|issue| {
+        issue.state == IssueState::Open
+            && !issue.is_pull_request
+            && issue.labels.iter().any(|l| l == PENDING_OWNER)
+            && referenced_pr(&issue.body).is_some_and(|(r, n)| r == *repo && n == number)
+    })
+}
+
+/// The audit-issue label of a merged quadrant: B and C have one, A and D none.
+pub fn auto_approved_label(quadrant: Quadrant) -> Option<&'static str> {
+    match quadrant {
+        Quadrant::B => Some(AUTO_APPROVED_CRITICAL_REVERSIBLE),
+        Quadrant::C => Some(AUTO_APPROVED_IRREVERSIBLE_NON_CRITICAL),
+        Quadrant::A | Quadrant::D => None,
+    }
+}
+
+/// The passive audit issue after merging a Quadrant B or C pull request as `merged` at
+/// `now`; `None` for the other quadrants.
+pub fn audit_issue(
+    pr: &PrContext,
+    verdict: &Verdict,
+    merged: &CommitSha,
+    now: Timestamp,
+) -> Option<NewIssue> {
+    let quadrant = verdict.quadrant;
+    let label = auto_approved_label(quadrant)?;
+    let meaning = match quadrant {
+        Quadrant::B => "reversible but critical",
+        _ => "irreversible but not critical",
+    };
+    let pr_ref = pr.reference();
+    let reasoning = verdict
+        .deciding_votes()
+        .map(|v| format!("{} ({})", v.reasoning, v.rule))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let body = format!(
+        "Pull request `{pr_ref}` was merged without asking the owner, as Quadrant {quadrant} \
+         ({meaning}).\n\
+         \n\
+         - PR: `{pr_ref}` — head `{head}`\n\
+         - Merged as: `{merged}` (squash)\n\
+         - Classifier: Quadrant {quadrant}\n\
+         - Reasoning: {reasoning}\n\
+         - Merged at: {now}\n\
+         \n\
+         This is a passive audit record: nothing waits on it. Review the change and close the \
+         issue; if it should not have landed, revert it through a pull request.\n",
+        head = pr.head_sha.short(),
+        merged = merged.short(),
+    );
+    Some(NewIssue {
+        title: format!("Auto-approved ({quadrant}) — {pr_ref}"),
+        body,
+        labels: vec![label.to_owned()],
+    })
+}

@@ -1,0 +1,311 @@
+//! The pull-request path of one tick (bot.md §6.5), driven over the ports.
+//!
+//! For every gated repository (supervised, not audit-only), every open pull request, oldest
+//! first, goes through the same steps:
+//!
+//! 1. build the context (pull, commits, files, head check runs, label timeline);
+//! 2. read the comments and the bot's receipts — unreadable comments skip the pull request
+//!    before anything is written;
+//! 3. classify and append exactly one audit record;
+//! 4. write the receipts the writer binds (they count the same tick);
+//! 5. and 6. evaluate the gate; a blocking failure updates (never duplicates) the one
+//!    diagnostic comment;
+//! 7. a Quadrant-D pull request that lacks only the owner's approval gets one decision
+//!    inbox issue;
+//! 8. the L3 race guard re-reads `main`: moved means update the branch, no merge;
+//! 9. observe mode (the default) stops at "would have merged";
+//! 10. merge, pinned to the evaluated head, keeping the identity trailers;
+//! 11. after a Quadrant B or C merge, open the passive audit issue.
+//!
+//! [`evaluate_pr`] is steps 1-6 without writes, for `mp explain`. mp-core performs no I/O
+//! here either: every read and write goes through the [`GitHub`] and [`AuditLog`] ports,
+//! and the time is the `now` argument.
+
+mod evaluate;
+pub mod inbox;
+mod process;
+mod report;
+
+#[cfg(test)]
+mod testkit;
+#[cfg(test)]
+mod tests;
+
+pub use evaluate::{PrEvaluation, Route, assess_pr, evaluate_pr, fetch_context};
+pub use process::RECEIPTS_UNAVAILABLE;
+pub use report::{MAX_DETAIL_CHARS, PrAction, PrOutcome, TickMetrics, TickReport};
+
+use crate::approval::{ReceiptKey, UNSIGNED_RECEIPTS_WARNING};
+use crate::classifier::{CompilePathRulesError, PathRules};
+use crate::config::Config;
+use crate::gate::{ConditionId, DEFAULT_REGISTRY_SEVERITY, GatePolicy};
+use crate::ids::{Login, RepoName, Timestamp};
+use crate::port::{AuditLog, GitHub, GitHubError};
+use crate::severity::Severity;
+
+use process::{Flow, Runner};
+
+/// The branch pull requests merge into; C4 and the race guard compare with its head.
+pub const MAIN_BRANCH: &str = "main";
+
+/// Whether the tick really merges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MergeMode {
+    /// Report "would have merged" and change nothing on `main` (the default).
+    #[default]
+    Observe,
+    /// Merge pull requests that pass the gate.
+    Merge,
+}
+
+impl MergeMode {
+    /// [`MergeMode::Merge`] when `env.yml` sets `merge_enabled: true`, else observe.
+    pub fn from_config(config: &Config) -> Self {
+        if config.merge_enabled() {
+            Self::Merge
+        } else {
+            Self::Observe
+        }
+    }
+}
+
+/// How to run the pull-request path. Start from [`TickOptions::from_config`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TickOptions {
+    /// Observe or merge.
+    pub merge_mode: MergeMode,
+    /// The key that signs receipts and inbox bodies; `None` leaves them unsigned (and the
+    /// report warns).
+    pub receipt_key: Option<ReceiptKey>,
+    /// Only these repositories (still only gated ones); `None` means every gated repository.
+    pub repos: Option<Vec<RepoName>>,
+    /// The L4 registry check's severity as the burn-in clock decided it; `None` takes the
+    /// `skills.yml` override of `validator_agent_registry`, else P2.
+    pub registry_severity: Option<Severity>,
+}
+
+impl TickOptions {
+    /// The options a configuration implies: the merge mode from `merge_enabled`, no key, all
+    /// gated repositories, the registry severity from `skills.yml`.
+    pub fn from_config(config: &Config) -> Self {
+        Self {
+            merge_mode: MergeMode::from_config(config),
+            ..Self::default()
+        }
+    }
+
+    /// These options with another merge mode.
+    #[must_use]
+    pub fn with_merge_mode(mut self, mode: MergeMode) -> Self {
+        self.merge_mode = mode;
+        self
+    }
+
+    /// These options signing with `key`.
+    #[must_use]
+    pub fn with_receipt_key(mut self, key: ReceiptKey) -> Self {
+        self.receipt_key = Some(key);
+        self
+    }
+
+    /// These options limited to `repos`.
+    #[must_use]
+    pub fn with_repos(mut self, repos: Vec<RepoName>) -> Self {
+        self.repos = Some(repos);
+        self
+    }
+
+    /// These options with the registry check at `severity` (e.g. promoted by burn-in).
+    #[must_use]
+    pub fn with_registry_severity(mut self, severity: Severity) -> Self {
+        self.registry_severity = Some(severity);
+        self
+    }
+}
+
+/// Why the pull-request path could not run at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TickError {
+    /// The bot user is unknown, so receipts cannot be told from forgeries: fail closed.
+    #[error("cannot learn the bot user, failing closed (receipts cannot be recognised): {0}")]
+    BotLogin(#[source] GitHubError),
+    /// The classifier path rules do not compile.
+    #[error(transparent)]
+    PathRules(#[from] CompilePathRulesError),
+}
+
+/// What every pull request of one tick is evaluated against: the configuration, the
+/// options, the bot user and the compiled path rules.
+#[derive(Debug)]
+pub struct TickSetup<'a> {
+    config: &'a Config,
+    options: &'a TickOptions,
+    bot: Login,
+    path_rules: PathRules,
+}
+
+impl<'a> TickSetup<'a> {
+    /// Compiles the path rules once for the tick.
+    ///
+    /// # Errors
+    /// [`TickError::PathRules`] when a `classifier_rules.yml` pattern does not compile.
+    pub fn new(
+        config: &'a Config,
+        options: &'a TickOptions,
+        bot: Login,
+    ) -> Result<Self, TickError> {
+        Ok(Self {
+            config,
+            options,
+            bot,
+            path_rules: PathRules::compile(config.path_rules())?,
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &'a Config {
+        self.config
+    }
+
+    /// The options.
+    pub fn options(&self) -> &'a TickOptions {
+        self.options
+    }
+
+    /// The bot user.
+    pub fn bot(&self) -> &Login {
+        &self.bot
+    }
+
+    /// The compiled path rules.
+    pub fn path_rules(&self) -> &PathRules {
+        &self.path_rules
+    }
+
+    /// The repositories whose pull requests go through the gate this tick: supervised and
+    /// not audit-only, in `projects.yml` order, limited by [`TickOptions::repos`].
+    pub fn gated_repos(&self) -> Vec<&'a RepoName> {
+        let projects = self.config.projects();
+        projects
+            .supervised_repos()
+            .iter()
+            .filter(|repo| projects.is_gated(repo))
+            .filter(|repo| {
+                self.options
+                    .repos
+                    .as_ref()
+                    .is_none_or(|only| only.contains(repo))
+            })
+            .collect()
+    }
+
+    /// The gate policy of `repo`: allowlist, bot, the repository's required checks and
+    /// check publisher, `allow_no_ci`, the classifier publisher, the agent registry at its
+    /// severity, and the check report timeout.
+    pub fn gate_policy(&self, repo: &RepoName) -> GatePolicy {
+        let config = self.config;
+        let env = config.env();
+        let registry_severity = self
+            .options
+            .registry_severity
+            .or_else(|| {
+                config
+                    .skills()
+                    .severity_override(ConditionId::AgentRegistry.validator_name())
+            })
+            .unwrap_or(DEFAULT_REGISTRY_SEVERITY);
+        GatePolicy {
+            allowlist: config.allowlist().to_vec(),
+            bot: Some(self.bot.clone()),
+            required_checks: config.effective_required_checks(repo).to_vec(),
+            expected_publisher: config.effective_expected_check_publisher(repo).to_owned(),
+            allow_no_ci: env.allow_no_ci(),
+            classifier_publisher_slug: env.classifier_publisher_slug().to_owned(),
+            registry: config.registry().cloned(),
+            registry_severity,
+            check_report_timeout_minutes: env.check_report_timeout_minutes(),
+        }
+    }
+}
+
+/// Runs the pull-request path of one tick at `now`.
+///
+/// Learns the bot user first (failing closed without it), then processes every open pull
+/// request of every gated repository, oldest first. A GitHub error on one pull request
+/// makes it `skipped` with the reason and the tick goes on; a secondary rate limit leaves
+/// the rest of that repository for the next tick, and the primary rate limit ends the path
+/// early (`metrics.rate_limited`).
+///
+/// # Errors
+/// [`TickError::BotLogin`] when the bot user cannot be learned; [`TickError::PathRules`]
+/// when the path rules do not compile.
+pub async fn run_pr_path(
+    github: &dyn GitHub,
+    audit: &dyn AuditLog,
+    config: &Config,
+    options: &TickOptions,
+    now: Timestamp,
+) -> Result<TickReport, TickError> {
+    let bot = github.bot_login().await.map_err(TickError::BotLogin)?;
+    let setup = TickSetup::new(config, options, bot)?;
+    let mut runner = Runner::new(github, audit, &setup, now);
+    runner.report.warnings.extend(setup_warnings(&setup));
+
+    'repos: for repo in setup.gated_repos() {
+        let pulls = match github.open_pulls(repo).await {
+            Ok(pulls) => pulls,
+            Err(error) => {
+                runner
+                    .report
+                    .warnings
+                    .push(format!("{repo}: cannot list open pull requests: {error}"));
+                if matches!(error, GitHubError::RateLimited { .. }) {
+                    runner.report.metrics.rate_limited = true;
+                    break 'repos;
+                }
+                continue 'repos;
+            }
+        };
+        for (index, pull) in pulls.iter().enumerate() {
+            let left = pulls.len() - index - 1;
+            match runner.process_pr(pull).await {
+                Flow::Continue => {}
+                Flow::EndRepository => {
+                    runner.report.warnings.push(format!(
+                        "{repo}: secondary rate limit; {left} pull request(s) left for the next tick"
+                    ));
+                    continue 'repos;
+                }
+                Flow::EndTick => {
+                    runner.report.metrics.rate_limited = true;
+                    runner.report.warnings.push(format!(
+                        "primary rate limit reached at {}#{}; the rest of the pull requests wait for the next tick",
+                        pull.repo, pull.number
+                    ));
+                    break 'repos;
+                }
+            }
+        }
+    }
+    runner.report.metrics.rate_limit_remaining = github.rate_limit_remaining();
+    Ok(runner.report)
+}
+
+/// Warnings about the setup itself: unsigned receipts, and a configured App slug that is
+/// not the App the API answers for.
+fn setup_warnings(setup: &TickSetup<'_>) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if setup.options.receipt_key.is_none() {
+        warnings.push(UNSIGNED_RECEIPTS_WARNING.to_owned());
+    }
+    let slug = setup.config.env().bot_app_slug();
+    if Login::for_app(slug).ok().as_ref() != Some(setup.bot()) {
+        warnings.push(format!(
+            "env.yml bot_app_slug '{slug}' does not match the App's bot user '{}'; the bot user is used",
+            setup.bot()
+        ));
+    }
+    warnings
+}

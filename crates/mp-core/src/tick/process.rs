@@ -1,0 +1,320 @@
+//! The acting half of the pull-request path (bot.md §6.5): audit record, receipts,
+//! diagnostic, decision inbox, race guard, observe or merge, and the B/C audit issue.
+
+use std::collections::BTreeMap;
+
+use crate::approval::render_receipt;
+use crate::classifier::Verdict;
+use crate::gate::GateReport;
+use crate::gate::diagnostic::{latest_diagnostic, render_diagnostic, should_post};
+use crate::ids::{CommitSha, RepoName, Timestamp};
+use crate::port::{
+    AuditLog, GitHub, GitHubError, IssueQuery, IssueState, MergeMethod, MergeRequest, PullRequest,
+    UpdateBranchOutcome,
+};
+use crate::trailers::identity_block;
+
+use super::evaluate::{PrEvaluation, Route, assess_pr, fetch_context};
+use super::inbox::{PENDING_OWNER, audit_issue, find_pending, inbox_issue};
+use super::report::{PrAction, PrOutcome, TickReport};
+use super::{MAIN_BRANCH, MergeMode, TickSetup};
+
+/// The skip detail when a pull request's comments cannot be read (bot.md §5.1).
+pub const RECEIPTS_UNAVAILABLE: &str = "approval receipts unavailable";
+
+/// Whether the tick goes on after a pull request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flow {
+    /// Next pull request.
+    Continue,
+    /// A secondary rate limit: leave the rest of this repository for the next tick.
+    EndRepository,
+    /// The primary rate limit: stop the pull-request path.
+    EndTick,
+}
+
+impl Flow {
+    fn after(error: &GitHubError) -> Self {
+        match error {
+            GitHubError::RateLimited { .. } => Self::EndTick,
+            GitHubError::Throttled { .. } => Self::EndRepository,
+            _ => Self::Continue,
+        }
+    }
+}
+
+/// A pull request given up for this tick, with what was known when it stopped.
+struct Skip {
+    detail: String,
+    flow: Flow,
+    verdict: Option<Verdict>,
+    gate: Option<GateReport>,
+}
+
+impl Skip {
+    fn new(detail: String) -> Self {
+        Self {
+            detail,
+            flow: Flow::Continue,
+            verdict: None,
+            gate: None,
+        }
+    }
+
+    fn github(what: &str, error: &GitHubError) -> Self {
+        Self {
+            flow: Flow::after(error),
+            ..Self::new(format!("{what}: {error}"))
+        }
+    }
+
+    fn of(mut self, evaluation: &PrEvaluation) -> Self {
+        self.verdict = Some(evaluation.verdict.clone());
+        self.gate = Some(evaluation.gate.clone());
+        self
+    }
+}
+
+/// Runs the pull-request path over one tick's pull requests, collecting the report.
+pub(crate) struct Runner<'a> {
+    github: &'a dyn GitHub,
+    audit: &'a dyn AuditLog,
+    setup: &'a TickSetup<'a>,
+    now: Timestamp,
+    /// `main` head per repository, read once when the repository's first pull request is
+    /// evaluated. C4 compares with this value; the race guard re-reads `main` before every
+    /// merge, so a merge earlier in the same tick is caught there (decisions/0004).
+    main_heads: BTreeMap<RepoName, CommitSha>,
+    pub(crate) report: TickReport,
+}
+
+impl<'a> Runner<'a> {
+    pub(crate) fn new(
+        github: &'a dyn GitHub,
+        audit: &'a dyn AuditLog,
+        setup: &'a TickSetup<'a>,
+        now: Timestamp,
+    ) -> Self {
+        Self {
+            github,
+            audit,
+            setup,
+            now,
+            main_heads: BTreeMap::new(),
+            report: TickReport::default(),
+        }
+    }
+
+    /// Processes one pull request, records its outcome and says whether to go on.
+    pub(crate) async fn process_pr(&mut self, pull: &PullRequest) -> Flow {
+        let reference = format!("{}#{}", pull.repo, pull.number);
+        let (outcome, flow) = match self.decide(pull).await {
+            Ok(outcome) => (outcome, Flow::Continue),
+            Err(skip) => (
+                PrOutcome::new(reference, PrAction::Skipped, &skip.detail)
+                    .with_verdict(skip.verdict.as_ref())
+                    .with_gate(skip.gate.as_ref()),
+                skip.flow,
+            ),
+        };
+        self.report.metrics.count(&outcome.action);
+        self.report.outcomes.push(outcome);
+        flow
+    }
+
+    async fn decide(&mut self, pull: &PullRequest) -> Result<PrOutcome, Skip> {
+        let github = self.github;
+        let (repo, number) = (&pull.repo, pull.number);
+        // (1) Context.
+        let pr = fetch_context(github, pull)
+            .await
+            .map_err(|e| Skip::github("cannot read the pull request", &e))?;
+        // (2) Comments, hence receipts: unreadable means unknown receipts, so nothing is
+        // decided or written.
+        let comments = github
+            .comments(repo, number)
+            .await
+            .map_err(|e| Skip::github(RECEIPTS_UNAVAILABLE, &e))?;
+        let main_head = match self.main_heads.get(repo) {
+            Some(head) => head.clone(),
+            None => {
+                let head = github
+                    .branch_head(repo, MAIN_BRANCH)
+                    .await
+                    .map_err(|e| Skip::github("cannot read the main head", &e))?;
+                self.main_heads.insert(repo.clone(), head.clone());
+                head
+            }
+        };
+        // (3)-(6) Classify, plan receipts, evaluate the gate.
+        let evaluation = assess_pr(self.setup, pr, comments, main_head, self.now);
+
+        // (3) One audit record per classification; an unaudited decision is not acted on.
+        self.audit
+            .append(&evaluation.audit_record(self.now))
+            .await
+            .map_err(|e| Skip::new(format!("classification not acted on: {e}")).of(&evaluation))?;
+        self.report.metrics.classified += 1;
+
+        // (4) Receipts; they already count in the gate report.
+        let key = self.setup.options().receipt_key.as_ref();
+        for plan in evaluation.receipts_to_write() {
+            let body = render_receipt(plan.label, &plan.head, repo, number, key);
+            github
+                .create_comment(repo, number, &body)
+                .await
+                .map_err(|e| {
+                    Skip::github(&format!("cannot write the '{}' receipt", plan.label), &e)
+                        .of(&evaluation)
+                })?;
+            self.report.metrics.receipts_written += 1;
+        }
+
+        let outcome = match evaluation.route() {
+            Route::Blocked => self.blocked(&evaluation).await,
+            Route::Inbox => self.inbox(&evaluation).await,
+            Route::Mergeable => self.merge(&evaluation).await,
+        };
+        outcome
+            .map_err(|skip| skip.of(&evaluation))
+            .map(|(action, detail)| {
+                PrOutcome::new(evaluation.pr.reference(), action, detail)
+                    .with_verdict(Some(&evaluation.verdict))
+                    .with_gate(Some(&evaluation.gate))
+            })
+    }
+
+    /// (6) One diagnostic comment per pull request: updated when the failures change,
+    /// left alone when they do not.
+    async fn blocked(&mut self, evaluation: &PrEvaluation) -> Result<(PrAction, String), Skip> {
+        let pr = &evaluation.pr;
+        let detail = evaluation.blocking_summary();
+        let Some(body) = render_diagnostic(&evaluation.gate) else {
+            return Ok((PrAction::Blocked, detail));
+        };
+        let previous = latest_diagnostic(&evaluation.comments, self.setup.bot());
+        if should_post(previous.map(|c| c.body.as_str()), &body) {
+            let written = match previous {
+                Some(previous) => {
+                    self.github
+                        .update_comment(&pr.repo, previous.id, &body)
+                        .await
+                }
+                None => self
+                    .github
+                    .create_comment(&pr.repo, pr.number, &body)
+                    .await
+                    .map(drop),
+            };
+            written.map_err(|e| Skip::github("cannot post the diagnostic", &e))?;
+            self.report.metrics.comments_posted += 1;
+        }
+        Ok((PrAction::Blocked, detail))
+    }
+
+    /// (7) Quadrant D waiting for the owner: one open inbox issue per pull request.
+    async fn inbox(&mut self, evaluation: &PrEvaluation) -> Result<(PrAction, String), Skip> {
+        let pr = &evaluation.pr;
+        let inbox = self.setup.config().projects().inbox_repository();
+        let query = IssueQuery {
+            state: Some(IssueState::Open),
+            labels: vec![PENDING_OWNER.to_owned()],
+        };
+        let pending = self
+            .github
+            .issues(inbox, &query)
+            .await
+            .map_err(|e| Skip::github("cannot read the decision inbox", &e))?;
+        if let Some(issue) = find_pending(&pending, &pr.repo, pr.number) {
+            let detail = format!(
+                "Quadrant D awaits the owner: decision inbox issue {inbox}#{} is already pending",
+                issue.number
+            );
+            return Ok((PrAction::Inbox, detail));
+        }
+        let key = self.setup.options().receipt_key.as_ref();
+        let issue = inbox_issue(pr, &evaluation.verdict, self.now, key);
+        let opened = self
+            .github
+            .create_issue(inbox, &issue)
+            .await
+            .map_err(|e| Skip::github("cannot open the decision inbox issue", &e))?;
+        self.report.metrics.inbox_opened += 1;
+        let detail = format!(
+            "Quadrant D awaits the owner: opened decision inbox issue {inbox}#{}",
+            opened.number
+        );
+        Ok((PrAction::Inbox, detail))
+    }
+
+    /// (8)-(11) Race guard, observe or merge, and the B/C audit issue.
+    async fn merge(&mut self, evaluation: &PrEvaluation) -> Result<(PrAction, String), Skip> {
+        let pr = &evaluation.pr;
+        let quadrant = evaluation.verdict.quadrant;
+        // (8) L3: `main` must not have moved since C4 looked.
+        let main_now = self
+            .github
+            .branch_head(&pr.repo, MAIN_BRANCH)
+            .await
+            .map_err(|e| Skip::github("cannot re-read the main head", &e))?;
+        if main_now != pr.base_sha {
+            let update = self
+                .github
+                .update_branch(&pr.repo, pr.number, &pr.head_sha)
+                .await
+                .map_err(|e| Skip::github("main moved; cannot update the branch", &e))?;
+            let what = match update {
+                UpdateBranchOutcome::Accepted => "branch update requested".to_owned(),
+                UpdateBranchOutcome::Refused { message } => {
+                    format!("branch update refused ({message})")
+                }
+            };
+            let detail = format!(
+                "main moved to {} after the gate checked base {}: {what}; no merge this tick",
+                main_now.short(),
+                pr.base_sha.short()
+            );
+            return Ok((PrAction::RaceRebased, detail));
+        }
+        // (9) Observe mode.
+        if self.setup.options().merge_mode == MergeMode::Observe {
+            let detail = format!(
+                "observe-only: would have merged as Quadrant {quadrant} (set merge_enabled: true in env.yml to enable merging)"
+            );
+            return Ok((PrAction::Observe, detail));
+        }
+        // (10) Merge pinned to the evaluated head, keeping the agents' identity trailers.
+        let request = MergeRequest {
+            head_sha: pr.head_sha.clone(),
+            method: MergeMethod::Squash,
+            commit_message: identity_block(pr.commits.iter().map(|c| &c.trailers)),
+        };
+        let merged = match self.github.merge_pull(&pr.repo, pr.number, &request).await {
+            Ok(sha) => sha,
+            Err(e @ GitHubError::NotMergeable { .. }) => {
+                return Ok((PrAction::Blocked, format!("GitHub refused the merge: {e}")));
+            }
+            Err(e @ GitHubError::HeadMoved { .. }) => {
+                return Err(Skip::new(format!("{e}; re-evaluated on the next tick")));
+            }
+            Err(e) => return Err(Skip::github("merge failed", &e)),
+        };
+        // (11) Passive audit issue after a B or C merge.
+        if let Some(issue) = audit_issue(pr, &evaluation.verdict, &merged, self.now) {
+            let inbox = self.setup.config().projects().inbox_repository();
+            match self.github.create_issue(inbox, &issue).await {
+                Ok(_) => self.report.metrics.audit_issues_opened += 1,
+                Err(e) => self.report.warnings.push(format!(
+                    "{}: merged, but the Quadrant {quadrant} audit issue could not be opened in {inbox}: {e}",
+                    pr.reference()
+                )),
+            }
+        }
+        let detail = format!(
+            "merged as Quadrant {quadrant}: squash commit {} pinned to head {}",
+            merged.short(),
+            pr.head_sha.short()
+        );
+        Ok((PrAction::Merged { sha: merged }, detail))
+    }
+}
