@@ -173,6 +173,15 @@ pub enum GitHubError {
         /// What was wrong.
         message: String,
     },
+    /// A write refused because its precondition no longer holds (409/422): a stale blob
+    /// SHA, an existing branch, an existing pull request, a revert that does not apply.
+    #[error("{what}: {message}")]
+    Conflict {
+        /// What was written, e.g. `acme/gov bot-state/x.json`.
+        what: String,
+        /// GitHub's message.
+        message: String,
+    },
     /// Any other refusal, with its HTTP status.
     #[error("{route} answered HTTP {status}: {message}")]
     Status {

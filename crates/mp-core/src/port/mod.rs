@@ -10,6 +10,7 @@ mod audit;
 mod clock;
 mod dry_run;
 mod github;
+mod history;
 
 pub use audit::{AuditError, AuditLog, AuditRecord, AuditVote};
 pub use clock::{Clock, FixedClock};
@@ -18,3 +19,4 @@ pub use github::{
     GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeMethod, MergeRequest, NewIssue,
     PullRequest, UpdateBranchOutcome,
 };
+pub use history::{CommitPull, FileContent, FileWrite, GitHubHistory, NewPull, Tree, TreeEntry};
