@@ -3,6 +3,7 @@
 mod commit_msg;
 mod config_validate;
 mod misc;
+mod scenarios;
 
 use assert_cmd::Command;
 

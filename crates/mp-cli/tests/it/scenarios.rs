@@ -1,0 +1,135 @@
+//! Golden scenarios: each `fixtures/scenarios/<name>/world.yaml` is one tick of the real
+//! `mp` binary, and its JSON report is pinned as a YAML snapshot under `snapshots/`.
+//!
+//! Run one scenario alone with `MP_SCENARIO=<name> cargo test -p mp-cli --test it smoke`.
+//! Accept changed reports with `INSTA_UPDATE=always`, then read every changed snapshot.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::{mp, workspace_root};
+
+/// The snapshot name shared by the glob test and the single-scenario test, so both compare
+/// against the same file (`scenario@<name>__world.yaml.snap`).
+const SNAPSHOT: &str = "scenario";
+
+/// Fewer scenarios than this means some went missing.
+const MIN_SCENARIOS: usize = 30;
+
+fn scenarios_dir() -> PathBuf {
+    workspace_root().join("fixtures/scenarios")
+}
+
+/// The scenario's one-line README, checked for shape.
+fn readme(dir: &Path) -> String {
+    let path = dir.join("README.md");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: cannot read the README: {e}", path.display()));
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines.len() == 1 && !lines[0].trim().is_empty(),
+        "{}: a scenario README is exactly one non-empty line, found {} line(s)",
+        path.display(),
+        lines.len()
+    );
+    lines[0].trim().to_owned()
+}
+
+/// `mp tick --world <world> --format json`: must exit 0 and print one JSON document.
+fn tick_json(world: &Path) -> Value {
+    let output = mp()
+        .args(["tick", "--world"])
+        .arg(world)
+        .args(["--format", "json"])
+        .output()
+        .expect("the mp binary starts");
+    assert!(
+        output.status.success(),
+        "mp tick --world {} exited with {}\nstderr:\n{}",
+        world.display(),
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "mp tick --world {} printed no JSON document: {e}\nstdout:\n{}",
+            world.display(),
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+/// Ticks one scenario and compares the report with its snapshot; the README becomes the
+/// snapshot's description.
+#[track_caller]
+fn check(world: &Path) {
+    let dir = world
+        .parent()
+        .expect("a world file lives in its scenario directory");
+    let description = readme(dir);
+    let report = tick_json(world);
+    insta::with_settings!({
+        description => description,
+        omit_expression => true,
+        prepend_module_to_snapshot => false,
+    }, {
+        insta::assert_yaml_snapshot!(SNAPSHOT, report);
+    });
+}
+
+#[test]
+fn scenarios() {
+    insta::glob!("../../../../fixtures", "scenarios/*/world.yaml", |path| {
+        check(path);
+    });
+}
+
+/// One scenario, named by `MP_SCENARIO`, against the same snapshot as [`scenarios`];
+/// does nothing when the variable is unset.
+#[test]
+fn smoke() {
+    let Some(name) = std::env::var("MP_SCENARIO")
+        .ok()
+        .filter(|n| !n.trim().is_empty())
+    else {
+        return;
+    };
+    let world = scenarios_dir().join(&name).join("world.yaml");
+    assert!(
+        world.is_file(),
+        "MP_SCENARIO={name}: no {} (scenarios live in fixtures/scenarios/<name>/)",
+        world.display()
+    );
+    insta::with_settings!({
+        snapshot_suffix => format!("{name}/world.yaml"),
+        input_file => &world,
+    }, {
+        check(&world);
+    });
+}
+
+/// Every scenario directory has its world and README, and none went missing.
+#[test]
+fn every_scenario_directory_is_complete() {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(scenarios_dir()).expect("fixtures/scenarios is readable") {
+        let entry = entry.expect("a directory entry is readable");
+        let path = entry.path();
+        if !path.is_dir() {
+            continue;
+        }
+        let name = entry.file_name().to_string_lossy().into_owned();
+        assert!(
+            path.join("world.yaml").is_file(),
+            "scenario {name} has no world.yaml"
+        );
+        readme(&path);
+        names.push(name);
+    }
+    assert!(
+        names.len() >= MIN_SCENARIOS,
+        "only {} scenarios: {names:?}",
+        names.len()
+    );
+}
