@@ -1,11 +1,13 @@
 //! Developer automation for the mp workspace, run as `cargo xtask <command>`.
 //!
 //! Commands: `tidy` (architecture checks, also run as tests), `schemas [--check]`
-//! (regenerate or verify the JSON Schemas of the configuration files).
+//! (regenerate or verify the JSON Schemas of the configuration files), `gen-world`
+//! (write a synthetic world file for benchmarks).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod gen_world;
 mod schemas;
 mod tidy;
 
@@ -14,7 +16,10 @@ const USAGE: &str = "usage: cargo xtask <command>
 commands:
   tidy              check dependency edges and file headers
   schemas           regenerate schemas/*.schema.json from the configuration types
-  schemas --check   fail if schemas/*.schema.json are stale";
+  schemas --check   fail if schemas/*.schema.json are stale
+  gen-world --repos N --prs M [--seed S] [--out FILE]
+                    write a synthetic world: N repositories with M open pull requests
+                    each (stdout without --out)";
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -30,6 +35,7 @@ fn main() -> ExitCode {
         ["tidy"] => tidy::run(&root),
         ["schemas"] => schemas::run(&root, false),
         ["schemas", "--check"] => schemas::run(&root, true),
+        ["gen-world", rest @ ..] => gen_world::run(rest),
         _ => {
             #[allow(clippy::print_stderr)]
             {

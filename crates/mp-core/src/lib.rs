@@ -21,6 +21,8 @@ pub mod port;
 pub mod quadrant;
 pub mod registry;
 pub mod severity;
+pub mod skill;
+pub mod state;
 pub mod tick;
 pub mod trailers;
 

@@ -3,8 +3,8 @@
 use std::io::Write;
 
 use mp_core::gate::ConditionResult;
-use mp_core::port::{DryRun, GitHub};
-use mp_core::tick::{self, PrOutcome, TickOptions, TickReport};
+use mp_core::port::{DryRun, GitHubHistory};
+use mp_core::tick::{self, FullTickReport, PrOutcome, TickError, TickOptions};
 use mp_github::MemoryGitHub;
 use serde_json::{Value, json};
 
@@ -48,7 +48,7 @@ fn outcome_json(outcome: &PrOutcome) -> Value {
 /// Everything one world tick produced, ready to print or snapshot.
 pub struct TickRun {
     /// The tick's own report.
-    pub report: TickReport,
+    pub report: FullTickReport,
     /// The ordered writes: performed (in-memory) or planned (dry run), one line each.
     pub writes: Vec<String>,
     /// The same writes as JSON objects.
@@ -65,7 +65,7 @@ pub struct TickRun {
     pub now: String,
 }
 
-fn run_tick(args: &TickArgs) -> anyhow::Result<Result<TickRun, tick::TickError>> {
+fn run_tick(args: &TickArgs) -> anyhow::Result<Result<TickRun, TickError>> {
     let (loaded, now) = world::load(&args.world, args.now.as_deref())?;
     let mut options = TickOptions::from_config(&loaded.config);
     if let Some(key) = loaded.world.receipt_key.clone() {
@@ -79,14 +79,8 @@ fn run_tick(args: &TickArgs) -> anyhow::Result<Result<TickRun, tick::TickError>>
     let audit = CliAuditLog::new(args.audit_log.clone());
     let runtime = tokio::runtime::Builder::new_current_thread().build()?;
     let (result, writes, writes_json) = if args.dry_run {
-        let dry = DryRun::new(&github);
-        let result = runtime.block_on(tick::run_pr_path(
-            &dry,
-            &audit,
-            &loaded.config,
-            &options,
-            now,
-        ));
+        let dry = DryRun::with_history(&github);
+        let result = runtime.block_on(tick::run_tick(&dry, &audit, &loaded.config, &options, now));
         let planned = dry.into_planned_writes();
         let lines = planned.iter().map(ToString::to_string).collect();
         let json = planned
@@ -95,8 +89,8 @@ fn run_tick(args: &TickArgs) -> anyhow::Result<Result<TickRun, tick::TickError>>
             .collect();
         (result, lines, json)
     } else {
-        let github_ref: &dyn GitHub = &github;
-        let result = runtime.block_on(tick::run_pr_path(
+        let github_ref: &dyn GitHubHistory = &github;
+        let result = runtime.block_on(tick::run_tick(
             github_ref,
             &audit,
             &loaded.config,
@@ -132,12 +126,27 @@ pub fn run_json(run: &TickRun) -> Value {
         .collect();
     let mut warnings = run.config_warnings.clone();
     warnings.extend(run.report.warnings.iter().cloned());
+    let governance = &run.report.governance;
+    let inbox: Vec<String> = governance
+        .inbox
+        .iter()
+        .flat_map(|i| i.outcomes.iter().map(ToString::to_string))
+        .collect();
+    let supervisor: Vec<Value> = run
+        .report
+        .supervisor
+        .iter()
+        .map(|s| json!({"repo": s.repo.as_str(), "events": s.events}))
+        .collect();
     json!({
         "now": run.now,
         "merge_mode": run.merge_mode,
         "outcomes": run.report.outcomes.iter().map(outcome_json).collect::<Vec<_>>(),
+        "inbox": inbox,
+        "supervisor": supervisor,
+        "drift": governance.drift.as_ref().map(ToString::to_string),
         "writes": run.writes_json,
-        "metrics": run.report.metrics.to_json(),
+        "metrics": run.report.metrics_json(),
         "audit": audit,
         "calls": run.calls,
         "warnings": warnings,
@@ -161,6 +170,32 @@ fn print_text(run: &TickRun, out: &mut dyn Write) -> anyhow::Result<()> {
             outcome.detail
         )?;
     }
+    if let Some(inbox) = &run.report.governance.inbox
+        && !inbox.outcomes.is_empty()
+    {
+        writeln!(out)?;
+        writeln!(out, "decision inbox:")?;
+        for outcome in &inbox.outcomes {
+            writeln!(out, "  {outcome}")?;
+        }
+    }
+    let events: Vec<String> = run
+        .report
+        .supervisor
+        .iter()
+        .flat_map(|s| s.events.iter().map(move |e| format!("{}: {e}", s.repo)))
+        .collect();
+    if !events.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "branch supervisor:")?;
+        for event in events {
+            writeln!(out, "  {event}")?;
+        }
+    }
+    if let Some(drift) = &run.report.governance.drift {
+        writeln!(out)?;
+        writeln!(out, "{drift}")?;
+    }
     writeln!(out)?;
     writeln!(out, "writes, in order:")?;
     if run.writes.is_empty() {
@@ -170,7 +205,7 @@ fn print_text(run: &TickRun, out: &mut dyn Write) -> anyhow::Result<()> {
         writeln!(out, "  {:>2}. {line}", i + 1)?;
     }
     writeln!(out)?;
-    writeln!(out, "metrics: {}", run.report.metrics.to_json())?;
+    writeln!(out, "metrics: {}", run.report.metrics_json())?;
     let total: u64 = run.calls.values().sum();
     writeln!(out, "api calls: {total}")?;
     for (route, count) in &run.calls {

@@ -1,5 +1,5 @@
 //! The bot-self-repo rule (`classifier_bot_self_repo`): a pull request on the bot's own
-//! repository is D, because the bot does not gate changes to itself.
+//! repository is D, because changes to the bot itself go to the owner.
 
 use std::fmt;
 
@@ -53,7 +53,7 @@ impl fmt::Display for BotSelfRepoFinding {
         match self {
             Self::SelfRepo { repo } => write!(
                 f,
-                "{repo} is the bot's own repository: the bot does not gate changes to itself"
+                "{repo} is the bot's own repository: changes to the bot itself go to the owner"
             ),
             Self::OtherRepo { repo, bot_repo } => {
                 write!(f, "{repo} is not the bot's repository {bot_repo}")

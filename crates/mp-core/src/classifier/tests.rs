@@ -121,7 +121,7 @@ fn bot_repo_and_malformed_session_are_both_named() {
         Vec::new(),
         Quadrant::D,
         &[
-            "classifier_bot_self_repo voted D: acme/governance is the bot's own repository: the bot does not gate changes to itself",
+            "classifier_bot_self_repo voted D: acme/governance is the bot's own repository: changes to the bot itself go to the owner",
             "classifier_malformed_session voted D: malformed Agent-Session on commit cdcdcdc ('s_X')",
         ],
     );

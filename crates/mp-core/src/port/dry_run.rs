@@ -8,6 +8,7 @@ use super::github::{
     GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeRequest, NewIssue, PullRequest,
     UpdateBranchOutcome,
 };
+use super::history::{CommitPull, FileContent, FileWrite, GitHubHistory, NewPull, Tree};
 use crate::context::{
     CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, Reaction,
 };
@@ -76,6 +77,47 @@ pub enum PlannedWrite {
         /// The merge request, with its head precondition.
         request: MergeRequest,
     },
+    /// `PUT /contents/{path}`.
+    PutFile {
+        /// The repository.
+        repo: RepoName,
+        /// The write.
+        write: FileWrite,
+    },
+    /// `POST /git/refs`.
+    CreateBranch {
+        /// The repository.
+        repo: RepoName,
+        /// The new branch.
+        branch: String,
+        /// Where it would point.
+        sha: CommitSha,
+    },
+    /// `PATCH /issues/{n}` with a new body.
+    UpdateIssueBody {
+        /// The repository.
+        repo: RepoName,
+        /// The issue.
+        number: PrNumber,
+        /// The new body.
+        body: String,
+    },
+    /// `POST /pulls`.
+    CreatePull {
+        /// The repository.
+        repo: RepoName,
+        /// The pull request.
+        pull: NewPull,
+    },
+    /// A pushed revert branch.
+    PushRevert {
+        /// The repository.
+        repo: RepoName,
+        /// The commit to revert.
+        sha: CommitSha,
+        /// The branch.
+        branch: String,
+    },
     /// `PUT /pulls/{n}/update-branch`.
     UpdateBranch {
         /// The repository.
@@ -99,6 +141,11 @@ impl PlannedWrite {
             Self::CloseIssue { .. } => "close_issue",
             Self::MergePull { .. } => "merge_pull",
             Self::UpdateBranch { .. } => "update_branch",
+            Self::PutFile { .. } => "put_file",
+            Self::CreateBranch { .. } => "create_branch",
+            Self::UpdateIssueBody { .. } => "update_issue_body",
+            Self::CreatePull { .. } => "create_pull",
+            Self::PushRevert { .. } => "push_revert",
         }
     }
 }
@@ -156,6 +203,31 @@ impl fmt::Display for PlannedWrite {
                 "would update the branch of {repo}#{number} (head {})",
                 expected_head.short()
             ),
+            Self::PutFile { repo, write } => write!(
+                f,
+                "would write {} on {repo}@{}: {}",
+                write.path, write.branch, write.message
+            ),
+            Self::CreateBranch { repo, branch, sha } => {
+                write!(
+                    f,
+                    "would create branch {branch} in {repo} at {}",
+                    sha.short()
+                )
+            }
+            Self::UpdateIssueBody { repo, number, body } => write!(
+                f,
+                "would rewrite the body of {repo}#{number}: {}",
+                first_line(body)
+            ),
+            Self::CreatePull { repo, pull } => write!(
+                f,
+                "would open a pull request in {repo} from {}: {}",
+                pull.head, pull.title
+            ),
+            Self::PushRevert { repo, sha, branch } => {
+                write!(f, "would push {branch} reverting {} in {repo}", sha.short())
+            }
         }
     }
 }
@@ -165,6 +237,7 @@ impl fmt::Display for PlannedWrite {
 /// "landing" as the head SHA, an accepted branch update) without touching GitHub.
 pub struct DryRun<'a> {
     inner: &'a dyn GitHub,
+    history: Option<&'a dyn GitHubHistory>,
     bot: Mutex<Option<Login>>,
     planned: Mutex<Vec<PlannedWrite>>,
 }
@@ -182,9 +255,26 @@ impl<'a> DryRun<'a> {
     pub fn new(inner: &'a dyn GitHub) -> Self {
         Self {
             inner,
+            history: None,
             bot: Mutex::new(None),
             planned: Mutex::new(Vec::new()),
         }
+    }
+
+    /// A dry run over a port with history, so the whole tick ([`crate::tick::run_tick`])
+    /// can run without writing.
+    pub fn with_history(inner: &'a dyn GitHubHistory) -> Self {
+        Self {
+            history: Some(inner),
+            ..Self::new(inner)
+        }
+    }
+
+    fn history(&self) -> Result<&'a dyn GitHubHistory, GitHubError> {
+        self.history.ok_or_else(|| GitHubError::Unavailable {
+            route: "history".to_owned(),
+            message: "this dry run wraps a port without history".to_owned(),
+        })
     }
 
     /// The writes planned so far, in order.
@@ -407,5 +497,106 @@ impl GitHub for DryRun<'_> {
             expected_head: expected_head.clone(),
         });
         Ok(UpdateBranchOutcome::Accepted)
+    }
+}
+
+#[async_trait::async_trait]
+impl GitHubHistory for DryRun<'_> {
+    async fn commit(&self, repo: &RepoName, sha: &CommitSha) -> Result<CommitContext, GitHubError> {
+        self.history()?.commit(repo, sha).await
+    }
+
+    async fn branch_commits(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+        limit: usize,
+    ) -> Result<Vec<CommitContext>, GitHubError> {
+        self.history()?.branch_commits(repo, branch, limit).await
+    }
+
+    async fn file(
+        &self,
+        repo: &RepoName,
+        path: &str,
+        git_ref: &str,
+    ) -> Result<Option<FileContent>, GitHubError> {
+        self.history()?.file(repo, path, git_ref).await
+    }
+
+    async fn put_file(&self, repo: &RepoName, write: &FileWrite) -> Result<String, GitHubError> {
+        self.history()?;
+        self.plan(PlannedWrite::PutFile {
+            repo: repo.clone(),
+            write: write.clone(),
+        });
+        Ok(crate::branch::drift::blob_sha(write.text.as_bytes()))
+    }
+
+    async fn tree(&self, repo: &RepoName, git_ref: &str) -> Result<Tree, GitHubError> {
+        self.history()?.tree(repo, git_ref).await
+    }
+
+    async fn create_branch(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+        sha: &CommitSha,
+    ) -> Result<(), GitHubError> {
+        self.history()?;
+        self.plan(PlannedWrite::CreateBranch {
+            repo: repo.clone(),
+            branch: branch.to_owned(),
+            sha: sha.clone(),
+        });
+        Ok(())
+    }
+
+    async fn commit_pulls(
+        &self,
+        repo: &RepoName,
+        sha: &CommitSha,
+    ) -> Result<Vec<CommitPull>, GitHubError> {
+        self.history()?.commit_pulls(repo, sha).await
+    }
+
+    async fn update_issue_body(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        body: &str,
+    ) -> Result<(), GitHubError> {
+        self.history()?;
+        self.plan(PlannedWrite::UpdateIssueBody {
+            repo: repo.clone(),
+            number,
+            body: body.to_owned(),
+        });
+        Ok(())
+    }
+
+    async fn create_pull(&self, repo: &RepoName, pull: &NewPull) -> Result<PrNumber, GitHubError> {
+        self.history()?;
+        self.plan(PlannedWrite::CreatePull {
+            repo: repo.clone(),
+            pull: pull.clone(),
+        });
+        Ok(PrNumber::new(0))
+    }
+
+    async fn push_revert(
+        &self,
+        repo: &RepoName,
+        sha: &CommitSha,
+        branch: &str,
+        _message: &str,
+    ) -> Result<CommitSha, GitHubError> {
+        self.history()?;
+        self.plan(PlannedWrite::PushRevert {
+            repo: repo.clone(),
+            sha: sha.clone(),
+            branch: branch.to_owned(),
+        });
+        Ok(sha.clone())
     }
 }

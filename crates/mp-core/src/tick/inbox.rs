@@ -76,8 +76,9 @@ pub fn inbox_issue(
     };
     let short = head.short();
     let mut body = format!(
-        "**Your decision is needed.** Pull request `{pr_ref}` is Quadrant D: irreversible and \
-         critical. Every other gate condition holds, so it now waits only for you.\n\
+        "**Your decision is needed.** Pull request `{pr_ref}` is Quadrant D: the classifier \
+         routes it to you (see the reasoning). Every other gate condition holds, so it now \
+         waits only for you.\n\
          \n\
          - PR: `{pr_ref}` — head `{short}`\n\
          - Classifier: Quadrant {quadrant}\n\

@@ -21,19 +21,28 @@
 //! here either: every read and write goes through the [`GitHub`] and [`AuditLog`] ports,
 //! and the time is the `now` argument.
 
+pub mod drift_check;
 mod evaluate;
 pub mod inbox;
+pub mod inbox_poll;
 mod process;
 mod report;
+mod run;
+pub mod state_store;
+pub mod supervisor;
 
 #[cfg(test)]
 mod testkit;
 #[cfg(test)]
+mod testkit_history;
+#[cfg(test)]
 mod tests;
 
 pub use evaluate::{PrEvaluation, Route, assess_pr, evaluate_pr, fetch_context};
+pub use inbox_poll::{InboxReport, poll_inbox};
 pub use process::RECEIPTS_UNAVAILABLE;
 pub use report::{MAX_DETAIL_CHARS, PrAction, PrOutcome, TickMetrics, TickReport};
+pub use run::{FullTickReport, GovernanceReport, RATE_LIMIT_RESERVE, run_tick};
 
 use crate::approval::{ReceiptKey, UNSIGNED_RECEIPTS_WARNING};
 use crate::classifier::{CompilePathRulesError, PathRules};
@@ -134,6 +143,35 @@ pub enum TickError {
     /// The classifier path rules do not compile.
     #[error(transparent)]
     PathRules(#[from] CompilePathRulesError),
+    /// The watermarks file on the `bot-state` branch is corrupt: fail closed, write nothing.
+    #[error(
+        "bot-state file {path} is corrupt, failing closed (fail-closed: fix or remove it by hand): {reason}"
+    )]
+    StateCorrupt {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The durable state cannot be loaded (branch without file, unreadable file, branch
+    /// not creatable): fail closed, write nothing.
+    #[error("bot-state file {path} cannot be loaded, failing closed: {reason}")]
+    StateUnavailable {
+        /// The file.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// Saving the durable state failed for a reason other than a stale blob or a secondary
+    /// rate limit.
+    #[error("cannot save bot-state file {path}: {error}")]
+    StateSave {
+        /// The file.
+        path: String,
+        /// The refusal.
+        #[source]
+        error: GitHubError,
+    },
 }
 
 /// What every pull request of one tick is evaluated against: the configuration, the

@@ -228,6 +228,8 @@ pub(crate) struct State {
     pub(crate) log: Vec<String>,
     next_comment: u64,
     next_issue: u64,
+    /// Branches, files, trees and the rest of the history half (`testkit_history`).
+    pub(crate) history: super::testkit_history::History,
 }
 
 /// A small in-memory GitHub and audit log.
@@ -252,6 +254,7 @@ impl Fake {
             log: Vec::new(),
             next_comment: 1000,
             next_issue: 100,
+            history: super::testkit_history::History::default(),
         }))
     }
 
@@ -316,7 +319,7 @@ impl GitHub for Fake {
     }
 
     fn rate_limit_remaining(&self) -> Option<u32> {
-        Some(4321)
+        self.with(|s| s.history.rate_limit_remaining)
     }
 
     async fn open_pulls(&self, repo: &RepoName) -> Result<Vec<PullRequest>, GitHubError> {
@@ -359,6 +362,14 @@ impl GitHub for Fake {
                 .iter()
                 .filter(|p| p.pull.repo == *repo && p.pull.head_sha == *sha)
                 .flat_map(|p| p.checks.clone())
+                .chain(
+                    s.history
+                        .checks
+                        .get(&(repo.clone(), sha.clone()))
+                        .cloned()
+                        .into_iter()
+                        .flatten(),
+                )
                 .collect())
         })
     }

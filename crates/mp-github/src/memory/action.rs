@@ -94,10 +94,74 @@ pub enum Action {
         /// The new base commit (the base branch's head).
         base_sha: String,
     },
+    /// A file was written on a branch as one new commit (`PUT /contents/{path}`).
+    PutFile {
+        /// `owner/repo`.
+        repo: String,
+        /// The branch written to, moved to the new commit.
+        branch: String,
+        /// The path.
+        path: String,
+        /// The new content's blob id.
+        blob_sha: String,
+        /// The new commit.
+        commit_sha: String,
+        /// The commit message.
+        message: String,
+    },
+    /// A branch was created at a commit.
+    CreateBranch {
+        /// `owner/repo`.
+        repo: String,
+        /// The new branch.
+        branch: String,
+        /// The commit it points at.
+        sha: String,
+    },
+    /// An issue's or pull request's body was replaced.
+    UpdateIssueBody {
+        /// `owner/repo`.
+        repo: String,
+        /// Issue or pull-request number.
+        number: u64,
+        /// The new body.
+        body: String,
+    },
+    /// A pull request was opened.
+    CreatePull {
+        /// `owner/repo`.
+        repo: String,
+        /// The new pull request's number.
+        number: u64,
+        /// Title.
+        title: String,
+        /// The head branch.
+        head: String,
+        /// The base branch.
+        base: String,
+        /// The head commit.
+        head_sha: String,
+        /// Body.
+        body: String,
+    },
+    /// A branch was pushed with one commit that reverts another.
+    PushRevert {
+        /// `owner/repo`.
+        repo: String,
+        /// The new branch.
+        branch: String,
+        /// The commit reverted.
+        reverted_sha: String,
+        /// The revert commit, the new branch's head.
+        revert_sha: String,
+        /// The revert commit's message.
+        message: String,
+    },
 }
 
 impl Action {
-    /// `owner/repo#N` of the issue or pull request acted on.
+    /// What was acted on: `owner/repo#N` for an issue or pull request, `owner/repo@branch`
+    /// for a branch.
     pub fn target(&self) -> String {
         let (repo, number) = match self {
             Self::CreateComment { repo, number, .. }
@@ -107,7 +171,12 @@ impl Action {
             | Self::CreateIssue { repo, number, .. }
             | Self::CloseIssue { repo, number }
             | Self::MergePull { repo, number, .. }
-            | Self::UpdateBranch { repo, number, .. } => (repo, number),
+            | Self::UpdateBranch { repo, number, .. }
+            | Self::UpdateIssueBody { repo, number, .. }
+            | Self::CreatePull { repo, number, .. } => (repo, number),
+            Self::PutFile { repo, branch, .. }
+            | Self::CreateBranch { repo, branch, .. }
+            | Self::PushRevert { repo, branch, .. } => return format!("{repo}@{branch}"),
         };
         format!("{repo}#{number}")
     }
@@ -161,6 +230,38 @@ impl fmt::Display for Action {
                 "update branch {target}: head {} on base {}",
                 short(head_sha),
                 short(base_sha)
+            ),
+            Self::PutFile {
+                path,
+                blob_sha,
+                commit_sha,
+                message,
+                ..
+            } => write!(
+                f,
+                "write {target} {path} (blob {}, commit {}): {}",
+                short(blob_sha),
+                short(commit_sha),
+                first_line(message)
+            ),
+            Self::CreateBranch { sha, .. } => {
+                write!(f, "create branch {target} at {}", short(sha))
+            }
+            Self::UpdateIssueBody { body, .. } => {
+                write!(f, "update body of {target}: {}", first_line(body))
+            }
+            Self::CreatePull {
+                title, head, base, ..
+            } => write!(f, "open pull request {target}: {title} ({head} -> {base})"),
+            Self::PushRevert {
+                reverted_sha,
+                revert_sha,
+                ..
+            } => write!(
+                f,
+                "push revert {target}: {} reverts {}",
+                short(revert_sha),
+                short(reverted_sha)
             ),
         }
     }

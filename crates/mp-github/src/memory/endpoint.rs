@@ -45,6 +45,25 @@ pub enum Endpoint {
     MergePull,
     /// `PUT /repos/{o}/{r}/pulls/{n}/update-branch`.
     UpdateBranch,
+    /// `GET /repos/{o}/{r}/commits/{sha}`.
+    GetCommit,
+    /// `GET /repos/{o}/{r}/commits` (`?sha=<branch>`).
+    ListCommits,
+    /// `GET /repos/{o}/{r}/contents/{path}` (`?ref=`).
+    GetContents,
+    /// `PUT /repos/{o}/{r}/contents/{path}`.
+    PutContents,
+    /// `GET /repos/{o}/{r}/git/trees/{ref}` (`?recursive=1`).
+    GetTree,
+    /// `POST /repos/{o}/{r}/git/refs`.
+    CreateRef,
+    /// `GET /repos/{o}/{r}/commits/{sha}/pulls`.
+    ListCommitPulls,
+    /// `POST /repos/{o}/{r}/pulls`.
+    CreatePull,
+    /// `git push` of a revert commit to `https://github.com/{o}/{r}.git` (git's smart
+    /// HTTP protocol, not the REST API).
+    GitPush,
 }
 
 impl Endpoint {
@@ -70,13 +89,22 @@ impl Endpoint {
             Self::UpdateIssue => "PATCH /repos/{o}/{r}/issues/{n}",
             Self::MergePull => "PUT /repos/{o}/{r}/pulls/{n}/merge",
             Self::UpdateBranch => "PUT /repos/{o}/{r}/pulls/{n}/update-branch",
+            Self::GetCommit => "GET /repos/{o}/{r}/commits/{sha}",
+            Self::ListCommits => "GET /repos/{o}/{r}/commits",
+            Self::GetContents => "GET /repos/{o}/{r}/contents/{path}",
+            Self::PutContents => "PUT /repos/{o}/{r}/contents/{path}",
+            Self::GetTree => "GET /repos/{o}/{r}/git/trees/{ref}",
+            Self::CreateRef => "POST /repos/{o}/{r}/git/refs",
+            Self::ListCommitPulls => "GET /repos/{o}/{r}/commits/{sha}/pulls",
+            Self::CreatePull => "POST /repos/{o}/{r}/pulls",
+            Self::GitPush => "git push {o}/{r}",
         }
     }
 
     /// Whether a call spends the installation's primary rate limit (`GET /app` is made
-    /// with the App's JWT, which has its own budget).
+    /// with the App's JWT, which has its own budget; a git push is not a REST call).
     pub fn spends_rate_limit(self) -> bool {
-        self != Self::GetApp
+        !matches!(self, Self::GetApp | Self::GitPush)
     }
 }
 

@@ -5,11 +5,14 @@
 //! leave timeline events) and append one [`Action`] to an ordered log. Every port call is
 //! counted under its [`Endpoint`] route, whether it succeeds or not; pages are not
 //! simulated, so one method call is one call. When the world sets a rate limit, each call
-//! except `GET /app` spends one unit, and a call made with none left fails with
-//! [`GitHubError::RateLimited`].
+//! that [`Endpoint::spends_rate_limit`] spends one unit, and a call made with none left
+//! fails with [`GitHubError::RateLimited`]. The history half of the port (`GitHubHistory`)
+//! is in the `history` module.
 
 mod action;
 mod endpoint;
+mod history;
+mod index;
 
 #[cfg(test)]
 mod tests;
@@ -32,6 +35,8 @@ use crate::world::{Commit, IssueRecord, Pull, Repo, World, commit_sha};
 pub use action::Action;
 pub use endpoint::Endpoint;
 
+use index::{RepoIndex, WorldIndex};
+
 /// The GitHub port over an in-memory [`World`], with an action log and call counts.
 #[derive(Debug)]
 pub struct MemoryGitHub {
@@ -41,8 +46,10 @@ pub struct MemoryGitHub {
 #[derive(Debug)]
 struct State {
     world: World,
+    /// Lookup tables over `world`, so reads do not scan it.
+    index: WorldIndex,
     actions: Vec<Action>,
-    calls: BTreeMap<String, u64>,
+    calls: BTreeMap<Endpoint, u64>,
     next_comment_id: u64,
 }
 
@@ -63,6 +70,7 @@ impl MemoryGitHub {
         Self {
             state: Mutex::new(State {
                 world,
+                index: WorldIndex::default(),
                 actions: Vec::new(),
                 calls: BTreeMap::new(),
                 next_comment_id: largest + 1,
@@ -77,7 +85,11 @@ impl MemoryGitHub {
 
     /// Calls so far by endpoint route (e.g. `GET /repos/{o}/{r}/pulls`), failed ones included.
     pub fn calls(&self) -> BTreeMap<String, u64> {
-        self.lock().calls.clone()
+        self.lock()
+            .calls
+            .iter()
+            .map(|(endpoint, count)| (endpoint.route().to_owned(), *count))
+            .collect()
     }
 
     /// All calls so far.
@@ -107,7 +119,7 @@ impl MemoryGitHub {
     /// Counts a call, spends the rate limit, and hands out the state.
     fn call(&self, endpoint: Endpoint) -> Result<MutexGuard<'_, State>, GitHubError> {
         let mut state = self.lock();
-        *state.calls.entry(endpoint.route().to_owned()).or_default() += 1;
+        *state.calls.entry(endpoint).or_default() += 1;
         if endpoint.spends_rate_limit()
             && let Some(remaining) = state.world.rate_limit_remaining.as_mut()
         {
@@ -134,6 +146,41 @@ impl State {
         self.world.repo(name).ok_or_else(|| repo_not_found(name))
     }
 
+    /// The repository named `name`, found through the index, and the index.
+    fn indexed_repo(&mut self, name: &RepoName) -> Result<(&Repo, &mut RepoIndex), GitHubError> {
+        let position = self
+            .index
+            .repo(&self.world, name)
+            .ok_or_else(|| repo_not_found(name))?;
+        let found = &self.world.repos[position];
+        Ok((found, self.index.tables(position, found)))
+    }
+
+    /// Pull request `number` of `repo`, found through the index.
+    fn indexed_pull(&mut self, repo: &RepoName, number: PrNumber) -> Result<&Pull, GitHubError> {
+        let (found, index) = self.indexed_repo(repo)?;
+        let position = index
+            .pull(found, number)
+            .ok_or_else(|| pull_not_found(repo, number))?;
+        Ok(&found.pulls[position])
+    }
+
+    /// The pull request (through the index) or issue numbered `number` in `repo`.
+    fn indexed_thread(
+        &mut self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<&dyn Thread, GitHubError> {
+        let (found, index) = self.indexed_repo(repo)?;
+        if let Some(position) = index.pull(found, number) {
+            return Ok(&found.pulls[position]);
+        }
+        match found.issue(number) {
+            Some(issue) => Ok(issue),
+            None => Err(thread_not_found(repo, number)),
+        }
+    }
+
     fn repo_mut(&mut self, name: &RepoName) -> Result<&mut Repo, GitHubError> {
         self.world
             .repo_mut(name)
@@ -152,9 +199,14 @@ fn reference(repo: &RepoName, number: PrNumber) -> String {
 }
 
 fn pull_of(repo: &Repo, number: PrNumber) -> Result<&Pull, GitHubError> {
-    repo.pull(number).ok_or_else(|| GitHubError::NotFound {
-        what: format!("pull request {}", reference(&repo.name, number)),
-    })
+    repo.pull(number)
+        .ok_or_else(|| pull_not_found(&repo.name, number))
+}
+
+fn pull_not_found(repo: &RepoName, number: PrNumber) -> GitHubError {
+    GitHubError::NotFound {
+        what: format!("pull request {}", reference(repo, number)),
+    }
 }
 
 fn thread_of(repo: &Repo, number: PrNumber) -> Result<&dyn Thread, GitHubError> {
@@ -282,16 +334,21 @@ fn issue_of(repo: &RepoName, issue: &IssueRecord) -> Issue {
     }
 }
 
+/// A pull request's state as the issues API reports it.
+fn issue_state(state: PrState) -> IssueState {
+    match state {
+        PrState::Open => IssueState::Open,
+        PrState::Closed => IssueState::Closed,
+    }
+}
+
 fn issue_of_pull(repo: &RepoName, pull: &Pull) -> Issue {
     Issue {
         repo: repo.clone(),
         number: pull.number,
         title: pull.title.clone(),
         body: pull.body.clone(),
-        state: match pull.state {
-            PrState::Open => IssueState::Open,
-            PrState::Closed => IssueState::Closed,
-        },
+        state: issue_state(pull.state),
         labels: pull.labels.clone(),
         author: Some(pull.author.clone()),
         created_at: pull.created_at,
@@ -301,6 +358,22 @@ fn issue_of_pull(repo: &RepoName, pull: &Pull) -> Issue {
 
 /// A commit id not used yet in `repo`, starting from `base`, and its SHA.
 fn fresh_commit_id(repo: &Repo, base: &str) -> (String, CommitSha) {
+    fresh_commit_id_where(repo, base, |id, sha| {
+        repo.commits.iter().any(|c| c.id == id || &c.sha == sha)
+    })
+}
+
+/// [`fresh_commit_id`] asking the repository's tables instead of scanning its commits.
+fn indexed_fresh_commit_id(tables: &RepoIndex, repo: &Repo, base: &str) -> (String, CommitSha) {
+    fresh_commit_id_where(repo, base, |id, sha| tables.commit_taken(id, sha))
+}
+
+/// The first of `base`, `base (2)`, `base (3)`, ... that `taken` refuses, and its SHA.
+fn fresh_commit_id_where(
+    repo: &Repo,
+    base: &str,
+    mut taken: impl FnMut(&str, &CommitSha) -> bool,
+) -> (String, CommitSha) {
     let mut attempt = 1_u32;
     loop {
         let id = if attempt == 1 {
@@ -309,7 +382,7 @@ fn fresh_commit_id(repo: &Repo, base: &str) -> (String, CommitSha) {
             format!("{base} ({attempt})")
         };
         let sha = commit_sha(&repo.name, &id);
-        if !repo.commits.iter().any(|c| c.id == id || c.sha == sha) {
+        if !taken(&id, &sha) {
             return (id, sha);
         }
         attempt += 1;
@@ -395,9 +468,8 @@ impl GitHub for MemoryGitHub {
     }
 
     async fn pull(&self, repo: &RepoName, number: PrNumber) -> Result<PullRequest, GitHubError> {
-        let state = self.call(Endpoint::GetPull)?;
-        let found = state.repo(repo)?;
-        Ok(pull_request(repo, pull_of(found, number)?))
+        let mut state = self.call(Endpoint::GetPull)?;
+        Ok(pull_request(repo, state.indexed_pull(repo, number)?))
     }
 
     async fn pull_commits(
@@ -405,15 +477,18 @@ impl GitHub for MemoryGitHub {
         repo: &RepoName,
         number: PrNumber,
     ) -> Result<Vec<CommitContext>, GitHubError> {
-        let state = self.call(Endpoint::ListPullCommits)?;
-        let found = state.repo(repo)?;
-        let pull = pull_of(found, number)?;
+        let mut state = self.call(Endpoint::ListPullCommits)?;
+        let (found, index) = state.indexed_repo(repo)?;
+        let pull = index
+            .pull(found, number)
+            .map(|position| &found.pulls[position])
+            .ok_or_else(|| pull_not_found(repo, number))?;
         pull.commits
             .iter()
             .map(|sha| {
-                found
-                    .commit(sha)
-                    .map(Commit::context)
+                index
+                    .commit(found, sha)
+                    .map(|position| found.commits[position].context())
                     .ok_or_else(|| GitHubError::Malformed {
                         route: Endpoint::ListPullCommits.route().to_owned(),
                         message: format!(
@@ -430,9 +505,8 @@ impl GitHub for MemoryGitHub {
         repo: &RepoName,
         number: PrNumber,
     ) -> Result<Vec<FileChange>, GitHubError> {
-        let state = self.call(Endpoint::ListPullFiles)?;
-        let found = state.repo(repo)?;
-        let pull = pull_of(found, number)?;
+        let mut state = self.call(Endpoint::ListPullFiles)?;
+        let pull = state.indexed_pull(repo, number)?;
         Ok(pull.files.iter().map(|f| f.change.clone()).collect())
     }
 
@@ -441,12 +515,14 @@ impl GitHub for MemoryGitHub {
         repo: &RepoName,
         sha: &CommitSha,
     ) -> Result<Vec<CheckRun>, GitHubError> {
-        let state = self.call(Endpoint::ListCheckRuns)?;
-        let found = state.repo(repo)?;
-        let commit = found.commit(sha).ok_or_else(|| GitHubError::NotFound {
-            what: format!("commit {sha} in {repo}"),
-        })?;
-        Ok(commit.checks.clone())
+        let mut state = self.call(Endpoint::ListCheckRuns)?;
+        let (found, index) = state.indexed_repo(repo)?;
+        let position = index
+            .commit(found, sha)
+            .ok_or_else(|| GitHubError::NotFound {
+                what: format!("commit {sha} in {repo}"),
+            })?;
+        Ok(found.commits[position].checks.clone())
     }
 
     async fn label_events(
@@ -454,9 +530,8 @@ impl GitHub for MemoryGitHub {
         repo: &RepoName,
         number: PrNumber,
     ) -> Result<Vec<LabelEvent>, GitHubError> {
-        let state = self.call(Endpoint::ListTimeline)?;
-        let found = state.repo(repo)?;
-        Ok(thread_of(found, number)?.events().to_vec())
+        let mut state = self.call(Endpoint::ListTimeline)?;
+        Ok(state.indexed_thread(repo, number)?.events().to_vec())
     }
 
     async fn comments(
@@ -464,9 +539,12 @@ impl GitHub for MemoryGitHub {
         repo: &RepoName,
         number: PrNumber,
     ) -> Result<Vec<Comment>, GitHubError> {
-        let state = self.call(Endpoint::ListComments)?;
-        let found = state.repo(repo)?;
-        if found.pull(number).is_some_and(|p| p.comments_unreadable) {
+        let mut state = self.call(Endpoint::ListComments)?;
+        let (found, index) = state.indexed_repo(repo)?;
+        let pull = index
+            .pull(found, number)
+            .map(|position| &found.pulls[position]);
+        if pull.is_some_and(|p| p.comments_unreadable) {
             return Err(GitHubError::Unavailable {
                 route: Endpoint::ListComments.route().to_owned(),
                 message: format!(
@@ -475,7 +553,10 @@ impl GitHub for MemoryGitHub {
                 ),
             });
         }
-        Ok(thread_of(found, number)?.comments().to_vec())
+        match pull {
+            Some(pull) => Ok(pull.comments.clone()),
+            None => Ok(thread_of(found, number)?.comments().to_vec()),
+        }
     }
 
     async fn reactions(
@@ -483,9 +564,8 @@ impl GitHub for MemoryGitHub {
         repo: &RepoName,
         number: PrNumber,
     ) -> Result<Vec<Reaction>, GitHubError> {
-        let state = self.call(Endpoint::ListReactions)?;
-        let found = state.repo(repo)?;
-        Ok(thread_of(found, number)?.reactions().to_vec())
+        let mut state = self.call(Endpoint::ListReactions)?;
+        Ok(state.indexed_thread(repo, number)?.reactions().to_vec())
     }
 
     async fn branch_head(&self, repo: &RepoName, branch: &str) -> Result<CommitSha, GitHubError> {
@@ -502,13 +582,22 @@ impl GitHub for MemoryGitHub {
     async fn issues(&self, repo: &RepoName, query: &IssueQuery) -> Result<Vec<Issue>, GitHubError> {
         let state = self.call(Endpoint::ListIssues)?;
         let found = state.repo(repo)?;
-        let issues = found.issues.iter().map(|i| issue_of(repo, i));
-        let pulls = found.pulls.iter().map(|p| issue_of_pull(repo, p));
-        let mut matching: Vec<Issue> = issues
-            .chain(pulls)
-            .filter(|issue| query.state.is_none_or(|s| s == issue.state))
-            .filter(|issue| query.labels.iter().all(|l| issue.labels.contains(l)))
-            .collect();
+        // Filter on the records, then copy only what matches.
+        let wanted = |state: IssueState, labels: &[String]| {
+            query.state.is_none_or(|s| s == state)
+                && query.labels.iter().all(|l| labels.contains(l))
+        };
+        let issues = found
+            .issues
+            .iter()
+            .filter(|i| wanted(i.state, &i.labels))
+            .map(|i| issue_of(repo, i));
+        let pulls = found
+            .pulls
+            .iter()
+            .filter(|p| wanted(issue_state(p.state), &p.labels))
+            .map(|p| issue_of_pull(repo, p));
+        let mut matching: Vec<Issue> = issues.chain(pulls).collect();
         // GitHub's default order: newest first.
         matching.sort_by_key(|issue| std::cmp::Reverse(issue.number));
         Ok(matching)
@@ -704,7 +793,12 @@ impl GitHub for MemoryGitHub {
         let mut state = self.call(Endpoint::MergePull)?;
         let bot = state.bot(Endpoint::MergePull)?;
         let now = state.world.now;
-        let found = state.repo_mut(repo)?;
+        let State { world, index, .. } = &mut *state;
+        let position = index
+            .repo(world, repo)
+            .ok_or_else(|| repo_not_found(repo))?;
+        let tables = index.tables(position, &world.repos[position]);
+        let found = &mut world.repos[position];
         let pull = pull_of(found, number)?;
         let pr = reference(repo, number);
         let refuse = |message: &str| GitHubError::NotMergeable {
@@ -727,7 +821,8 @@ impl GitHub for MemoryGitHub {
             return Err(refuse("the base branch does not exist"));
         };
         let message = squash_message(found, pull, request.commit_message.as_deref());
-        let (id, sha) = fresh_commit_id(found, &format!("squash merge of #{number}"));
+        let (id, sha) =
+            indexed_fresh_commit_id(tables, found, &format!("squash merge of #{number}"));
         let author = pull.author.clone();
         let base_ref = pull.base_ref.clone();
         let head_sha = pull.head_sha.clone();
@@ -769,8 +864,16 @@ impl GitHub for MemoryGitHub {
         let mut state = self.call(Endpoint::UpdateBranch)?;
         let bot = state.bot(Endpoint::UpdateBranch)?;
         let now = state.world.now;
-        let found = state.repo_mut(repo)?;
-        let pull = pull_of(found, number)?;
+        let State { world, index, .. } = &mut *state;
+        let repo_position = index
+            .repo(world, repo)
+            .ok_or_else(|| repo_not_found(repo))?;
+        let tables = index.tables(repo_position, &world.repos[repo_position]);
+        let found = &mut world.repos[repo_position];
+        let position = tables
+            .pull(found, number)
+            .ok_or_else(|| pull_not_found(repo, number))?;
+        let pull = &found.pulls[position];
         let refuse = |message: &str| {
             Ok(UpdateBranchOutcome::Refused {
                 message: message.to_owned(),
@@ -792,7 +895,8 @@ impl GitHub for MemoryGitHub {
             return refuse("merge conflict between base and head");
         }
         let message = format!("Merge branch '{}' into {}", pull.base_ref, pull.head_ref);
-        let (id, sha) = fresh_commit_id(found, &format!("update branch of #{number}"));
+        let (id, sha) =
+            indexed_fresh_commit_id(tables, found, &format!("update branch of #{number}"));
         let head_ref = pull.head_ref.clone();
         found.commits.push(Commit {
             id,
@@ -805,11 +909,10 @@ impl GitHub for MemoryGitHub {
             checks: Vec::new(),
         });
         found.branches.insert(head_ref, sha.clone());
-        if let Some(pull) = found.pull_mut(number) {
-            pull.head_sha = sha.clone();
-            pull.commits.push(sha.clone());
-            pull.base_sha = base_head.clone();
-        }
+        let pull = &mut found.pulls[position];
+        pull.head_sha = sha.clone();
+        pull.commits.push(sha.clone());
+        pull.base_sha = base_head.clone();
         state.actions.push(Action::UpdateBranch {
             repo: repo.to_string(),
             number: number.get(),

@@ -145,6 +145,8 @@ pub(super) struct RawRepo {
     pub(super) pulls: Vec<Spanned<RawPull>>,
     #[serde(default)]
     pub(super) issues: Vec<Spanned<RawIssue>>,
+    #[serde(default)]
+    pub(super) tree_truncated: bool,
 }
 
 #[derive(Debug, Deserialize)]

@@ -10,6 +10,8 @@
 mod error;
 mod file;
 mod resolve;
+pub mod synthetic;
+mod write;
 
 #[cfg(test)]
 mod tests;
@@ -26,6 +28,8 @@ use mp_core::port::IssueState;
 use sha1::{Digest, Sha1};
 
 pub use error::LoadWorldError;
+pub use synthetic::synthetic_world;
+pub use write::world_to_yaml;
 
 /// Reads a world file and the configuration directory it names, if any (relative to the
 /// world file's directory).
@@ -142,6 +146,8 @@ pub struct Repo {
     pub pulls: Vec<Pull>,
     /// Issues (not pull requests), in file order then creation order.
     pub issues: Vec<IssueRecord>,
+    /// Fault hook: recursive tree listings come back cut short (`truncated: true`).
+    pub tree_truncated: bool,
 }
 
 impl Repo {
@@ -155,6 +161,7 @@ impl Repo {
             branch_files: BTreeMap::new(),
             pulls: Vec::new(),
             issues: Vec::new(),
+            tree_truncated: false,
         }
     }
 

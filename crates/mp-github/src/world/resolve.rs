@@ -228,6 +228,7 @@ fn resolve_repo(cx: Cx<'_>, raw: RawRepo, comment_ids: &mut u64) -> Result<Repo>
         repo.branches.insert(branch.value.clone(), sha);
     }
     repo.files = raw.files;
+    repo.tree_truncated = raw.tree_truncated;
     for (branch, files) in raw.branch_files.0 {
         if branch.value == "main" {
             return Err(cx.at(&branch, "files at `main` go under `files`"));

@@ -16,7 +16,7 @@ fn the_bots_own_repository_is_d() {
     check(
         "acme/governance",
         "acme/governance",
-        "classifier_bot_self_repo voted D: acme/governance is the bot's own repository: the bot does not gate changes to itself",
+        "classifier_bot_self_repo voted D: acme/governance is the bot's own repository: changes to the bot itself go to the owner",
     );
 }
 
@@ -25,7 +25,7 @@ fn names_compare_case_insensitively() {
     check(
         "Acme/Governance",
         "acme/governance",
-        "classifier_bot_self_repo voted D: acme/governance is the bot's own repository: the bot does not gate changes to itself",
+        "classifier_bot_self_repo voted D: acme/governance is the bot's own repository: changes to the bot itself go to the owner",
     );
 }
 

@@ -1,0 +1,577 @@
+//! The decision inbox poll of one tick (bot.md §10.2-§10.3): read the owner's verdict on
+//! every open `decision:pending-owner` issue and apply it to its pull request, then the
+//! optional notify-only lifecycle.
+//!
+//! For each open pending issue of the inbox repository (pull requests excluded), by
+//! number:
+//!
+//! 1. the issue must be the bot's own, and its body must name the pull request and the
+//!    head the question is about; the pull request must be in a gated repository;
+//! 2. with a receipt key, the body's MAC must verify over (repository, number, head,
+//!    nonce); otherwise one comment and `decision:inbox-integrity-failed`, never honoured;
+//! 3. a pull request that merged or closed meanwhile closes the issue, with a comment;
+//! 4. the owner's verdict is the latest 👍/👎 or `/approve A|B|C`, `/reject` of an
+//!    allowlisted actor ([`parse_signals`]); none means nothing to do;
+//! 5. a head that moved away from the recorded one gets one comment and
+//!    `decision:stale-approval` on the issue and nothing is applied; a head back on the
+//!    recorded SHA applies normally;
+//! 6. approve A/B: the approval label and a receipt bound to the recorded head go on the
+//!    pull request, and the issue is closed; reject: the pull request gets a comment and
+//!    is closed, the issue is closed, and the rejection is reported (the caller restarts
+//!    the L4 burn-in window); `/approve C`: `decision:deferred` on the pull request and one
+//!    comment on the issue, which stays open.
+//!
+//! Errors on one issue are counted across ticks by the poison guard
+//! (docs/decisions/0005): at three consecutive failed ticks the issue gets
+//! `decision:inbox-error`. A rate limit ends the poll.
+//!
+//! Order in the tick: poll the inbox **before** the pull-request path. An approval then
+//! merges in the same tick, because the path reads the bot-applied label and the receipt
+//! it just wrote; polled after it, the approval merges one tick later. A rejected pull
+//! request is closed before the path lists the open ones.
+//!
+//! mp-core performs no I/O here: the reads and writes go through the [`GitHub`] port, the
+//! time is `now`, and the availability file's text is read by the caller.
+
+mod lifecycle;
+mod notes;
+mod question;
+mod report;
+mod signals;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod testworld;
+
+use std::collections::BTreeMap;
+
+pub use lifecycle::{
+    AvailabilityFile, LIFECYCLE_MARKER, LifecycleAction, OUTING_MARKER, Outing, OwnerState,
+    inbox_lifecycle, parse_availability,
+};
+pub use notes::{FAILURES_MARKER, NOTE_MARKER};
+pub use question::{
+    HeadCheck, InboxQuestion, Integrity, IntegrityFailure, UnreadableQuestion, check_head,
+    check_integrity,
+};
+pub use report::{InboxMetrics, InboxOutcome, InboxReport, InboxResolution, Rejection};
+pub use signals::{
+    OwnerChoice, OwnerVerdict, SignalSource, comment_choice, parse_signals, reaction_choice,
+};
+
+use crate::approval::{ReceiptLabel, Receipts, render_receipt};
+use crate::config::Config;
+use crate::context::{Comment, CommentId, PrState};
+use crate::ids::{Login, PrNumber, RepoName, Timestamp};
+use crate::port::{GitHub, GitHubError, Issue, IssueQuery, IssueState, PullRequest};
+
+use super::TickOptions;
+use super::inbox::PENDING_OWNER;
+use notes::{
+    DEFERRED_NOTE, INTEGRITY_NOTE, PR_CLOSED_NOTE, REJECTED_NOTE, STALE_NOTE, deferred_comment,
+    failure_count, failures_comment, has_note, integrity_comment, pr_closed_comment,
+    recovered_comment, rejected_comment, stale_comment,
+};
+
+/// The label on a pull request the owner deferred with `/approve C`; it never merges on
+/// that account.
+pub const DEFERRED: &str = "decision:deferred";
+/// The one-time label on an inbox issue whose pull request's head moved.
+pub const STALE_APPROVAL: &str = "decision:stale-approval";
+/// The label on an inbox issue whose body failed its integrity check.
+pub const INTEGRITY_FAILED: &str = "decision:inbox-integrity-failed";
+/// The label on an inbox issue that failed [`POISON_THRESHOLD`] ticks in a row.
+pub const INBOX_ERROR: &str = "decision:inbox-error";
+/// Consecutive failed ticks after which an inbox issue is labelled [`INBOX_ERROR`].
+pub const POISON_THRESHOLD: u32 = 3;
+
+/// Polls the decision inbox at `now` and applies the owner's verdicts, then runs the
+/// lifecycle when `decision_inbox.lifecycle.enabled` is set (no lifecycle call at all
+/// otherwise).
+///
+/// `bot` is the bot user (only its issues and marker comments count); `availability` is
+/// the text of the lifecycle's availability file when the caller could read it. Never
+/// fails: a listing error is a warning, an error on one issue is that issue's outcome.
+pub async fn poll_inbox(
+    github: &dyn GitHub,
+    config: &Config,
+    options: &TickOptions,
+    bot: &Login,
+    availability: Option<&str>,
+    now: Timestamp,
+) -> InboxReport {
+    let mut poller = Poller {
+        github,
+        config,
+        options,
+        bot,
+        inbox: config.projects().inbox_repository(),
+        report: InboxReport::default(),
+    };
+    let query = IssueQuery {
+        state: Some(IssueState::Open),
+        labels: vec![PENDING_OWNER.to_owned()],
+    };
+    let mut issues = match github.issues(poller.inbox, &query).await {
+        Ok(issues) => issues,
+        Err(error) => {
+            poller.halt(&error);
+            let inbox = poller.inbox;
+            poller
+                .report
+                .warnings
+                .push(format!("{inbox}: cannot list the decision inbox: {error}"));
+            return poller.report;
+        }
+    };
+    issues.retain(|issue| {
+        issue.state == IssueState::Open && !issue.is_pull_request && has_label(issue, PENDING_OWNER)
+    });
+    issues.sort_by_key(|issue| issue.number);
+
+    let mut open = Vec::new();
+    let mut comments_by_issue = BTreeMap::new();
+    for (index, issue) in issues.iter().enumerate() {
+        let visit = poller.visit(issue).await;
+        if let (true, Some(comments)) = (visit.resolution.leaves_open(), visit.comments) {
+            open.push(issue.clone());
+            comments_by_issue.insert(issue.number, comments);
+        }
+        poller.report.metrics.count(&visit.resolution);
+        poller.report.outcomes.push(InboxOutcome {
+            issue: format!("{}#{}", issue.repo, issue.number),
+            pr: visit.pr,
+            resolution: visit.resolution,
+        });
+        if let Some(error) = visit.halt {
+            let left = issues.len() - index - 1;
+            poller.halt(&error);
+            poller.report.warnings.push(format!(
+                "decision inbox poll ended early ({error}); {left} issue(s) and the lifecycle wait for the next tick"
+            ));
+            return poller.report;
+        }
+    }
+    poller
+        .lifecycle(&open, &comments_by_issue, availability, now)
+        .await;
+    poller.report
+}
+
+fn has_label(issue: &Issue, label: &str) -> bool {
+    issue.labels.iter().any(|l| l == label)
+}
+
+/// Whether an error ends the poll: the primary or a secondary rate limit.
+fn halts(error: &GitHubError) -> bool {
+    matches!(
+        error,
+        GitHubError::RateLimited { .. } | GitHubError::Throttled { .. }
+    )
+}
+
+/// What happened to one issue.
+struct Visit {
+    pr: Option<String>,
+    resolution: InboxResolution,
+    /// The issue's comments, when they were read.
+    comments: Option<Vec<Comment>>,
+    /// The rate-limit error that ends the poll.
+    halt: Option<GitHubError>,
+}
+
+impl Visit {
+    fn new(pr: Option<String>, resolution: InboxResolution) -> Self {
+        Self {
+            pr,
+            resolution,
+            comments: None,
+            halt: None,
+        }
+    }
+
+    fn failed(pr: Option<String>, error: GitHubError, consecutive: Option<u32>) -> Self {
+        let resolution = InboxResolution::Failed {
+            error: error.to_string(),
+            consecutive,
+        };
+        Self {
+            halt: halts(&error).then_some(error),
+            ..Self::new(pr, resolution)
+        }
+    }
+}
+
+struct Poller<'a> {
+    github: &'a dyn GitHub,
+    config: &'a Config,
+    options: &'a TickOptions,
+    bot: &'a Login,
+    inbox: &'a RepoName,
+    report: InboxReport,
+}
+
+impl Poller<'_> {
+    fn halt(&mut self, error: &GitHubError) {
+        if matches!(error, GitHubError::RateLimited { .. }) {
+            self.report.metrics.rate_limited = true;
+        }
+    }
+
+    /// Whether the pull requests of `repo` go through the gate this tick.
+    fn in_scope(&self, repo: &RepoName) -> bool {
+        self.config.projects().is_gated(repo)
+            && self
+                .options
+                .repos
+                .as_ref()
+                .is_none_or(|only| only.contains(repo))
+    }
+
+    /// Steps 1-2, then the rest through [`Poller::decide`] and the poison guard.
+    async fn visit(&mut self, issue: &Issue) -> Visit {
+        if issue.author.as_ref() != Some(self.bot) {
+            let author = issue.author.clone();
+            return Visit::new(None, InboxResolution::NotOpenedByBot { author });
+        }
+        let question = match InboxQuestion::read(&issue.body) {
+            Ok(question) => question,
+            Err(problem) => return Visit::new(None, InboxResolution::Unreadable { problem }),
+        };
+        let pr = Some(question.pr_reference());
+        if !self.in_scope(&question.repo) {
+            let repo = question.repo.clone();
+            return Visit::new(pr, InboxResolution::NotGated { repo });
+        }
+        let key = self.options.receipt_key.as_ref();
+        if let Integrity::Failed(failure) = check_integrity(&question, &issue.body, key) {
+            if has_label(issue, INTEGRITY_FAILED) {
+                return Visit::new(pr, InboxResolution::StillIntegrityFailed { failure });
+            }
+            return match self.mark_integrity_failed(issue, failure).await {
+                Ok(()) => Visit::new(pr, InboxResolution::IntegrityFailed { failure }),
+                Err(error) => Visit::failed(pr, error, None),
+            };
+        }
+        let comments = match self.github.comments(self.inbox, issue.number).await {
+            Ok(comments) => comments,
+            Err(error) => return Visit::failed(pr, error, None),
+        };
+        let counter = failure_count(&comments, self.bot);
+        let mut visit = match self.decide(issue, &question, &comments).await {
+            Ok(resolution) => {
+                if resolution.leaves_open() {
+                    self.recover(issue, counter).await;
+                }
+                Visit::new(pr, resolution)
+            }
+            Err(error) if error.is_transient() => Visit::failed(pr, error, None),
+            Err(error) => {
+                let count = self.count_failure(issue, counter, &error).await;
+                Visit::failed(pr, error, Some(count))
+            }
+        };
+        visit.comments = Some(comments);
+        visit
+    }
+
+    /// Step 2's writes: one comment (unless written before) and the label.
+    async fn mark_integrity_failed(
+        &mut self,
+        issue: &Issue,
+        failure: IntegrityFailure,
+    ) -> Result<(), GitHubError> {
+        let comments = self.github.comments(self.inbox, issue.number).await?;
+        if !has_note(&comments, self.bot, INTEGRITY_NOTE) {
+            let body = integrity_comment(failure);
+            self.github
+                .create_comment(self.inbox, issue.number, &body)
+                .await?;
+        }
+        self.github
+            .add_labels(self.inbox, issue.number, &[INTEGRITY_FAILED.to_owned()])
+            .await
+    }
+
+    /// Steps 3-6 for an issue whose body is readable and trusted.
+    async fn decide(
+        &mut self,
+        issue: &Issue,
+        question: &InboxQuestion,
+        comments: &[Comment],
+    ) -> Result<InboxResolution, GitHubError> {
+        let github = self.github;
+        let pull = github.pull(&question.repo, question.number).await?;
+        if pull.state == PrState::Closed {
+            if !has_note(comments, self.bot, PR_CLOSED_NOTE) {
+                let body = pr_closed_comment(&question.pr_reference(), pull.merged);
+                github
+                    .create_comment(self.inbox, issue.number, &body)
+                    .await?;
+            }
+            github.close_issue(self.inbox, issue.number).await?;
+            return Ok(InboxResolution::PrClosed {
+                merged: pull.merged,
+            });
+        }
+        let reactions = github.reactions(self.inbox, issue.number).await?;
+        let Some(verdict) = parse_signals(comments, &reactions, self.config.allowlist()) else {
+            return Ok(InboxResolution::NoVerdict);
+        };
+        if let HeadCheck::Moved { recorded, current } = check_head(question, &pull.head_sha) {
+            if has_label(issue, STALE_APPROVAL) {
+                return Ok(InboxResolution::StillStale { recorded, current });
+            }
+            if !has_note(comments, self.bot, STALE_NOTE) {
+                let body = stale_comment(&question.pr_reference(), &recorded, &current);
+                github
+                    .create_comment(self.inbox, issue.number, &body)
+                    .await?;
+            }
+            github
+                .add_labels(self.inbox, issue.number, &[STALE_APPROVAL.to_owned()])
+                .await?;
+            return Ok(InboxResolution::StaleHead { recorded, current });
+        }
+        match verdict.choice {
+            OwnerChoice::ApproveA => {
+                self.approve(issue, question, &pull, ReceiptLabel::ApprovedA, verdict)
+                    .await
+            }
+            OwnerChoice::ApproveB => {
+                self.approve(issue, question, &pull, ReceiptLabel::ApprovedB, verdict)
+                    .await
+            }
+            OwnerChoice::Defer => self.defer(issue, question, &pull, comments, verdict).await,
+            OwnerChoice::Reject => self.reject(issue, question, verdict).await,
+        }
+    }
+
+    /// Approve A/B: the label (established by the bot), a receipt bound to the recorded
+    /// head unless one is there already, then the issue is closed.
+    async fn approve(
+        &mut self,
+        issue: &Issue,
+        question: &InboxQuestion,
+        pull: &PullRequest,
+        label: ReceiptLabel,
+        verdict: OwnerVerdict,
+    ) -> Result<InboxResolution, GitHubError> {
+        let github = self.github;
+        let (repo, number) = (&question.repo, question.number);
+        // A label someone else put there first is re-applied, so the bot is the applier
+        // that C3 sees establishing it.
+        if pull.labels.iter().any(|l| l == label.as_str()) {
+            github.remove_label(repo, number, label.as_str()).await?;
+        }
+        github
+            .add_labels(repo, number, &[label.as_str().to_owned()])
+            .await?;
+        let key = self.options.receipt_key.as_ref();
+        let pr_comments = github.comments(repo, number).await?;
+        let receipts = Receipts::parse(&pr_comments, repo, number, Some(self.bot), key);
+        if receipts.get(label.as_str()).map(|r| r.head()) != Some(&question.head) {
+            let body = render_receipt(label, &question.head, repo, number, key);
+            github.create_comment(repo, number, &body).await?;
+        }
+        github.close_issue(self.inbox, issue.number).await?;
+        Ok(InboxResolution::Approved {
+            label,
+            actor: verdict.actor,
+            head: question.head.clone(),
+        })
+    }
+
+    /// `/approve C`: the label on the pull request and one comment on the issue.
+    async fn defer(
+        &mut self,
+        issue: &Issue,
+        question: &InboxQuestion,
+        pull: &PullRequest,
+        comments: &[Comment],
+        verdict: OwnerVerdict,
+    ) -> Result<InboxResolution, GitHubError> {
+        let mut wrote = false;
+        if !pull.labels.iter().any(|l| l == DEFERRED) {
+            self.github
+                .add_labels(&question.repo, question.number, &[DEFERRED.to_owned()])
+                .await?;
+            wrote = true;
+        }
+        if !has_note(comments, self.bot, DEFERRED_NOTE) {
+            let body = deferred_comment(&question.pr_reference(), &verdict);
+            self.github
+                .create_comment(self.inbox, issue.number, &body)
+                .await?;
+            wrote = true;
+        }
+        Ok(if wrote {
+            InboxResolution::Deferred {
+                actor: verdict.actor,
+            }
+        } else {
+            InboxResolution::AlreadyDeferred
+        })
+    }
+
+    /// Reject: one comment on the pull request, which is closed, then the issue.
+    async fn reject(
+        &mut self,
+        issue: &Issue,
+        question: &InboxQuestion,
+        verdict: OwnerVerdict,
+    ) -> Result<InboxResolution, GitHubError> {
+        let github = self.github;
+        let (repo, number) = (&question.repo, question.number);
+        let issue_ref = format!("{}#{}", self.inbox, issue.number);
+        let pr_comments = github.comments(repo, number).await?;
+        if !has_note(
+            &pr_comments,
+            self.bot,
+            &format!("{REJECTED_NOTE} {issue_ref}"),
+        ) {
+            let body = rejected_comment(&issue_ref, &verdict);
+            github.create_comment(repo, number, &body).await?;
+        }
+        github.close_issue(repo, number).await?;
+        github.close_issue(self.inbox, issue.number).await?;
+        self.report.rejections.push(Rejection {
+            repo: repo.clone(),
+            number,
+            issue: issue.number,
+            actor: verdict.actor.clone(),
+            at: verdict.at,
+        });
+        Ok(InboxResolution::Rejected {
+            actor: verdict.actor,
+        })
+    }
+
+    /// The poison guard: one more consecutive failure on the counter comment, and the
+    /// error label at the threshold. Returns the new count.
+    async fn count_failure(
+        &mut self,
+        issue: &Issue,
+        counter: Option<(CommentId, u32)>,
+        error: &GitHubError,
+    ) -> u32 {
+        let count = counter.map_or(0, |(_, count)| count).saturating_add(1);
+        let body = failures_comment(count, POISON_THRESHOLD, &error.to_string());
+        let written = match counter {
+            Some((id, _)) => self.github.update_comment(self.inbox, id, &body).await,
+            None => self
+                .github
+                .create_comment(self.inbox, issue.number, &body)
+                .await
+                .map(drop),
+        };
+        let labelled = if count >= POISON_THRESHOLD && !has_label(issue, INBOX_ERROR) {
+            self.github
+                .add_labels(self.inbox, issue.number, &[INBOX_ERROR.to_owned()])
+                .await
+        } else {
+            Ok(())
+        };
+        if let Err(write_error) = written.and(labelled) {
+            self.report.warnings.push(format!(
+                "{}#{}: cannot record the failure count {count}: {write_error}",
+                self.inbox, issue.number
+            ));
+        }
+        count
+    }
+
+    /// After a failure streak, an issue processed again gets its counter reset and loses
+    /// the error label.
+    async fn recover(&mut self, issue: &Issue, counter: Option<(CommentId, u32)>) {
+        let Some((id, previous)) = counter.filter(|(_, count)| *count > 0) else {
+            return;
+        };
+        let body = recovered_comment(previous);
+        let mut result = self.github.update_comment(self.inbox, id, &body).await;
+        if result.is_ok() && has_label(issue, INBOX_ERROR) {
+            result = self
+                .github
+                .remove_label(self.inbox, issue.number, INBOX_ERROR)
+                .await;
+        }
+        if let Err(error) = result {
+            self.report.warnings.push(format!(
+                "{}#{}: cannot reset the failure count: {error}",
+                self.inbox, issue.number
+            ));
+        }
+    }
+
+    /// The lifecycle over the issues still open whose comments were read.
+    async fn lifecycle(
+        &mut self,
+        open: &[Issue],
+        comments_by_issue: &BTreeMap<PrNumber, Vec<Comment>>,
+        availability: Option<&str>,
+        now: Timestamp,
+    ) {
+        let settings = self.config.projects().lifecycle();
+        if !settings.enabled() {
+            return;
+        }
+        if let Some(file) = settings.availability() {
+            let location = format!("{}:{}@{}", file.repository(), file.path(), file.git_ref());
+            match availability {
+                Some(text) => {
+                    let problems = parse_availability(text, file.line_prefix()).problems;
+                    self.report.warnings.extend(
+                        problems
+                            .into_iter()
+                            .map(|p| format!("availability file {location}: {p}")),
+                    );
+                }
+                None => self.report.warnings.push(format!(
+                    "availability file {location} was not read; the lifecycle treats the owner as available"
+                )),
+            }
+        }
+        let actions = inbox_lifecycle(
+            open,
+            comments_by_issue,
+            availability,
+            settings,
+            self.bot,
+            now,
+        );
+        for action in actions {
+            let written = match &action {
+                LifecycleAction::UpdateDigest {
+                    repo,
+                    comment,
+                    body,
+                    ..
+                } => self.github.update_comment(repo, *comment, body).await,
+                other => self
+                    .github
+                    .create_comment(other.repo(), other.issue(), other.body())
+                    .await
+                    .map(drop),
+            };
+            match written {
+                Ok(()) => {
+                    self.report.metrics.inbox_lifecycle_comments += 1;
+                    self.report.lifecycle.push(action);
+                }
+                Err(error) => {
+                    self.report.warnings.push(format!(
+                        "{}#{}: cannot write the lifecycle comment ({}): {error}",
+                        action.repo(),
+                        action.issue(),
+                        action.code()
+                    ));
+                    if halts(&error) {
+                        self.halt(&error);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}

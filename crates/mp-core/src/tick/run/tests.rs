@@ -1,0 +1,375 @@
+//! Tests for the whole tick: the durable state (first run, fail closed before any write,
+//! a save after every repository and on every way out), the rate-limit reserve and
+//! secondary limits, and the fail-safe burn-in clock.
+
+use super::*;
+use crate::approval::UNSIGNED_RECEIPTS_WARNING;
+use crate::config::{self, Config};
+use crate::context::CommitContext;
+use crate::gate::burn_in::BurnInStatus;
+use crate::port::GitHubError;
+use crate::state::{BOT_STATE_BRANCH, BURN_IN_STATE_PATH, Layer, WATERMARKS_PATH, Watermarks};
+use crate::tick::testkit::{Fake, FakePr, at, block_on, clean, config_with, repo, sha};
+use crate::tick::testkit_history::{check_run, commit_by, merged};
+
+const GOV: &str = "acme/governance";
+const NOW: &str = "2026-03-01T12:00:00Z";
+const PUT_STATE: &str = "put acme/governance@bot-state bot-state/branch_supervisor_watermarks.json: chore(bot-state): update branch_supervisor watermarks";
+const PUT_BURN_IN: &str = "put acme/governance@bot-state bot-state/l4_burn_in.json: chore(bot-state): update l4 burn-in clock";
+const BURN_IN_ENV: &str =
+    "bot_app_slug: mp-gate\nrequired_checks: [test]\nmerge_enabled: true\nl4_burn_in_days: 3\n";
+
+/// The base commits of `main`: `acme/app` at `0a…`, `acme/old` at `0b…`.
+const BASES: [(&str, &str); 2] = [("acme/app", "0a"), ("acme/old", "0b")];
+
+/// The fake with `pulls`, both supervised repositories at their base commit, and, when
+/// `state` is given, a `bot-state` branch holding it as the watermarks file.
+fn world(pulls: Vec<FakePr>, state: Option<&str>) -> Fake {
+    let fake = Fake::new(pulls);
+    for (name, base) in BASES {
+        fake.set_main(name, vec![merged(base, "chore: base")]);
+    }
+    if let Some(text) = state {
+        fake.set_branch(GOV, BOT_STATE_BRANCH, vec![merged("5", "chore: state")]);
+        fake.add_file(GOV, BOT_STATE_BRANCH, WATERMARKS_PATH, text);
+    }
+    fake
+}
+
+/// Lands `commits` (green `test` runs) on the `main` of `name`, after its base.
+fn land(fake: &Fake, name: &str, commits: Vec<CommitContext>) {
+    let base = BASES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or("0", |(_, base)| *base);
+    for commit in &commits {
+        fake.set_checks(name, &commit.sha, vec![check_run("test", "success")]);
+    }
+    let mut main = vec![merged(base, "chore: base")];
+    main.extend(commits);
+    fake.set_main(name, main);
+}
+
+/// Both repositories scanned up to their base commits.
+fn settled() -> String {
+    let mut state = Watermarks::new();
+    for (name, base) in BASES {
+        for layer in Layer::ALL {
+            state.set(&repo(name), layer, sha(base));
+        }
+    }
+    state.to_json()
+}
+
+fn stored_state(fake: &Fake) -> Option<String> {
+    fake.file_text(GOV, BOT_STATE_BRANCH, WATERMARKS_PATH)
+}
+
+/// Runs one tick at `when` and compares the writes, then the outcomes (`=>`) and the
+/// warnings (`!`), or the error, with `expected`.
+#[track_caller]
+fn check(
+    fake: &Fake,
+    config: &Config,
+    when: &str,
+    expected: &[&str],
+) -> Result<FullTickReport, TickError> {
+    let options = TickOptions::from_config(config);
+    let result = block_on(run_tick(fake, fake, config, &options, at(when)));
+    let mut lines = fake.take_log();
+    match &result {
+        Ok(report) => {
+            lines.extend(report.outcomes.iter().map(|o| format!("=> {o}")));
+            lines.extend(
+                report
+                    .warnings
+                    .iter()
+                    .filter(|w| *w != UNSIGNED_RECEIPTS_WARNING)
+                    .map(|w| format!("! {w}")),
+            );
+        }
+        Err(error) => lines.push(format!("error: {error}")),
+    }
+    assert_eq!(lines, expected);
+    result
+}
+
+fn unavailable(route: &str) -> GitHubError {
+    GitHubError::Unavailable {
+        route: route.to_owned(),
+        message: "bad gateway".to_owned(),
+    }
+}
+
+#[test]
+fn a_corrupt_or_unreadable_state_fails_the_tick_closed_before_any_write() {
+    // A mergeable pull request shows that the pull-request path never ran.
+    let corrupt = world(vec![clean(1)], Some("{\"acme/app\": "));
+    let error = check(
+        &corrupt,
+        &config_with(&[]),
+        NOW,
+        &[
+            "error: bot-state file bot-state/branch_supervisor_watermarks.json is corrupt, failing closed (fail-closed: fix or remove it by hand): not JSON: EOF while parsing a value at line 1 column 13",
+        ],
+    );
+    assert!(matches!(error, Err(TickError::StateCorrupt { .. })));
+
+    let no_file = world(vec![clean(1)], None);
+    no_file.set_branch(GOV, BOT_STATE_BRANCH, vec![merged("5", "chore: state")]);
+    let error = check(
+        &no_file,
+        &config_with(&[]),
+        NOW,
+        &[
+            "error: bot-state file bot-state/branch_supervisor_watermarks.json cannot be loaded, failing closed: the bot-state branch of acme/governance exists but has no state file; restore it or delete the branch to start over",
+        ],
+    );
+    assert!(matches!(error, Err(TickError::StateUnavailable { .. })));
+
+    let unreadable = world(vec![clean(1)], Some(&settled()));
+    unreadable.fail_history("file", GOV, unavailable("GET /contents/{path}"));
+    let error = check(
+        &unreadable,
+        &config_with(&[]),
+        NOW,
+        &[
+            "error: bot-state file bot-state/branch_supervisor_watermarks.json cannot be loaded, failing closed: cannot read the state file: GET /contents/{path}: bad gateway",
+        ],
+    );
+    assert!(matches!(error, Err(TickError::StateUnavailable { .. })));
+}
+
+#[test]
+fn the_first_run_creates_the_state_branch_and_the_next_tick_writes_nothing_new() {
+    let fake = world(Vec::new(), None);
+    let report = check(
+        &fake,
+        &config_with(&[]),
+        NOW,
+        &[
+            "branch acme/governance bot-state @ f000000",
+            PUT_STATE,
+            PUT_STATE,
+            PUT_STATE,
+            "! first run: created the bot-state branch of acme/governance at f000000",
+        ],
+    )
+    .expect("the tick runs");
+    assert_eq!(report.supervisor_metrics.bootstrapped, 2);
+    assert_eq!(report.state_writes, 2, "one save per repository");
+    assert_eq!(stored_state(&fake), Some(settled()));
+    check(&fake, &config_with(&[]), NOW, &[]).expect("the tick runs");
+}
+
+#[test]
+fn the_state_is_saved_after_each_repository() {
+    let fake = world(Vec::new(), Some(&settled()));
+    land(
+        &fake,
+        "acme/app",
+        vec![commit_by("c1", "direct push", Some("mallory"))],
+    );
+    land(
+        &fake,
+        "acme/old",
+        vec![commit_by("c2", "direct push", Some("mallory"))],
+    );
+    let report = check(
+        &fake,
+        &config_with(&[]),
+        NOW,
+        &[
+            "issue acme/governance#100 [decision:unauthorized-push]: [decision:unauthorized-push] c100000",
+            PUT_STATE,
+            "issue acme/governance#101 [decision:unauthorized-push]: [decision:unauthorized-push] c200000",
+            PUT_STATE,
+        ],
+    )
+    .expect("the tick runs");
+    assert_eq!(report.supervisor_metrics.l5_incidents, 2);
+    let stored = Watermarks::parse(&stored_state(&fake).expect("saved")).expect("valid");
+    assert_eq!(stored.get(&repo("acme/old"), Layer::L5), Some(&sha("c2")));
+}
+
+#[test]
+fn the_final_save_runs_even_when_the_pull_request_path_ends_the_tick() {
+    // A compact (valid, not canonical) state: any save rewrites it.
+    let compact = format!(r#"{{"acme/app":"{}"}}"#, sha("0a"));
+
+    let no_bot = world(vec![clean(1)], Some(&compact));
+    no_bot.with(|s| s.bot = None);
+    check(
+        &no_bot,
+        &config_with(&[]),
+        NOW,
+        &[
+            PUT_STATE,
+            "error: cannot learn the bot user, failing closed (receipts cannot be recognised): GET /app: bad credentials",
+        ],
+    )
+    .expect_err("the tick fails closed");
+
+    let limited = world(vec![clean(1)], Some(&compact));
+    limited.fail("pull_commits", 1, GitHubError::RateLimited { remaining: 0 });
+    let report = check(
+        &limited,
+        &config_with(&[]),
+        NOW,
+        &[
+            PUT_STATE,
+            "=> acme/app#1 skipped: cannot read the pull request: rate limit exhausted: 0 calls left",
+            "! primary rate limit reached at acme/app#1; the rest of the pull requests wait for the next tick",
+            "! primary rate limit reached during the pull-request path; the branch supervisor waits for the next tick",
+        ],
+    )
+    .expect("the tick ends early without failing");
+    assert!(report.supervisor.is_empty());
+    assert!(report.metrics.rate_limited);
+}
+
+#[test]
+fn under_the_rate_limit_reserve_the_tick_saves_and_ends_early() {
+    let fake = world(Vec::new(), Some(&settled()));
+    land(
+        &fake,
+        "acme/app",
+        vec![commit_by("c1", "direct push", Some("mallory"))],
+    );
+    land(
+        &fake,
+        "acme/old",
+        vec![commit_by("c2", "direct push", Some("mallory"))],
+    );
+    fake.history(|h| h.remaining_after.push((repo("acme/app"), 150)));
+    let reason = "rate-limit reserve reached: 150 calls left (reserve 200); repositories left for the next tick: 1";
+    let report = check(
+        &fake,
+        &config_with(&[]),
+        NOW,
+        &[
+            "issue acme/governance#100 [decision:unauthorized-push]: [decision:unauthorized-push] c100000",
+            PUT_STATE,
+            &format!("! {reason}"),
+        ],
+    )
+    .expect("the tick ends early without failing");
+    let json = report.metrics_json();
+    assert_eq!(json["rate_limited"], true);
+    assert_eq!(json["ended_early_reason"], reason);
+    assert_eq!(json["rate_limit_remaining"], 150);
+    assert_eq!(json["l5_incidents"], 1);
+    assert_eq!(json["l2_unsettled"], 0);
+    let stored = Watermarks::parse(&stored_state(&fake).expect("saved")).expect("valid");
+    assert_eq!(stored.get(&repo("acme/app"), Layer::L5), Some(&sha("c1")));
+    assert_eq!(stored.get(&repo("acme/old"), Layer::L5), Some(&sha("0b")));
+}
+
+#[test]
+fn a_repository_under_a_secondary_rate_limit_is_skipped_and_the_others_continue() {
+    let fake = world(Vec::new(), Some(&settled()));
+    land(
+        &fake,
+        "acme/app",
+        vec![commit_by("c1", "direct push", Some("mallory"))],
+    );
+    land(
+        &fake,
+        "acme/old",
+        vec![commit_by("c2", "direct push", Some("mallory"))],
+    );
+    fake.fail_history(
+        "branch_commits",
+        "acme/app",
+        GitHubError::Throttled {
+            retry_after_secs: 30,
+        },
+    );
+    let report = check(
+        &fake,
+        &config_with(&[]),
+        NOW,
+        &[
+            "issue acme/governance#100 [decision:unauthorized-push]: [decision:unauthorized-push] c200000",
+            PUT_STATE,
+            "! acme/app: scan stopped: secondary rate limit; retry after 30 s; the repository waits for the next tick",
+        ],
+    )
+    .expect("the tick runs");
+    assert_eq!(report.ended_early_reason, None);
+    assert!(!report.metrics.rate_limited);
+}
+
+#[test]
+fn a_stale_state_blob_is_a_warning_and_the_next_save_rereads_it() {
+    let fake = world(Vec::new(), Some(&settled()));
+    land(
+        &fake,
+        "acme/app",
+        vec![commit_by("c1", "direct push", Some("mallory"))],
+    );
+    let stale = GitHubError::Conflict {
+        what: "acme/governance bot-state/branch_supervisor_watermarks.json".to_owned(),
+        message: "sha does not match".to_owned(),
+    };
+    fake.fail_history(
+        "put_file",
+        "acme/governance bot-state/branch_supervisor_watermarks.json",
+        stale,
+    );
+    let warning = "! bot-state/branch_supervisor_watermarks.json not saved (acme/governance bot-state/branch_supervisor_watermarks.json: sha does not match); the blob is re-read on the next save";
+    check(
+        &fake,
+        &config_with(&[]),
+        NOW,
+        &[
+            "issue acme/governance#100 [decision:unauthorized-push]: [decision:unauthorized-push] c100000",
+            warning,
+            warning,
+            warning,
+        ],
+    )
+    .expect("the tick goes on");
+    assert_eq!(stored_state(&fake), Some(settled()), "nothing was saved");
+
+    // Next tick: the scan repeats, the incident dedupes, and the save goes through.
+    fake.history(|h| h.failures.clear());
+    check(&fake, &config_with(&[]), NOW, &[PUT_STATE]).expect("the tick runs");
+}
+
+#[test]
+fn the_burn_in_clock_starts_promotes_and_restarts_when_its_file_is_bad() {
+    let config = config_with(&[(config::ENV_FILE, BURN_IN_ENV)]);
+    let fake = world(Vec::new(), Some(&settled()));
+    let report = check(&fake, &config, NOW, &[PUT_BURN_IN]).expect("the tick runs");
+    assert_eq!(report.burn_in, Some(BurnInStatus::Started));
+    assert_eq!(
+        fake.file_text(GOV, BOT_STATE_BRANCH, BURN_IN_STATE_PATH)
+            .as_deref(),
+        Some("{\n  \"advisory_started_at\": \"2026-03-01T12:00:00Z\"\n}\n")
+    );
+
+    let report = check(&fake, &config, "2026-03-03T12:00:00Z", &[]).expect("the tick runs");
+    assert_eq!(
+        report.burn_in,
+        Some(BurnInStatus::Advisory {
+            promotes_at: at("2026-03-04T12:00:00Z")
+        })
+    );
+
+    let report =
+        check(&fake, &config, "2026-03-04T12:00:00Z", &[PUT_BURN_IN]).expect("the tick runs");
+    assert_eq!(report.l4_promoted, 1);
+    assert_eq!(report.metrics_json()["l4_promoted"], 1);
+    let report = check(&fake, &config, "2026-03-05T12:00:00Z", &[]).expect("the tick runs");
+    assert_eq!(report.l4_promoted, 0, "promotion counts once");
+
+    // A corrupt clock restarts (fail safe), unlike corrupt watermarks (fail closed).
+    fake.add_file(GOV, BOT_STATE_BRANCH, BURN_IN_STATE_PATH, "not json");
+    let report = check(&fake, &config, NOW, &[PUT_BURN_IN]).expect("the tick runs");
+    assert!(
+        matches!(report.burn_in, Some(BurnInStatus::Restarted { .. })),
+        "{:?}",
+        report.burn_in
+    );
+}

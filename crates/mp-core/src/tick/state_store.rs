@@ -1,0 +1,303 @@
+//! Loading and saving the durable state on the governance repository's `bot-state` branch
+//! through the GitHub port (bot.md §16).
+//!
+//! * Load: no `bot-state` branch means a first run: the branch is created from the
+//!   governance `main` head and an empty watermarks file is written at once, so that "the
+//!   branch exists" always implies "the file exists". A branch without the file, a file
+//!   that cannot be read, and a corrupt file all fail the tick closed, before any write.
+//! * Save: one `PUT /contents` with the blob the file had when last read or written, and
+//!   none at all when the text is byte-identical to it. A stale precondition (another
+//!   writer got there first) or a secondary rate limit is a warning: the cached blob is
+//!   dropped, the next save re-reads it, and the tick goes on. Any other error fails the
+//!   tick.
+//! * The burn-in clock file lives on the same branch; it is read and written best-effort
+//!   (fail-safe, see `state`).
+
+use crate::gate::burn_in::{BurnInState, StoredBurnIn};
+use crate::ids::{CommitSha, RepoName};
+use crate::port::{FileWrite, GitHubError, GitHubHistory};
+use crate::state::{
+    BOT_STATE_BRANCH, BURN_IN_COMMIT_MESSAGE, BURN_IN_STATE_PATH, WATERMARKS_COMMIT_MESSAGE,
+    WATERMARKS_PATH, Watermarks, burn_in_text, stored_burn_in,
+};
+
+use super::{MAIN_BRANCH, TickError};
+
+/// What a save did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SaveOutcome {
+    /// The text is byte-identical to the stored file: nothing written.
+    Unchanged,
+    /// The file was written.
+    Written,
+    /// The write was refused for a reason that does not fail the tick (a stale blob, a
+    /// secondary rate limit); the next save tries again.
+    Skipped {
+        /// The warning for the tick report.
+        warning: String,
+    },
+}
+
+/// The watermarks file as last read or written, and the burn-in file's blob.
+#[derive(Debug, Clone)]
+pub struct StateStore {
+    repo: RepoName,
+    /// The stored file's blob (`None`: no file).
+    blob: Option<String>,
+    /// The stored file's text (`None`: no file).
+    stored_text: Option<String>,
+    /// An earlier write was refused: re-read the file before the next one.
+    stale: bool,
+    created_at: Option<CommitSha>,
+    burn_in_blob: Option<String>,
+}
+
+fn unavailable(reason: impl Into<String>) -> TickError {
+    TickError::StateUnavailable {
+        path: WATERMARKS_PATH.to_owned(),
+        reason: reason.into(),
+    }
+}
+
+/// The reason text for a GitHub error while loading, with the permission hint on 403.
+fn load_reason(what: &str, repo: &RepoName, error: &GitHubError) -> String {
+    match error {
+        GitHubError::Status { status: 403, .. } => {
+            format!("{what}: {error}; the App needs `contents: write` on {repo} to keep its state")
+        }
+        _ => format!("{what}: {error}"),
+    }
+}
+
+impl StateStore {
+    /// Loads the watermarks of the governance repository `repo`, creating the `bot-state`
+    /// branch (and an empty state file) on the first run.
+    ///
+    /// # Errors
+    /// [`TickError::StateCorrupt`] when the file is not a valid state;
+    /// [`TickError::StateUnavailable`] when the branch exists without the file, or the
+    /// file, the branch or `main` cannot be read, or the branch cannot be created. Nothing
+    /// is written in either case, except on the first-run path (the branch and the empty
+    /// file), which only runs when no state exists at all.
+    pub async fn load(
+        github: &dyn GitHubHistory,
+        repo: &RepoName,
+    ) -> Result<(Self, Watermarks), TickError> {
+        let mut store = Self {
+            repo: repo.clone(),
+            blob: None,
+            stored_text: None,
+            stale: false,
+            created_at: None,
+            burn_in_blob: None,
+        };
+        match github.file(repo, WATERMARKS_PATH, BOT_STATE_BRANCH).await {
+            Ok(Some(file)) => {
+                let state = Self::parse(&file.text)?;
+                store.blob = Some(file.blob_sha);
+                store.stored_text = Some(file.text);
+                return Ok((store, state));
+            }
+            Ok(None) => {
+                // The ref resolved, so the branch should exist; make sure before failing
+                // closed, since a missing branch is the harmless first run.
+                match github.branch_commits(repo, BOT_STATE_BRANCH, 1).await {
+                    Ok(_) => {
+                        return Err(unavailable(format!(
+                            "the {BOT_STATE_BRANCH} branch of {repo} exists but has no state file; \
+                             restore it or delete the branch to start over"
+                        )));
+                    }
+                    Err(GitHubError::NotFound { .. }) => {}
+                    Err(error) => {
+                        return Err(unavailable(load_reason(
+                            "cannot check the bot-state branch",
+                            repo,
+                            &error,
+                        )));
+                    }
+                }
+            }
+            Err(GitHubError::NotFound { .. }) => {}
+            Err(error) => {
+                return Err(unavailable(load_reason(
+                    "cannot read the state file",
+                    repo,
+                    &error,
+                )));
+            }
+        }
+        let state = store.first_run(github).await?;
+        Ok((store, state))
+    }
+
+    fn parse(text: &str) -> Result<Watermarks, TickError> {
+        Watermarks::parse(text).map_err(|error| TickError::StateCorrupt {
+            path: WATERMARKS_PATH.to_owned(),
+            reason: error.to_string(),
+        })
+    }
+
+    /// Creates the branch from `main` and writes an empty state. A branch created by a
+    /// concurrent tick in between is tolerated: its file is read instead.
+    async fn first_run(&mut self, github: &dyn GitHubHistory) -> Result<Watermarks, TickError> {
+        let repo = self.repo.clone();
+        let head = github.branch_head(&repo, MAIN_BRANCH).await.map_err(|e| {
+            unavailable(load_reason(
+                "cannot read main to create the bot-state branch; retries next cron",
+                &repo,
+                &e,
+            ))
+        })?;
+        match github.create_branch(&repo, BOT_STATE_BRANCH, &head).await {
+            Ok(()) => self.created_at = Some(head),
+            Err(GitHubError::Conflict { .. }) => {
+                // Created concurrently: use its file if it has one already.
+                let file = github
+                    .file(&repo, WATERMARKS_PATH, BOT_STATE_BRANCH)
+                    .await
+                    .map_err(|e| {
+                        unavailable(load_reason("cannot read the state file", &repo, &e))
+                    })?;
+                if let Some(file) = file {
+                    let state = Self::parse(&file.text)?;
+                    self.blob = Some(file.blob_sha);
+                    self.stored_text = Some(file.text);
+                    return Ok(state);
+                }
+            }
+            Err(error) => {
+                return Err(unavailable(load_reason(
+                    "cannot create the bot-state branch; retries next cron",
+                    &repo,
+                    &error,
+                )));
+            }
+        }
+        let state = Watermarks::new();
+        let text = state.to_json();
+        let write = FileWrite {
+            branch: BOT_STATE_BRANCH.to_owned(),
+            path: WATERMARKS_PATH.to_owned(),
+            text: text.clone(),
+            expected_blob_sha: None,
+            message: WATERMARKS_COMMIT_MESSAGE.to_owned(),
+        };
+        let blob = github.put_file(&repo, &write).await.map_err(|e| {
+            unavailable(load_reason("cannot write the first state file", &repo, &e))
+        })?;
+        self.blob = Some(blob);
+        self.stored_text = Some(text);
+        Ok(state)
+    }
+
+    /// The `main` head the `bot-state` branch was created at by this load, if it was.
+    pub fn created_branch_at(&self) -> Option<&CommitSha> {
+        self.created_at.as_ref()
+    }
+
+    /// Saves `state` unless the stored file already holds exactly its text.
+    ///
+    /// # Errors
+    /// [`TickError::StateSave`] for any refusal other than a stale blob or a secondary
+    /// rate limit (those are [`SaveOutcome::Skipped`]).
+    pub async fn save(
+        &mut self,
+        github: &dyn GitHubHistory,
+        state: &Watermarks,
+    ) -> Result<SaveOutcome, TickError> {
+        let text = state.to_json();
+        if self.stale {
+            // An earlier write was refused: learn the blob the file has now.
+            match github
+                .file(&self.repo, WATERMARKS_PATH, BOT_STATE_BRANCH)
+                .await
+            {
+                Ok(file) => {
+                    self.blob = file.as_ref().map(|f| f.blob_sha.clone());
+                    self.stored_text = file.map(|f| f.text);
+                    self.stale = false;
+                }
+                Err(error) => return self.refused(error),
+            }
+        }
+        if self.stored_text.as_deref() == Some(text.as_str()) {
+            return Ok(SaveOutcome::Unchanged);
+        }
+        let write = FileWrite {
+            branch: BOT_STATE_BRANCH.to_owned(),
+            path: WATERMARKS_PATH.to_owned(),
+            text: text.clone(),
+            expected_blob_sha: self.blob.clone(),
+            message: WATERMARKS_COMMIT_MESSAGE.to_owned(),
+        };
+        match github.put_file(&self.repo, &write).await {
+            Ok(blob) => {
+                self.blob = Some(blob);
+                self.stored_text = Some(text);
+                Ok(SaveOutcome::Written)
+            }
+            Err(error) => self.refused(error),
+        }
+    }
+
+    fn refused(&mut self, error: GitHubError) -> Result<SaveOutcome, TickError> {
+        match error {
+            GitHubError::Conflict { .. } | GitHubError::Throttled { .. } => {
+                self.blob = None;
+                self.stored_text = None;
+                self.stale = true;
+                Ok(SaveOutcome::Skipped {
+                    warning: format!(
+                        "{WATERMARKS_PATH} not saved ({error}); the blob is re-read on the next save"
+                    ),
+                })
+            }
+            error => Err(TickError::StateSave {
+                path: WATERMARKS_PATH.to_owned(),
+                error,
+            }),
+        }
+    }
+
+    /// Reads the burn-in clock file, fail-safe: a read error restarts the clock (the
+    /// second value is then a warning).
+    pub async fn load_burn_in(
+        &mut self,
+        github: &dyn GitHubHistory,
+    ) -> (StoredBurnIn, Option<String>) {
+        let read = github
+            .file(&self.repo, BURN_IN_STATE_PATH, BOT_STATE_BRANCH)
+            .await;
+        self.burn_in_blob = read
+            .as_ref()
+            .ok()
+            .and_then(|file| file.as_ref().map(|f| f.blob_sha.clone()));
+        match &read {
+            Ok(file) => stored_burn_in(Ok(file.as_ref().map(|f| f.text.as_str()))),
+            Err(error) => stored_burn_in(Err(error.to_string())),
+        }
+    }
+
+    /// Writes the burn-in clock file.
+    ///
+    /// # Errors
+    /// The GitHub error; callers only warn about it (the clock is fail-safe).
+    pub async fn save_burn_in(
+        &mut self,
+        github: &dyn GitHubHistory,
+        state: &BurnInState,
+    ) -> Result<(), GitHubError> {
+        let write = FileWrite {
+            branch: BOT_STATE_BRANCH.to_owned(),
+            path: BURN_IN_STATE_PATH.to_owned(),
+            text: burn_in_text(state),
+            expected_blob_sha: self.burn_in_blob.clone(),
+            message: BURN_IN_COMMIT_MESSAGE.to_owned(),
+        };
+        let blob = github.put_file(&self.repo, &write).await?;
+        self.burn_in_blob = Some(blob);
+        Ok(())
+    }
+}
