@@ -36,6 +36,12 @@ pub enum Command {
     /// Check commit messages against the identity-trailer contract.
     #[command(name = "commit-msg", subcommand)]
     CommitMsg(CommitMsgCommand),
+    /// Validate agent-protocols contracts and query their state machine.
+    #[command(subcommand)]
+    Contract(crate::commands::contract::ContractCommand),
+    /// List the skills and their state, or lint user skill contracts.
+    #[command(subcommand)]
+    Skills(crate::commands::skills::SkillsCommand),
     /// Run one tick over a world file on the in-memory GitHub and print what the bot did.
     ///
     /// Prints every pull request's outcome, then the ordered writes (comments, labels,

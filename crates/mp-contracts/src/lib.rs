@@ -6,6 +6,12 @@
 //! - [`policy`]: the protocol's tables (generation policy, risk floor, approval matrix).
 //! - [`validate_document`] / [`validate_set`]: every problem as a [`ContractError`] with
 //!   a document index, an RFC 6901 pointer and a stable [`codes`] entry.
+//! - [`lifecycle`]: the state machine per kind (`transition`, `guard`).
+//! - [`events`]: the normative events in a CloudEvents 1.0 envelope, as JSON lines.
+//! - [`store`]: the `ContractStore` port, in memory and as files ([`store::fs`]).
+//! - [`evidence`]: RFC 8785 canonical JSON, `sha256:` hashes, in-toto / SLSA export.
+//! - [`orchestrator`]: generation, retries, phases and the policy engine over a store and
+//!   an injected clock.
 //!
 //! ```
 //! let doc = serde_json::json!({"kind": "TaskSeed", "id": "TS-1"});
@@ -14,8 +20,10 @@
 //! ```
 //!
 //! Architecture invariant: this crate depends on no other mp crate and performs no network
-//! or process I/O; contract persistence goes through a store port. It is embedded by other
-//! teams, so every public item is documented.
+//! or process I/O; contract persistence goes through a store port, and only its filesystem
+//! adapter ([`store::fs`]) touches files. Time comes from an injected
+//! [`orchestrator::Clock`]. It is embedded by other teams, so every public item is
+//! documented.
 #![warn(missing_docs)]
 
 mod error;

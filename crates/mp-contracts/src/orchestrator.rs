@@ -630,6 +630,10 @@ impl<S: ContractStore, C: Clock> Orchestrator<S, C> {
         record: &ExecutionRecord,
     ) -> Result<ContractId> {
         let ts = self.latest_active(task_seed, Kind::TaskSeed)?;
+        let id = self.next_id(Kind::Evidence)?;
+        let evidence = build_evidence(id.clone(), record, stamp(self.now()))
+            .map_err(OrchestratorError::Invalid)?;
+        self.store.put(&evidence)?;
         self.emit(
             EventType::TaskSeedExecutionCompleted,
             EXECUTOR,
@@ -637,10 +641,6 @@ impl<S: ContractStore, C: Clock> Orchestrator<S, C> {
             None,
             None,
         );
-        let id = self.next_id(Kind::Evidence)?;
-        let evidence = build_evidence(id.clone(), record, stamp(self.now()))
-            .map_err(OrchestratorError::Invalid)?;
-        self.store.put(&evidence)?;
         self.emit(EventType::EvidenceCreated, EXECUTOR, &evidence, None, None);
         Ok(id)
     }

@@ -433,6 +433,13 @@ impl SkillFailure {
     pub fn retryable(&self) -> bool {
         self.class() == FailureClass::Retryable
     }
+
+    /// Whether the caller counts this call as "pass, no contribution": true only for a
+    /// call stopped by its time (fuel) budget, as the reference bot does with its one-second
+    /// budget. Every other failure is reported as a failure.
+    pub fn counts_as_pass(&self) -> bool {
+        matches!(self.cause, FailureCause::Timeout { .. })
+    }
 }
 
 impl fmt::Display for SkillFailure {

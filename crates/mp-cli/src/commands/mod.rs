@@ -9,7 +9,9 @@ use crate::cli::{Cli, Command, CommitMsgCommand, ConfigCommand};
 
 mod commit_msg;
 mod config_validate;
+pub mod contract;
 mod explain;
+pub mod skills;
 mod tick;
 
 /// Runs the parsed command, writing its report to `out`.
@@ -17,6 +19,8 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<Exit> {
     match cli.command {
         Command::Config(ConfigCommand::Validate(args)) => config_validate::run(&args, out),
         Command::CommitMsg(CommitMsgCommand::Check(args)) => commit_msg::run(&args, out),
+        Command::Contract(command) => contract::run(&command, out),
+        Command::Skills(command) => skills::run(&command, out),
         Command::Tick(args) => tick::run(&args, out),
         Command::Explain(args) => explain::run(&args, out),
         Command::Completions(args) => {

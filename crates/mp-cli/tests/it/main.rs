@@ -2,8 +2,11 @@
 
 mod commit_msg;
 mod config_validate;
+mod contract;
 mod misc;
 mod scenarios;
+mod skills;
+mod tick;
 
 use assert_cmd::Command;
 

@@ -26,7 +26,7 @@ pub mod problem;
 pub mod projects;
 pub mod skills;
 mod validate;
-mod yaml;
+pub mod yaml;
 
 #[cfg(test)]
 mod tests;

@@ -1,4 +1,5 @@
-//! The strict YAML reader shared by every configuration file, and its error translation.
+//! The strict YAML reading shared by every mp file format (configuration and world
+//! files), and the translation of its errors into configuration problems.
 //!
 //! Options: only `true`/`false` are booleans, untyped scalars are never coerced into text
 //! (`1.10` must be quoted to be a string), merge keys and tags are refused, duplicate keys
@@ -14,8 +15,10 @@ use serde_saphyr::{Error, Location, Spanned};
 
 use super::problem::{ConfigProblem, codes, shown};
 
-/// The parser options used for every configuration file.
-fn options() -> serde_saphyr::Options {
+/// The strict parser options shared by every mp file format (configuration and world
+/// files): only `true`/`false` are booleans, untyped scalars are never read as text,
+/// merge keys, tags and duplicate keys are refused.
+pub fn strict_options() -> serde_saphyr::Options {
     serde_saphyr::options! {
         strict_booleans: true,
         no_schema: true,
@@ -35,9 +38,9 @@ pub(crate) fn parse<T: DeserializeOwned>(
     text: &str,
     problems: &mut Vec<ConfigProblem>,
 ) -> Option<T> {
-    match serde_saphyr::from_str_with_options::<Option<T>>(text, options()) {
+    match serde_saphyr::from_str_with_options::<Option<T>>(text, strict_options()) {
         Ok(Some(value)) => Some(value),
-        Ok(None) => match serde_saphyr::from_str_with_options::<T>("{}", options()) {
+        Ok(None) => match serde_saphyr::from_str_with_options::<T>("{}", strict_options()) {
             Ok(value) => Some(value),
             Err(err) => {
                 let mut problem = problem_from_error(file, "", &err);
@@ -434,7 +437,7 @@ pub(crate) fn position(location: &Location) -> (u64, u64) {
 ///
 /// Duplicate keys are refused by the reader before this type sees them.
 #[derive(Debug, Clone)]
-pub(crate) struct SpannedMap<V>(pub(crate) Vec<(Spanned<String>, V)>);
+pub struct SpannedMap<V>(pub Vec<(Spanned<String>, V)>);
 
 impl<V> Default for SpannedMap<V> {
     fn default() -> Self {

@@ -6,6 +6,7 @@ use super::*;
 fn check(failure: SkillFailure, code: &str, retryable: bool, line: &str) {
     assert_eq!(failure.code(), code);
     assert_eq!(failure.retryable(), retryable);
+    assert_eq!(failure.counts_as_pass(), code == "skill_timeout");
     assert_eq!(failure.to_string(), line);
 }
 

@@ -9,8 +9,8 @@ use crate::gate::GateReport;
 use crate::gate::diagnostic::{latest_diagnostic, render_diagnostic, should_post};
 use crate::ids::{CommitSha, RepoName, Timestamp};
 use crate::port::{
-    AuditLog, GitHub, GitHubError, IssueQuery, IssueState, MergeMethod, MergeRequest, PullRequest,
-    UpdateBranchOutcome,
+    AuditLog, GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeMethod, MergeRequest,
+    PullRequest, UpdateBranchOutcome,
 };
 use crate::trailers::identity_block;
 
@@ -85,6 +85,10 @@ pub(crate) struct Runner<'a> {
     /// evaluated. C4 compares with this value; the race guard re-reads `main` before every
     /// merge, so a merge earlier in the same tick is caught there (decisions/0004).
     main_heads: BTreeMap<RepoName, CommitSha>,
+    /// The open decision-inbox issues, listed once per tick when the first Quadrant-D pull
+    /// request needs them; issues opened during the tick are added, so a second pull
+    /// request never gets a duplicate and the inbox is not listed again per pull request.
+    pending_inbox: Option<Vec<Issue>>,
     pub(crate) report: TickReport,
 }
 
@@ -101,6 +105,7 @@ impl<'a> Runner<'a> {
             setup,
             now,
             main_heads: BTreeMap::new(),
+            pending_inbox: None,
             report: TickReport::default(),
         }
     }
@@ -220,12 +225,16 @@ impl<'a> Runner<'a> {
             state: Some(IssueState::Open),
             labels: vec![PENDING_OWNER.to_owned()],
         };
-        let pending = self
-            .github
-            .issues(inbox, &query)
-            .await
-            .map_err(|e| Skip::github("cannot read the decision inbox", &e))?;
-        if let Some(issue) = find_pending(&pending, &pr.repo, pr.number) {
+        if self.pending_inbox.is_none() {
+            let listed = self
+                .github
+                .issues(inbox, &query)
+                .await
+                .map_err(|e| Skip::github("cannot read the decision inbox", &e))?;
+            self.pending_inbox = Some(listed);
+        }
+        let pending = self.pending_inbox.as_deref().unwrap_or_default();
+        if let Some(issue) = find_pending(pending, &pr.repo, pr.number) {
             let detail = format!(
                 "Quadrant D awaits the owner: decision inbox issue {inbox}#{} is already pending",
                 issue.number
@@ -244,6 +253,7 @@ impl<'a> Runner<'a> {
             "Quadrant D awaits the owner: opened decision inbox issue {inbox}#{}",
             opened.number
         );
+        self.pending_inbox.get_or_insert_default().push(opened);
         Ok((PrAction::Inbox, detail))
     }
 

@@ -2,12 +2,10 @@
 //! are resolved and defaults applied.
 
 use std::collections::BTreeMap;
-use std::fmt;
-use std::marker::PhantomData;
 
+use mp_core::config::yaml::{SpannedMap, strict_options};
 use mp_core::ids::{Login, RepoName, Timestamp};
 use serde::Deserialize;
-use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_saphyr::Spanned;
 
 use super::LoadWorldError;
@@ -15,15 +13,15 @@ use super::LoadWorldError;
 /// Parses the text strictly: only `true`/`false` are booleans, untyped scalars are never
 /// read as text (`1` must be quoted to be a string), merge keys, tags and duplicate keys
 /// are refused, and unknown keys are errors.
+///
+/// The parser's node and event budget grows with the text (a benchmark world of 10,000
+/// pull requests has millions of nodes), so it still bounds what aliases can expand to.
 pub(super) fn parse(file: &str, text: &str) -> Result<RawWorld, LoadWorldError> {
-    let options = serde_saphyr::options! {
-        strict_booleans: true,
-        no_schema: true,
-        merge_keys: serde_saphyr::MergeKeyPolicy::Error,
-        reject_unsupported_tags: true,
-        duplicate_keys: serde_saphyr::DuplicateKeyPolicy::Error,
-        with_snippet: false,
-    };
+    let mut options = strict_options();
+    let mut budget = options.budget.unwrap_or_default();
+    budget.max_nodes = budget.max_nodes.max(text.len());
+    budget.max_events = budget.max_events.max(text.len());
+    options.budget = Some(budget);
     serde_saphyr::from_str_with_options(text, options)
         .map_err(|err| LoadWorldError::from_yaml(file, &err))
 }
@@ -61,41 +59,6 @@ impl TryFrom<String> for RepoText {
     type Error = String;
     fn try_from(text: String) -> Result<Self, String> {
         RepoName::parse(&text).map(Self).map_err(|e| e.to_string())
-    }
-}
-
-/// A mapping whose keys keep their source location, in file order. Duplicate keys are
-/// refused by the parser before this type sees them.
-#[derive(Debug)]
-pub(super) struct SpannedMap<V>(pub(super) Vec<(Spanned<String>, V)>);
-
-impl<V> Default for SpannedMap<V> {
-    fn default() -> Self {
-        Self(Vec::new())
-    }
-}
-
-impl<'de, V: Deserialize<'de>> Deserialize<'de> for SpannedMap<V> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct EntriesVisitor<V>(PhantomData<V>);
-
-        impl<'de, V: Deserialize<'de>> Visitor<'de> for EntriesVisitor<V> {
-            type Value = SpannedMap<V>;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a mapping")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut entries = Vec::new();
-                while let Some(entry) = map.next_entry::<Spanned<String>, V>()? {
-                    entries.push(entry);
-                }
-                Ok(SpannedMap(entries))
-            }
-        }
-
-        deserializer.deserialize_map(EntriesVisitor(PhantomData))
     }
 }
 

@@ -159,3 +159,13 @@ fn the_mix_holds_in_a_large_world() {
         );
     }
 }
+
+#[test]
+fn a_world_larger_than_the_parsers_default_budget_loads() {
+    // The parser's default budget stops at 250,000 nodes, about 2,500 pull requests.
+    let world = synthetic_world(6, 500, 4);
+    let text = world_to_yaml(&world, Some(SYNTHETIC_RECEIPT_KEY));
+    let back = parse_world("large.yaml", &text, None).expect("a large world loads");
+    assert_eq!(back.repos.len(), 7);
+    assert_eq!(back, world);
+}

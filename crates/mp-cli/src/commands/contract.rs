@@ -1,0 +1,210 @@
+//! `mp contract validate` and `mp contract transition`: agent-protocols contracts from the
+//! command line (the definitions of the subcommands live here too).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use clap::{Args, Subcommand};
+use mp_contracts::lifecycle::{self, TransitionContext};
+use mp_contracts::{ContractError, Kind, State};
+use serde_json::{Value, json};
+
+use crate::Exit;
+use crate::cli::Format;
+
+/// `mp contract ...`
+#[derive(Debug, Subcommand)]
+pub enum ContractCommand {
+    /// Validate contract documents (one JSON document per file) and list every problem.
+    ///
+    /// Each file is checked on its own; with --set the files also form one closed set whose
+    /// references must resolve. Exit 0 when valid, 1 when any problem is found, 2 when a
+    /// file cannot be read or is not JSON.
+    Validate(ValidateArgs),
+    /// Say whether a contract kind may move from one state to another, and on what
+    /// condition. Exit 0 when the state machine has the row, 1 when it refuses it.
+    Transition(TransitionArgs),
+}
+
+/// Arguments of `mp contract validate`.
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// The contract files.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Also check the rules across the files (references, snapshots, chains).
+    #[arg(long)]
+    pub set: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// Arguments of `mp contract transition`.
+#[derive(Debug, Args)]
+pub struct TransitionArgs {
+    /// IntentContract, TaskSeed, Acceptance, PublishGate or Evidence.
+    pub kind: String,
+    /// The state before (Draft, Active, Frozen, Published, Superseded, Revoked, Archived).
+    pub before: String,
+    /// The state after.
+    pub after: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// Runs a `mp contract` subcommand.
+pub fn run(command: &ContractCommand, out: &mut dyn Write) -> anyhow::Result<Exit> {
+    match command {
+        ContractCommand::Validate(args) => validate(args, out),
+        ContractCommand::Transition(args) => transition(args, out),
+    }
+}
+
+fn read_json(path: &Path) -> anyhow::Result<Value> {
+    let text = super::read_input(path)?;
+    serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))
+}
+
+fn validate(args: &ValidateArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
+    let docs = args
+        .files
+        .iter()
+        .map(|path| read_json(path))
+        .collect::<anyhow::Result<Vec<Value>>>()?;
+    let errors: Vec<ContractError> = if args.set {
+        mp_contracts::validate_set(&docs)
+    } else {
+        docs.iter()
+            .enumerate()
+            .flat_map(|(index, doc)| {
+                mp_contracts::validate_document(doc)
+                    .into_iter()
+                    .map(move |mut e| {
+                        e.document = index;
+                        e
+                    })
+            })
+            .collect()
+    };
+    let name = |index: usize| {
+        args.files
+            .get(index)
+            .map_or_else(|| index.to_string(), |p| p.display().to_string())
+    };
+    match args.format {
+        Format::Text => {
+            for e in &errors {
+                let pointer = if e.pointer.is_empty() {
+                    "(root)"
+                } else {
+                    &e.pointer
+                };
+                writeln!(
+                    out,
+                    "{} {pointer}: {}: {}",
+                    name(e.document),
+                    e.code,
+                    e.message
+                )?;
+            }
+            let verdict = if errors.is_empty() {
+                "valid"
+            } else {
+                "invalid"
+            };
+            writeln!(
+                out,
+                "{} documents: {verdict} ({} errors)",
+                docs.len(),
+                errors.len()
+            )?;
+        }
+        Format::Json => {
+            let list: Vec<Value> = errors
+                .iter()
+                .map(|e| {
+                    json!({
+                        "document": name(e.document),
+                        "pointer": e.pointer,
+                        "code": e.code,
+                        "message": e.message,
+                    })
+                })
+                .collect();
+            crate::output::json(out, &Value::Array(list))?;
+        }
+    }
+    Ok(if errors.is_empty() {
+        Exit::Ok
+    } else {
+        Exit::Findings
+    })
+}
+
+fn parse_state(text: &str) -> anyhow::Result<State> {
+    match State::ALL.into_iter().find(|s| s.as_str() == text) {
+        Some(state) => Ok(state),
+        None => bail!(
+            "unknown state `{text}` (expected one of Draft, Active, Frozen, Published, Superseded, Revoked, Archived)"
+        ),
+    }
+}
+
+fn transition(args: &TransitionArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
+    let Some(kind) = Kind::from_name(&args.kind) else {
+        bail!(
+            "unknown kind `{}` (expected one of IntentContract, TaskSeed, Acceptance, PublishGate, Evidence)",
+            args.kind
+        );
+    };
+    let before = parse_state(&args.before)?;
+    let after = parse_state(&args.after)?;
+    let verdict = lifecycle::guard(kind, before, after);
+    match args.format {
+        Format::Text => match &verdict {
+            Ok(guard) => writeln!(out, "{kind} {before} -> {after}: allowed; {guard}")?,
+            Err(e) => writeln!(
+                out,
+                "{kind} {before} -> {after}: refused; {}: {}",
+                e.code, e.message
+            )?,
+        },
+        Format::Json => {
+            let value = match &verdict {
+                Ok(guard) => {
+                    // What the guard says when nothing is known about the contract.
+                    let unmet =
+                        lifecycle::transition(kind, before, after, &TransitionContext::default())
+                            .err()
+                            .map(|e| e.code);
+                    json!({
+                        "kind": kind.as_str(),
+                        "before": before.as_str(),
+                        "after": after.as_str(),
+                        "allowed": true,
+                        "guard": guard.code(),
+                        "condition": guard.to_string(),
+                        "codeWhenUnmet": unmet,
+                    })
+                }
+                Err(e) => json!({
+                    "kind": kind.as_str(),
+                    "before": before.as_str(),
+                    "after": after.as_str(),
+                    "allowed": false,
+                    "code": e.code,
+                    "message": e.message,
+                }),
+            };
+            crate::output::json(out, &value)?;
+        }
+    }
+    Ok(if verdict.is_ok() {
+        Exit::Ok
+    } else {
+        Exit::Findings
+    })
+}

@@ -1,0 +1,79 @@
+//! `mp skills status` and `mp skills lint`.
+
+use predicates::prelude::*;
+
+use crate::{mp, workspace_root};
+
+/// A copy of the solo-developer configuration with the example skill installed as a
+/// user validator, plus `extra` files under `skills/`.
+fn config_with_skills(extra: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source = workspace_root().join("examples/solo-developer");
+    for entry in std::fs::read_dir(&source).expect("example dir") {
+        let path = entry.expect("entry").path();
+        if path.is_file() {
+            std::fs::copy(&path, dir.path().join(path.file_name().expect("name"))).expect("copy");
+        }
+    }
+    let validators = dir.path().join("skills/validators");
+    std::fs::create_dir_all(&validators).expect("mkdir");
+    let example = workspace_root().join("examples/skills/no_todos_in_prod");
+    for file in ["no_todos_in_prod.wat", "no_todos_in_prod.md"] {
+        std::fs::copy(example.join(file), validators.join(file)).expect("copy");
+    }
+    for (path, text) in extra {
+        std::fs::write(dir.path().join("skills").join(path), text).expect("write");
+    }
+    dir
+}
+
+#[test]
+fn status_lists_built_ins_and_user_skills() {
+    let dir = config_with_skills(&[]);
+    mp().args(["skills", "status", "--config"])
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("hook_unauthorized_push"))
+        .stdout(predicate::str::contains(
+            "no_todos_in_prod                 validator       P0 active",
+        ));
+}
+
+#[test]
+fn status_json_reports_a_load_failure_and_exits_1() {
+    let dir = config_with_skills(&[("validators/half.wat", "(module")]);
+    let output = mp()
+        .args(["skills", "status", "--format", "json", "--config"])
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let doc: serde_json::Value = serde_json::from_slice(&output).expect("json");
+    assert_eq!(doc["warnings"][0]["code"], "skill_load_failed");
+    assert_eq!(doc["warnings"][0]["skill"], "half");
+    assert_eq!(doc["skills"].as_array().map(Vec::len), Some(17));
+}
+
+#[test]
+fn lint_passes_the_example_and_names_each_gap() {
+    mp().args(["skills", "lint"])
+        .arg(workspace_root().join("examples/skills"))
+        .assert()
+        .success()
+        .stdout("1 skill(s) checked, 0 gap(s)\n");
+    let dir = config_with_skills(&[("validators/bare.wat", "(module)")]);
+    mp().args(["skills", "lint"])
+        .arg(dir.path().join("skills"))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "bare.wat: contract_missing: no contract document bare.md beside the module",
+        ))
+        .stdout(predicate::str::contains(
+            "bare.wat: skill_load_failed: could not be loaded: missing export memory, alloc, call",
+        ))
+        .stdout(predicate::str::contains("2 skill(s) checked, 2 gap(s)"));
+}

@@ -1,0 +1,95 @@
+//! `mp tick` and `mp explain` on world files: the demo, a dry run, and failing closed.
+
+use predicates::prelude::*;
+
+use crate::{mp, workspace_root};
+
+fn demo() -> std::path::PathBuf {
+    workspace_root().join("fixtures/worlds/demo.yaml")
+}
+
+#[test]
+fn the_demo_tick_shows_every_kind_of_outcome() {
+    mp().args(["tick", "--world"])
+        .arg(demo())
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("merged")
+                .and(predicate::str::contains("race-rebased"))
+                .and(predicate::str::contains("approved by alice"))
+                .and(predicate::str::contains("decision:break-glass-unaudited"))
+                .and(predicate::str::contains("decision:post-merge-revalidation"))
+                .and(predicate::str::contains("decision:mirror-drift-incident")),
+        );
+}
+
+#[test]
+fn a_dry_run_performs_no_write_and_lists_the_planned_ones() {
+    let assert = mp()
+        .args(["tick", "--dry-run", "--format", "json", "--world"])
+        .arg(demo())
+        .assert()
+        .success();
+    let doc: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).expect("json");
+    let writes = doc["writes"].as_array().expect("writes");
+    assert!(!writes.is_empty());
+    assert!(writes.iter().all(|w| w["planned"] == true), "{writes:?}");
+}
+
+#[test]
+fn a_corrupt_state_file_fails_closed_with_exit_3_and_writes_nothing() {
+    let text = std::fs::read_to_string(demo()).expect("demo");
+    let start = text
+        .find("        bot-state/branch_supervisor_watermarks.json: |")
+        .expect("state file");
+    let end = start
+        + text[start..]
+            .find("    issues:")
+            .expect("issues after the state");
+    let broken = format!(
+        "{}        bot-state/branch_supervisor_watermarks.json: \"{{not json\"\n{}",
+        &text[..start],
+        &text[end..]
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let world = dir.path().join("world.yaml");
+    std::fs::write(&world, broken).expect("write");
+    let audit = dir.path().join("audit.jsonl");
+    mp().args(["tick", "--world"])
+        .arg(&world)
+        .arg("--audit-log")
+        .arg(&audit)
+        .assert()
+        .code(3)
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains("fail"));
+    assert!(
+        !audit.exists(),
+        "nothing may be written when the state is corrupt"
+    );
+}
+
+#[test]
+fn explain_names_every_failed_condition_and_vote() {
+    mp().args(["explain", "--world"])
+        .arg(demo())
+        .arg("acme/webapp#4")
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("FAIL C1")
+                .and(predicate::str::contains("pass C2"))
+                .and(predicate::str::contains("classifier_path_default voted A")),
+        );
+}
+
+#[test]
+fn explain_refuses_a_bad_reference() {
+    mp().args(["explain", "--world"])
+        .arg(demo())
+        .arg("acme/webapp")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("OWNER/REPO#N"));
+}

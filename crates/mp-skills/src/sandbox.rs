@@ -1,0 +1,380 @@
+//! The WebAssembly sandbox that runs user skills (see `docs/skills-abi.md`).
+//!
+//! A module is checked when it is loaded: it may import nothing but the host log function
+//! `mp.log(ptr, len)` (anything that looks like sockets or HTTP is refused as
+//! `skill_imports_network`, anything else as `skill_imports_forbidden`), and it must export
+//! `memory`, `alloc(len) -> ptr` and `call(ptr, len) -> u64`. Every call gets a fresh
+//! store, so no state survives from one call to the next, with three caps: a fuel budget
+//! (the deterministic stand-in for the one-second wall-clock budget), a memory cap and an
+//! output-size cap. Every way a call can go wrong comes back as a
+//! [`SkillFailure`] with its cause; nothing here panics on
+//! guest behaviour.
+
+use mp_core::skill::{FailureCause, FailureStage, SkillFailure};
+use wasmi::errors::{ErrorKind, InstantiationError, MemoryError};
+use wasmi::{
+    Caller, Config, Engine, ExternType, Linker, Memory, Module, Store, StoreLimits,
+    StoreLimitsBuilder, TrapCode, TypedFunc, ValType,
+};
+
+mod input;
+mod verdict;
+mod wasm_skill;
+
+#[cfg(test)]
+mod tests;
+
+pub use input::{commit_json, pr_json};
+pub use verdict::{parse_classifier_vote, parse_hook_result, parse_validation_result};
+pub use wasm_skill::{WasmBranchHook, WasmClassifierRule, WasmValidator};
+
+/// The host module name of the only import a skill may have.
+pub const HOST_MODULE: &str = "mp";
+/// The field name of the host log function, `mp.log(ptr: i32, len: i32)`.
+pub const HOST_LOG: &str = "log";
+
+/// Fuel per call standing for the one-second budget: measured at 0.9–1.0 G fuel/s in a
+/// release build on the 2-core build machine, so 10⁹ fuel stops an endless loop after about
+/// one second (see `docs/skills-abi.md`, "Fuel and time").
+pub const DEFAULT_FUEL: u64 = 1_000_000_000;
+/// Linear-memory cap per call: 16 MiB.
+pub const DEFAULT_MEMORY_BYTES: usize = 16 * 1024 * 1024;
+/// Largest verdict a skill may return: 64 KiB.
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 64 * 1024;
+/// Log bytes kept per call (longer logs are cut).
+pub const DEFAULT_MAX_LOG_BYTES: usize = 8 * 1024;
+
+/// The caps of one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Fuel budget; running out is `skill_timeout`.
+    pub fuel: u64,
+    /// Linear-memory cap in bytes; growing past it is `skill_memory_exceeded`.
+    pub memory_bytes: usize,
+    /// Largest verdict in bytes; a longer one is `skill_output_too_large`.
+    pub max_output_bytes: usize,
+    /// Log bytes kept per call.
+    pub max_log_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            fuel: DEFAULT_FUEL,
+            memory_bytes: DEFAULT_MEMORY_BYTES,
+            max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+            max_log_bytes: DEFAULT_MAX_LOG_BYTES,
+        }
+    }
+}
+
+/// What one successful call produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallOutput {
+    /// The verdict bytes (JSON by the ABI; decoded by the caller).
+    pub verdict: Vec<u8>,
+    /// Fuel the call used (instantiation included).
+    pub fuel_used: u64,
+    /// What the skill wrote through `mp.log`, cut at [`Limits::max_log_bytes`].
+    pub log: String,
+}
+
+/// A loaded, checked skill module, ready to be called any number of times.
+#[derive(Debug)]
+pub struct SkillModule {
+    name: String,
+    engine: Engine,
+    module: Module,
+}
+
+impl SkillModule {
+    /// Loads a module from WebAssembly text (`.wat`).
+    ///
+    /// # Errors
+    /// `skill_load_failed` when the text does not parse, plus every error of
+    /// [`SkillModule::from_wasm`].
+    pub fn from_wat(name: &str, text: &str) -> Result<Self, SkillFailure> {
+        let bytes = wat::parse_str(text).map_err(|e| load_failed(name, e.to_string()))?;
+        Self::from_wasm(name, &bytes)
+    }
+
+    /// Loads a module from WebAssembly binary (`.wasm`), refusing forbidden imports and
+    /// missing exports.
+    ///
+    /// # Errors
+    /// `skill_imports_network`, `skill_imports_forbidden`, or `skill_load_failed` (not
+    /// valid WebAssembly, missing or mistyped exports).
+    pub fn from_wasm(name: &str, bytes: &[u8]) -> Result<Self, SkillFailure> {
+        let mut config = Config::default();
+        config.consume_fuel(true);
+        let engine = Engine::new(&config);
+        let module = Module::new(&engine, bytes).map_err(|e| load_failed(name, e.to_string()))?;
+        for import in module.imports() {
+            check_import(name, import.module(), import.name(), import.ty())?;
+        }
+        check_exports(name, &module)?;
+        Ok(Self {
+            name: name.to_owned(),
+            engine,
+            module,
+        })
+    }
+
+    /// The skill's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Runs one call: writes `input` into a fresh instance, calls `call` and reads back the
+    /// verdict bytes.
+    ///
+    /// # Errors
+    /// `skill_timeout` (fuel ran out), `skill_memory_exceeded`, `skill_trap`,
+    /// `skill_output_too_large`, or `skill_load_failed` when the exports do not have the
+    /// ABI's types.
+    pub fn call(&self, input: &[u8], limits: &Limits) -> Result<CallOutput, SkillFailure> {
+        let mut store = Store::new(
+            &self.engine,
+            HostState {
+                limiter: StoreLimitsBuilder::new()
+                    .memory_size(limits.memory_bytes)
+                    .memories(1)
+                    .tables(1)
+                    .instances(1)
+                    .table_elements(10_000)
+                    .trap_on_grow_failure(true)
+                    .build(),
+                log: Vec::new(),
+                max_log_bytes: limits.max_log_bytes,
+            },
+        );
+        store.limiter(|state| &mut state.limiter);
+        store
+            .set_fuel(limits.fuel)
+            .map_err(|e| self.fail(FailureStage::Instantiate, trap(e.to_string())))?;
+
+        let mut linker = Linker::<HostState>::new(&self.engine);
+        linker
+            .func_wrap(HOST_MODULE, HOST_LOG, host_log)
+            .map_err(|e| self.fail(FailureStage::Instantiate, trap(e.to_string())))?;
+        let instance = linker
+            .instantiate_and_start(&mut store, &self.module)
+            .map_err(|e| self.runtime(FailureStage::Instantiate, &store, limits, &e))?;
+
+        let memory = instance
+            .get_memory(&store, "memory")
+            .ok_or_else(|| self.fail(FailureStage::Instantiate, missing("memory")))?;
+        let alloc: TypedFunc<i32, i32> = instance
+            .get_typed_func(&store, "alloc")
+            .map_err(|e| self.fail(FailureStage::Instantiate, mistyped("alloc", &e)))?;
+        let call: TypedFunc<(i32, i32), i64> = instance
+            .get_typed_func(&store, "call")
+            .map_err(|e| self.fail(FailureStage::Instantiate, mistyped("call", &e)))?;
+
+        let len = i32::try_from(input.len()).map_err(|_| {
+            self.fail(
+                FailureStage::Input,
+                trap(format!("input of {} bytes is too large", input.len())),
+            )
+        })?;
+        let ptr = alloc
+            .call(&mut store, len)
+            .map_err(|e| self.runtime(FailureStage::Input, &store, limits, &e))?;
+        write(&memory, &mut store, ptr, input).map_err(|detail| {
+            self.fail(
+                FailureStage::Input,
+                trap(format!("alloc({len}) returned {ptr}, {detail}")),
+            )
+        })?;
+
+        let packed = call
+            .call(&mut store, (ptr, len))
+            .map_err(|e| self.runtime(FailureStage::Run, &store, limits, &e))?;
+        // The ABI packs the answer as (ptr << 32) | len; reinterpret the i64 bits.
+        let packed = u64::from_ne_bytes(packed.to_ne_bytes());
+        let out_ptr = packed >> 32;
+        let out_len = packed & 0xFFFF_FFFF;
+        if out_len > limits.max_output_bytes as u64 {
+            return Err(self.fail(
+                FailureStage::Output,
+                FailureCause::OutputTooLarge {
+                    len: out_len,
+                    max: limits.max_output_bytes as u64,
+                },
+            ));
+        }
+        let verdict = read(&memory, &store, out_ptr, out_len).map_err(|detail| {
+            self.fail(
+                FailureStage::Output,
+                FailureCause::MalformedVerdict {
+                    detail: format!("answer at {out_ptr} of {out_len} bytes {detail}"),
+                },
+            )
+        })?;
+        let fuel_used = limits.fuel - store.get_fuel().unwrap_or(0);
+        let log = String::from_utf8_lossy(&store.data().log).into_owned();
+        Ok(CallOutput {
+            verdict,
+            fuel_used,
+            log,
+        })
+    }
+
+    fn fail(&self, stage: FailureStage, cause: FailureCause) -> SkillFailure {
+        SkillFailure::new(self.name.clone(), stage, cause)
+    }
+
+    /// Classifies an error raised while guest code ran.
+    fn runtime(
+        &self,
+        stage: FailureStage,
+        store: &Store<HostState>,
+        limits: &Limits,
+        error: &wasmi::Error,
+    ) -> SkillFailure {
+        let cause = if error.as_trap_code() == Some(TrapCode::OutOfFuel)
+            || store.get_fuel().is_ok_and(|left| left == 0)
+        {
+            FailureCause::Timeout { fuel: limits.fuel }
+        } else if error.as_trap_code() == Some(TrapCode::GrowthOperationLimited)
+            || matches!(
+                error.kind(),
+                ErrorKind::Memory(
+                    MemoryError::ResourceLimiterDeniedAllocation | MemoryError::OutOfBoundsGrowth
+                ) | ErrorKind::Instantiation(InstantiationError::FailedToInstantiateMemory(
+                    MemoryError::ResourceLimiterDeniedAllocation
+                ))
+            )
+        {
+            FailureCause::MemoryExceeded {
+                limit_bytes: limits.memory_bytes as u64,
+            }
+        } else {
+            trap(error.to_string())
+        };
+        self.fail(stage, cause)
+    }
+}
+
+/// Per-call host state.
+struct HostState {
+    limiter: StoreLimits,
+    log: Vec<u8>,
+    max_log_bytes: usize,
+}
+
+/// `mp.log(ptr, len)`: appends guest bytes to the call's log, up to the cap. Out-of-bounds
+/// arguments are ignored rather than trapping: logging must never change a verdict.
+fn host_log(mut caller: Caller<'_, HostState>, ptr: i32, len: i32) {
+    let Some(memory) = caller.get_export("memory").and_then(|e| e.into_memory()) else {
+        return;
+    };
+    let (Ok(start), Ok(len)) = (usize::try_from(ptr), usize::try_from(len)) else {
+        return;
+    };
+    let (data, state) = memory.data_and_store_mut(&mut caller);
+    let room = state.max_log_bytes.saturating_sub(state.log.len());
+    let take = len.min(room);
+    if let Some(bytes) = start.checked_add(take).and_then(|end| data.get(start..end)) {
+        state.log.extend_from_slice(bytes);
+    }
+}
+
+fn write(
+    memory: &Memory,
+    store: &mut Store<HostState>,
+    ptr: i32,
+    bytes: &[u8],
+) -> Result<(), String> {
+    let start = usize::try_from(ptr).map_err(|_| "a negative pointer".to_owned())?;
+    memory
+        .write(store, start, bytes)
+        .map_err(|_| "outside linear memory".to_owned())
+}
+
+fn read(memory: &Memory, store: &Store<HostState>, ptr: u64, len: u64) -> Result<Vec<u8>, String> {
+    let data = memory.data(store);
+    let start = usize::try_from(ptr).map_err(|_| "is outside linear memory".to_owned())?;
+    let len = usize::try_from(len).map_err(|_| "is outside linear memory".to_owned())?;
+    start
+        .checked_add(len)
+        .and_then(|end| data.get(start..end))
+        .map(<[u8]>::to_vec)
+        .ok_or_else(|| format!("is outside linear memory of {} bytes", data.len()))
+}
+
+/// Import names that look like network access (sockets, HTTP, fetch, DNS).
+const NETWORK_WORDS: [&str; 9] = [
+    "sock", "http", "fetch", "net", "tcp", "udp", "dns", "connect", "url",
+];
+
+fn check_import(
+    skill: &str,
+    module: &str,
+    field: &str,
+    ty: &ExternType,
+) -> Result<(), SkillFailure> {
+    let is_log = module == HOST_MODULE
+        && field == HOST_LOG
+        && matches!(ty, ExternType::Func(f) if f.params() == [ValType::I32, ValType::I32] && f.results().is_empty());
+    if is_log {
+        return Ok(());
+    }
+    let both = format!("{module}.{field}").to_ascii_lowercase();
+    let (module, field) = (module.to_owned(), field.to_owned());
+    let cause = if NETWORK_WORDS.iter().any(|w| both.contains(w)) {
+        FailureCause::ImportsNetwork { module, field }
+    } else {
+        FailureCause::ImportsForbidden { module, field }
+    };
+    Err(SkillFailure::new(skill, FailureStage::Load, cause))
+}
+
+fn check_exports(skill: &str, module: &Module) -> Result<(), SkillFailure> {
+    let mut missing_names = Vec::new();
+    for (wanted, is_func) in [("memory", false), ("alloc", true), ("call", true)] {
+        let found = module.exports().any(|e| {
+            e.name() == wanted
+                && match e.ty() {
+                    ExternType::Func(_) => is_func,
+                    ExternType::Memory(_) => !is_func,
+                    _ => false,
+                }
+        });
+        if !found {
+            missing_names.push(wanted);
+        }
+    }
+    if missing_names.is_empty() {
+        Ok(())
+    } else {
+        Err(load_failed(
+            skill,
+            format!("missing export {}", missing_names.join(", ")),
+        ))
+    }
+}
+
+fn load_failed(skill: &str, detail: String) -> SkillFailure {
+    SkillFailure::new(
+        skill,
+        FailureStage::Load,
+        FailureCause::LoadFailed { detail },
+    )
+}
+
+fn trap(message: String) -> FailureCause {
+    FailureCause::Trap { message }
+}
+
+fn missing(export: &str) -> FailureCause {
+    FailureCause::LoadFailed {
+        detail: format!("missing export {export}"),
+    }
+}
+
+fn mistyped(export: &str, error: &wasmi::Error) -> FailureCause {
+    FailureCause::LoadFailed {
+        detail: format!("export {export} does not have the ABI's type: {error}"),
+    }
+}

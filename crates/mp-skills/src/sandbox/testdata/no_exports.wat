@@ -1,0 +1,2 @@
+;; Exports nothing: refused at load.
+(module (memory 1))

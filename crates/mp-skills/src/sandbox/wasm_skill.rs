@@ -1,0 +1,129 @@
+//! The three skill interfaces implemented over a sandboxed [`SkillModule`].
+
+use mp_core::context::{CommitContext, PrContext};
+use mp_core::severity::Severity;
+use mp_core::skill::{
+    BranchHook, ClassifierRule, ClassifierVote, FailureCause, FailureStage, HookResult,
+    SkillFailure, ValidationResult, Validator,
+};
+use serde_json::Value;
+
+use super::verdict::{parse_classifier_vote, parse_hook_result, parse_validation_result};
+use super::{Limits, SkillModule, commit_json, pr_json};
+
+/// Runs `module` on `input` and decodes the answer with `parse`.
+fn run<T>(
+    module: &SkillModule,
+    limits: &Limits,
+    input: &Value,
+    parse: fn(&[u8]) -> Result<T, FailureCause>,
+) -> Result<T, SkillFailure> {
+    let bytes = serde_json::to_vec(input).map_err(|e| {
+        SkillFailure::new(
+            module.name(),
+            FailureStage::Input,
+            FailureCause::Trap {
+                message: format!("could not encode the context: {e}"),
+            },
+        )
+    })?;
+    let output = module.call(&bytes, limits)?;
+    parse(&output.verdict)
+        .map_err(|cause| SkillFailure::new(module.name(), FailureStage::Output, cause))
+}
+
+/// A user validator running in the sandbox.
+#[derive(Debug)]
+pub struct WasmValidator {
+    module: SkillModule,
+    severity: Severity,
+    limits: Limits,
+}
+
+impl WasmValidator {
+    /// A validator of the given severity.
+    pub fn new(module: SkillModule, severity: Severity, limits: Limits) -> Self {
+        Self {
+            module,
+            severity,
+            limits,
+        }
+    }
+}
+
+impl Validator for WasmValidator {
+    fn name(&self) -> &str {
+        self.module.name()
+    }
+
+    fn severity(&self) -> Severity {
+        self.severity
+    }
+
+    fn check(&self, pr: &PrContext) -> Result<ValidationResult, SkillFailure> {
+        run(
+            &self.module,
+            &self.limits,
+            &pr_json(pr),
+            parse_validation_result,
+        )
+    }
+}
+
+/// A user classifier rule running in the sandbox.
+#[derive(Debug)]
+pub struct WasmClassifierRule {
+    module: SkillModule,
+    limits: Limits,
+}
+
+impl WasmClassifierRule {
+    /// A classifier rule.
+    pub fn new(module: SkillModule, limits: Limits) -> Self {
+        Self { module, limits }
+    }
+}
+
+impl ClassifierRule for WasmClassifierRule {
+    fn name(&self) -> &str {
+        self.module.name()
+    }
+
+    fn evaluate(&self, pr: &PrContext) -> Result<ClassifierVote, SkillFailure> {
+        run(
+            &self.module,
+            &self.limits,
+            &pr_json(pr),
+            parse_classifier_vote,
+        )
+    }
+}
+
+/// A user branch hook running in the sandbox.
+#[derive(Debug)]
+pub struct WasmBranchHook {
+    module: SkillModule,
+    limits: Limits,
+}
+
+impl WasmBranchHook {
+    /// A branch hook.
+    pub fn new(module: SkillModule, limits: Limits) -> Self {
+        Self { module, limits }
+    }
+}
+
+impl BranchHook for WasmBranchHook {
+    fn name(&self) -> &str {
+        self.module.name()
+    }
+
+    fn on_commit(&self, commit: &CommitContext) -> Result<HookResult, SkillFailure> {
+        run(
+            &self.module,
+            &self.limits,
+            &commit_json(commit),
+            parse_hook_result,
+        )
+    }
+}
