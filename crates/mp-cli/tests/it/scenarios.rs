@@ -1,6 +1,9 @@
 //! Golden scenarios: each `fixtures/scenarios/<name>/world.yaml` is one tick of the real
 //! `mp` binary, and its JSON report is pinned as a YAML snapshot under `snapshots/`.
 //!
+//! A scenario whose directory holds a file `exit-code` (e.g. `3` for a tick that fails
+//! closed) must exit with that code; its snapshot then pins the exit code, stdout and stderr.
+//!
 //! Run one scenario alone with `MP_SCENARIO=<name> cargo test -p mp-cli --test it smoke`.
 //! Accept changed reports with `INSTA_UPDATE=always`, then read every changed snapshot.
 
@@ -36,7 +39,8 @@ fn readme(dir: &Path) -> String {
     lines[0].trim().to_owned()
 }
 
-/// `mp tick --world <world> --format json`: must exit 0 and print one JSON document.
+/// `mp tick --world <world> --format json`: must exit 0 and print one JSON document, or
+/// exit with the code in the scenario's `exit-code` file.
 fn tick_json(world: &Path) -> Value {
     let output = mp()
         .args(["tick", "--world"])
@@ -44,6 +48,31 @@ fn tick_json(world: &Path) -> Value {
         .args(["--format", "json"])
         .output()
         .expect("the mp binary starts");
+    let expected = world
+        .parent()
+        .map(|dir| dir.join("exit-code"))
+        .filter(|path| path.is_file())
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).expect("readable exit-code file");
+            text.trim()
+                .parse::<i32>()
+                .unwrap_or_else(|e| panic!("{}: not an exit code: {e}", path.display()))
+        });
+    if let Some(code) = expected {
+        assert_eq!(
+            output.status.code(),
+            Some(code),
+            "mp tick --world {} exited with {}\nstderr:\n{}",
+            world.display(),
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        return serde_json::json!({
+            "exit_code": code,
+            "stdout": String::from_utf8_lossy(&output.stdout),
+            "stderr": String::from_utf8_lossy(&output.stderr),
+        });
+    }
     assert!(
         output.status.success(),
         "mp tick --world {} exited with {}\nstderr:\n{}",

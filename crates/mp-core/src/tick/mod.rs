@@ -287,6 +287,18 @@ pub async fn run_pr_path(
     now: Timestamp,
 ) -> Result<TickReport, TickError> {
     let bot = github.bot_login().await.map_err(TickError::BotLogin)?;
+    run_pr_path_as(github, audit, config, options, bot, now).await
+}
+
+/// [`run_pr_path`] for a bot user the caller already learned (the whole tick asks once).
+pub(crate) async fn run_pr_path_as(
+    github: &dyn GitHub,
+    audit: &dyn AuditLog,
+    config: &Config,
+    options: &TickOptions,
+    bot: Login,
+    now: Timestamp,
+) -> Result<TickReport, TickError> {
     let setup = TickSetup::new(config, options, bot)?;
     let mut runner = Runner::new(github, audit, &setup, now);
     runner.report.warnings.extend(setup_warnings(&setup));

@@ -192,29 +192,41 @@ impl<'a> Runner<'a> {
     /// (6) One diagnostic comment per pull request: updated when the failures change,
     /// left alone when they do not.
     async fn blocked(&mut self, evaluation: &PrEvaluation) -> Result<(PrAction, String), Skip> {
-        let pr = &evaluation.pr;
         let detail = evaluation.blocking_summary();
         let Some(body) = render_diagnostic(&evaluation.gate) else {
             return Ok((PrAction::Blocked, detail));
         };
+        self.upsert_diagnostic(evaluation, &body).await?;
+        Ok((PrAction::Blocked, detail))
+    }
+
+    /// Posts `body` as the one diagnostic comment: left alone when the bot's latest
+    /// diagnostic already says it, edited in place when it says something else, created
+    /// otherwise.
+    async fn upsert_diagnostic(
+        &mut self,
+        evaluation: &PrEvaluation,
+        body: &str,
+    ) -> Result<(), Skip> {
+        let pr = &evaluation.pr;
         let previous = latest_diagnostic(&evaluation.comments, self.setup.bot());
-        if should_post(previous.map(|c| c.body.as_str()), &body) {
+        if should_post(previous.map(|c| c.body.as_str()), body) {
             let written = match previous {
                 Some(previous) => {
                     self.github
-                        .update_comment(&pr.repo, previous.id, &body)
+                        .update_comment(&pr.repo, previous.id, body)
                         .await
                 }
                 None => self
                     .github
-                    .create_comment(&pr.repo, pr.number, &body)
+                    .create_comment(&pr.repo, pr.number, body)
                     .await
                     .map(drop),
             };
             written.map_err(|e| Skip::github("cannot post the diagnostic", &e))?;
             self.report.metrics.comments_posted += 1;
         }
-        Ok((PrAction::Blocked, detail))
+        Ok(())
     }
 
     /// (7) Quadrant D waiting for the owner: one open inbox issue per pull request.
@@ -301,8 +313,20 @@ impl<'a> Runner<'a> {
         };
         let merged = match self.github.merge_pull(&pr.repo, pr.number, &request).await {
             Ok(sha) => sha,
-            Err(e @ GitHubError::NotMergeable { .. }) => {
-                return Ok((PrAction::Blocked, format!("GitHub refused the merge: {e}")));
+            Err(GitHubError::NotMergeable { message, .. }) => {
+                // Every condition holds but GitHub refuses (conflicts, branch protection):
+                // say so on the pull request, once, so its author can act.
+                let body = format!(
+                    "Merge Gate L1 — merge blocked:\n\
+                     - GitHub refused the merge: {message}. Every gate condition holds; \
+                     resolve the conflict or the branch protection rule, and the bot \
+                     will try again on the next cron tick.\n"
+                );
+                self.upsert_diagnostic(evaluation, &body).await?;
+                return Ok((
+                    PrAction::Blocked,
+                    format!("GitHub refused the merge: {message}"),
+                ));
             }
             Err(e @ GitHubError::HeadMoved { .. }) => {
                 return Err(Skip::new(format!("{e}; re-evaluated on the next tick")));

@@ -37,7 +37,7 @@ use super::state_store::{SaveOutcome, StateStore};
 use super::supervisor::{
     SupervisorMetrics, SupervisorReport, SupervisorRun, SupervisorStop, run_branch_supervisor,
 };
-use super::{TickError, TickOptions, run_pr_path};
+use super::{TickError, TickOptions, run_pr_path_as};
 
 #[cfg(test)]
 mod tests;
@@ -238,7 +238,7 @@ impl Tick<'_> {
 
         self.burn_in(config, &mut options, reset, now).await;
 
-        let pr = run_pr_path(self.github, audit, config, &options, now).await?;
+        let pr = run_pr_path_as(self.github, audit, config, &options, bot.clone(), now).await?;
         self.report.outcomes = pr.outcomes;
         self.report.metrics = pr.metrics;
         self.report.warnings.extend(pr.warnings);
@@ -290,7 +290,7 @@ impl Tick<'_> {
 
         // The drift check goes after the repository loop, also when it ended early (it
         // checks the reserve itself), and shares the tick's issue budget.
-        if run.issues_left() == 0 {
+        if run.issues_left() == 0 && config.mirror_paths().is_some() {
             self.report.supervisor_metrics.issues_deferred += 1;
             self.report
                 .governance

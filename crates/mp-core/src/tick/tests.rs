@@ -358,8 +358,9 @@ fn a_head_that_moves_under_the_merge_skips_and_a_refused_merge_blocks() {
             RECEIPT_1,
             "audit acme/app#2 @ a200000: A (6 votes)",
             "comment acme/app#2: Merge Gate: recorded `ready-to-merge` for head `a200000`; this receipt holds for that head only.",
+            "comment acme/app#2: Merge Gate L1 — merge blocked:",
             "=> acme/app#1 skipped: head of acme/app#1 moved: merge precondition a100000000000000000000000000000000000000 no longer holds; re-evaluated on the next tick",
-            "=> acme/app#2 blocked: GitHub refused the merge: acme/app#2 is not mergeable: merge conflict",
+            "=> acme/app#2 blocked: GitHub refused the merge: merge conflict",
         ],
     );
 }
