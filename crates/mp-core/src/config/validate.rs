@@ -155,55 +155,65 @@ pub(crate) fn repos(sink: &mut Sink<'_>, field: &str, values: &[Spanned<String>]
     out
 }
 
-/// An app slug matching [`APP_SLUG_PATTERN`].
-pub(crate) fn app_slug(sink: &mut Sink<'_>, field: &str, value: &Spanned<String>) -> bool {
-    let ok = APP_SLUG.is_match(&value.value);
+/// Whether `value` matches `pattern`; if not, an `invalid_value` problem at its line
+/// saying ``invalid <what> `<value>`: expected <expected>``.
+fn matches(
+    sink: &mut Sink<'_>,
+    field: &str,
+    value: &Spanned<String>,
+    pattern: &Regex,
+    what: &str,
+    expected: &str,
+) -> bool {
+    let ok = pattern.is_match(&value.value);
     if !ok {
         sink.error(
             codes::INVALID_VALUE,
             field,
             &value.referenced,
             format!(
-                "invalid GitHub App slug `{}`: expected 2-100 lowercase letters, digits and `-`, not starting or ending with `-`",
+                "invalid {what} `{}`: expected {expected}",
                 shown(&value.value)
             ),
         );
     }
     ok
+}
+
+/// An app slug matching [`APP_SLUG_PATTERN`].
+pub(crate) fn app_slug(sink: &mut Sink<'_>, field: &str, value: &Spanned<String>) -> bool {
+    matches(
+        sink,
+        field,
+        value,
+        &APP_SLUG,
+        "GitHub App slug",
+        "2-100 lowercase letters, digits and `-`, not starting or ending with `-`",
+    )
 }
 
 /// An agent tool name matching [`TOOL_PATTERN`].
 pub(crate) fn tool(sink: &mut Sink<'_>, field: &str, value: &Spanned<String>) -> bool {
-    let ok = TOOL.is_match(&value.value);
-    if !ok {
-        sink.error(
-            codes::INVALID_VALUE,
-            field,
-            &value.referenced,
-            format!(
-                "invalid tool name `{}`: expected a lowercase letter then up to 49 lowercase letters, digits or `-`",
-                shown(&value.value)
-            ),
-        );
-    }
-    ok
+    matches(
+        sink,
+        field,
+        value,
+        &TOOL,
+        "tool name",
+        "a lowercase letter then up to 49 lowercase letters, digits or `-`",
+    )
 }
 
 /// A skill name matching [`SKILL_NAME_PATTERN`].
 pub(crate) fn skill_name(sink: &mut Sink<'_>, field: &str, value: &Spanned<String>) -> bool {
-    let ok = SKILL_NAME.is_match(&value.value);
-    if !ok {
-        sink.error(
-            codes::INVALID_VALUE,
-            field,
-            &value.referenced,
-            format!(
-                "invalid skill name `{}`: expected letters, digits, `_`, `.` or `-`, at most 100 characters",
-                shown(&value.value)
-            ),
-        );
-    }
-    ok
+    matches(
+        sink,
+        field,
+        value,
+        &SKILL_NAME,
+        "skill name",
+        "letters, digits, `_`, `.` or `-`, at most 100 characters",
+    )
 }
 
 /// A repository name without owner matching [`REPO_BASENAME_PATTERN`].

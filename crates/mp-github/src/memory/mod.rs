@@ -248,59 +248,41 @@ trait Thread {
     fn close(&mut self);
 }
 
-impl Thread for Pull {
-    fn labels(&self) -> &[String] {
-        &self.labels
-    }
-    fn labels_mut(&mut self) -> &mut Vec<String> {
-        &mut self.labels
-    }
-    fn events(&self) -> &[LabelEvent] {
-        &self.events
-    }
-    fn events_mut(&mut self) -> &mut Vec<LabelEvent> {
-        &mut self.events
-    }
-    fn comments(&self) -> &[Comment] {
-        &self.comments
-    }
-    fn comments_mut(&mut self) -> &mut Vec<Comment> {
-        &mut self.comments
-    }
-    fn reactions(&self) -> &[Reaction] {
-        &self.reactions
-    }
-    fn close(&mut self) {
-        self.state = PrState::Closed;
-    }
+/// `Thread` for a record type whose fields share the names of the trait's accessors;
+/// `$closed` is the closed value of its `state` field.
+macro_rules! impl_thread {
+    ($record:ty, $closed:expr) => {
+        impl Thread for $record {
+            fn labels(&self) -> &[String] {
+                &self.labels
+            }
+            fn labels_mut(&mut self) -> &mut Vec<String> {
+                &mut self.labels
+            }
+            fn events(&self) -> &[LabelEvent] {
+                &self.events
+            }
+            fn events_mut(&mut self) -> &mut Vec<LabelEvent> {
+                &mut self.events
+            }
+            fn comments(&self) -> &[Comment] {
+                &self.comments
+            }
+            fn comments_mut(&mut self) -> &mut Vec<Comment> {
+                &mut self.comments
+            }
+            fn reactions(&self) -> &[Reaction] {
+                &self.reactions
+            }
+            fn close(&mut self) {
+                self.state = $closed;
+            }
+        }
+    };
 }
 
-impl Thread for IssueRecord {
-    fn labels(&self) -> &[String] {
-        &self.labels
-    }
-    fn labels_mut(&mut self) -> &mut Vec<String> {
-        &mut self.labels
-    }
-    fn events(&self) -> &[LabelEvent] {
-        &self.events
-    }
-    fn events_mut(&mut self) -> &mut Vec<LabelEvent> {
-        &mut self.events
-    }
-    fn comments(&self) -> &[Comment] {
-        &self.comments
-    }
-    fn comments_mut(&mut self) -> &mut Vec<Comment> {
-        &mut self.comments
-    }
-    fn reactions(&self) -> &[Reaction] {
-        &self.reactions
-    }
-    fn close(&mut self) {
-        self.state = IssueState::Closed;
-    }
-}
+impl_thread!(Pull, PrState::Closed);
+impl_thread!(IssueRecord, IssueState::Closed);
 
 fn pull_request(repo: &RepoName, pull: &Pull) -> PullRequest {
     PullRequest {
