@@ -2,11 +2,12 @@
 //!
 //! Commands: `tidy` (architecture checks, also run as tests), `schemas [--check]`
 //! (regenerate or verify the JSON Schemas of the configuration files), `gen-world`
-//! (write a synthetic world file for benchmarks).
+//! (write a synthetic world file for benchmarks), `bench api` (REST calls per tick).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod bench_api;
 mod gen_world;
 mod schemas;
 mod tidy;
@@ -19,7 +20,10 @@ commands:
   schemas --check   fail if schemas/*.schema.json are stale
   gen-world --repos N --prs M [--seed S] [--out FILE]
                     write a synthetic world: N repositories with M open pull requests
-                    each (stdout without --out)";
+                    each (stdout without --out)
+  bench api [--repos N] [--prs M] [--seed S]
+                    REST calls per tick through the loopback GitHub server, by
+                    endpoint: a cold tick and three warm ones (default 6 x 5)";
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -36,6 +40,7 @@ fn main() -> ExitCode {
         ["schemas"] => schemas::run(&root, false),
         ["schemas", "--check"] => schemas::run(&root, true),
         ["gen-world", rest @ ..] => gen_world::run(rest),
+        ["bench", "api", rest @ ..] => bench_api::run(rest),
         _ => {
             #[allow(clippy::print_stderr)]
             {

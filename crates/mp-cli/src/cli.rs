@@ -42,28 +42,54 @@ pub enum Command {
     /// List the skills and their state, or lint user skill contracts.
     #[command(subcommand)]
     Skills(crate::commands::skills::SkillsCommand),
-    /// Run one tick over a world file on the in-memory GitHub and print what the bot did.
+    /// Run one tick, on GitHub (--config DIR) or over a world file (--world FILE), and
+    /// print what the bot did.
     ///
     /// Prints every pull request's outcome, then the ordered writes (comments, labels,
     /// issues, merges), the tick metrics and the API calls per endpoint. Exit 0 when the
-    /// tick ran (whatever it decided), 2 when the world or its configuration is invalid,
-    /// 3 when the tick failed closed.
+    /// tick ran (whatever it decided), 2 when the world, the configuration or the
+    /// credentials are missing or invalid, 3 when the tick failed closed.
     Tick(TickArgs),
     /// Explain one pull request: every gate condition with its evidence and every
     /// classifier vote ("why is this not merged?"). Writes nothing.
     Explain(ExplainArgs),
+    /// Developer tools: serve a world over HTTP.
+    #[command(subcommand)]
+    Dev(DevCommand),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
 }
 
 /// Arguments of `mp tick`.
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["world", "config"])))]
 pub struct TickArgs {
-    /// The world file (see docs/fixtures.md).
+    /// Tick over a world file (see docs/fixtures.md) instead of GitHub.
     #[arg(long, value_name = "FILE")]
-    pub world: PathBuf,
-    /// Run at this instant (RFC 3339) instead of the world's `now`.
-    #[arg(long, value_name = "TIME")]
+    pub world: Option<PathBuf>,
+    /// Tick against GitHub with the configuration in this directory (see docs/deploy.md).
+    /// Credentials come from MP_GITHUB_TOKEN, or MP_APP_ID with MP_APP_PRIVATE_KEY or
+    /// MP_APP_PRIVATE_KEY_PATH (and optionally MP_INSTALLATION_ID).
+    #[arg(long, value_name = "DIR")]
+    pub config: Option<PathBuf>,
+    /// The GitHub REST API root (GitHub Enterprise Server: https://HOST/api/v3).
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "MP_API_URL",
+        default_value = "https://api.github.com"
+    )]
+    pub api_url: String,
+    /// Keep the HTTP ETag cache in this file between ticks (conditional requests answered
+    /// 304 do not spend the rate limit). A missing or unreadable file starts an empty cache.
+    #[arg(long, value_name = "PATH")]
+    pub http_cache: Option<PathBuf>,
+    /// With --world: which GitHub adapter answers. `rest` serves the world on a loopback
+    /// HTTP server and runs the tick through the REST client, as production does.
+    #[arg(long, value_enum, default_value_t = Adapter::Memory, requires = "world")]
+    pub adapter: Adapter,
+    /// Run at this instant (RFC 3339) instead of the world's `now` (world ticks only).
+    #[arg(long, value_name = "TIME", requires = "world")]
     pub now: Option<String>,
     /// Plan the writes without performing them.
     #[arg(long)]
@@ -74,6 +100,43 @@ pub struct TickArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+}
+
+/// The GitHub adapter of a world tick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum Adapter {
+    /// The in-memory world answers the port directly.
+    #[default]
+    Memory,
+    /// The REST client talks HTTP to the world served on 127.0.0.1.
+    Rest,
+}
+
+/// `mp dev ...`
+#[derive(Debug, Subcommand)]
+pub enum DevCommand {
+    /// Serve a world file over GitHub's REST paths on 127.0.0.1, for demos and for trying
+    /// `mp tick --config DIR --api-url http://127.0.0.1:PORT` without touching GitHub.
+    ///
+    /// Mutations change the served world; the server runs until interrupted.
+    ServeWorld(ServeWorldArgs),
+}
+
+/// Arguments of `mp dev serve-world`.
+#[derive(Debug, Args)]
+pub struct ServeWorldArgs {
+    /// The world file (see docs/fixtures.md).
+    #[arg(value_name = "FILE")]
+    pub world: PathBuf,
+    /// The port on 127.0.0.1 (0 picks a free one).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Inject faults by script (one rule per line, see docs/deploy.md).
+    #[arg(long, value_name = "FILE")]
+    pub faults: Option<PathBuf>,
+    /// Write the world's configuration files into this directory, for `mp tick --config`.
+    #[arg(long, value_name = "DIR")]
+    pub config_out: Option<PathBuf>,
 }
 
 /// Arguments of `mp explain`.

@@ -190,6 +190,7 @@ impl GitHub for Catalog {
             base_ref: "main".to_owned(),
             state: PrState::Open,
             merged: false,
+            merge_commit: None,
             labels: pull.labels.iter().map(|(l, _)| (*l).to_owned()).collect(),
             author: self.login(pull.author)?,
             created_at: Some(self.earlier()),

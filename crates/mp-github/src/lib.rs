@@ -5,7 +5,13 @@
 //! decision is made here, only translation between GitHub and the core's values.
 
 pub mod memory;
+pub mod rest;
+pub mod serve;
 pub mod world;
 
 pub use memory::{Action, Endpoint, MemoryGitHub};
+pub use rest::{
+    Credentials, EtagCache, RestConfig, RestGitHub, RestStats, RetryPolicy, RevertMode, Secret,
+};
+pub use serve::{Fault, FaultRule, FaultScript, LoopbackServer};
 pub use world::{LoadWorldError, World, load_world, parse_world};

@@ -5,11 +5,12 @@ use std::io::Write;
 use clap::CommandFactory;
 
 use crate::Exit;
-use crate::cli::{Cli, Command, CommitMsgCommand, ConfigCommand};
+use crate::cli::{Cli, Command, CommitMsgCommand, ConfigCommand, DevCommand};
 
 mod commit_msg;
-mod config_validate;
+pub mod config_validate;
 pub mod contract;
+mod dev;
 mod explain;
 pub mod skills;
 mod tick;
@@ -23,6 +24,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<Exit> {
         Command::Skills(command) => skills::run(&command, out),
         Command::Tick(args) => tick::run(&args, out),
         Command::Explain(args) => explain::run(&args, out),
+        Command::Dev(DevCommand::ServeWorld(args)) => dev::serve_world(&args, out),
         Command::Completions(args) => {
             clap_complete::generate(args.shell, &mut Cli::command(), "mp", out);
             Ok(Exit::Ok)

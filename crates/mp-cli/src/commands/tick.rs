@@ -1,17 +1,27 @@
-//! `mp tick --world FILE`: one real tick over a world on the in-memory GitHub.
+//! `mp tick`: one tick against GitHub (`--config DIR`) or over a world file (`--world FILE`,
+//! answered by the in-memory adapter or by the REST client over a loopback server).
 
+use std::collections::BTreeMap;
 use std::io::Write;
+use std::path::Path;
 
+use anyhow::{Context, bail};
+use mp_core::approval::ReceiptKey;
 use mp_core::gate::ConditionResult;
 use mp_core::port::{DryRun, GitHubHistory};
 use mp_core::tick::{self, FullTickReport, PrOutcome, TickError, TickOptions};
-use mp_github::MemoryGitHub;
+use mp_github::rest::{Credentials, EtagCache, RestConfig, RestGitHub, RevertMode, Secret};
+use mp_github::{Action, FaultScript, LoopbackServer, MemoryGitHub};
 use serde_json::{Value, json};
 
 use crate::Exit;
 use crate::audit::CliAuditLog;
-use crate::cli::{Format, TickArgs};
+use crate::cli::{Adapter, Format, TickArgs};
+use crate::commands::config_validate::read_config_dir;
 use crate::world;
+
+/// The environment variable holding the approval-receipt key in live ticks.
+pub const RECEIPT_KEY_VAR: &str = "MP_RECEIPT_KEY";
 
 /// One JSON object per gate result: the condition, its code, its outcome and its line.
 pub fn result_json(result: &ConditionResult) -> Value {
@@ -57,6 +67,8 @@ pub struct TickRun {
     pub audit: Vec<String>,
     /// Calls per endpoint.
     pub calls: std::collections::BTreeMap<String, u64>,
+    /// HTTP totals when the REST client ran the tick.
+    pub http: Option<Value>,
     /// Configuration warnings.
     pub config_warnings: Vec<String>,
     /// Whether the tick merged for real (`merge_enabled`).
@@ -65,54 +77,250 @@ pub struct TickRun {
     pub now: String,
 }
 
+/// The writes of a tick: lines for people and JSON objects for machines.
+type Writes = (Vec<String>, Vec<Value>);
+
+fn planned_writes(dry: DryRun<'_>) -> Writes {
+    let planned = dry.into_planned_writes();
+    let lines = planned.iter().map(ToString::to_string).collect();
+    let json = planned
+        .iter()
+        .map(|w| json!({"action": w.code(), "planned": true, "line": w.to_string()}))
+        .collect();
+    (lines, json)
+}
+
+fn performed_writes(actions: &[Action]) -> Writes {
+    let lines = actions.iter().map(ToString::to_string).collect();
+    let json = actions
+        .iter()
+        .map(|a| serde_json::to_value(a).unwrap_or(Value::Null))
+        .collect();
+    (lines, json)
+}
+
+/// What a tick needs besides the GitHub adapter.
+struct TickInputs<'a> {
+    audit: &'a CliAuditLog,
+    config: &'a mp_core::config::Config,
+    options: &'a TickOptions,
+    now: mp_core::Timestamp,
+    dry_run: bool,
+}
+
+/// Runs the tick over `github`, through a dry run when asked. The planned writes of a dry
+/// run are returned; performed writes are the adapter's business.
+async fn tick_over(
+    github: &dyn GitHubHistory,
+    inputs: &TickInputs<'_>,
+) -> (Result<FullTickReport, TickError>, Option<Writes>) {
+    if inputs.dry_run {
+        let dry = DryRun::with_history(github);
+        let result = tick::run_tick(
+            &dry,
+            inputs.audit,
+            inputs.config,
+            inputs.options,
+            inputs.now,
+        )
+        .await;
+        (result, Some(planned_writes(dry)))
+    } else {
+        let result = tick::run_tick(
+            github,
+            inputs.audit,
+            inputs.config,
+            inputs.options,
+            inputs.now,
+        )
+        .await;
+        (result, None)
+    }
+}
+
+fn merge_mode_name(options: &TickOptions) -> &'static str {
+    match options.merge_mode {
+        tick::MergeMode::Merge => "merge",
+        tick::MergeMode::Observe => "observe",
+    }
+}
+
 fn run_tick(args: &TickArgs) -> anyhow::Result<Result<TickRun, TickError>> {
-    let (loaded, now) = world::load(&args.world, args.now.as_deref())?;
+    match (&args.world, &args.config) {
+        (Some(world), _) => world_tick(args, world),
+        (None, Some(dir)) => live_tick(args, dir),
+        (None, None) => bail!("give --world FILE or --config DIR"),
+    }
+}
+
+/// A tick over a world file, on the in-memory adapter or through HTTP.
+fn world_tick(args: &TickArgs, path: &Path) -> anyhow::Result<Result<TickRun, TickError>> {
+    let (loaded, now) = world::load(path, args.now.as_deref())?;
     let mut options = TickOptions::from_config(&loaded.config);
     if let Some(key) = loaded.world.receipt_key.clone() {
         options = options.with_receipt_key(key);
     }
-    let merge_mode = match options.merge_mode {
-        tick::MergeMode::Merge => "merge",
-        tick::MergeMode::Observe => "observe",
-    };
-    let github = MemoryGitHub::new(loaded.world);
     let audit = CliAuditLog::new(args.audit_log.clone());
-    let runtime = tokio::runtime::Builder::new_current_thread().build()?;
-    let (result, writes, writes_json) = if args.dry_run {
-        let dry = DryRun::with_history(&github);
-        let result = runtime.block_on(tick::run_tick(&dry, &audit, &loaded.config, &options, now));
-        let planned = dry.into_planned_writes();
-        let lines = planned.iter().map(ToString::to_string).collect();
-        let json = planned
-            .iter()
-            .map(|w| json!({"action": w.code(), "planned": true, "line": w.to_string()}))
-            .collect();
-        (result, lines, json)
-    } else {
-        let github_ref: &dyn GitHubHistory = &github;
-        let result = runtime.block_on(tick::run_tick(
-            github_ref,
-            &audit,
-            &loaded.config,
-            &options,
-            now,
-        ));
-        let actions = github.actions();
-        let lines = actions.iter().map(ToString::to_string).collect();
-        let json = actions
-            .iter()
-            .map(|a| serde_json::to_value(a).unwrap_or(Value::Null))
-            .collect();
-        (result, lines, json)
+    let inputs = TickInputs {
+        audit: &audit,
+        config: &loaded.config,
+        options: &options,
+        now,
+        dry_run: args.dry_run,
+    };
+    let (result, writes, calls, http) = match args.adapter {
+        Adapter::Memory => {
+            let github = MemoryGitHub::new(loaded.world);
+            let runtime = tokio::runtime::Builder::new_current_thread().build()?;
+            let (result, planned) = runtime.block_on(tick_over(&github, &inputs));
+            let writes = planned.unwrap_or_else(|| performed_writes(&github.actions()));
+            (result, writes, github.calls(), None)
+        }
+        Adapter::Rest => {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()?;
+            runtime.block_on(async {
+                let server = LoopbackServer::start(loaded.world, FaultScript::default())
+                    .await
+                    .context("starting the loopback server")?;
+                let mut config = RestConfig::new(
+                    server.base_url(),
+                    Credentials::Token(Secret::new("loopback-token")),
+                );
+                config.revert = RevertMode::LoopbackExtension;
+                let client = rest_client(config, args.http_cache.as_deref())?;
+                let (result, planned) = tick_over(&client, &inputs).await;
+                let writes =
+                    planned.unwrap_or_else(|| performed_writes(&server.memory().actions()));
+                save_cache(&client, args.http_cache.as_deref())?;
+                let calls = rest_calls(&client);
+                let http = Some(http_json(&client));
+                server.shutdown().await;
+                anyhow::Ok((result, writes, calls, http))
+            })?
+        }
     };
     Ok(result.map(|report| TickRun {
         report,
-        writes,
-        writes_json,
+        writes: writes.0,
+        writes_json: writes.1,
         audit: audit.records().iter().map(|r| r.to_json_line()).collect(),
-        calls: github.calls(),
+        calls,
+        http,
         config_warnings: loaded.warnings,
-        merge_mode,
+        merge_mode: merge_mode_name(&options),
+        now: now.to_string(),
+    }))
+}
+
+/// The REST client with the ETag cache loaded from `cache`, when given.
+fn rest_client(config: RestConfig, cache: Option<&Path>) -> anyhow::Result<RestGitHub> {
+    let client = RestGitHub::new(config).context("building the REST client")?;
+    let Some(path) = cache else {
+        return Ok(client);
+    };
+    let (cache, warning) = EtagCache::load(path);
+    if let Some(warning) = warning {
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("mp: warning: {warning}");
+        }
+    }
+    Ok(client.with_cache(cache))
+}
+
+fn save_cache(client: &RestGitHub, path: Option<&Path>) -> anyhow::Result<()> {
+    if let Some(path) = path {
+        client
+            .cache_snapshot()
+            .save(path)
+            .with_context(|| format!("writing the HTTP cache {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// The REST client's totals: requests, 304 answers, retries, failures, and the rate limit
+/// left as GitHub last reported it.
+fn http_json(client: &RestGitHub) -> Value {
+    let stats = client.stats();
+    json!({
+        "requests": stats.total_requests(),
+        "not_modified": stats.total_not_modified(),
+        "rate_limited_requests": stats.rate_limited_requests(),
+        "retries": stats.total_retries(),
+        "failures": stats.total_failures(),
+        "rate_limit_remaining": mp_core::port::GitHub::rate_limit_remaining(client),
+    })
+}
+
+/// Requests per route as the REST client sent them (304 answers included).
+fn rest_calls(client: &RestGitHub) -> BTreeMap<String, u64> {
+    client
+        .stats()
+        .routes
+        .iter()
+        .map(|(route, stats)| (route.clone(), stats.requests))
+        .collect()
+}
+
+/// A tick against GitHub: configuration from a directory, credentials from the
+/// environment, the clock from the system.
+fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, TickError>> {
+    let files = read_config_dir(dir)?;
+    let report = mp_core::config::load(&files);
+    let warnings: Vec<String> = report.warnings().map(ToString::to_string).collect();
+    let Some(config) = report.config else {
+        let lines: Vec<String> = report.errors().map(ToString::to_string).collect();
+        bail!(
+            "the configuration in {} is invalid:\n  {}",
+            dir.display(),
+            lines.join("\n  ")
+        );
+    };
+    let credentials = Credentials::from_env(|name| std::env::var(name).ok())?.ok_or_else(|| {
+        anyhow::anyhow!(
+            "no GitHub credentials: set MP_GITHUB_TOKEN, or MP_APP_ID with MP_APP_PRIVATE_KEY \
+             or MP_APP_PRIVATE_KEY_PATH (see docs/deploy.md)"
+        )
+    })?;
+    let mut options = TickOptions::from_config(&config);
+    if let Ok(text) = std::env::var(RECEIPT_KEY_VAR)
+        && let Some(key) = ReceiptKey::new(text.into_bytes())
+    {
+        options = options.with_receipt_key(key);
+    }
+    let now = mp_core::Timestamp::from_unix_seconds(jiff::Timestamp::now().as_second())
+        .context("reading the system clock")?;
+    let audit = CliAuditLog::new(args.audit_log.clone());
+    let inputs = TickInputs {
+        audit: &audit,
+        config: &config,
+        options: &options,
+        now,
+        dry_run: args.dry_run,
+    };
+    let client = rest_client(
+        RestConfig::new(args.api_url.clone(), credentials),
+        args.http_cache.as_deref(),
+    )?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let (result, planned) = runtime.block_on(tick_over(&client, &inputs));
+    save_cache(&client, args.http_cache.as_deref())?;
+    let writes = planned.unwrap_or_default();
+    Ok(result.map(|report| TickRun {
+        report,
+        writes: writes.0,
+        writes_json: writes.1,
+        audit: audit.records().iter().map(|r| r.to_json_line()).collect(),
+        calls: rest_calls(&client),
+        http: Some(http_json(&client)),
+        config_warnings: warnings,
+        merge_mode: merge_mode_name(&options),
         now: now.to_string(),
     }))
 }
@@ -138,7 +346,7 @@ pub fn run_json(run: &TickRun) -> Value {
         .iter()
         .map(|s| json!({"repo": s.repo.as_str(), "events": s.events}))
         .collect();
-    json!({
+    let mut doc = json!({
         "now": run.now,
         "merge_mode": run.merge_mode,
         "outcomes": run.report.outcomes.iter().map(outcome_json).collect::<Vec<_>>(),
@@ -150,7 +358,11 @@ pub fn run_json(run: &TickRun) -> Value {
         "audit": audit,
         "calls": run.calls,
         "warnings": warnings,
-    })
+    });
+    if let Some(http) = &run.http {
+        doc["http"] = http.clone();
+    }
+    doc
 }
 
 fn print_text(run: &TickRun, out: &mut dyn Write) -> anyhow::Result<()> {
@@ -210,6 +422,13 @@ fn print_text(run: &TickRun, out: &mut dyn Write) -> anyhow::Result<()> {
     writeln!(out, "api calls: {total}")?;
     for (route, count) in &run.calls {
         writeln!(out, "  {count:>4}  {route}")?;
+    }
+    if let Some(http) = &run.http {
+        writeln!(
+            out,
+            "http: {} requests, {} answered 304 (free), {} retries, rate limit left {}",
+            http["requests"], http["not_modified"], http["retries"], http["rate_limit_remaining"]
+        )?;
     }
     let mut warnings = run.config_warnings.clone();
     warnings.extend(run.report.warnings.iter().cloned());

@@ -4,6 +4,7 @@ mod commit_msg;
 mod config_validate;
 mod contract;
 mod misc;
+mod rest;
 mod scenarios;
 mod skills;
 mod tick;

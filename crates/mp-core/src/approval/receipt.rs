@@ -37,7 +37,7 @@ pub const MAC_MARKER: &str = "<!-- merge-gate-mac:";
 pub const MARKER_END: &str = "-->";
 
 /// Logged once per process when receipts are read without a key.
-pub const UNSIGNED_RECEIPTS_WARNING: &str = "MERGE_GATE_RECEIPT_KEY is not set: approval receipts are unsigned and trusted by comment author alone; set it before enforce-mode go-live";
+pub const UNSIGNED_RECEIPTS_WARNING: &str = "MP_RECEIPT_KEY is not set: approval receipts are unsigned and trusted by comment author alone; set it before enforce-mode go-live";
 
 /// The secret key that signs receipts and inbox bodies. Its `Debug` form is `[redacted]`.
 #[derive(Clone, PartialEq, Eq)]

@@ -28,6 +28,8 @@ pub struct PullRequest {
     pub state: PrState,
     /// Whether it was merged.
     pub merged: bool,
+    /// The commit the merge made on the base branch, when merged.
+    pub merge_commit: Option<CommitSha>,
     /// Current label names.
     pub labels: Vec<String>,
     /// Author login.
@@ -181,6 +183,15 @@ pub enum GitHubError {
         what: String,
         /// GitHub's message.
         message: String,
+    },
+    /// A listing GitHub cuts at a fixed cap (e.g. 250 commits of a pull request): the
+    /// facts beyond the cap cannot be read, so callers fail closed.
+    #[error("{what}: GitHub lists at most {limit}, the rest cannot be read")]
+    Truncated {
+        /// What was listed, e.g. `acme/app#7 commits`.
+        what: String,
+        /// The cap.
+        limit: u32,
     },
     /// Any other refusal, with its HTTP status.
     #[error("{route} answered HTTP {status}: {message}")]

@@ -69,9 +69,9 @@ use crate::port::{GitHub, GitHubError, Issue, IssueQuery, IssueState, PullReques
 use super::TickOptions;
 use super::inbox::PENDING_OWNER;
 use notes::{
-    DEFERRED_NOTE, INTEGRITY_NOTE, PR_CLOSED_NOTE, REJECTED_NOTE, STALE_NOTE, deferred_comment,
-    failure_count, failures_comment, has_note, integrity_comment, pr_closed_comment,
-    recovered_comment, rejected_comment, stale_comment,
+    DEFERRED_NOTE, INTEGRITY_NOTE, PR_CLOSED_NOTE, STALE_NOTE, deferred_comment, failure_count,
+    failures_comment, has_note, integrity_comment, pr_closed_comment, recovered_comment,
+    rejected_comment, rejected_note, stale_comment,
 };
 
 /// The label on a pull request the owner deferred with `/approve C`; it never merges on
@@ -426,11 +426,7 @@ impl Poller<'_> {
         let (repo, number) = (&question.repo, question.number);
         let issue_ref = format!("{}#{}", self.inbox, issue.number);
         let pr_comments = github.comments(repo, number).await?;
-        if !has_note(
-            &pr_comments,
-            self.bot,
-            &format!("{REJECTED_NOTE} {issue_ref}"),
-        ) {
+        if !has_note(&pr_comments, self.bot, &rejected_note(&issue_ref)) {
             let body = rejected_comment(&issue_ref, &verdict);
             github.create_comment(repo, number, &body).await?;
         }

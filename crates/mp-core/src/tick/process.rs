@@ -331,6 +331,26 @@ impl<'a> Runner<'a> {
             Err(e @ GitHubError::HeadMoved { .. }) => {
                 return Err(Skip::new(format!("{e}; re-evaluated on the next tick")));
             }
+            // The answer was lost or spoilt (timeout, dropped connection, 5xx, unreadable):
+            // the merge may have happened. GitHub's own record decides; the request is
+            // never sent twice.
+            Err(e @ (GitHubError::Unavailable { .. } | GitHubError::Malformed { .. })) => {
+                match self.github.pull(&pr.repo, pr.number).await {
+                    Ok(now) if now.merged && now.head_sha == pr.head_sha => {
+                        match now.merge_commit {
+                            Some(sha) => {
+                                self.report.warnings.push(format!(
+                                    "{}: the answer to the merge was lost ({e}); GitHub shows it merged",
+                                    pr.reference()
+                                ));
+                                sha
+                            }
+                            None => return Err(Skip::github("merge failed", &e)),
+                        }
+                    }
+                    _ => return Err(Skip::github("merge failed", &e)),
+                }
+            }
             Err(e) => return Err(Skip::github("merge failed", &e)),
         };
         // (11) Passive audit issue after a B or C merge.

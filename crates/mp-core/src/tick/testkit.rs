@@ -118,6 +118,7 @@ pub(crate) fn clean(n: u64) -> FakePr {
             base_ref: "main".to_owned(),
             state: PrState::Open,
             merged: false,
+            merge_commit: None,
             labels: Vec::new(),
             author: login("agent-bob"),
             created_at: Some(at("2026-03-01T09:00:00Z")),
@@ -271,6 +272,11 @@ impl Fake {
     /// Makes `method` fail with `error` for pull request `number`.
     pub(crate) fn fail(&self, method: &'static str, number: u64, error: GitHubError) {
         self.with(|s| s.failures.push((method, number, error)));
+    }
+
+    /// Ends every failure set with [`FakeGitHub::fail`].
+    pub(crate) fn heal(&self) {
+        self.with(|s| s.failures.clear());
     }
 }
 
@@ -528,8 +534,11 @@ impl GitHub for Fake {
     }
 
     async fn close_issue(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError> {
-        self.with(|s| s.log.push(format!("close {repo}#{number}")));
-        Ok(())
+        self.with(|s| {
+            s.failure("close_issue", number.get())?;
+            s.log.push(format!("close {repo}#{number}"));
+            Ok(())
+        })
     }
 
     async fn merge_pull(
@@ -554,10 +563,11 @@ impl GitHub for Fake {
                 });
             }
             let merged = sha(&format!("c{number}"));
+            s.main = vec![merged.clone()];
             let pull = &mut s.pulls[index].pull;
             pull.state = PrState::Closed;
             pull.merged = true;
-            s.main = vec![merged.clone()];
+            pull.merge_commit = Some(merged.clone());
             let lines = request
                 .commit_message
                 .as_deref()
@@ -567,6 +577,8 @@ impl GitHub for Fake {
                 request.head_sha.short()
             ));
             s.merges.push(request.clone());
+            // `merge_pull_lost`: the merge is applied and its answer lost.
+            s.failure("merge_pull_lost", number.get())?;
             Ok(merged)
         })
     }

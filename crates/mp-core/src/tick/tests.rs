@@ -366,6 +366,47 @@ fn a_head_that_moves_under_the_merge_skips_and_a_refused_merge_blocks() {
 }
 
 #[test]
+fn a_merge_whose_answer_is_lost_is_confirmed_from_github_or_skipped() {
+    let lost = GitHubError::Unavailable {
+        route: "PUT /repos/{o}/{r}/pulls/{n}/merge".to_owned(),
+        message: "connection closed before the answer".to_owned(),
+    };
+    let tick = |failure: &'static str| {
+        let fake = Fake::new(vec![clean(1)]);
+        fake.fail(failure, 1, lost.clone());
+        block_on(run_pr_path(&fake, &fake, &config(), &merging(), now())).expect("the tick runs")
+    };
+    // Applied, answer lost: GitHub's record says merged, so it counts, with a warning.
+    let applied = tick("merge_pull_lost");
+    assert_eq!(
+        applied.outcomes[0].to_string(),
+        "acme/app#1 merged: merged as Quadrant A: squash commit c100000 pinned to head a100000"
+    );
+    assert!(
+        applied
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("acme/app#1: the answer to the merge was lost")),
+        "{:?}",
+        applied.warnings
+    );
+    // Not applied: skipped, nothing claimed.
+    let refused = tick("merge_pull");
+    assert_eq!(
+        refused.outcomes[0].to_string(),
+        "acme/app#1 skipped: merge failed: PUT /repos/{o}/{r}/pulls/{n}/merge: connection closed before the answer"
+    );
+    assert!(
+        !refused
+            .warnings
+            .iter()
+            .any(|w| w.contains("merge was lost")),
+        "{:?}",
+        refused.warnings
+    );
+}
+
+#[test]
 fn the_primary_rate_limit_ends_the_pull_request_path_early() {
     let fake = Fake::new(vec![clean(1), clean(2)]);
     fake.fail("pull_files", 1, GitHubError::RateLimited { remaining: 0 });

@@ -102,6 +102,11 @@ impl MemoryGitHub {
         self.lock().world.clone()
     }
 
+    /// Reads the world as it is now, without copying it.
+    pub fn read<R>(&self, f: impl FnOnce(&World) -> R) -> R {
+        f(&self.lock().world)
+    }
+
     /// The world as it is now, mutations applied.
     pub fn into_world(self) -> World {
         self.state
@@ -296,6 +301,7 @@ fn pull_request(repo: &RepoName, pull: &Pull) -> PullRequest {
         base_ref: pull.base_ref.clone(),
         state: pull.state,
         merged: pull.merged,
+        merge_commit: pull.merge_commit.clone(),
         labels: pull.labels.clone(),
         author: pull.author.clone(),
         created_at: pull.created_at,

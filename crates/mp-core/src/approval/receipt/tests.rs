@@ -251,7 +251,7 @@ mod reading {
     #[test]
     fn unsigned_warning_names_the_variable() {
         for needle in [
-            "MERGE_GATE_RECEIPT_KEY",
+            "MP_RECEIPT_KEY",
             "unsigned",
             "set it before enforce-mode go-live",
         ] {

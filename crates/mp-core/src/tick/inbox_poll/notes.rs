@@ -42,6 +42,13 @@ pub(crate) fn has_note(comments: &[Comment], bot: &Login, name: &str) -> bool {
     })
 }
 
+/// The note of the comment closing a pull request on `/reject` in the inbox issue
+/// `issue_ref`: a pull request turned down, reopened and turned down again in another
+/// issue gets a second comment, a retried rejection does not.
+pub(crate) fn rejected_note(issue_ref: &str) -> String {
+    format!("{REJECTED_NOTE} {issue_ref}")
+}
+
 /// The comment on the pull request before it is closed on `/reject`.
 pub(crate) fn rejected_comment(issue_ref: &str, verdict: &OwnerVerdict) -> String {
     format!(
@@ -49,7 +56,7 @@ pub(crate) fn rejected_comment(issue_ref: &str, verdict: &OwnerVerdict) -> Strin
          Nothing was merged; reopening it needs a new decision.\n\
          {marker}",
         actor = verdict.actor,
-        marker = note(REJECTED_NOTE),
+        marker = note(&rejected_note(issue_ref)),
     )
 }
 

@@ -233,6 +233,47 @@ fn a_reject_closes_the_pull_request_and_the_issue_and_is_reported_for_the_burn_i
 }
 
 #[test]
+fn a_reject_retried_after_the_close_failed_comments_once() {
+    let poll = Poll::new();
+    let world = asked(&poll, quadrant_d());
+    world.comment(&inbox(), 100, OWNER, "/reject", LATER);
+    world.fake.fail(
+        "close_issue",
+        1,
+        GitHubError::Unavailable {
+            route: "PATCH /repos/{o}/{r}/issues/{n}".to_owned(),
+            message: "HTTP 502".to_owned(),
+        },
+    );
+    let first = block_on(poll_inbox(
+        &world,
+        &poll.config,
+        &poll.options,
+        &login(BOT),
+        None,
+        poll.now,
+    ));
+    let written = world.fake.take_log();
+    assert_eq!(
+        written.len(),
+        1,
+        "only the comment went through: {written:?}"
+    );
+    assert!(written[0].starts_with("comment acme/app#1: Closed per Decision Inbox"));
+    assert_eq!(first.metrics.inbox_rejected, 0, "{:?}", first.outcomes);
+    world.fake.heal();
+    check(
+        &world,
+        &poll,
+        &[
+            "close acme/app#1",
+            "close acme/governance#100",
+            "=> acme/governance#100 (acme/app#1) rejected: rejected by alice: pull request and issue closed",
+        ],
+    );
+}
+
+#[test]
 fn the_latest_signal_wins_and_a_later_thumbs_down_rejects() {
     let poll = Poll::new();
     let world = asked(&poll, quadrant_d());

@@ -1,0 +1,181 @@
+//! `mp tick` through the REST client: a world over the loopback server, the HTTP cache
+//! between runs, a live-mode tick against `mp dev serve-world`, and missing credentials.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+use predicates::prelude::*;
+use serde_json::Value;
+
+use crate::{mp, workspace_root};
+
+fn demo() -> std::path::PathBuf {
+    workspace_root().join("fixtures/worlds/demo.yaml")
+}
+
+fn tick_json(args: &[&str]) -> Value {
+    let assert = mp()
+        .args(["tick", "--format", "json"])
+        .args(args)
+        .env_remove("MP_API_URL")
+        .assert()
+        .success();
+    serde_json::from_slice(&assert.get_output().stdout).expect("one JSON document")
+}
+
+#[test]
+fn the_demo_through_rest_writes_what_the_in_memory_run_writes() {
+    let world = demo();
+    let world = world.to_str().expect("a UTF-8 path");
+    let memory = tick_json(&["--world", world]);
+    let rest = tick_json(&["--world", world, "--adapter", "rest"]);
+    assert_eq!(rest["writes"], memory["writes"]);
+    assert_eq!(rest["outcomes"], memory["outcomes"]);
+    assert!(memory.get("http").is_none(), "no HTTP in memory");
+    let requests = rest["http"]["requests"].as_u64().expect("a request count");
+    let calls: u64 = rest["calls"]
+        .as_object()
+        .expect("calls")
+        .values()
+        .filter_map(Value::as_u64)
+        .sum();
+    assert_eq!(requests, calls, "calls are the requests per route");
+}
+
+#[test]
+fn a_corrupt_http_cache_is_a_warning_and_an_empty_cache() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let cache = dir.path().join("http.json");
+    std::fs::write(&cache, "{ not json").expect("write");
+    mp().args(["tick", "--dry-run", "--adapter", "rest", "--world"])
+        .arg(demo())
+        .arg("--http-cache")
+        .arg(&cache)
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("warning"));
+    let text = std::fs::read_to_string(&cache).expect("rewritten");
+    serde_json::from_str::<Value>(&text).expect("a valid cache file afterwards");
+}
+
+#[test]
+fn a_live_tick_without_credentials_exits_2_naming_the_variables() {
+    mp().args(["tick", "--config"])
+        .arg(workspace_root().join("examples/solo-developer"))
+        .env_remove("MP_GITHUB_TOKEN")
+        .env_remove("MP_APP_ID")
+        .env_remove("MP_APP_PRIVATE_KEY")
+        .env_remove("MP_APP_PRIVATE_KEY_PATH")
+        .assert()
+        .code(2)
+        .stderr(
+            predicates::str::contains("MP_GITHUB_TOKEN")
+                .and(predicates::str::contains("MP_APP_ID")),
+        );
+}
+
+/// `mp dev serve-world`, killed on drop, with the reader of its standard output.
+struct Served(
+    Child,
+    Option<std::io::Lines<BufReader<std::process::ChildStdout>>>,
+);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Serves the demo world and writes its configuration into `dir/config`; returns the
+/// server, its URL and the configuration directory.
+fn serve_demo(dir: &std::path::Path) -> (Served, String, std::path::PathBuf) {
+    let config = dir.join("config");
+    let child = Command::new(assert_cmd::cargo::cargo_bin!("mp"))
+        .args(["dev", "serve-world"])
+        .arg(demo())
+        .arg("--config-out")
+        .arg(&config)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("mp dev serve-world starts");
+    let mut served = Served(child, None);
+    let stdout = served.0.stdout.take().expect("piped stdout");
+    // The reader lives as long as the server: a closed pipe would stop it.
+    let mut lines = BufReader::new(stdout).lines();
+    let first = lines.next().expect("a first line").expect("readable");
+    served.1 = Some(lines);
+    let url = first
+        .rsplit(' ')
+        .next()
+        .filter(|u| u.starts_with("http://127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no URL in {first:?}"))
+        .to_owned();
+    (served, url, config)
+}
+
+/// `mp tick --config DIR --api-url URL --format json` with a token, plus `extra`.
+fn live_tick(url: &str, config: &std::path::Path, extra: &[&str]) -> (Value, String) {
+    let assert = mp()
+        .args(["tick", "--format", "json", "--api-url", url, "--config"])
+        .arg(config)
+        .args(extra)
+        .env("MP_GITHUB_TOKEN", "ghs_LIVESENTINEL")
+        .env_remove("MP_APP_ID")
+        .assert()
+        .success();
+    let output = assert.get_output();
+    let doc = serde_json::from_slice(&output.stdout).expect("one JSON document");
+    (doc, String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+#[test]
+fn the_http_cache_file_turns_unchanged_reads_into_free_304s() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let (_served, url, config) = serve_demo(dir.path());
+    let cache = dir.path().join("http.json");
+    let cache = cache.to_str().expect("a UTF-8 path");
+    let args = ["--dry-run", "--http-cache", cache];
+    let (cold, _) = live_tick(&url, &config, &args);
+    let cold_304 = cold["http"]["not_modified"].as_u64().expect("a count");
+    let (warm, _) = live_tick(&url, &config, &args);
+    let not_modified = warm["http"]["not_modified"].as_u64().expect("a count");
+    let requests = warm["http"]["requests"].as_u64().expect("a count");
+    // Within one tick only repeated reads (main before each merge) can be 304; with the
+    // cache file, every unchanged resource is.
+    assert!(
+        not_modified > cold_304 + 20,
+        "cold {}, warm {}",
+        cold["http"],
+        warm["http"]
+    );
+    assert_eq!(
+        warm["http"]["rate_limited_requests"].as_u64(),
+        Some(requests - not_modified)
+    );
+    assert_eq!(
+        warm["writes"], cold["writes"],
+        "the cache changes no decision"
+    );
+}
+
+#[test]
+fn a_live_tick_against_a_served_world_merges_like_the_world_tick() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let (_served, url, config) = serve_demo(dir.path());
+    let (live, text) = live_tick(&url, &config, &[]);
+    assert!(!text.contains("LIVESENTINEL"), "the token leaked: {text}");
+    let actions = |doc: &Value| -> Vec<(String, String)> {
+        doc["outcomes"]
+            .as_array()
+            .expect("outcomes")
+            .iter()
+            .map(|o| (o["pr"].to_string(), o["action"].to_string()))
+            .collect()
+    };
+    let world = demo();
+    let world_tick = tick_json(&["--world", world.to_str().expect("a UTF-8 path")]);
+    assert_eq!(actions(&live), actions(&world_tick));
+    assert!(live["http"]["requests"].as_u64().is_some_and(|n| n > 0));
+}

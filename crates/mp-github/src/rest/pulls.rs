@@ -1,0 +1,512 @@
+//! `impl GitHub for RestGitHub`: pull requests, their commits, files, checks and timeline,
+//! comments, labels, issues, merges and branch updates over REST.
+
+use mp_core::context::{
+    CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, Reaction,
+};
+use mp_core::ids::{CommitSha, Login, PrNumber, RepoName};
+use mp_core::port::{
+    GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeMethod, MergeRequest, NewIssue,
+    PullRequest, UpdateBranchOutcome,
+};
+use reqwest::{Method, Url};
+use serde_json::json;
+
+use super::RestGitHub;
+use super::model::{
+    self, BranchJson, CheckRunsPage, CommentJson, CommitJson, Convert, FileJson, IssueJson,
+    MergeJson, PullJson, ReactionJson, TimelineEventJson,
+};
+use super::transport::Request;
+use crate::memory::Endpoint;
+
+/// GitHub lists at most this many commits of a pull request.
+pub(crate) const PULL_COMMITS_CAP: u32 = 250;
+
+/// `owner/repo#N`.
+pub(crate) fn reference(repo: &RepoName, number: PrNumber) -> String {
+    format!("{repo}#{number}")
+}
+
+/// `url` with `per_page=100` and the given query pairs.
+pub(crate) fn listing(mut url: Url, pairs: &[(&str, &str)]) -> Url {
+    {
+        let mut query = url.query_pairs_mut();
+        for (name, value) in pairs {
+            query.append_pair(name, value);
+        }
+        query.append_pair("per_page", "100");
+    }
+    url
+}
+
+impl RestGitHub {
+    /// Sends a write and returns its answer, whatever its status.
+    pub(crate) async fn write(
+        &self,
+        method: Method,
+        endpoint: Endpoint,
+        url: Url,
+        repo: &RepoName,
+        body: Option<serde_json::Value>,
+    ) -> Result<super::transport::Answer, GitHubError> {
+        let request = Request::write(method, endpoint.route(), url, repo, body);
+        self.transport.send(&request).await
+    }
+
+    /// Reads one JSON object.
+    pub(crate) async fn read<T: serde::de::DeserializeOwned>(
+        &self,
+        endpoint: Endpoint,
+        url: Url,
+        repo: &RepoName,
+        what: impl FnOnce() -> String,
+    ) -> Result<T, GitHubError> {
+        let request = Request::get(endpoint.route(), url, repo);
+        self.transport.get_json(&request, what).await
+    }
+
+    pub(crate) fn convert(endpoint: Endpoint) -> Convert {
+        Convert {
+            route: endpoint.route(),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl GitHub for RestGitHub {
+    async fn bot_login(&self) -> Result<Login, GitHubError> {
+        let transport = &self.transport;
+        self.bot
+            .get_or_try_init(|| {
+                transport
+                    .auth()
+                    .bot_login(transport.http(), transport.api_url())
+            })
+            .await
+            .cloned()
+    }
+
+    fn rate_limit_remaining(&self) -> Option<u32> {
+        self.transport.rate_limit_remaining()
+    }
+
+    async fn open_pulls(&self, repo: &RepoName) -> Result<Vec<PullRequest>, GitHubError> {
+        let endpoint = Endpoint::ListPulls;
+        let url = listing(
+            self.transport.repo_url(repo, &["pulls"]),
+            &[("state", "open"), ("sort", "created"), ("direction", "asc")],
+        );
+        let what = || format!("repository {repo}");
+        let pulls: Vec<PullJson> = self
+            .transport
+            .get_pages(
+                endpoint.route(),
+                url,
+                repo,
+                &what,
+                None,
+                |page: Vec<PullJson>| page,
+            )
+            .await?;
+        let convert = Self::convert(endpoint);
+        pulls.into_iter().map(|p| convert.pull(repo, p)).collect()
+    }
+
+    async fn pull(&self, repo: &RepoName, number: PrNumber) -> Result<PullRequest, GitHubError> {
+        let endpoint = Endpoint::GetPull;
+        let url = self
+            .transport
+            .repo_url(repo, &["pulls", &number.to_string()]);
+        let json: PullJson = self
+            .read(endpoint, url, repo, || {
+                format!("pull request {}", reference(repo, number))
+            })
+            .await?;
+        Self::convert(endpoint).pull(repo, json)
+    }
+
+    async fn pull_commits(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<CommitContext>, GitHubError> {
+        let endpoint = Endpoint::ListPullCommits;
+        let n = number.to_string();
+        let url = listing(
+            self.transport.repo_url(repo, &["pulls", &n, "commits"]),
+            &[],
+        );
+        let what = || format!("pull request {}", reference(repo, number));
+        let commits: Vec<CommitJson> = self
+            .transport
+            .get_pages(
+                endpoint.route(),
+                url,
+                repo,
+                &what,
+                None,
+                |page: Vec<CommitJson>| page,
+            )
+            .await?;
+        if commits.len() >= PULL_COMMITS_CAP as usize {
+            return Err(GitHubError::Truncated {
+                what: format!("{} commits", reference(repo, number)),
+                limit: PULL_COMMITS_CAP,
+            });
+        }
+        let convert = Self::convert(endpoint);
+        commits.into_iter().map(|c| convert.commit(c)).collect()
+    }
+
+    async fn pull_files(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<FileChange>, GitHubError> {
+        let endpoint = Endpoint::ListPullFiles;
+        let n = number.to_string();
+        let url = listing(self.transport.repo_url(repo, &["pulls", &n, "files"]), &[]);
+        let what = || format!("pull request {}", reference(repo, number));
+        self.transport
+            .get_pages(
+                endpoint.route(),
+                url,
+                repo,
+                &what,
+                None,
+                |page: Vec<FileJson>| page.into_iter().map(model::file_change).collect(),
+            )
+            .await
+    }
+
+    async fn check_runs(
+        &self,
+        repo: &RepoName,
+        sha: &CommitSha,
+    ) -> Result<Vec<CheckRun>, GitHubError> {
+        let endpoint = Endpoint::ListCheckRuns;
+        let url = listing(
+            self.transport
+                .repo_url(repo, &["commits", sha.as_str(), "check-runs"]),
+            &[("filter", "all")],
+        );
+        let what = || format!("commit {sha} in {repo}");
+        self.transport
+            .get_pages(
+                endpoint.route(),
+                url,
+                repo,
+                &what,
+                None,
+                |page: CheckRunsPage| page.check_runs.into_iter().map(model::check_run).collect(),
+            )
+            .await
+    }
+
+    async fn label_events(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<LabelEvent>, GitHubError> {
+        let endpoint = Endpoint::ListTimeline;
+        let n = number.to_string();
+        let url = listing(
+            self.transport.repo_url(repo, &["issues", &n, "timeline"]),
+            &[],
+        );
+        let what = || format!("issue {}", reference(repo, number));
+        self.transport
+            .get_pages(
+                endpoint.route(),
+                url,
+                repo,
+                &what,
+                None,
+                |page: Vec<TimelineEventJson>| {
+                    page.into_iter().filter_map(model::label_event).collect()
+                },
+            )
+            .await
+    }
+
+    async fn comments(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<Comment>, GitHubError> {
+        let endpoint = Endpoint::ListComments;
+        let n = number.to_string();
+        let url = listing(
+            self.transport.repo_url(repo, &["issues", &n, "comments"]),
+            &[],
+        );
+        let what = || format!("issue {}", reference(repo, number));
+        let convert = Self::convert(endpoint);
+        self.transport
+            .get_pages(
+                endpoint.route(),
+                url,
+                repo,
+                &what,
+                None,
+                |page: Vec<CommentJson>| page.into_iter().map(|c| convert.comment(c)).collect(),
+            )
+            .await
+    }
+
+    async fn reactions(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<Reaction>, GitHubError> {
+        let endpoint = Endpoint::ListReactions;
+        let n = number.to_string();
+        let url = listing(
+            self.transport.repo_url(repo, &["issues", &n, "reactions"]),
+            &[],
+        );
+        let what = || format!("issue {}", reference(repo, number));
+        let reactions: Vec<ReactionJson> = self
+            .transport
+            .get_pages(
+                endpoint.route(),
+                url,
+                repo,
+                &what,
+                None,
+                |page: Vec<ReactionJson>| page,
+            )
+            .await?;
+        let convert = Self::convert(endpoint);
+        reactions.into_iter().map(|r| convert.reaction(r)).collect()
+    }
+
+    async fn branch_head(&self, repo: &RepoName, branch: &str) -> Result<CommitSha, GitHubError> {
+        let endpoint = Endpoint::GetBranch;
+        let mut segments = vec!["branches"];
+        segments.extend(branch.split('/'));
+        let url = self.transport.repo_url(repo, &segments);
+        let json: BranchJson = self
+            .read(endpoint, url, repo, || format!("branch {branch} of {repo}"))
+            .await?;
+        Self::convert(endpoint).sha(&json.commit.sha)
+    }
+
+    async fn issues(&self, repo: &RepoName, query: &IssueQuery) -> Result<Vec<Issue>, GitHubError> {
+        let endpoint = Endpoint::ListIssues;
+        let state = match query.state {
+            Some(IssueState::Open) => "open",
+            Some(IssueState::Closed) => "closed",
+            None => "all",
+        };
+        let labels = query.labels.join(",");
+        let mut pairs = vec![("state", state)];
+        if !labels.is_empty() {
+            pairs.push(("labels", labels.as_str()));
+        }
+        let url = listing(self.transport.repo_url(repo, &["issues"]), &pairs);
+        let what = || format!("repository {repo}");
+        let issues: Vec<IssueJson> = self
+            .transport
+            .get_pages(
+                endpoint.route(),
+                url,
+                repo,
+                &what,
+                None,
+                |page: Vec<IssueJson>| page,
+            )
+            .await?;
+        let convert = Self::convert(endpoint);
+        issues.into_iter().map(|i| convert.issue(repo, i)).collect()
+    }
+
+    async fn create_comment(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        body: &str,
+    ) -> Result<Comment, GitHubError> {
+        let endpoint = Endpoint::CreateComment;
+        let n = number.to_string();
+        let url = self.transport.repo_url(repo, &["issues", &n, "comments"]);
+        let answer = self
+            .write(
+                Method::POST,
+                endpoint,
+                url,
+                repo,
+                Some(json!({ "body": body })),
+            )
+            .await?;
+        if !answer.is_success() {
+            return Err(answer.refusal(|| format!("issue {}", reference(repo, number))));
+        }
+        Ok(Self::convert(endpoint).comment(answer.json::<CommentJson>()?))
+    }
+
+    async fn update_comment(
+        &self,
+        repo: &RepoName,
+        id: CommentId,
+        body: &str,
+    ) -> Result<(), GitHubError> {
+        let endpoint = Endpoint::UpdateComment;
+        let url = self
+            .transport
+            .repo_url(repo, &["issues", "comments", &id.get().to_string()]);
+        let answer = self
+            .write(
+                Method::PATCH,
+                endpoint,
+                url,
+                repo,
+                Some(json!({ "body": body })),
+            )
+            .await?;
+        if !answer.is_success() {
+            return Err(answer.refusal(|| format!("comment {} in {repo}", id.get())));
+        }
+        Ok(())
+    }
+
+    async fn add_labels(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        labels: &[String],
+    ) -> Result<(), GitHubError> {
+        let endpoint = Endpoint::AddLabels;
+        let n = number.to_string();
+        let url = self.transport.repo_url(repo, &["issues", &n, "labels"]);
+        let answer = self
+            .write(
+                Method::POST,
+                endpoint,
+                url,
+                repo,
+                Some(json!({ "labels": labels })),
+            )
+            .await?;
+        if !answer.is_success() {
+            return Err(answer.refusal(|| format!("issue {}", reference(repo, number))));
+        }
+        Ok(())
+    }
+
+    async fn remove_label(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        label: &str,
+    ) -> Result<(), GitHubError> {
+        let endpoint = Endpoint::RemoveLabel;
+        let n = number.to_string();
+        let url = self
+            .transport
+            .repo_url(repo, &["issues", &n, "labels", label]);
+        let answer = self
+            .write(Method::DELETE, endpoint, url, repo, None)
+            .await?;
+        // 404: the label is not on the issue, which is what was asked.
+        if answer.is_success() || answer.status == 404 {
+            return Ok(());
+        }
+        Err(answer.refusal(|| format!("issue {}", reference(repo, number))))
+    }
+
+    async fn create_issue(&self, repo: &RepoName, issue: &NewIssue) -> Result<Issue, GitHubError> {
+        let endpoint = Endpoint::CreateIssue;
+        let url = self.transport.repo_url(repo, &["issues"]);
+        let body = json!({ "title": issue.title, "body": issue.body, "labels": issue.labels });
+        let answer = self
+            .write(Method::POST, endpoint, url, repo, Some(body))
+            .await?;
+        if !answer.is_success() {
+            return Err(answer.refusal(|| format!("repository {repo}")));
+        }
+        Self::convert(endpoint).issue(repo, answer.json::<IssueJson>()?)
+    }
+
+    async fn close_issue(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError> {
+        let endpoint = Endpoint::UpdateIssue;
+        let url = self
+            .transport
+            .repo_url(repo, &["issues", &number.to_string()]);
+        let body = json!({ "state": "closed" });
+        let answer = self
+            .write(Method::PATCH, endpoint, url, repo, Some(body))
+            .await?;
+        if !answer.is_success() {
+            return Err(answer.refusal(|| format!("issue {}", reference(repo, number))));
+        }
+        Ok(())
+    }
+
+    async fn merge_pull(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        request: &MergeRequest,
+    ) -> Result<CommitSha, GitHubError> {
+        let endpoint = Endpoint::MergePull;
+        let n = number.to_string();
+        let url = self.transport.repo_url(repo, &["pulls", &n, "merge"]);
+        let method = match request.method {
+            MergeMethod::Squash => "squash",
+            other => {
+                return Err(GitHubError::Unavailable {
+                    route: endpoint.route().to_owned(),
+                    message: format!("merge method {other:?} is not supported"),
+                });
+            }
+        };
+        let mut body = json!({ "sha": request.head_sha.as_str(), "merge_method": method });
+        // The port's message is the squash commit's body (the identity block); GitHub
+        // keeps its default title, `<pull request title> (#N)`.
+        if let Some(message) = &request.commit_message {
+            body["commit_message"] = json!(message);
+        }
+        let answer = self
+            .write(Method::PUT, endpoint, url, repo, Some(body))
+            .await?;
+        let pr = reference(repo, number);
+        match answer.status {
+            200..=299 => Self::convert(endpoint).sha(&answer.json::<MergeJson>()?.sha),
+            405 => Err(GitHubError::NotMergeable {
+                pr,
+                message: answer.message(),
+            }),
+            409 => Err(GitHubError::HeadMoved {
+                pr,
+                expected: request.head_sha.clone(),
+            }),
+            _ => Err(answer.refusal(|| format!("pull request {pr}"))),
+        }
+    }
+
+    async fn update_branch(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        expected_head: &CommitSha,
+    ) -> Result<UpdateBranchOutcome, GitHubError> {
+        let endpoint = Endpoint::UpdateBranch;
+        let n = number.to_string();
+        let url = self
+            .transport
+            .repo_url(repo, &["pulls", &n, "update-branch"]);
+        let body = json!({ "expected_head_sha": expected_head.as_str() });
+        let answer = self
+            .write(Method::PUT, endpoint, url, repo, Some(body))
+            .await?;
+        match answer.status {
+            200..=299 => Ok(UpdateBranchOutcome::Accepted),
+            422 => Ok(UpdateBranchOutcome::Refused {
+                message: answer.message(),
+            }),
+            _ => Err(answer.refusal(|| format!("pull request {}", reference(repo, number)))),
+        }
+    }
+}

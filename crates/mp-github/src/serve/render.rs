@@ -1,0 +1,449 @@
+//! GitHub's JSON shapes for the world's values: users, labels, pull requests, issues,
+//! commits, files, check runs, comments, reactions and timeline events.
+//!
+//! Ids GitHub would assign and the world does not keep are derived from the item's name,
+//! so the same item always gets the same id.
+
+use mp_core::context::{
+    CheckRun, Comment, LabelAction, LabelEvent, PrState, Reaction, ReactionKind,
+};
+use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
+use mp_core::port::{Issue, IssueState};
+use serde_json::{Value, json};
+use sha1::{Digest, Sha1};
+
+use crate::world::{Commit, IssueRecord, Pull, PullFile, Repo};
+
+/// A stable numeric id for `key` of kind `kind`, below 2^48 so JSON readers keep it exact.
+pub(super) fn stable_id(kind: &str, key: &str) -> u64 {
+    let mut hasher = Sha1::new();
+    hasher.update(kind.as_bytes());
+    hasher.update(b"\0");
+    hasher.update(key.as_bytes());
+    let digest = hasher.finalize();
+    let mut id = 0_u64;
+    for byte in digest.iter().take(6) {
+        id = (id << 8) | u64::from(*byte);
+    }
+    id.max(1)
+}
+
+fn node_id(prefix: &str, id: u64) -> String {
+    format!("{prefix}_loopback{id}")
+}
+
+/// A time as GitHub writes it, or `null` when the world does not know it.
+pub(super) fn time(at: Option<Timestamp>) -> Value {
+    at.map_or(Value::Null, |at| Value::String(at.to_string()))
+}
+
+/// A user object.
+pub(super) fn user(base: &str, login: &str) -> Value {
+    let id = stable_id("user", login);
+    let kind = if login.ends_with("[bot]") {
+        "Bot"
+    } else {
+        "User"
+    };
+    json!({
+        "login": login,
+        "id": id,
+        "node_id": node_id("U", id),
+        "type": kind,
+        "site_admin": false,
+        "url": format!("{base}/users/{login}"),
+        "html_url": format!("https://github.com/{login}"),
+    })
+}
+
+/// A user object, or `null`.
+pub(super) fn user_or_null(base: &str, login: Option<&Login>) -> Value {
+    login.map_or(Value::Null, |login| user(base, login.as_str()))
+}
+
+/// A label object.
+pub(super) fn label(base: &str, repo: &RepoName, name: &str) -> Value {
+    let id = stable_id("label", &format!("{repo}:{name}"));
+    json!({
+        "id": id,
+        "node_id": node_id("LA", id),
+        "url": format!("{base}/repos/{repo}/labels/{name}"),
+        "name": name,
+        "color": "ededed",
+        "default": false,
+        "description": Value::Null,
+    })
+}
+
+fn labels(base: &str, repo: &RepoName, names: &[String]) -> Value {
+    Value::Array(names.iter().map(|n| label(base, repo, n)).collect())
+}
+
+/// A repository object.
+pub(super) fn repository(base: &str, repo: &RepoName) -> Value {
+    let id = stable_id("repo", repo.as_str());
+    json!({
+        "id": id,
+        "node_id": node_id("R", id),
+        "name": repo.name(),
+        "full_name": repo.as_str(),
+        "private": false,
+        "owner": user(base, repo.owner()),
+        "url": format!("{base}/repos/{repo}"),
+        "html_url": format!("https://github.com/{repo}"),
+        "default_branch": "main",
+    })
+}
+
+fn branch_end(base: &str, repo: &RepoName, git_ref: &str, sha: &CommitSha) -> Value {
+    json!({
+        "label": format!("{}:{git_ref}", repo.owner()),
+        "ref": git_ref,
+        "sha": sha.as_str(),
+        "user": user(base, repo.owner()),
+        "repo": repository(base, repo),
+    })
+}
+
+/// When a merged pull request was merged: its merge commit's date, else the world's clock.
+fn merged_at(repo: &Repo, pull: &Pull, now: Timestamp) -> Option<Timestamp> {
+    if !pull.merged {
+        return None;
+    }
+    let date = pull
+        .merge_commit
+        .as_ref()
+        .and_then(|sha| repo.commit(sha))
+        .and_then(|c| c.date);
+    Some(date.unwrap_or(now))
+}
+
+fn state_name(state: PrState) -> &'static str {
+    match state {
+        PrState::Open => "open",
+        PrState::Closed => "closed",
+    }
+}
+
+/// A pull request; `full` adds what only `GET /pulls/{n}` sends (`merged`, `mergeable`,
+/// `merged_by`, counts).
+pub(super) fn pull(base: &str, repo: &Repo, pull: &Pull, now: Timestamp, full: bool) -> Value {
+    let name = &repo.name;
+    let id = stable_id("pull", &format!("{name}#{}", pull.number));
+    let merged_at = merged_at(repo, pull, now);
+    let closed_at = match pull.state {
+        PrState::Open => None,
+        PrState::Closed => Some(merged_at.unwrap_or(now)),
+    };
+    let number = pull.number;
+    let mut value = json!({
+        "url": format!("{base}/repos/{name}/pulls/{number}"),
+        "id": id,
+        "node_id": node_id("PR", id),
+        "html_url": format!("https://github.com/{name}/pull/{number}"),
+        "issue_url": format!("{base}/repos/{name}/issues/{number}"),
+        "number": number.get(),
+        "state": state_name(pull.state),
+        "locked": false,
+        "title": pull.title,
+        "user": user(base, pull.author.as_str()),
+        "body": body_or_null(&pull.body),
+        "labels": labels(base, name, &pull.labels),
+        "created_at": time(pull.created_at),
+        "updated_at": time(pull.created_at),
+        "closed_at": time(closed_at),
+        "merged_at": time(merged_at),
+        "merge_commit_sha": pull.merge_commit.as_ref().map(CommitSha::as_str),
+        "draft": false,
+        "head": branch_end(base, name, &pull.head_ref, &pull.head_sha),
+        "base": branch_end(base, name, &pull.base_ref, &pull.base_sha),
+        "author_association": "CONTRIBUTOR",
+    });
+    if full && let Value::Object(map) = &mut value {
+        let additions: u64 = pull.files.iter().map(|f| f.change.additions).sum();
+        let deletions: u64 = pull.files.iter().map(|f| f.change.deletions).sum();
+        let extra = json!({
+            "merged": pull.merged,
+            "mergeable": pull.mergeable,
+            "mergeable_state": if pull.mergeable { "clean" } else { "dirty" },
+            "merged_by": user_or_null(base, pull.merged_by.as_ref()),
+            "comments": pull.comments.len(),
+            "review_comments": 0,
+            "commits": pull.commits.len(),
+            "additions": additions,
+            "deletions": deletions,
+            "changed_files": pull.files.len(),
+        });
+        if let Value::Object(extra) = extra {
+            map.extend(extra);
+        }
+    }
+    value
+}
+
+fn body_or_null(body: &str) -> Value {
+    if body.is_empty() {
+        Value::Null
+    } else {
+        Value::String(body.to_owned())
+    }
+}
+
+/// An issue as the issues API lists it (pull requests carry a `pull_request` key).
+pub(super) fn issue(base: &str, issue: &Issue, comments: usize) -> Value {
+    let name = &issue.repo;
+    let number = issue.number;
+    let id = stable_id("issue", &format!("{name}#{number}"));
+    let state = match issue.state {
+        IssueState::Open => "open",
+        IssueState::Closed => "closed",
+    };
+    let mut value = json!({
+        "url": format!("{base}/repos/{name}/issues/{number}"),
+        "id": id,
+        "node_id": node_id("I", id),
+        "html_url": format!("https://github.com/{name}/issues/{number}"),
+        "number": number.get(),
+        "title": issue.title,
+        "user": user_or_null(base, issue.author.as_ref()),
+        "labels": labels(base, name, &issue.labels),
+        "state": state,
+        "locked": false,
+        "comments": comments,
+        "created_at": time(issue.created_at),
+        "updated_at": time(issue.created_at),
+        "closed_at": Value::Null,
+        "body": body_or_null(&issue.body),
+        "author_association": "NONE",
+    });
+    if issue.is_pull_request
+        && let Value::Object(map) = &mut value
+    {
+        map.insert(
+            "pull_request".to_owned(),
+            json!({
+                "url": format!("{base}/repos/{name}/pulls/{number}"),
+                "html_url": format!("https://github.com/{name}/pull/{number}"),
+                "diff_url": format!("https://github.com/{name}/pull/{number}.diff"),
+                "patch_url": format!("https://github.com/{name}/pull/{number}.patch"),
+            }),
+        );
+    }
+    value
+}
+
+/// The issue or pull request numbered `number` as the issues API shows it, with its
+/// comment count.
+pub(super) fn thread_issue(repo: &Repo, number: PrNumber) -> Option<(Issue, usize)> {
+    if let Some(pull) = repo.pull(number) {
+        let state = match pull.state {
+            PrState::Open => IssueState::Open,
+            PrState::Closed => IssueState::Closed,
+        };
+        let issue = Issue {
+            repo: repo.name.clone(),
+            number,
+            title: pull.title.clone(),
+            body: pull.body.clone(),
+            state,
+            labels: pull.labels.clone(),
+            author: Some(pull.author.clone()),
+            created_at: pull.created_at,
+            is_pull_request: true,
+        };
+        return Some((issue, pull.comments.len()));
+    }
+    let record: &IssueRecord = repo.issue(number)?;
+    let issue = Issue {
+        repo: repo.name.clone(),
+        number,
+        title: record.title.clone(),
+        body: record.body.clone(),
+        state: record.state,
+        labels: record.labels.clone(),
+        author: record.author.clone(),
+        created_at: record.created_at,
+        is_pull_request: false,
+    };
+    Some((issue, record.comments.len()))
+}
+
+/// Current labels of the issue or pull request numbered `number`.
+pub(super) fn thread_labels(repo: &Repo, number: PrNumber) -> Option<Vec<String>> {
+    repo.pull(number)
+        .map(|p| p.labels.clone())
+        .or_else(|| repo.issue(number).map(|i| i.labels.clone()))
+}
+
+fn git_person(login: Option<&Login>, date: Option<Timestamp>) -> Value {
+    let (name, email) = match login {
+        Some(login) => {
+            let name = login.as_str().to_owned();
+            let email = format!("{}@users.noreply.github.com", login.as_str());
+            (name, email)
+        }
+        None => ("unknown".to_owned(), "unknown@example.invalid".to_owned()),
+    };
+    json!({ "name": name, "email": email, "date": time(date) })
+}
+
+/// A commit object with its full message.
+pub(super) fn commit(base: &str, repo: &RepoName, commit: &Commit) -> Value {
+    let sha = commit.sha.as_str();
+    let parents: Vec<Value> = commit
+        .parents
+        .iter()
+        .map(|p| {
+            json!({
+                "sha": p.as_str(),
+                "url": format!("{base}/repos/{repo}/commits/{p}"),
+                "html_url": format!("https://github.com/{repo}/commit/{p}"),
+            })
+        })
+        .collect();
+    let tree = hex::encode(Sha1::digest(format!("tree of {sha}").as_bytes()));
+    json!({
+        "sha": sha,
+        "node_id": node_id("C", stable_id("commit", sha)),
+        "url": format!("{base}/repos/{repo}/commits/{sha}"),
+        "html_url": format!("https://github.com/{repo}/commit/{sha}"),
+        "commit": {
+            "author": git_person(commit.author.as_ref(), commit.date),
+            "committer": git_person(commit.committer.as_ref(), commit.date),
+            "message": commit.message,
+            "tree": { "sha": tree, "url": format!("{base}/repos/{repo}/git/trees/{tree}") },
+            "comment_count": 0,
+        },
+        "author": user_or_null(base, commit.author.as_ref()),
+        "committer": user_or_null(base, commit.committer.as_ref()),
+        "parents": parents,
+    })
+}
+
+/// One changed file of a pull request.
+pub(super) fn pull_file(base: &str, repo: &RepoName, file: &PullFile) -> Value {
+    let change = &file.change;
+    let sha = file
+        .content
+        .as_ref()
+        .map(|c| mp_core::branch::drift::blob_sha(c.as_bytes()));
+    let mut value = json!({
+        "sha": sha,
+        "filename": change.path,
+        "status": change.status.as_str(),
+        "additions": change.additions,
+        "deletions": change.deletions,
+        "changes": change.additions + change.deletions,
+        "contents_url": format!("{base}/repos/{repo}/contents/{}", change.path),
+    });
+    if let (Some(previous), Value::Object(map)) = (&change.previous_filename, &mut value) {
+        map.insert("previous_filename".to_owned(), json!(previous));
+    }
+    value
+}
+
+/// One check run on `head_sha`; `index` is its position on the commit.
+pub(super) fn check_run(
+    base: &str,
+    repo: &RepoName,
+    head_sha: &CommitSha,
+    index: usize,
+    run: &CheckRun,
+) -> Value {
+    let id = stable_id("check", &format!("{repo}@{head_sha}#{index}"));
+    let app = run.app_slug.as_ref().map(|slug| {
+        let app_id = stable_id("app", slug);
+        json!({ "id": app_id, "slug": slug, "name": slug, "node_id": node_id("A", app_id) })
+    });
+    json!({
+        "id": id,
+        "node_id": node_id("CR", id),
+        "name": run.name,
+        "head_sha": head_sha.as_str(),
+        "status": run.status.as_str(),
+        "conclusion": run.conclusion.as_ref().map(|c| c.as_str().to_owned()),
+        "started_at": time(run.started_at),
+        "completed_at": time(run.completed_at),
+        "url": format!("{base}/repos/{repo}/check-runs/{id}"),
+        "app": app,
+        "output": {
+            "title": Value::Null,
+            "summary": run.output_summary,
+            "text": Value::Null,
+            "annotations_count": 0,
+        },
+    })
+}
+
+/// A comment; `number` is the issue or pull request it is on, when known.
+pub(super) fn comment(
+    base: &str,
+    repo: &RepoName,
+    number: Option<PrNumber>,
+    comment: &Comment,
+) -> Value {
+    let id = comment.id.get();
+    let issue_url = number.map(|n| format!("{base}/repos/{repo}/issues/{n}"));
+    let html_url =
+        number.map(|n| format!("https://github.com/{repo}/issues/{n}#issuecomment-{id}"));
+    json!({
+        "id": id,
+        "node_id": node_id("IC", id),
+        "url": format!("{base}/repos/{repo}/issues/comments/{id}"),
+        "html_url": html_url,
+        "issue_url": issue_url,
+        "body": comment.body,
+        "user": user_or_null(base, comment.author.as_ref()),
+        "created_at": time(comment.created_at),
+        "updated_at": time(comment.created_at),
+        "author_association": "NONE",
+    })
+}
+
+/// A reaction; `index` is its position on the issue.
+pub(super) fn reaction(
+    base: &str,
+    repo: &RepoName,
+    number: PrNumber,
+    index: usize,
+    reaction: &Reaction,
+) -> Value {
+    let id = stable_id("reaction", &format!("{repo}#{number}/{index}"));
+    let content = match &reaction.kind {
+        ReactionKind::ThumbsUp => "+1",
+        ReactionKind::ThumbsDown => "-1",
+        ReactionKind::Other(other) => other.as_str(),
+    };
+    json!({
+        "id": id,
+        "node_id": node_id("REA", id),
+        "user": user(base, reaction.user.as_str()),
+        "content": content,
+        "created_at": time(reaction.created_at),
+    })
+}
+
+/// A `labeled` / `unlabeled` timeline event; `index` is its position on the timeline.
+pub(super) fn label_event(
+    base: &str,
+    repo: &RepoName,
+    number: PrNumber,
+    index: usize,
+    event: &LabelEvent,
+) -> Value {
+    let id = stable_id("event", &format!("{repo}#{number}/{index}"));
+    let name = match event.action {
+        LabelAction::Labeled => "labeled",
+        LabelAction::Unlabeled => "unlabeled",
+    };
+    json!({
+        "id": id,
+        "node_id": node_id("LE", id),
+        "url": format!("{base}/repos/{repo}/issues/events/{id}"),
+        "actor": user_or_null(base, event.actor.as_ref()),
+        "event": name,
+        "commit_id": Value::Null,
+        "created_at": time(event.at),
+        "label": { "name": event.label, "color": "ededed" },
+    })
+}

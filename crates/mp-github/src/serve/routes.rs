@@ -1,0 +1,1075 @@
+//! The loopback server's routes: GitHub's REST paths, each answered through the
+//! `MemoryGitHub` port (every mutation goes through a port method, so the action log is the
+//! one a direct in-memory run writes) and rendered from the world where GitHub sends more
+//! than the port's values carry.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::header::{HeaderValue, LINK};
+use axum::http::{StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{MethodRouter, any, delete, get, patch, post, put};
+use base64::Engine as _;
+use mp_core::context::CommentId;
+use mp_core::ids::{CommitSha, PrNumber, RepoName};
+use mp_core::port::{
+    FileWrite, GitHub, GitHubError, GitHubHistory, IssueQuery, IssueState, MergeMethod,
+    MergeRequest, NewIssue, NewPull, UpdateBranchOutcome,
+};
+use serde_json::{Value, json};
+use sha1::{Digest, Sha1};
+
+use super::gate::{DOCUMENTATION_URL, Gated, Shared, gate};
+use super::page::paginate;
+use super::render;
+use crate::world::{Commit, Repo, World};
+
+type Ctx = State<Arc<Shared>>;
+type ApiResult = Result<Response, ApiError>;
+type Params = Query<BTreeMap<String, String>>;
+
+/// GitHub's most commits listed for a pull request.
+const PULL_COMMITS_CAP: usize = 250;
+
+/// An error answer: a status and GitHub's `{message, documentation_url}` body.
+#[derive(Debug)]
+pub(super) struct ApiError {
+    status: StatusCode,
+    message: String,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            message: message.into(),
+        }
+    }
+
+    fn not_found() -> Self {
+        Self::new(StatusCode::NOT_FOUND, "Not Found")
+    }
+
+    fn invalid(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNPROCESSABLE_ENTITY, message)
+    }
+}
+
+/// The port's refusals keep the port's message (so a client reports what a direct run
+/// reports); the others get GitHub's wording.
+impl From<GitHubError> for ApiError {
+    fn from(err: GitHubError) -> Self {
+        let (status, message) = match err {
+            GitHubError::NotFound { .. } => (StatusCode::NOT_FOUND, "Not Found".to_owned()),
+            GitHubError::HeadMoved { .. } => (
+                StatusCode::CONFLICT,
+                "Head branch was modified. Review and try the merge again.".to_owned(),
+            ),
+            GitHubError::NotMergeable { message, .. } => (StatusCode::METHOD_NOT_ALLOWED, message),
+            GitHubError::Conflict { message, .. } => (StatusCode::CONFLICT, message),
+            GitHubError::RateLimited { .. } => (
+                StatusCode::FORBIDDEN,
+                "API rate limit exceeded for installation ID 1.".to_owned(),
+            ),
+            GitHubError::Throttled { .. } => (
+                StatusCode::FORBIDDEN,
+                "You have exceeded a secondary rate limit.".to_owned(),
+            ),
+            GitHubError::Unavailable { message, .. } => (StatusCode::BAD_GATEWAY, message),
+            GitHubError::Status {
+                status, message, ..
+            } => (
+                StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+                message,
+            ),
+            other => (StatusCode::INTERNAL_SERVER_ERROR, other.to_string()),
+        };
+        Self { status, message }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = json!({ "message": self.message, "documentation_url": DOCUMENTATION_URL });
+        (self.status, axum::Json(body)).into_response()
+    }
+}
+
+/// The router, each route (and the fallback) behind the gate.
+pub(super) fn router(shared: Arc<Shared>) -> Router {
+    let gated = |path: Option<&'static str>, route: MethodRouter<Arc<Shared>>| {
+        let gated = Gated {
+            shared: Arc::clone(&shared),
+            path,
+        };
+        route.layer(axum::middleware::from_fn_with_state(gated, gate))
+    };
+    let routes: Vec<(&'static str, MethodRouter<Arc<Shared>>)> = vec![
+        ("/app", get(get_app)),
+        ("/user", get(get_user)),
+        ("/app/installations/{id}/access_tokens", post(create_token)),
+        ("/repos/{o}/{r}/installation", get(get_installation)),
+        ("/repos/{o}/{r}/pulls", get(list_pulls).post(create_pull)),
+        ("/repos/{o}/{r}/pulls/{n}", get(get_pull)),
+        ("/repos/{o}/{r}/pulls/{n}/commits", get(list_pull_commits)),
+        ("/repos/{o}/{r}/pulls/{n}/files", get(list_pull_files)),
+        ("/repos/{o}/{r}/pulls/{n}/merge", put(merge_pull)),
+        ("/repos/{o}/{r}/pulls/{n}/update-branch", put(update_branch)),
+        ("/repos/{o}/{r}/commits", get(list_commits)),
+        ("/repos/{o}/{r}/commits/{sha}", get(get_commit)),
+        (
+            "/repos/{o}/{r}/commits/{sha}/check-runs",
+            get(list_check_runs),
+        ),
+        ("/repos/{o}/{r}/commits/{sha}/pulls", get(list_commit_pulls)),
+        ("/repos/{o}/{r}/branches/{*branch}", get(get_branch)),
+        ("/repos/{o}/{r}/issues", get(list_issues).post(create_issue)),
+        ("/repos/{o}/{r}/issues/comments/{id}", patch(update_comment)),
+        ("/repos/{o}/{r}/issues/{n}", patch(update_issue)),
+        (
+            "/repos/{o}/{r}/issues/{n}/comments",
+            get(list_comments).post(create_comment),
+        ),
+        ("/repos/{o}/{r}/issues/{n}/labels", post(add_labels)),
+        (
+            "/repos/{o}/{r}/issues/{n}/labels/{label}",
+            delete(remove_label),
+        ),
+        ("/repos/{o}/{r}/issues/{n}/reactions", get(list_reactions)),
+        ("/repos/{o}/{r}/issues/{n}/timeline", get(list_timeline)),
+        (
+            "/repos/{o}/{r}/contents/{*path}",
+            get(get_contents).put(put_contents),
+        ),
+        ("/repos/{o}/{r}/git/trees/{*ref}", get(get_tree)),
+        ("/repos/{o}/{r}/git/refs", post(create_ref)),
+        ("/repos/{o}/{r}/_loopback/revert", post(push_revert)),
+    ];
+    let mut router = Router::new();
+    for (path, route) in routes {
+        router = router.route(path, gated(Some(path), route));
+    }
+    let fallback = gated(None, any(|| async { ApiError::not_found() }));
+    router
+        .fallback_service(fallback.with_state(Arc::clone(&shared)))
+        .with_state(shared)
+}
+
+// ---- helpers ---------------------------------------------------------------------------
+
+fn repo_name(owner: &str, name: &str) -> Result<RepoName, ApiError> {
+    RepoName::parse(&format!("{owner}/{name}")).map_err(|_| ApiError::not_found())
+}
+
+fn number(text: &str) -> Result<PrNumber, ApiError> {
+    text.parse::<u64>()
+        .map(PrNumber::new)
+        .map_err(|_| ApiError::not_found())
+}
+
+fn sha(text: &str) -> Result<CommitSha, ApiError> {
+    CommitSha::parse(text).map_err(|_| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            format!("No commit found for SHA: {text}"),
+        )
+    })
+}
+
+fn json_answer(status: StatusCode, value: Value) -> Response {
+    (status, axum::Json(value)).into_response()
+}
+
+/// One page of `items` as `uri` asks, with its `Link` header.
+fn paged(shared: &Shared, uri: &Uri, items: Vec<Value>) -> Response {
+    let page = paginate(items, uri, &shared.base_url);
+    let mut response = json_answer(StatusCode::OK, Value::Array(page.items));
+    if let Some(value) = page.link.and_then(|l| HeaderValue::from_str(&l).ok()) {
+        response.headers_mut().insert(LINK, value);
+    }
+    response
+}
+
+/// Reads the world; `None` from `read` is a 404.
+fn read<R>(shared: &Shared, read: impl FnOnce(&World) -> Option<R>) -> Result<R, ApiError> {
+    shared.memory.read(read).ok_or_else(ApiError::not_found)
+}
+
+/// The repository's commits by SHA, for rendering many of them.
+fn commits_by_sha(repo: &Repo) -> HashMap<&CommitSha, &Commit> {
+    repo.commits.iter().map(|c| (&c.sha, c)).collect()
+}
+
+fn repo_of<'w>(world: &'w World, name: &RepoName) -> Option<&'w Repo> {
+    world.repo(name)
+}
+
+fn body_json(bytes: &Bytes) -> Result<Value, ApiError> {
+    if bytes.is_empty() {
+        return Ok(Value::Object(serde_json::Map::new()));
+    }
+    serde_json::from_slice(bytes)
+        .map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "Problems parsing JSON"))
+}
+
+fn text_field(body: &Value, name: &str) -> Option<String> {
+    body.get(name).and_then(Value::as_str).map(str::to_owned)
+}
+
+fn required(body: &Value, name: &str) -> Result<String, ApiError> {
+    text_field(body, name)
+        .ok_or_else(|| ApiError::invalid(format!("Invalid request: `{name}` wasn't supplied")))
+}
+
+fn string_list(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+// ---- the App and the installation ------------------------------------------------------
+
+async fn get_app(State(s): Ctx) -> ApiResult {
+    let (slug, owner) = s.memory.read(|w| {
+        let owner = w
+            .repos
+            .first()
+            .map_or("loopback".to_owned(), |r| r.name.owner().to_owned());
+        (w.bot_slug.clone(), owner)
+    });
+    let id = render::stable_id("app", &slug);
+    Ok(json_answer(
+        StatusCode::OK,
+        json!({
+            "id": id,
+            "slug": slug,
+            "node_id": format!("A_loopback{id}"),
+            "name": slug,
+            "owner": render::user(&s.base_url, &owner),
+            "html_url": format!("https://github.com/apps/{slug}"),
+        }),
+    ))
+}
+
+async fn get_user(State(s): Ctx) -> ApiResult {
+    let login = s
+        .memory
+        .read(World::bot_login)
+        .map_err(|err| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()))?;
+    Ok(json_answer(
+        StatusCode::OK,
+        render::user(&s.base_url, login.as_str()),
+    ))
+}
+
+async fn create_token(State(s): Ctx, Path(_id): Path<String>) -> ApiResult {
+    let n = s.next_token();
+    let expires = s.memory.read(|w| w.now).plus_hours(1);
+    Ok(json_answer(
+        StatusCode::CREATED,
+        json!({
+            "token": format!("ghs_loopback_{n}"),
+            "expires_at": expires.to_string(),
+            "permissions": {},
+            "repository_selection": "all",
+        }),
+    ))
+}
+
+async fn get_installation(State(s): Ctx, Path((o, r)): Path<(String, String)>) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    read(&s, |w| repo_of(w, &name).map(|_| ()))?;
+    Ok(json_answer(
+        StatusCode::OK,
+        json!({ "id": 1, "account": render::user(&s.base_url, &o), "target_type": "Organization" }),
+    ))
+}
+
+// ---- pull requests ---------------------------------------------------------------------
+
+async fn list_pulls(
+    State(s): Ctx,
+    Path((o, r)): Path<(String, String)>,
+    Query(q): Params,
+    uri: Uri,
+) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    let state = q.get("state").map_or("open", String::as_str).to_owned();
+    if state == "open" {
+        s.memory.open_pulls(&name).await?;
+    }
+    let ascending = q.get("direction").is_some_and(|d| d == "asc");
+    let base = s.base_url.clone();
+    let items = read(&s, |w| {
+        let repo = repo_of(w, &name)?;
+        let mut pulls: Vec<_> = repo
+            .pulls
+            .iter()
+            .filter(|p| match state.as_str() {
+                "open" => p.state == mp_core::context::PrState::Open,
+                "closed" => p.state == mp_core::context::PrState::Closed,
+                _ => true,
+            })
+            .collect();
+        pulls.sort_by_key(|p| p.number);
+        if !ascending {
+            pulls.reverse();
+        }
+        Some(
+            pulls
+                .into_iter()
+                .map(|p| render::pull(&base, repo, p, w.now, false))
+                .collect::<Vec<_>>(),
+        )
+    })?;
+    Ok(paged(&s, &uri, items))
+}
+
+/// The full pull request `number` as `GET /pulls/{n}` shows it.
+fn full_pull(s: &Shared, name: &RepoName, number: PrNumber) -> Result<Value, ApiError> {
+    read(s, |w| {
+        let repo = repo_of(w, name)?;
+        let pull = repo.pull(number)?;
+        Some(render::pull(&s.base_url, repo, pull, w.now, true))
+    })
+}
+
+async fn get_pull(State(s): Ctx, Path((o, r, n)): Path<(String, String, String)>) -> ApiResult {
+    let (name, number) = (repo_name(&o, &r)?, number(&n)?);
+    s.memory.pull(&name, number).await?;
+    Ok(json_answer(StatusCode::OK, full_pull(&s, &name, number)?))
+}
+
+async fn list_pull_commits(
+    State(s): Ctx,
+    Path((o, r, n)): Path<(String, String, String)>,
+    uri: Uri,
+) -> ApiResult {
+    let (name, number) = (repo_name(&o, &r)?, number(&n)?);
+    let contexts = s.memory.pull_commits(&name, number).await?;
+    let items = read(&s, |w| {
+        let by_sha = commits_by_sha(repo_of(w, &name)?);
+        Some(
+            contexts
+                .iter()
+                .take(PULL_COMMITS_CAP)
+                .filter_map(|c| by_sha.get(&c.sha).copied())
+                .map(|c| render::commit(&s.base_url, &name, c))
+                .collect::<Vec<_>>(),
+        )
+    })?;
+    Ok(paged(&s, &uri, items))
+}
+
+async fn list_pull_files(
+    State(s): Ctx,
+    Path((o, r, n)): Path<(String, String, String)>,
+    uri: Uri,
+) -> ApiResult {
+    let (name, number) = (repo_name(&o, &r)?, number(&n)?);
+    s.memory.pull_files(&name, number).await?;
+    let items = read(&s, |w| {
+        let pull = repo_of(w, &name)?.pull(number)?;
+        Some(
+            pull.files
+                .iter()
+                .map(|f| render::pull_file(&s.base_url, &name, f))
+                .collect::<Vec<_>>(),
+        )
+    })?;
+    Ok(paged(&s, &uri, items))
+}
+
+/// The message the core handed to the merge, rebuilt from GitHub's title/message split: the
+/// client sends the first line as `commit_title` and the rest as `commit_message`. A title
+/// equal to GitHub's default (`<title> (#N)`) is dropped, as the port adds it itself.
+fn merge_message(
+    title: Option<String>,
+    message: Option<String>,
+    default_title: &str,
+) -> Option<String> {
+    let message = message.filter(|m| !m.is_empty());
+    match (title, message) {
+        (None, message) => message,
+        (Some(title), message) if title == default_title => message,
+        (Some(title), None) => Some(title),
+        (Some(title), Some(message)) => Some(format!("{title}\n\n{message}")),
+    }
+}
+
+async fn merge_pull(
+    State(s): Ctx,
+    Path((o, r, n)): Path<(String, String, String)>,
+    bytes: Bytes,
+) -> ApiResult {
+    let (name, number) = (repo_name(&o, &r)?, number(&n)?);
+    let body = body_json(&bytes)?;
+    if let Some(method) = text_field(&body, "merge_method")
+        && method != "squash"
+    {
+        return Err(ApiError::invalid(format!(
+            "merge_method {method} is not supported by the loopback server (squash only)"
+        )));
+    }
+    let (head, default_title) = read(&s, |w| {
+        let pull = repo_of(w, &name)?.pull(number)?;
+        Some((
+            pull.head_sha.clone(),
+            format!("{} (#{})", pull.title, pull.number),
+        ))
+    })
+    .ok()
+    .unzip();
+    let head_sha = match text_field(&body, "sha") {
+        Some(given) => CommitSha::parse(&given)
+            .map_err(|_| ApiError::invalid(format!("sha {given} is not a commit SHA")))?,
+        None => head.ok_or_else(ApiError::not_found)?,
+    };
+    let request = MergeRequest {
+        head_sha,
+        method: MergeMethod::Squash,
+        commit_message: merge_message(
+            text_field(&body, "commit_title"),
+            text_field(&body, "commit_message"),
+            default_title.as_deref().unwrap_or(""),
+        ),
+    };
+    let merged = s.memory.merge_pull(&name, number, &request).await?;
+    Ok(json_answer(
+        StatusCode::OK,
+        json!({ "sha": merged.as_str(), "merged": true, "message": "Pull Request successfully merged" }),
+    ))
+}
+
+async fn update_branch(
+    State(s): Ctx,
+    Path((o, r, n)): Path<(String, String, String)>,
+    bytes: Bytes,
+) -> ApiResult {
+    let (name, number) = (repo_name(&o, &r)?, number(&n)?);
+    let body = body_json(&bytes)?;
+    let expected = match text_field(&body, "expected_head_sha") {
+        Some(given) => CommitSha::parse(&given)
+            .map_err(|_| ApiError::invalid(format!("expected_head_sha {given} is not a SHA")))?,
+        None => read(&s, |w| {
+            Some(repo_of(w, &name)?.pull(number)?.head_sha.clone())
+        })?,
+    };
+    match s.memory.update_branch(&name, number, &expected).await? {
+        UpdateBranchOutcome::Accepted => Ok(json_answer(
+            StatusCode::ACCEPTED,
+            json!({
+                "message": "Updating pull request branch.",
+                "url": format!("https://github.com/{name}/pull/{number}"),
+            }),
+        )),
+        UpdateBranchOutcome::Refused { message } => Err(ApiError::invalid(message)),
+    }
+}
+
+async fn create_pull(
+    State(s): Ctx,
+    Path((o, r)): Path<(String, String)>,
+    bytes: Bytes,
+) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    let body = body_json(&bytes)?;
+    let head = required(&body, "head")?;
+    // `owner:branch` names a branch of the same repository here.
+    let head = head
+        .split_once(':')
+        .map_or(head.clone(), |(_, branch)| branch.to_owned());
+    let pull = NewPull {
+        title: required(&body, "title")?,
+        body: text_field(&body, "body").unwrap_or_default(),
+        head,
+        base: required(&body, "base")?,
+    };
+    let created = s
+        .memory
+        .create_pull(&name, &pull)
+        .await
+        .map_err(|err| match err {
+            GitHubError::Conflict { message, .. } => ApiError::invalid(message),
+            other => ApiError::from(other),
+        })?;
+    Ok(json_answer(
+        StatusCode::CREATED,
+        full_pull(&s, &name, created)?,
+    ))
+}
+
+// ---- commits, branches, checks ---------------------------------------------------------
+
+async fn list_commits(
+    State(s): Ctx,
+    Path((o, r)): Path<(String, String)>,
+    Query(q): Params,
+    uri: Uri,
+) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    let branch = q.get("sha").map_or("main", String::as_str);
+    let contexts = s.memory.branch_commits(&name, branch, usize::MAX).await?;
+    let items = read(&s, |w| {
+        let by_sha = commits_by_sha(repo_of(w, &name)?);
+        Some(
+            contexts
+                .iter()
+                .filter_map(|c| by_sha.get(&c.sha).copied())
+                .map(|c| render::commit(&s.base_url, &name, c))
+                .collect::<Vec<_>>(),
+        )
+    })?;
+    Ok(paged(&s, &uri, items))
+}
+
+async fn get_commit(
+    State(s): Ctx,
+    Path((o, r, sha_text)): Path<(String, String, String)>,
+) -> ApiResult {
+    let (name, sha) = (repo_name(&o, &r)?, sha(&sha_text)?);
+    s.memory.commit(&name, &sha).await?;
+    let value = read(&s, |w| {
+        let commit = repo_of(w, &name)?.commit(&sha)?;
+        Some(render::commit(&s.base_url, &name, commit))
+    })?;
+    Ok(json_answer(StatusCode::OK, value))
+}
+
+async fn list_check_runs(
+    State(s): Ctx,
+    Path((o, r, sha_text)): Path<(String, String, String)>,
+    uri: Uri,
+) -> ApiResult {
+    let (name, sha) = (repo_name(&o, &r)?, sha(&sha_text)?);
+    let runs = s.memory.check_runs(&name, &sha).await?;
+    let total = runs.len();
+    let items: Vec<Value> = runs
+        .iter()
+        .enumerate()
+        .map(|(index, run)| render::check_run(&s.base_url, &name, &sha, index, run))
+        .collect();
+    let page = paginate(items, &uri, &s.base_url);
+    let mut response = json_answer(
+        StatusCode::OK,
+        json!({ "total_count": total, "check_runs": page.items }),
+    );
+    if let Some(value) = page.link.and_then(|l| HeaderValue::from_str(&l).ok()) {
+        response.headers_mut().insert(LINK, value);
+    }
+    Ok(response)
+}
+
+async fn list_commit_pulls(
+    State(s): Ctx,
+    Path((o, r, sha_text)): Path<(String, String, String)>,
+    uri: Uri,
+) -> ApiResult {
+    let (name, sha) = (repo_name(&o, &r)?, sha(&sha_text)?);
+    let pulls = s.memory.commit_pulls(&name, &sha).await?;
+    let items = read(&s, |w| {
+        let repo = repo_of(w, &name)?;
+        Some(
+            pulls
+                .iter()
+                .filter_map(|p| repo.pull(p.number))
+                .map(|p| render::pull(&s.base_url, repo, p, w.now, false))
+                .collect::<Vec<_>>(),
+        )
+    })?;
+    Ok(paged(&s, &uri, items))
+}
+
+async fn get_branch(
+    State(s): Ctx,
+    Path((o, r, branch)): Path<(String, String, String)>,
+) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    let head = s
+        .memory
+        .branch_head(&name, &branch)
+        .await
+        .map_err(|err| match err {
+            GitHubError::NotFound { .. } => {
+                ApiError::new(StatusCode::NOT_FOUND, "Branch not found")
+            }
+            other => ApiError::from(other),
+        })?;
+    let base = &s.base_url;
+    Ok(json_answer(
+        StatusCode::OK,
+        json!({
+            "name": branch,
+            "commit": { "sha": head.as_str(), "url": format!("{base}/repos/{name}/commits/{head}") },
+            "protected": false,
+            "_links": {
+                "self": format!("{base}/repos/{name}/branches/{branch}"),
+                "html": format!("https://github.com/{name}/tree/{branch}"),
+            },
+        }),
+    ))
+}
+
+// ---- issues, comments, labels, reactions, timeline -------------------------------------
+
+async fn list_issues(
+    State(s): Ctx,
+    Path((o, r)): Path<(String, String)>,
+    Query(q): Params,
+    uri: Uri,
+) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    let state = match q.get("state").map_or("open", String::as_str) {
+        "closed" => Some(IssueState::Closed),
+        "all" => None,
+        _ => Some(IssueState::Open),
+    };
+    let labels = q
+        .get("labels")
+        .map(|l| {
+            l.split(',')
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut issues_found = s
+        .memory
+        .issues(&name, &IssueQuery { state, labels })
+        .await?;
+    if q.get("direction").is_some_and(|d| d == "asc") {
+        issues_found.reverse();
+    }
+    let items = read(&s, |w| {
+        let repo = repo_of(w, &name)?;
+        let pulls = repo.pulls.iter().map(|p| (p.number, p.comments.len()));
+        let issues = repo.issues.iter().map(|i| (i.number, i.comments.len()));
+        let comments: HashMap<PrNumber, usize> = pulls.chain(issues).collect();
+        Some(
+            issues_found
+                .iter()
+                .map(|issue| {
+                    let count = comments.get(&issue.number).copied().unwrap_or(0);
+                    render::issue(&s.base_url, issue, count)
+                })
+                .collect::<Vec<_>>(),
+        )
+    })?;
+    Ok(paged(&s, &uri, items))
+}
+
+/// The issue or pull request `number` as the issues API shows it.
+fn thread_value(s: &Shared, name: &RepoName, number: PrNumber) -> Result<Value, ApiError> {
+    read(s, |w| {
+        let (issue, comments) = render::thread_issue(repo_of(w, name)?, number)?;
+        Some(render::issue(&s.base_url, &issue, comments))
+    })
+}
+
+async fn create_issue(
+    State(s): Ctx,
+    Path((o, r)): Path<(String, String)>,
+    bytes: Bytes,
+) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    let body = body_json(&bytes)?;
+    let issue = NewIssue {
+        title: required(&body, "title")?,
+        body: text_field(&body, "body").unwrap_or_default(),
+        labels: string_list(body.get("labels")),
+    };
+    let created = s.memory.create_issue(&name, &issue).await?;
+    Ok(json_answer(
+        StatusCode::CREATED,
+        render::issue(&s.base_url, &created, 0),
+    ))
+}
+
+async fn update_issue(
+    State(s): Ctx,
+    Path((o, r, n)): Path<(String, String, String)>,
+    bytes: Bytes,
+) -> ApiResult {
+    let (name, number) = (repo_name(&o, &r)?, number(&n)?);
+    let body = body_json(&bytes)?;
+    let state = text_field(&body, "state");
+    if state
+        .as_deref()
+        .is_some_and(|st| st != "closed" && st != "open")
+    {
+        return Err(ApiError::invalid("state must be open or closed"));
+    }
+    if let Some(text) = text_field(&body, "body") {
+        s.memory.update_issue_body(&name, number, &text).await?;
+    }
+    match state.as_deref() {
+        Some("closed") => s.memory.close_issue(&name, number).await?,
+        Some(_) => {
+            return Err(ApiError::invalid(
+                "reopening is not supported by the loopback server",
+            ));
+        }
+        None => {}
+    }
+    Ok(json_answer(
+        StatusCode::OK,
+        thread_value(&s, &name, number)?,
+    ))
+}
+
+async fn list_comments(
+    State(s): Ctx,
+    Path((o, r, n)): Path<(String, String, String)>,
+    uri: Uri,
+) -> ApiResult {
+    let (name, number) = (repo_name(&o, &r)?, number(&n)?);
+    let comments = s.memory.comments(&name, number).await?;
+    let items = comments
+        .iter()
+        .map(|c| render::comment(&s.base_url, &name, Some(number), c))
+        .collect();
+    Ok(paged(&s, &uri, items))
+}
+
+async fn create_comment(
+    State(s): Ctx,
+    Path((o, r, n)): Path<(String, String, String)>,
+    bytes: Bytes,
+) -> ApiResult {
+    let (name, number) = (repo_name(&o, &r)?, number(&n)?);
+    let body = body_json(&bytes)?;
+    let text = required(&body, "body")?;
+    let comment = s.memory.create_comment(&name, number, &text).await?;
+    Ok(json_answer(
+        StatusCode::CREATED,
+        render::comment(&s.base_url, &name, Some(number), &comment),
+    ))
+}
+
+async fn update_comment(
+    State(s): Ctx,
+    Path((o, r, id)): Path<(String, String, String)>,
+    bytes: Bytes,
+) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    let id = CommentId::new(id.parse::<u64>().map_err(|_| ApiError::not_found())?);
+    let body = body_json(&bytes)?;
+    let text = required(&body, "body")?;
+    s.memory.update_comment(&name, id, &text).await?;
+    let value = read(&s, |w| {
+        let repo = repo_of(w, &name)?;
+        let pulls = repo.pulls.iter().map(|p| (p.number, &p.comments));
+        let issues = repo.issues.iter().map(|i| (i.number, &i.comments));
+        pulls.chain(issues).find_map(|(number, comments)| {
+            let comment = comments.iter().find(|c| c.id == id)?;
+            Some(render::comment(&s.base_url, &name, Some(number), comment))
+        })
+    })?;
+    Ok(json_answer(StatusCode::OK, value))
+}
+
+/// The current labels of `number` as GitHub's label array.
+fn label_array(s: &Shared, name: &RepoName, number: PrNumber) -> Result<Value, ApiError> {
+    read(s, |w| {
+        let labels = render::thread_labels(repo_of(w, name)?, number)?;
+        Some(Value::Array(
+            labels
+                .iter()
+                .map(|l| render::label(&s.base_url, name, l))
+                .collect(),
+        ))
+    })
+}
+
+async fn add_labels(
+    State(s): Ctx,
+    Path((o, r, n)): Path<(String, String, String)>,
+    bytes: Bytes,
+) -> ApiResult {
+    let (name, number) = (repo_name(&o, &r)?, number(&n)?);
+    let body = body_json(&bytes)?;
+    // GitHub takes `{"labels": [..]}` or a bare array.
+    let labels = match &body {
+        Value::Array(_) => string_list(Some(&body)),
+        _ => string_list(body.get("labels")),
+    };
+    s.memory.add_labels(&name, number, &labels).await?;
+    Ok(json_answer(StatusCode::OK, label_array(&s, &name, number)?))
+}
+
+async fn remove_label(
+    State(s): Ctx,
+    Path((o, r, n, label)): Path<(String, String, String, String)>,
+) -> ApiResult {
+    let (name, number) = (repo_name(&o, &r)?, number(&n)?);
+    let present = s.memory.read(|w| {
+        repo_of(w, &name)
+            .and_then(|repo| render::thread_labels(repo, number))
+            .map(|labels| labels.contains(&label))
+    });
+    if present == Some(false) {
+        return Err(ApiError::new(StatusCode::NOT_FOUND, "Label does not exist"));
+    }
+    s.memory.remove_label(&name, number, &label).await?;
+    Ok(json_answer(StatusCode::OK, label_array(&s, &name, number)?))
+}
+
+async fn list_reactions(
+    State(s): Ctx,
+    Path((o, r, n)): Path<(String, String, String)>,
+    uri: Uri,
+) -> ApiResult {
+    let (name, number) = (repo_name(&o, &r)?, number(&n)?);
+    let reactions = s.memory.reactions(&name, number).await?;
+    let items = reactions
+        .iter()
+        .enumerate()
+        .map(|(index, reaction)| render::reaction(&s.base_url, &name, number, index, reaction))
+        .collect();
+    Ok(paged(&s, &uri, items))
+}
+
+async fn list_timeline(
+    State(s): Ctx,
+    Path((o, r, n)): Path<(String, String, String)>,
+    uri: Uri,
+) -> ApiResult {
+    let (name, number) = (repo_name(&o, &r)?, number(&n)?);
+    let events = s.memory.label_events(&name, number).await?;
+    let items = events
+        .iter()
+        .enumerate()
+        .map(|(index, event)| render::label_event(&s.base_url, &name, number, index, event))
+        .collect();
+    Ok(paged(&s, &uri, items))
+}
+
+// ---- contents, trees, refs, reverts ----------------------------------------------------
+
+/// Base64 wrapped at 60 columns with `\n`, as GitHub sends file contents.
+fn wrapped_base64(bytes: &[u8]) -> String {
+    let encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
+    let mut out = String::with_capacity(encoded.len() + encoded.len() / 60 + 1);
+    for (index, c) in encoded.chars().enumerate() {
+        if index > 0 && index % 60 == 0 {
+            out.push('\n');
+        }
+        out.push(c);
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out
+}
+
+async fn get_contents(
+    State(s): Ctx,
+    Path((o, r, path)): Path<(String, String, String)>,
+    Query(q): Params,
+) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    let git_ref = q.get("ref").map_or("main", String::as_str);
+    let file = s
+        .memory
+        .file(&name, &path, git_ref)
+        .await?
+        .ok_or_else(ApiError::not_found)?;
+    let base = &s.base_url;
+    let file_name = path.rsplit('/').next().unwrap_or(&path);
+    Ok(json_answer(
+        StatusCode::OK,
+        json!({
+            "type": "file",
+            "encoding": "base64",
+            "size": file.text.len(),
+            "name": file_name,
+            "path": path,
+            "sha": file.blob_sha,
+            "content": wrapped_base64(file.text.as_bytes()),
+            "url": format!("{base}/repos/{name}/contents/{path}?ref={git_ref}"),
+        }),
+    ))
+}
+
+async fn put_contents(
+    State(s): Ctx,
+    Path((o, r, path)): Path<(String, String, String)>,
+    bytes: Bytes,
+) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    let body = body_json(&bytes)?;
+    let message = required(&body, "message")?;
+    let encoded: String = required(&body, "content")?
+        .chars()
+        .filter(|c| !c.is_ascii_whitespace())
+        .collect();
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(encoded.as_bytes())
+        .map_err(|_| ApiError::invalid("content is not valid Base64"))?;
+    let text = String::from_utf8(decoded).map_err(|_| {
+        ApiError::invalid("content is not UTF-8 text (the loopback world keeps text)")
+    })?;
+    let expected = text_field(&body, "sha");
+    let branch = text_field(&body, "branch").unwrap_or_else(|| "main".to_owned());
+    let write = FileWrite {
+        branch: branch.clone(),
+        path: path.clone(),
+        text,
+        expected_blob_sha: expected.clone(),
+        message: message.clone(),
+    };
+    let blob = s
+        .memory
+        .put_file(&name, &write)
+        .await
+        .map_err(|err| match err {
+            // A missing `sha` for an existing file is a validation failure; a wrong one a
+            // conflict.
+            GitHubError::Conflict { message, .. } if expected.is_none() => ApiError::invalid(
+                format!("Invalid request: \"sha\" wasn't supplied. ({message})"),
+            ),
+            other => ApiError::from(other),
+        })?;
+    let commit = read(&s, |w| repo_of(w, &name)?.branch_head(&branch).cloned())?;
+    let status = if expected.is_none() {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    let base = &s.base_url;
+    let file_name = path.rsplit('/').next().unwrap_or(&path);
+    Ok(json_answer(
+        status,
+        json!({
+            "content": {
+                "type": "file",
+                "name": file_name,
+                "path": path,
+                "sha": blob,
+                "size": write.text.len(),
+                "url": format!("{base}/repos/{name}/contents/{path}?ref={branch}"),
+            },
+            "commit": {
+                "sha": commit.as_str(),
+                "message": message,
+                "url": format!("{base}/repos/{name}/git/commits/{commit}"),
+            },
+        }),
+    ))
+}
+
+async fn get_tree(
+    State(s): Ctx,
+    Path((o, r, git_ref)): Path<(String, String, String)>,
+    Query(q): Params,
+) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    let recursive = q
+        .get("recursive")
+        .is_some_and(|v| !v.is_empty() && v != "0" && v != "false");
+    let tree = s.memory.tree(&name, &git_ref).await?;
+    let resolved = s
+        .memory
+        .read(|w| repo_of(w, &name)?.branch_head(&git_ref).cloned())
+        .map_or(git_ref.clone(), |sha| sha.to_string());
+    let mut entries: BTreeMap<String, Value> = BTreeMap::new();
+    for entry in &tree.entries {
+        // Each directory above the file gets a `tree` entry, as a recursive listing has.
+        for (at, _) in entry.path.match_indices('/') {
+            let directory = &entry.path[..at];
+            entries.entry(directory.to_owned()).or_insert_with(|| {
+                let sha = hex::encode(Sha1::digest(format!("tree {resolved} {directory}")));
+                json!({ "path": directory, "mode": "040000", "type": "tree", "sha": sha })
+            });
+        }
+        entries.insert(
+            entry.path.clone(),
+            json!({ "path": entry.path, "mode": "100644", "type": "blob", "sha": entry.blob_sha }),
+        );
+    }
+    let listed: Vec<Value> = entries
+        .into_iter()
+        .filter(|(path, _)| recursive || !path.contains('/'))
+        .map(|(_, value)| value)
+        .collect();
+    let base = &s.base_url;
+    Ok(json_answer(
+        StatusCode::OK,
+        json!({
+            "sha": resolved,
+            "url": format!("{base}/repos/{name}/git/trees/{resolved}"),
+            "truncated": tree.truncated,
+            "tree": listed,
+        }),
+    ))
+}
+
+async fn create_ref(
+    State(s): Ctx,
+    Path((o, r)): Path<(String, String)>,
+    bytes: Bytes,
+) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    let body = body_json(&bytes)?;
+    let full_ref = required(&body, "ref")?;
+    let branch = full_ref
+        .strip_prefix("refs/heads/")
+        .ok_or_else(|| ApiError::invalid(format!("{full_ref} is not a valid branch reference")))?
+        .to_owned();
+    let sha_text = required(&body, "sha")?;
+    let target = CommitSha::parse(&sha_text)
+        .map_err(|_| ApiError::invalid(format!("sha {sha_text} is not a commit SHA")))?;
+    s.memory
+        .create_branch(&name, &branch, &target)
+        .await
+        .map_err(|err| match err {
+            GitHubError::Conflict { .. } => ApiError::invalid("Reference already exists"),
+            other => ApiError::from(other),
+        })?;
+    let base = &s.base_url;
+    Ok(json_answer(
+        StatusCode::CREATED,
+        json!({
+            "ref": full_ref,
+            "node_id": format!("REF_loopback{}", render::stable_id("ref", &format!("{name}:{full_ref}"))),
+            "url": format!("{base}/repos/{name}/git/{full_ref}"),
+            "object": {
+                "sha": target.as_str(),
+                "type": "commit",
+                "url": format!("{base}/repos/{name}/git/commits/{target}"),
+            },
+        }),
+    ))
+}
+
+async fn push_revert(
+    State(s): Ctx,
+    Path((o, r)): Path<(String, String)>,
+    bytes: Bytes,
+) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    let body = body_json(&bytes)?;
+    let reverted = sha(&required(&body, "sha")?)?;
+    let branch = required(&body, "branch")?;
+    let message = required(&body, "message")?;
+    let revert = s
+        .memory
+        .push_revert(&name, &reverted, &branch, &message)
+        .await?;
+    Ok(json_answer(
+        StatusCode::CREATED,
+        json!({ "sha": revert.as_str() }),
+    ))
+}

@@ -1,0 +1,307 @@
+//! The fault matrix: every scenario under every fault kind, injected at several points of
+//! the tick (early, middle and last request, and the first call of every write route the
+//! clean run used). For each run:
+//!
+//! * no merge that the clean run did not make (a merge needs every fact read this tick);
+//! * no watermark moved backwards (unless the clean run reset it too), and no incident lost:
+//!   every incident clean ticks open is open after the faulted tick and clean ones;
+//! * no comment or issue posted twice, over the faulted tick and the clean ticks after it,
+//!   beyond what clean ticks post;
+//! * the tick ends, either with a report or failing closed (exit 3), never a panic.
+//!
+//! The matrix (scenario x fault -> outcome counts) is printed to stderr (see it with
+//! `cargo test -p mp-github --test loopback faults -- --nocapture`) and written to
+//! `target/tmp/fault-matrix-<fault>.txt`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use mp_core::ids::{CommitSha, RepoName};
+use mp_core::state::Layer;
+use mp_github::{Action, FaultScript};
+
+use crate::harness::{
+    Scenario, client_for, is_ancestor, marks, merges, runtime, scenario_worlds, serve, tick_over,
+    watermarks,
+};
+
+/// Each fault kind, as fault-script text after the route and call number.
+const FAULTS: &[(&str, &str)] = &[
+    ("500", "status 500"),
+    ("502", "status 502"),
+    ("403-secondary", "secondary-403 retry-after 0"),
+    ("429", "429"),
+    ("429-long", "429 retry-after 3600"),
+    ("timeout", "delay 600"),
+    ("truncated", "truncate"),
+    ("malformed", "malformed"),
+    ("dropped", "drop"),
+    ("exhausted", "exhaust"),
+];
+
+/// Comments and issues by identity, counted.
+fn posts(actions: &[Action]) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for action in actions {
+        let key = match action {
+            Action::CreateComment {
+                repo, number, body, ..
+            } => format!("comment {repo}#{number}: {body}"),
+            Action::CreateIssue { repo, title, .. } => format!("issue {repo}: {title}"),
+            Action::CreatePull { .. } => format!("{action}"),
+            _ => continue,
+        };
+        *counts.entry(key).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// What the clean run of a scenario did, to judge the faulted runs by.
+struct Baseline {
+    merges: Vec<(String, u64, String)>,
+    /// Pull requests whose gate passed in the clean run but that lost the race to an
+    /// earlier merge (`race-rebased`): with that merge failed, merging them is right.
+    race_rebased: Vec<String>,
+    /// Posts over the clean tick and the clean ticks after it.
+    posts: BTreeMap<String, usize>,
+    /// Requests of the clean tick.
+    requests: u64,
+    /// Write routes the clean tick used.
+    write_routes: Vec<String>,
+    /// The clean tick's final watermarks.
+    marks: Vec<Mark>,
+    /// The world after the clean tick.
+    world: mp_github::World,
+}
+
+/// One watermark.
+type Mark = (RepoName, Layer, CommitSha);
+
+async fn baseline(scenario: &Scenario) -> Baseline {
+    let server = serve(scenario, FaultScript::default()).await;
+    let client = client_for(&server);
+    let clean = tick_over(&client, scenario).await;
+    let race_rebased = clean
+        .outcomes()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(_, action, _)| action == "race-rebased")
+        .map(|(pr, _, _)| pr)
+        .collect();
+    let actions = server.memory().actions();
+    let requests = server.total_requests();
+    let write_routes = server
+        .requests()
+        .keys()
+        .filter(|route| !route.starts_with("GET "))
+        .cloned()
+        .collect();
+    let world = server.memory().world();
+    let state = watermarks(server.memory(), scenario).await;
+    let marks = state.map(|s| marks(&s, &world)).unwrap_or_default();
+    let clean_world = world.clone();
+    recover(&server, scenario).await;
+    let posts = posts(&server.memory().actions());
+    server.shutdown().await;
+    Baseline {
+        merges: merges(&actions),
+        race_rebased,
+        posts,
+        requests,
+        write_routes,
+        marks,
+        world: clean_world,
+    }
+}
+
+/// The injection points of one fault kind in one scenario.
+fn points(base: &Baseline, fault: &str) -> Vec<String> {
+    let last = base.requests.max(1);
+    let mut calls = vec![1, last.div_ceil(2), last];
+    calls.dedup();
+    let mut lines: Vec<String> = calls.iter().map(|n| format!("* #{n} {fault}")).collect();
+    lines.extend(
+        base.write_routes
+            .iter()
+            .map(|route| format!("{route} #1 {fault}")),
+    );
+    lines
+}
+
+/// Clean ticks after the faulted one, until one writes nothing (at most three).
+async fn recover(server: &mp_github::LoopbackServer, scenario: &Scenario) {
+    for _ in 0..3 {
+        let before = server.memory().actions().len();
+        let _ = tick_over(&client_for(server), scenario).await;
+        if server.memory().actions().len() == before {
+            break;
+        }
+    }
+}
+
+/// Issues the tick raises again when a first attempt failed: supervisor incidents and
+/// decision-inbox questions.
+fn is_recoverable_issue(post: &str) -> bool {
+    post.strip_prefix("issue ")
+        .and_then(|rest| rest.split_once(": "))
+        .is_some_and(|(_, title)| title.starts_with('[') || title.starts_with("Decision pending"))
+}
+
+/// Why a watermark after a faulted tick is wrong, if it is: a watermark that moved must
+/// move forwards (along `main`), unless the clean run also reset it (after a rewrite of
+/// `main`). Whether it skipped a commit unscanned shows in the incidents: every incident
+/// issue two clean ticks open must also be open after the faulted tick and a clean one.
+fn watermark_problem(
+    base: &Baseline,
+    initial: &[Mark],
+    world: &mp_github::World,
+    (repo, layer, sha): (&RepoName, Layer, &CommitSha),
+) -> Option<String> {
+    let before = initial
+        .iter()
+        .find(|(r, l, _)| r == repo && *l == layer)
+        .map(|(_, _, s)| s)?;
+    if before == sha || is_ancestor(world, repo, before, sha) {
+        return None;
+    }
+    let clean = base
+        .marks
+        .iter()
+        .find(|(r, l, _)| r == repo && *l == layer)
+        .map(|(_, _, s)| s);
+    let clean_moved_forward =
+        clean.is_none_or(|clean| is_ancestor(&base.world, repo, before, clean));
+    clean_moved_forward
+        .then(|| format!("{repo} {layer} watermark moved from {before} to {sha}, not forwards"))
+}
+
+/// Runs one faulted tick then one clean tick; returns the outcome code, or the broken
+/// invariants.
+async fn faulted(scenario: &Scenario, base: &Baseline, script: &str) -> Result<String, String> {
+    let faults: FaultScript = script
+        .parse()
+        .unwrap_or_else(|e| panic!("fault script {script:?}: {e}"));
+    let server = serve(scenario, faults).await;
+    let initial = watermarks(server.memory(), scenario)
+        .await
+        .map(|s| marks(&s, &scenario.world))
+        .unwrap_or_default();
+    let result = tick_over(&client_for(&server), scenario).await;
+    let fired = !server.fired_faults().is_empty();
+    let actions = server.memory().actions();
+    let mut broken = Vec::new();
+    for merge in merges(&actions) {
+        let pr = format!("{}#{}", merge.0, merge.1);
+        if !base.merges.contains(&merge) && !base.race_rebased.contains(&pr) {
+            broken.push(format!(
+                "merged {}#{} at {}, which the clean run did not",
+                merge.0, merge.1, merge.2
+            ));
+        }
+    }
+    let world = server.memory().world();
+    let after = watermarks(server.memory(), scenario)
+        .await
+        .map(|s| marks(&s, &world))
+        .unwrap_or_default();
+    for (repo, layer, sha) in &after {
+        if let Some(problem) = watermark_problem(base, &initial, &world, (repo, *layer, sha)) {
+            broken.push(problem);
+        }
+    }
+    server.set_faults(FaultScript::default());
+    recover(&server, scenario).await;
+    let after_recovery = posts(&server.memory().actions());
+    for (post, count) in &after_recovery {
+        let clean = base.posts.get(post).copied().unwrap_or(0);
+        if *count > clean.max(1) {
+            broken.push(format!("posted {count} times (clean: {clean}): {post}"));
+        }
+    }
+    // Incidents (and inbox questions) must come back; a primary limit exhausted by the
+    // fault does not recover inside the test. The passive audit issue after a B/C merge is
+    // opened once: when that one write fails the tick warns, and nothing reopens it.
+    let recoverable = !script.ends_with("exhaust");
+    for post in base
+        .posts
+        .keys()
+        .filter(|p| recoverable && is_recoverable_issue(p))
+    {
+        if !after_recovery.contains_key(post) {
+            broken.push(format!(
+                "never opened after the fault and the clean ticks after it: {post}"
+            ));
+        }
+    }
+    server.shutdown().await;
+    if !broken.is_empty() {
+        return Err(broken.join("; "));
+    }
+    let code = match (&result.report, fired) {
+        (_, false) => "not-reached",
+        (Ok(_), true) if merges(&actions) == base.merges => "ok",
+        (Ok(_), true) => "ok-fewer-merges",
+        (Err(_), true) => "failed-closed",
+    };
+    Ok(code.to_owned())
+}
+
+/// One fault kind over every scenario.
+fn matrix(kind: &str, fault: &str) {
+    let runtime = runtime();
+    let mut table = String::new();
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for (name, path) in scenario_worlds() {
+        let scenario = Scenario::load(&name, &path);
+        let base = runtime.block_on(baseline(&scenario));
+        let mut codes: BTreeMap<String, usize> = BTreeMap::new();
+        for script in points(&base, fault) {
+            runs += 1;
+            match runtime.block_on(faulted(&scenario, &base, &script)) {
+                Ok(code) => *codes.entry(code).or_insert(0) += 1,
+                Err(broken) => failures.push(format!("{name} [{script}]: {broken}")),
+            }
+        }
+        let cells: Vec<String> = codes.iter().map(|(c, n)| format!("{c} x{n}")).collect();
+        let _ = writeln!(table, "  {name:<44} {kind:<14} {}", cells.join(", "));
+    }
+    let report = format!("fault matrix, {kind} ({runs} faulted ticks):\n{table}");
+    // Kept beside the test binary's scratch files, and shown with `-- --nocapture`.
+    let path =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("fault-matrix-{kind}.txt"));
+    std::fs::write(&path, &report).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    #[allow(clippy::print_stderr)]
+    {
+        eprintln!("{report}");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {runs} faulted ticks broke an invariant:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+macro_rules! fault_tests {
+    ($($test:ident => $index:expr),* $(,)?) => {$(
+        #[test]
+        fn $test() {
+            let (kind, fault) = FAULTS[$index];
+            matrix(kind, fault);
+        }
+    )*};
+}
+
+fault_tests! {
+    fault_500 => 0,
+    fault_502 => 1,
+    fault_secondary_403 => 2,
+    fault_429 => 3,
+    fault_429_long_retry_after => 4,
+    fault_timeout => 5,
+    fault_truncated_body => 6,
+    fault_malformed_body => 7,
+    fault_dropped_connection => 8,
+    fault_rate_limit_exhausted => 9,
+}
