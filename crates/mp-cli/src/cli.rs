@@ -36,9 +36,13 @@ pub enum Command {
     /// Check commit messages against the identity-trailer contract.
     #[command(name = "commit-msg", subcommand)]
     CommitMsg(CommitMsgCommand),
-    /// Validate agent-protocols contracts and query their state machine.
+    /// Validate agent-protocols contracts, query their state machine and drive them
+    /// through a contract store.
     #[command(subcommand)]
     Contract(crate::commands::contract::ContractCommand),
+    /// Record executions as Evidence and export them (in-toto / SLSA provenance).
+    #[command(subcommand)]
+    Evidence(crate::commands::evidence::EvidenceCommand),
     /// List the skills and their state, or lint user skill contracts.
     #[command(subcommand)]
     Skills(crate::commands::skills::SkillsCommand),

@@ -9,6 +9,7 @@
 
 mod clock;
 pub mod gate;
+mod ledger;
 mod phase;
 mod retry;
 
@@ -22,6 +23,7 @@ use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 
 pub use clock::{Clock, ManualClock};
+pub use ledger::{AttemptRecord, Ledger};
 pub use phase::Phase;
 pub use retry::{AfterFailure, Attempts, BACKOFF};
 

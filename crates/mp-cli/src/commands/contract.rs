@@ -1,5 +1,10 @@
-//! `mp contract validate` and `mp contract transition`: agent-protocols contracts from the
-//! command line (the definitions of the subcommands live here too).
+//! `mp contract ...`: agent-protocols contracts from the command line. `validate` and
+//! `transition` work on files and names; `new`, `activate`, `approve`, `reject`, `run` and
+//! `log` drive the orchestrator over a filesystem store ([`flow`], [`session`]). The
+//! definitions of the subcommands live here too.
+
+pub mod flow;
+pub mod session;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -25,6 +30,32 @@ pub enum ContractCommand {
     /// Say whether a contract kind may move from one state to another, and on what
     /// condition. Exit 0 when the state machine has the row, 1 when it refuses it.
     Transition(TransitionArgs),
+    /// Store a new Draft contract (IntentContract, TaskSeed or Acceptance) and print its id.
+    ///
+    /// Missing common fields are filled in (next free id, Draft, version 1, now). The same
+    /// document submitted again prints the id stored the first time and creates nothing.
+    /// Exit 0 stored, 1 invalid (every error listed), 2 unreadable input or missing store.
+    New(flow::NewArgs),
+    /// Move a Draft contract to Active once its activation approvals cover the required
+    /// roles (an intent emits intent.created.v1). Exit 0 Active, 1 refused.
+    Activate(flow::ActivateArgs),
+    /// Record an approval: an activation approval of a Draft contract, or a decision on a
+    /// pending PublishGate. A replayed approval records nothing. Exit 0 recorded, 1 refused.
+    Approve(flow::DecideArgs),
+    /// Reject: a pending PublishGate records a rejection; any other contract is revoked
+    /// (needs --reason). Exit 0 recorded, 1 refused.
+    Reject(flow::DecideArgs),
+    /// Run the orchestrator's next generation step: an Active intent makes its TaskSeed, an
+    /// executed TaskSeed its Acceptance, a passed Acceptance its PublishGate. Each step
+    /// happens once per source version (idempotency key). Exit 0 created or already made,
+    /// 1 refused, retrying or frozen.
+    Run(flow::RunArgs),
+    /// Print or move the execution phase of an Active TaskSeed (Plan, Build, Stabilize,
+    /// Refactor, Publish, Done; the phase table's loops back are allowed). Exit 0 moved or
+    /// already there, 1 refused (illegal_phase, not_active).
+    Phase(flow::PhaseArgs),
+    /// Print the CloudEvents recorded in the store, oldest first (all, or those about ID).
+    Log(flow::LogArgs),
 }
 
 /// Arguments of `mp contract validate`.
@@ -60,6 +91,13 @@ pub fn run(command: &ContractCommand, out: &mut dyn Write) -> anyhow::Result<Exi
     match command {
         ContractCommand::Validate(args) => validate(args, out),
         ContractCommand::Transition(args) => transition(args, out),
+        ContractCommand::New(args) => flow::new(args, out),
+        ContractCommand::Activate(args) => flow::activate(args, out),
+        ContractCommand::Approve(args) => flow::decide(args, mp_contracts::Decision::Approved, out),
+        ContractCommand::Reject(args) => flow::decide(args, mp_contracts::Decision::Rejected, out),
+        ContractCommand::Run(args) => flow::run(args, out),
+        ContractCommand::Phase(args) => flow::phase(args, out),
+        ContractCommand::Log(args) => flow::log(args, out),
     }
 }
 

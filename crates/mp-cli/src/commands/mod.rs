@@ -11,6 +11,7 @@ mod commit_msg;
 pub mod config_validate;
 pub mod contract;
 mod dev;
+pub mod evidence;
 mod explain;
 pub mod skills;
 mod tick;
@@ -21,6 +22,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<Exit> {
         Command::Config(ConfigCommand::Validate(args)) => config_validate::run(&args, out),
         Command::CommitMsg(CommitMsgCommand::Check(args)) => commit_msg::run(&args, out),
         Command::Contract(command) => contract::run(&command, out),
+        Command::Evidence(command) => evidence::run(&command, out),
         Command::Skills(command) => skills::run(&command, out),
         Command::Tick(args) => tick::run(&args, out),
         Command::Explain(args) => explain::run(&args, out),

@@ -3,6 +3,7 @@
 mod commit_msg;
 mod config_validate;
 mod contract;
+mod contract_flow;
 mod misc;
 mod rest;
 mod scenarios;
