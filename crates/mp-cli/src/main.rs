@@ -10,6 +10,7 @@ mod audit;
 mod cli;
 mod commands;
 mod output;
+mod skills_load;
 mod world;
 
 /// Exit codes, documented in docs/cli.md.

@@ -23,6 +23,7 @@ pub fn load(path: &Path, now: Option<&str>) -> anyhow::Result<(LoadedWorld, Time
     let files: ConfigFiles = world
         .config
         .iter()
+        .filter(|(n, _)| !crate::skills_load::is_skill_entry(n))
         .map(|(n, t)| (n.clone(), t.clone()))
         .collect();
     let report = config::load(&files);

@@ -18,6 +18,10 @@ use crate::context::{CommitContext, PrContext};
 use crate::quadrant::Quadrant;
 use crate::severity::Severity;
 
+mod set;
+
+pub use set::{SharedBranchHook, SharedClassifierRule, SharedValidator, SkillSet};
+
 #[cfg(test)]
 mod tests;
 

@@ -42,6 +42,10 @@ pub fn run(args: &ExplainArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     if let Some(key) = loaded.world.receipt_key.clone() {
         options = options.with_receipt_key(key);
     }
+    options = options.with_skills(crate::skills_load::from_world(
+        &loaded.config,
+        &loaded.world.config,
+    )?);
     let github = MemoryGitHub::new(loaded.world);
     let runtime = tokio::runtime::Builder::new_current_thread().build()?;
     let evaluation = runtime.block_on(async {
@@ -71,6 +75,16 @@ pub fn run(args: &ExplainArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
             for vote in &evaluation.verdict.votes {
                 writeln!(out, "  {vote}")?;
             }
+            if !evaluation.skill_failures.is_empty() || !options.skills.load_warnings.is_empty() {
+                writeln!(out)?;
+                writeln!(out, "skill warnings:")?;
+                for warning in &options.skills.load_warnings {
+                    writeln!(out, "  {warning}")?;
+                }
+                for failure in &evaluation.skill_failures {
+                    writeln!(out, "  {failure}; counted as pass, no contribution")?;
+                }
+            }
             let plans: Vec<_> = evaluation.receipts_to_write().collect();
             if !plans.is_empty() {
                 writeln!(out)?;
@@ -88,6 +102,18 @@ pub fn run(args: &ExplainArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
                 .map(|v| json!({"rule": v.rule.code(), "quadrant": v.quadrant.as_str(), "reasoning": v.reasoning}))
                 .collect();
             let gate: Vec<_> = evaluation.gate.results.iter().map(result_json).collect();
+            let skill_warnings: Vec<String> = options
+                .skills
+                .load_warnings
+                .iter()
+                .cloned()
+                .chain(
+                    evaluation
+                        .skill_failures
+                        .iter()
+                        .map(|f| format!("{f}; counted as pass, no contribution")),
+                )
+                .collect();
             crate::output::json(
                 out,
                 &json!({
@@ -97,6 +123,7 @@ pub fn run(args: &ExplainArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
                     "gate": gate,
                     "quadrant": evaluation.verdict.quadrant.as_str(),
                     "votes": votes,
+                    "skill_warnings": skill_warnings,
                 }),
             )?;
         }

@@ -34,6 +34,8 @@ pub enum IncidentLabel {
     HallucinationDetected,
     /// `decision:mirror-drift-incident`: canonical files drifted in an adopter repo.
     MirrorDrift,
+    /// `decision:skill-hook-incident`: a user branch hook raised an incident on a commit.
+    SkillHook,
 }
 
 impl IncidentLabel {
@@ -47,6 +49,7 @@ impl IncidentLabel {
         Self::UnauthorizedPush,
         Self::HallucinationDetected,
         Self::MirrorDrift,
+        Self::SkillHook,
     ];
 
     /// The GitHub label name, e.g. `decision:l2-stalled`.
@@ -60,6 +63,7 @@ impl IncidentLabel {
             Self::UnauthorizedPush => "decision:unauthorized-push",
             Self::HallucinationDetected => "decision:hallucination-detected",
             Self::MirrorDrift => "decision:mirror-drift-incident",
+            Self::SkillHook => "decision:skill-hook-incident",
         }
     }
 }

@@ -14,7 +14,9 @@ use crate::gate::{GatePolicy, GateReport, evaluate_gate};
 use crate::ids::{CommitSha, Timestamp};
 use crate::port::{AuditRecord, AuditVote, GitHub, GitHubError, PullRequest};
 use crate::quadrant::Quadrant;
+use crate::skill::SkillFailure;
 
+use super::skills::{user_results, user_votes};
 use super::{MAIN_BRANCH, TickSetup};
 
 /// Where the gate sends a pull request.
@@ -64,8 +66,11 @@ pub struct PrEvaluation {
     pub main_head: CommitSha,
     /// The policy the gate ran with.
     pub policy: GatePolicy,
-    /// The gate report (results of disabled validators left out).
+    /// The gate report (results of disabled validators left out; user validators last).
     pub gate: GateReport,
+    /// The user skill calls that failed on this pull request, in call order: each counted
+    /// as "pass, no contribution".
+    pub skill_failures: Vec<SkillFailure>,
 }
 
 impl PrEvaluation {
@@ -169,6 +174,12 @@ pub async fn evaluate_pr(
 /// The pure decision over values already read (bot.md §6.5 steps 2-6): receipts from the
 /// bot's comments, the classifier verdict, the receipt plan applied to the receipts, and
 /// the gate report.
+///
+/// The user skills of [`TickOptions::skills`](super::TickOptions::skills) take part: the
+/// votes of user classifier rules join the built-in votes before the maximum is taken (so
+/// they can only raise the quadrant), and user validators run after C1-C5 and the built-in
+/// checks, their results appended to the gate report. A skill call that fails contributes
+/// nothing and is listed in [`PrEvaluation::skill_failures`].
 pub fn assess_pr(
     setup: &TickSetup<'_>,
     pr: PrContext,
@@ -191,7 +202,10 @@ pub fn assess_pr(
         publisher_slug: Some(config.env().classifier_publisher_slug()),
         auto_revert: auto_revert.clone(),
     };
-    let classified = classify(&pr, &facts, Vec::new());
+    let user_skills = &setup.options().skills;
+    let mut skill_failures = Vec::new();
+    let votes = user_votes(user_skills, skills, &pr, &mut skill_failures);
+    let classified = classify(&pr, &facts, votes);
     let verdict = max_vote(
         classified
             .votes
@@ -216,6 +230,7 @@ pub fn assess_pr(
     );
     gate.results
         .retain(|result| !skills.is_disabled(result.id.validator_name()));
+    gate.extend(user_results(user_skills, skills, &pr, &mut skill_failures));
 
     PrEvaluation {
         pr,
@@ -227,6 +242,7 @@ pub fn assess_pr(
         main_head,
         policy,
         gate,
+        skill_failures,
     }
 }
 

@@ -28,11 +28,12 @@ pub mod inbox_poll;
 mod process;
 mod report;
 mod run;
+mod skills;
 pub mod state_store;
 pub mod supervisor;
 
 #[cfg(test)]
-mod testkit;
+pub(crate) mod testkit;
 #[cfg(test)]
 mod testkit_history;
 #[cfg(test)]
@@ -43,6 +44,7 @@ pub use inbox_poll::{InboxReport, poll_inbox};
 pub use process::RECEIPTS_UNAVAILABLE;
 pub use report::{MAX_DETAIL_CHARS, PrAction, PrOutcome, TickMetrics, TickReport};
 pub use run::{FullTickReport, GovernanceReport, RATE_LIMIT_RESERVE, run_tick};
+pub use skills::USER_VALIDATOR_PASSED;
 
 use crate::approval::{ReceiptKey, UNSIGNED_RECEIPTS_WARNING};
 use crate::classifier::{CompilePathRulesError, PathRules};
@@ -51,6 +53,7 @@ use crate::gate::{ConditionId, DEFAULT_REGISTRY_SEVERITY, GatePolicy};
 use crate::ids::{Login, RepoName, Timestamp};
 use crate::port::{AuditLog, GitHub, GitHubError};
 use crate::severity::Severity;
+use crate::skill::SkillSet;
 
 use process::{Flow, Runner};
 
@@ -92,6 +95,9 @@ pub struct TickOptions {
     /// The L4 registry check's severity as the burn-in clock decided it; `None` takes the
     /// `skills.yml` override of `validator_agent_registry`, else P2.
     pub registry_severity: Option<Severity>,
+    /// The user skills the adapter loaded (empty by default): validators, classifier rules
+    /// and branch hooks, with the load counters for the tick metrics.
+    pub skills: SkillSet,
 }
 
 impl TickOptions {
@@ -122,6 +128,13 @@ impl TickOptions {
     #[must_use]
     pub fn with_repos(mut self, repos: Vec<RepoName>) -> Self {
         self.repos = Some(repos);
+        self
+    }
+
+    /// These options running the user skills of `skills`.
+    #[must_use]
+    pub fn with_skills(mut self, skills: SkillSet) -> Self {
+        self.skills = skills;
         self
     }
 
@@ -302,6 +315,8 @@ pub(crate) async fn run_pr_path_as(
     let setup = TickSetup::new(config, options, bot)?;
     let mut runner = Runner::new(github, audit, &setup, now);
     runner.report.warnings.extend(setup_warnings(&setup));
+    runner.report.metrics.skills_loaded = options.skills.loaded;
+    runner.report.metrics.skill_load_failed = options.skills.load_failed;
 
     'repos: for repo in setup.gated_repos() {
         let pulls = match github.open_pulls(repo).await {
@@ -346,7 +361,7 @@ pub(crate) async fn run_pr_path_as(
 /// Warnings about the setup itself: unsigned receipts, and a configured App slug that is
 /// not the App the API answers for.
 fn setup_warnings(setup: &TickSetup<'_>) -> Vec<String> {
-    let mut warnings = Vec::new();
+    let mut warnings = setup.options.skills.load_warnings.clone();
     if setup.options.receipt_key.is_none() {
         warnings.push(UNSIGNED_RECEIPTS_WARNING.to_owned());
     }

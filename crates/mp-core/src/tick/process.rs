@@ -17,6 +17,7 @@ use crate::trailers::identity_block;
 use super::evaluate::{PrEvaluation, Route, assess_pr, fetch_context};
 use super::inbox::{PENDING_OWNER, audit_issue, find_pending, inbox_issue};
 use super::report::{PrAction, PrOutcome, TickReport};
+use super::skills::failure_warning;
 use super::{MAIN_BRANCH, MergeMode, TickSetup};
 
 /// The skip detail when a pull request's comments cannot be read (bot.md §5.1).
@@ -153,6 +154,13 @@ impl<'a> Runner<'a> {
         };
         // (3)-(6) Classify, plan receipts, evaluate the gate.
         let evaluation = assess_pr(self.setup, pr, comments, main_head, self.now);
+        for failure in &evaluation.skill_failures {
+            let context = evaluation.pr.reference();
+            self.report
+                .warnings
+                .push(failure_warning(&context, failure));
+            self.report.metrics.skill_failures += 1;
+        }
 
         // (3) One audit record per classification; an unaudited decision is not acted on.
         self.audit

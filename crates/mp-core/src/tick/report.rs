@@ -154,6 +154,13 @@ pub struct TickMetrics {
     pub rate_limited: bool,
     /// Calls left in the primary rate-limit window at the end, when the adapter knows.
     pub rate_limit_remaining: Option<u32>,
+    /// User skills the adapter loaded for this tick.
+    pub skills_loaded: u32,
+    /// User skills that failed to load (each one is also a warning).
+    pub skill_load_failed: u32,
+    /// User skill calls that failed this tick (timeout, trap, malformed verdict, ...);
+    /// each counted as "pass, no contribution" and reported as a warning.
+    pub skill_failures: u32,
 }
 
 impl TickMetrics {
@@ -187,6 +194,9 @@ impl TickMetrics {
             "audit_issues_opened": self.audit_issues_opened,
             "rate_limited": self.rate_limited,
             "rate_limit_remaining": self.rate_limit_remaining,
+            "skills_loaded": self.skills_loaded,
+            "skill_load_failed": self.skill_load_failed,
+            "skill_failures": self.skill_failures,
         })
     }
 }

@@ -250,7 +250,7 @@ impl Tick<'_> {
             return Ok(());
         }
 
-        let mut run = SupervisorRun::new(bot);
+        let mut run = SupervisorRun::new(bot).with_skills(options.skills.clone());
         let repos: Vec<&RepoName> = config
             .projects()
             .supervised_repos()
@@ -275,6 +275,7 @@ impl Tick<'_> {
             let scan =
                 run_branch_supervisor(self.github, config, self.state, repo, &mut run, now).await;
             self.report.supervisor_metrics.add(&scan.metrics);
+            self.report.metrics.skill_failures += scan.metrics.skill_failures;
             self.report.warnings.extend(scan.warnings.iter().cloned());
             let stop = scan.stopped.clone();
             self.report.supervisor.push(scan);

@@ -15,7 +15,9 @@
 //! 4. L5 ([`Layer::L5`]): the break-glass audit (including earlier break-glass commits
 //!    still inside their ADR deadline), unauthorized push (dropped when an allowlisted
 //!    person really merged the commit) and the hallucination guard (unless `skills.yml`
-//!    disables it). Incidents of one label roll up into one issue per scan.
+//!    disables it), then the user branch hooks (`decision:skill-hook-incident`; a hook
+//!    that fails is a warning and raises nothing). Incidents of one label roll up into one
+//!    issue per scan.
 //! 5. L2 ([`Layer::L2`]): each commit's check runs are re-validated. Passed or a real
 //!    failure settles the commit; unsettled (infra) records the first-seen time and stops
 //!    the layer until a later tick, and after 24 hours opens `decision:l2-stalled` and
@@ -52,6 +54,7 @@ use crate::config::Config;
 use crate::context::CommitContext;
 use crate::ids::{Login, RepoName, Timestamp};
 use crate::port::{GitHubError, GitHubHistory, Issue};
+use crate::skill::SkillSet;
 use crate::state::{Layer, Watermarks};
 
 use super::MAIN_BRANCH;
@@ -77,6 +80,7 @@ pub struct SupervisorRun {
     issues_left: usize,
     issues: BTreeMap<IncidentLabel, Vec<Issue>>,
     adrs: Option<Vec<(String, String)>>,
+    skills: SkillSet,
 }
 
 impl SupervisorRun {
@@ -87,7 +91,15 @@ impl SupervisorRun {
             issues_left: ISSUES_PER_TICK,
             issues: BTreeMap::new(),
             adrs: None,
+            skills: SkillSet::default(),
         }
+    }
+
+    /// The same run with the user branch hooks of `skills` in the L5 pass.
+    #[must_use]
+    pub fn with_skills(mut self, skills: SkillSet) -> Self {
+        self.skills = skills;
+        self
     }
 
     /// The same run with `issues` new issues left to open this tick.
@@ -143,6 +155,8 @@ pub struct SupervisorMetrics {
     pub l2_commits: u32,
     /// New commits left for a later tick by the per-layer commit cap.
     pub commits_deferred: u32,
+    /// User branch-hook calls that failed (each also a warning).
+    pub skill_failures: u32,
 }
 
 impl SupervisorMetrics {
@@ -156,6 +170,7 @@ impl SupervisorMetrics {
         self.l5_commits += other.l5_commits;
         self.l2_commits += other.l2_commits;
         self.commits_deferred += other.commits_deferred;
+        self.skill_failures += other.skill_failures;
     }
 }
 

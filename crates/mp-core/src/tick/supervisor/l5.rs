@@ -1,5 +1,6 @@
-//! The L5 layer: break-glass audit, unauthorized push and hallucination guard over the new
-//! commits on `main`, with one rollup issue per label and scan (bot.md §11.2-§11.5).
+//! The L5 layer: break-glass audit, unauthorized push, hallucination guard and the user
+//! branch hooks over the new commits on `main`, with one rollup issue per label and scan
+//! (bot.md §11.2-§11.5).
 
 use crate::branch::break_glass::is_break_glass;
 use crate::branch::{
@@ -11,6 +12,7 @@ use crate::ids::CommitSha;
 use crate::port::{CommitPull, GitHubError};
 use crate::state::Layer;
 
+use super::super::skills::{failure_warning, hook_incidents};
 use super::incidents::Surfaced;
 use super::{DECISIONS_DIR, HALLUCINATION_GUARD, MAIN_BRANCH, Scan, SupervisorStop, capped};
 
@@ -93,6 +95,7 @@ impl Scan<'_> {
             if !self.config.skills().is_disabled(HALLUCINATION_GUARD) {
                 found.extend(self.hallucination(commit).await?);
             }
+            found.extend(self.user_hooks(commit));
             last = Some(commit.sha.clone());
             self.report.metrics.l5_commits += 1;
         }
@@ -119,6 +122,24 @@ impl Scan<'_> {
             self.state.set(self.repo, Layer::L5, sha);
         }
         Ok(())
+    }
+
+    /// The incidents the user branch hooks raise on one commit; a hook that fails raises
+    /// nothing and becomes a warning.
+    fn user_hooks(&mut self, commit: &CommitContext) -> Vec<CommitIncident> {
+        let mut failures = Vec::new();
+        let incidents = hook_incidents(
+            &self.run.skills,
+            self.config.skills(),
+            commit,
+            &mut failures,
+        );
+        for failure in &failures {
+            let context = format!("commit {}", commit.sha.short());
+            self.warn(failure_warning(&context, failure));
+            self.report.metrics.skill_failures += 1;
+        }
+        incidents
     }
 
     /// The break-glass audit of one commit; `None` when the ADRs it needs cannot be read.

@@ -1,0 +1,260 @@
+//! Loading user skills for `mp tick` and `mp explain`: from `<config>/skills/` or from the
+//! `skills/...` entries of a world file's configuration, through the `mp-skills` registry,
+//! into the [`SkillSet`] the tick runs.
+
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use mp_core::Severity;
+use mp_core::config::Config;
+use mp_core::config::skills::REQUIRED_SKILLS;
+use mp_core::context::{CommitContext, PrContext};
+use mp_core::skill::{
+    BranchHook, ClassifierRule, ClassifierVote, HookResult, SkillFailure, SkillSet,
+    ValidationResult, Validator,
+};
+use mp_skills::registry::{LoadWarning, Origin, Registry};
+use mp_skills::sandbox::Limits;
+
+#[cfg(test)]
+mod tests;
+
+/// The prefix of world configuration entries that hold user skills.
+pub const WORLD_SKILLS_PREFIX: &str = "skills/";
+
+/// The user skills under `dir` (a configuration directory's `skills/`), when present.
+///
+/// # Errors
+/// When a built-in skill is missing from the registry (a hard error).
+pub fn from_dir(config: &Config, dir: &Path) -> anyhow::Result<SkillSet> {
+    let registry = Registry::load(Some(dir), config.skills(), Limits::default());
+    skill_set(registry, None)
+}
+
+/// The user skills among a world's configuration entries: every entry named
+/// `skills/<folder>/<file>` is written into a temporary directory with the same layout and
+/// loaded from there. No such entry gives an empty set.
+///
+/// # Errors
+/// When an entry name is not a plain relative path (`..`, an absolute path, an empty
+/// part), when the temporary directory cannot be written, or when a built-in skill is
+/// missing from the registry.
+pub fn from_world(config: &Config, files: &BTreeMap<String, String>) -> anyhow::Result<SkillSet> {
+    let entries: Vec<(&String, &String)> = files
+        .iter()
+        .filter(|(name, _)| name.starts_with(WORLD_SKILLS_PREFIX))
+        .collect();
+    if entries.is_empty() {
+        return skill_set(
+            Registry::load(None, config.skills(), Limits::default()),
+            None,
+        );
+    }
+    let temp = TempDir::create()?;
+    for (name, text) in entries {
+        let relative = checked_name(name)?;
+        let path = temp.path.join(relative);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("creating {}", parent.display()))?;
+        }
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    let registry = Registry::load(
+        Some(&temp.path.join("skills")),
+        config.skills(),
+        Limits::default(),
+    );
+    skill_set(registry, Some(&temp.path))
+}
+
+/// Whether a world configuration entry holds a user skill file rather than a configuration
+/// file.
+pub fn is_skill_entry(name: &str) -> bool {
+    name.starts_with(WORLD_SKILLS_PREFIX)
+}
+
+/// `name` as a relative path made only of normal parts.
+fn checked_name(name: &str) -> anyhow::Result<PathBuf> {
+    let path = PathBuf::from(name);
+    let plain = !name.contains('\\')
+        && !name.split('/').any(str::is_empty)
+        && path.components().all(|c| matches!(c, Component::Normal(_)));
+    if !plain {
+        bail!("world config entry `{name}` is not a plain relative path (no `..`, no empty part)");
+    }
+    Ok(path)
+}
+
+/// A temporary directory removed when dropped.
+struct TempDir {
+    path: PathBuf,
+}
+
+impl TempDir {
+    fn create() -> anyhow::Result<Self> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default();
+        let path = std::env::temp_dir().join(format!("mp-skills-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&path)
+            .with_context(|| format!("creating the temporary directory {}", path.display()))?;
+        Ok(Self { path })
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// The warning line of a load problem, with paths shown relative to `root` when given (so
+/// a world's temporary directory never shows).
+fn warning_line(warning: &LoadWarning, root: Option<&Path>) -> String {
+    let strip = |text: String| match root {
+        Some(root) => {
+            let prefix = format!("{}/", root.display());
+            text.replace(&prefix, "")
+        }
+        None => text,
+    };
+    strip(warning.to_string())
+}
+
+/// The registry's active user skills as a [`SkillSet`], with its load counters and
+/// warnings.
+fn skill_set(registry: Registry, root: Option<&Path>) -> anyhow::Result<SkillSet> {
+    for name in REQUIRED_SKILLS {
+        let built_in = registry
+            .entry(name)
+            .is_some_and(|e| matches!(e.origin, Origin::BuiltIn { .. }));
+        if !built_in {
+            bail!("built-in skill {name} failed to load: the registry does not list it");
+        }
+    }
+    let load_warnings: Vec<String> = registry
+        .warnings()
+        .iter()
+        .map(|w| warning_line(w, root))
+        .collect();
+    let load_failed = registry
+        .warnings()
+        .iter()
+        .filter(|w| w.code == "skill_load_failed")
+        .count();
+    let validators: Vec<String> = registry
+        .user_validators()
+        .map(|v| v.name().to_owned())
+        .collect();
+    let rules: Vec<String> = registry
+        .user_classifier_rules()
+        .map(|r| r.name().to_owned())
+        .collect();
+    let hooks: Vec<String> = registry
+        .user_branch_hooks()
+        .map(|h| h.name().to_owned())
+        .collect();
+    let loaded = validators.len() + rules.len() + hooks.len();
+    let registry = Arc::new(registry);
+    let handle = |name: String| RegistrySkill {
+        registry: Arc::clone(&registry),
+        name,
+    };
+    Ok(SkillSet {
+        validators: validators
+            .into_iter()
+            .map(|n| Arc::new(handle(n)) as Arc<dyn Validator + Send + Sync>)
+            .collect(),
+        classifier_rules: rules
+            .into_iter()
+            .map(|n| Arc::new(handle(n)) as Arc<dyn ClassifierRule + Send + Sync>)
+            .collect(),
+        branch_hooks: hooks
+            .into_iter()
+            .map(|n| Arc::new(handle(n)) as Arc<dyn BranchHook + Send + Sync>)
+            .collect(),
+        loaded: u32::try_from(loaded).unwrap_or(u32::MAX),
+        load_failed: u32::try_from(load_failed).unwrap_or(u32::MAX),
+        load_warnings,
+    })
+}
+
+/// One user skill of a shared registry, found by name at each call.
+struct RegistrySkill {
+    registry: Arc<Registry>,
+    name: String,
+}
+
+impl RegistrySkill {
+    fn missing(&self) -> SkillFailure {
+        SkillFailure::new(
+            &self.name,
+            mp_core::skill::FailureStage::Load,
+            mp_core::skill::FailureCause::LoadFailed {
+                detail: "no longer in the registry".to_owned(),
+            },
+        )
+    }
+}
+
+impl Validator for RegistrySkill {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn severity(&self) -> Severity {
+        self.registry
+            .user_validators()
+            .find(|v| v.name() == self.name)
+            .map_or(Severity::P0, |v| v.severity())
+    }
+
+    fn check(&self, pr: &PrContext) -> Result<ValidationResult, SkillFailure> {
+        match self
+            .registry
+            .user_validators()
+            .find(|v| v.name() == self.name)
+        {
+            Some(validator) => validator.check(pr),
+            None => Err(self.missing()),
+        }
+    }
+}
+
+impl ClassifierRule for RegistrySkill {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn evaluate(&self, pr: &PrContext) -> Result<ClassifierVote, SkillFailure> {
+        match self
+            .registry
+            .user_classifier_rules()
+            .find(|r| r.name() == self.name)
+        {
+            Some(rule) => rule.evaluate(pr),
+            None => Err(self.missing()),
+        }
+    }
+}
+
+impl BranchHook for RegistrySkill {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn on_commit(&self, commit: &CommitContext) -> Result<HookResult, SkillFailure> {
+        match self
+            .registry
+            .user_branch_hooks()
+            .find(|h| h.name() == self.name)
+        {
+            Some(hook) => hook.on_commit(commit),
+            None => Err(self.missing()),
+        }
+    }
+}
