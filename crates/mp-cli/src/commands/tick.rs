@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::{Context, bail};
 use mp_core::approval::ReceiptKey;
 use mp_core::gate::ConditionResult;
-use mp_core::port::{DryRun, GitHubHistory};
+use mp_core::port::{DryRun, GitHubHistory, PlannedWrite, Recording};
 use mp_core::tick::{self, FullTickReport, PrOutcome, TickError, TickOptions};
 use mp_github::rest::{Credentials, EtagCache, RestConfig, RestGitHub, RevertMode, Secret};
 use mp_github::{Action, FaultScript, LoopbackServer, MemoryGitHub};
@@ -18,6 +18,7 @@ use crate::Exit;
 use crate::audit::CliAuditLog;
 use crate::cli::{Adapter, Format, TickArgs};
 use crate::commands::config_validate::read_config_dir;
+use crate::skills_load;
 use crate::world;
 
 /// The environment variable holding the approval-receipt key in live ticks.
@@ -86,6 +87,15 @@ fn planned_writes(dry: DryRun<'_>) -> Writes {
     let json = planned
         .iter()
         .map(|w| json!({"action": w.code(), "planned": true, "line": w.to_string()}))
+        .collect();
+    (lines, json)
+}
+
+fn done_writes(done: &[PlannedWrite]) -> Writes {
+    let lines = done.iter().map(PlannedWrite::done_line).collect();
+    let json = done
+        .iter()
+        .map(|w| json!({"action": w.code(), "line": w.done_line()}))
         .collect();
     (lines, json)
 }
@@ -160,6 +170,10 @@ fn world_tick(args: &TickArgs, path: &Path) -> anyhow::Result<Result<TickRun, Ti
     if let Some(key) = loaded.world.receipt_key.clone() {
         options = options.with_receipt_key(key);
     }
+    options = options.with_skills(skills_load::from_world(
+        &loaded.config,
+        &loaded.world.config,
+    )?);
     let audit = CliAuditLog::new(args.audit_log.clone());
     let inputs = TickInputs {
         audit: &audit,
@@ -291,6 +305,7 @@ fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Tick
     {
         options = options.with_receipt_key(key);
     }
+    options = options.with_skills(skills_load::from_dir(&config, &dir.join("skills"))?);
     let now = mp_core::Timestamp::from_unix_seconds(jiff::Timestamp::now().as_second())
         .context("reading the system clock")?;
     let audit = CliAuditLog::new(args.audit_log.clone());
@@ -309,9 +324,11 @@ fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Tick
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let (result, planned) = runtime.block_on(tick_over(&client, &inputs));
+    // The writes GitHub accepted, for the report (a dry run lists the planned ones).
+    let recording = Recording::new(&client);
+    let (result, planned) = runtime.block_on(tick_over(&recording, &inputs));
     save_cache(&client, args.http_cache.as_deref())?;
-    let writes = planned.unwrap_or_default();
+    let writes = planned.unwrap_or_else(|| done_writes(&recording.into_writes()));
     Ok(result.map(|report| TickRun {
         report,
         writes: writes.0,

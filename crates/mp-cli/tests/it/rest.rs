@@ -178,4 +178,16 @@ fn a_live_tick_against_a_served_world_merges_like_the_world_tick() {
     let world_tick = tick_json(&["--world", world.to_str().expect("a UTF-8 path")]);
     assert_eq!(actions(&live), actions(&world_tick));
     assert!(live["http"]["requests"].as_u64().is_some_and(|n| n > 0));
+    let lines: Vec<&str> = live["writes"]
+        .as_array()
+        .expect("writes")
+        .iter()
+        .filter_map(|w| w["line"].as_str())
+        .collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("merged acme/webapp#1 pinned to head")),
+        "the accepted writes are listed: {lines:?}"
+    );
 }

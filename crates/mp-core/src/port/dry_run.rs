@@ -150,6 +150,72 @@ impl PlannedWrite {
     }
 }
 
+impl PlannedWrite {
+    /// The write as done, one line in the past tense, e.g.
+    /// `merged acme/app#7 pinned to head abc1234 (squash)` (see [`super::Recording`]).
+    pub fn done_line(&self) -> String {
+        match self {
+            Self::CreateComment { repo, number, body } => {
+                format!("commented on {repo}#{number}: {}", first_line(body))
+            }
+            Self::UpdateComment { repo, id, body } => format!(
+                "updated comment {} in {repo}: {}",
+                id.get(),
+                first_line(body)
+            ),
+            Self::AddLabels {
+                repo,
+                number,
+                labels,
+            } => format!("labelled {repo}#{number} with {}", labels.join(", ")),
+            Self::RemoveLabel {
+                repo,
+                number,
+                label,
+            } => format!("removed label {label} from {repo}#{number}"),
+            Self::CreateIssue { repo, issue } => format!(
+                "opened an issue in {repo} [{}]: {}",
+                issue.labels.join(", "),
+                issue.title
+            ),
+            Self::CloseIssue { repo, number } => format!("closed {repo}#{number}"),
+            Self::MergePull {
+                repo,
+                number,
+                request,
+            } => format!(
+                "merged {repo}#{number} pinned to head {} (squash)",
+                request.head_sha.short()
+            ),
+            Self::UpdateBranch {
+                repo,
+                number,
+                expected_head,
+            } => format!(
+                "updated the branch of {repo}#{number} (head {})",
+                expected_head.short()
+            ),
+            Self::PutFile { repo, write } => format!(
+                "wrote {} on {repo}@{}: {}",
+                write.path, write.branch, write.message
+            ),
+            Self::CreateBranch { repo, branch, sha } => {
+                format!("created branch {branch} in {repo} at {}", sha.short())
+            }
+            Self::UpdateIssueBody { repo, number, body } => {
+                format!("rewrote the body of {repo}#{number}: {}", first_line(body))
+            }
+            Self::CreatePull { repo, pull } => format!(
+                "opened a pull request in {repo} from {}: {}",
+                pull.head, pull.title
+            ),
+            Self::PushRevert { repo, sha, branch } => {
+                format!("pushed {branch} reverting {} in {repo}", sha.short())
+            }
+        }
+    }
+}
+
 /// The first line of a body, for one-line displays.
 fn first_line(body: &str) -> &str {
     body.lines().next().unwrap_or_default()

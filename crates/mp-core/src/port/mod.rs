@@ -11,6 +11,7 @@ mod clock;
 mod dry_run;
 mod github;
 mod history;
+mod recording;
 
 pub use audit::{AuditError, AuditLog, AuditRecord, AuditVote};
 pub use clock::{Clock, FixedClock};
@@ -20,3 +21,4 @@ pub use github::{
     PullRequest, UpdateBranchOutcome,
 };
 pub use history::{CommitPull, FileContent, FileWrite, GitHubHistory, NewPull, Tree, TreeEntry};
+pub use recording::Recording;
