@@ -23,6 +23,33 @@ impl CliAuditLog {
         }
     }
 
+    /// Appends other audit lines (e.g. skill calls) to the file, when there is one; they
+    /// are not classification records and are not kept in memory.
+    ///
+    /// # Errors
+    /// When the file cannot be opened or written.
+    pub fn append_lines(&self, lines: impl Iterator<Item = String>) -> anyhow::Result<()> {
+        let Some(path) = &self.file else {
+            return Ok(());
+        };
+        let mut text = String::new();
+        for line in lines {
+            text.push_str(&line);
+            text.push('\n');
+        }
+        if text.is_empty() {
+            return Ok(());
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        file.write_all(text.as_bytes())
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        Ok(())
+    }
+
     /// The records appended so far, in order.
     pub fn records(&self) -> Vec<AuditRecord> {
         self.records.lock().map(|r| r.clone()).unwrap_or_default()

@@ -4,7 +4,8 @@
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use mp_core::Severity;
@@ -16,10 +17,73 @@ use mp_core::skill::{
     ValidationResult, Validator,
 };
 use mp_skills::registry::{LoadWarning, Origin, Registry};
-use mp_skills::sandbox::Limits;
+use mp_skills::sandbox::{Limits, commit_json, pr_json};
+use serde_json::json;
+use sha2::{Digest, Sha256};
 
 #[cfg(test)]
 mod tests;
+
+/// One call of a user skill, as the audit log keeps it: which skill, on what, a digest of
+/// the exact input it was given, what it answered and how long it took.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillCall {
+    /// The skill's name.
+    pub skill: String,
+    /// `validator`, `classifier` or `branch_hook`.
+    pub kind: &'static str,
+    /// `owner/repo#N` for a pull request, the commit SHA for a branch hook.
+    pub subject: String,
+    /// SHA-256 (hex) of the input JSON the skill received.
+    pub input_sha256: String,
+    /// The verdict's line, or `error: ...` for a failed call.
+    pub verdict: String,
+    /// Wall-clock time of the call, in microseconds.
+    pub duration_us: u64,
+}
+
+impl SkillCall {
+    /// The call as one audit-log JSON line (`"kind": "skill_call"`), stamped `at`.
+    pub fn to_json_line(&self, at: mp_core::Timestamp) -> String {
+        json!({
+            "ts": at.to_string(),
+            "record": "skill_call",
+            "skill": self.skill,
+            "kind": self.kind,
+            "subject": self.subject,
+            "input_sha256": self.input_sha256,
+            "verdict": self.verdict,
+            "duration_us": self.duration_us,
+        })
+        .to_string()
+    }
+}
+
+/// The calls made through one loaded [`SkillSet`], in order; clones share the list.
+#[derive(Debug, Clone, Default)]
+pub struct SkillCalls(Arc<Mutex<Vec<SkillCall>>>);
+
+impl SkillCalls {
+    /// Takes the calls recorded so far.
+    pub fn take(&self) -> Vec<SkillCall> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn push(&self, call: SkillCall) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(call);
+    }
+}
+
+fn sha256_hex(value: &serde_json::Value) -> String {
+    let bytes = serde_json::to_vec(value).unwrap_or_default();
+    Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
 
 /// The prefix of world configuration entries that hold user skills.
 pub const WORLD_SKILLS_PREFIX: &str = "skills/";
@@ -28,9 +92,9 @@ pub const WORLD_SKILLS_PREFIX: &str = "skills/";
 ///
 /// # Errors
 /// When a built-in skill is missing from the registry (a hard error).
-pub fn from_dir(config: &Config, dir: &Path) -> anyhow::Result<SkillSet> {
+pub fn from_dir(config: &Config, dir: &Path, calls: &SkillCalls) -> anyhow::Result<SkillSet> {
     let registry = Registry::load(Some(dir), config.skills(), Limits::default());
-    skill_set(registry, None)
+    skill_set(registry, None, calls)
 }
 
 /// The user skills among a world's configuration entries: every entry named
@@ -41,7 +105,11 @@ pub fn from_dir(config: &Config, dir: &Path) -> anyhow::Result<SkillSet> {
 /// When an entry name is not a plain relative path (`..`, an absolute path, an empty
 /// part), when the temporary directory cannot be written, or when a built-in skill is
 /// missing from the registry.
-pub fn from_world(config: &Config, files: &BTreeMap<String, String>) -> anyhow::Result<SkillSet> {
+pub fn from_world(
+    config: &Config,
+    files: &BTreeMap<String, String>,
+    calls: &SkillCalls,
+) -> anyhow::Result<SkillSet> {
     let entries: Vec<(&String, &String)> = files
         .iter()
         .filter(|(name, _)| name.starts_with(WORLD_SKILLS_PREFIX))
@@ -50,6 +118,7 @@ pub fn from_world(config: &Config, files: &BTreeMap<String, String>) -> anyhow::
         return skill_set(
             Registry::load(None, config.skills(), Limits::default()),
             None,
+            calls,
         );
     }
     let temp = TempDir::create()?;
@@ -67,7 +136,7 @@ pub fn from_world(config: &Config, files: &BTreeMap<String, String>) -> anyhow::
         config.skills(),
         Limits::default(),
     );
-    skill_set(registry, Some(&temp.path))
+    skill_set(registry, Some(&temp.path), calls)
 }
 
 /// Whether a world configuration entry holds a user skill file rather than a configuration
@@ -127,7 +196,11 @@ fn warning_line(warning: &LoadWarning, root: Option<&Path>) -> String {
 
 /// The registry's active user skills as a [`SkillSet`], with its load counters and
 /// warnings.
-fn skill_set(registry: Registry, root: Option<&Path>) -> anyhow::Result<SkillSet> {
+fn skill_set(
+    registry: Registry,
+    root: Option<&Path>,
+    calls: &SkillCalls,
+) -> anyhow::Result<SkillSet> {
     for name in REQUIRED_SKILLS {
         let built_in = registry
             .entry(name)
@@ -163,6 +236,7 @@ fn skill_set(registry: Registry, root: Option<&Path>) -> anyhow::Result<SkillSet
     let handle = |name: String| RegistrySkill {
         registry: Arc::clone(&registry),
         name,
+        calls: calls.clone(),
     };
     Ok(SkillSet {
         validators: validators
@@ -187,9 +261,33 @@ fn skill_set(registry: Registry, root: Option<&Path>) -> anyhow::Result<SkillSet
 struct RegistrySkill {
     registry: Arc<Registry>,
     name: String,
+    calls: SkillCalls,
 }
 
 impl RegistrySkill {
+    /// Records one call for the audit log.
+    fn record<T: std::fmt::Display>(
+        &self,
+        kind: &'static str,
+        subject: String,
+        input: &serde_json::Value,
+        result: &Result<T, SkillFailure>,
+        took: Duration,
+    ) {
+        let verdict = match result {
+            Ok(verdict) => verdict.to_string(),
+            Err(failure) => format!("error: {failure}"),
+        };
+        self.calls.push(SkillCall {
+            skill: self.name.clone(),
+            kind,
+            subject,
+            input_sha256: sha256_hex(input),
+            verdict,
+            duration_us: u64::try_from(took.as_micros()).unwrap_or(u64::MAX),
+        });
+    }
+
     fn missing(&self) -> SkillFailure {
         SkillFailure::new(
             &self.name,
@@ -214,14 +312,24 @@ impl Validator for RegistrySkill {
     }
 
     fn check(&self, pr: &PrContext) -> Result<ValidationResult, SkillFailure> {
-        match self
+        let started = Instant::now();
+        let result = match self
             .registry
             .user_validators()
             .find(|v| v.name() == self.name)
         {
             Some(validator) => validator.check(pr),
             None => Err(self.missing()),
-        }
+        };
+        let subject = format!("{}#{}", pr.repo, pr.number);
+        self.record(
+            "validator",
+            subject,
+            &pr_json(pr),
+            &result,
+            started.elapsed(),
+        );
+        result
     }
 }
 
@@ -231,14 +339,24 @@ impl ClassifierRule for RegistrySkill {
     }
 
     fn evaluate(&self, pr: &PrContext) -> Result<ClassifierVote, SkillFailure> {
-        match self
+        let started = Instant::now();
+        let result = match self
             .registry
             .user_classifier_rules()
             .find(|r| r.name() == self.name)
         {
             Some(rule) => rule.evaluate(pr),
             None => Err(self.missing()),
-        }
+        };
+        let subject = format!("{}#{}", pr.repo, pr.number);
+        self.record(
+            "classifier",
+            subject,
+            &pr_json(pr),
+            &result,
+            started.elapsed(),
+        );
+        result
     }
 }
 
@@ -248,13 +366,23 @@ impl BranchHook for RegistrySkill {
     }
 
     fn on_commit(&self, commit: &CommitContext) -> Result<HookResult, SkillFailure> {
-        match self
+        let started = Instant::now();
+        let result = match self
             .registry
             .user_branch_hooks()
             .find(|h| h.name() == self.name)
         {
             Some(hook) => hook.on_commit(commit),
             None => Err(self.missing()),
-        }
+        };
+        let subject = commit.sha.to_string();
+        self.record(
+            "branch_hook",
+            subject,
+            &commit_json(commit),
+            &result,
+            started.elapsed(),
+        );
+        result
     }
 }

@@ -38,7 +38,7 @@ pub enum EvidenceCommand {
 /// Arguments of `mp evidence record`.
 #[derive(Debug, Args)]
 pub struct RecordArgs {
-    /// The TaskSeed that ran (TS-<n>, Active).
+    /// The TaskSeed that ran (`TS-<n>`, Active).
     #[arg(long, value_name = "ID")]
     pub task: String,
     /// The commit the run started from.
@@ -101,7 +101,7 @@ pub enum ExportFormat {
 /// Arguments of `mp evidence export`.
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// The Evidence id (EV-<n>).
+    /// The Evidence id (`EV-<n>`).
     pub id: String,
     /// The store directory.
     #[arg(long, value_name = "DIR")]

@@ -45,6 +45,7 @@ pub fn run(args: &ExplainArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     options = options.with_skills(crate::skills_load::from_world(
         &loaded.config,
         &loaded.world.config,
+        &crate::skills_load::SkillCalls::default(),
     )?);
     let github = MemoryGitHub::new(loaded.world);
     let runtime = tokio::runtime::Builder::new_current_thread().build()?;

@@ -19,6 +19,7 @@ use crate::audit::CliAuditLog;
 use crate::cli::{Adapter, Format, TickArgs};
 use crate::commands::config_validate::read_config_dir;
 use crate::skills_load;
+use crate::skills_load::SkillCalls;
 use crate::world;
 
 /// The environment variable holding the approval-receipt key in live ticks.
@@ -170,9 +171,11 @@ fn world_tick(args: &TickArgs, path: &Path) -> anyhow::Result<Result<TickRun, Ti
     if let Some(key) = loaded.world.receipt_key.clone() {
         options = options.with_receipt_key(key);
     }
+    let skill_calls = SkillCalls::default();
     options = options.with_skills(skills_load::from_world(
         &loaded.config,
         &loaded.world.config,
+        &skill_calls,
     )?);
     let audit = CliAuditLog::new(args.audit_log.clone());
     let inputs = TickInputs {
@@ -216,6 +219,7 @@ fn world_tick(args: &TickArgs, path: &Path) -> anyhow::Result<Result<TickRun, Ti
             })?
         }
     };
+    audit.append_lines(skill_calls.take().iter().map(|call| call.to_json_line(now)))?;
     Ok(result.map(|report| TickRun {
         report,
         writes: writes.0,
@@ -305,7 +309,12 @@ fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Tick
     {
         options = options.with_receipt_key(key);
     }
-    options = options.with_skills(skills_load::from_dir(&config, &dir.join("skills"))?);
+    let skill_calls = SkillCalls::default();
+    options = options.with_skills(skills_load::from_dir(
+        &config,
+        &dir.join("skills"),
+        &skill_calls,
+    )?);
     let now = mp_core::Timestamp::from_unix_seconds(jiff::Timestamp::now().as_second())
         .context("reading the system clock")?;
     let audit = CliAuditLog::new(args.audit_log.clone());
@@ -329,6 +338,7 @@ fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Tick
     let (result, planned) = runtime.block_on(tick_over(&recording, &inputs));
     save_cache(&client, args.http_cache.as_deref())?;
     let writes = planned.unwrap_or_else(|| done_writes(&recording.into_writes()));
+    audit.append_lines(skill_calls.take().iter().map(|call| call.to_json_line(now)))?;
     Ok(result.map(|report| TickRun {
         report,
         writes: writes.0,

@@ -35,7 +35,7 @@ fn check(files: &[(&str, &str)], expected: &[&str]) {
         .iter()
         .map(|(n, t)| ((*n).to_owned(), (*t).to_owned()))
         .collect();
-    let lines: Vec<String> = match from_world(&config(), &files) {
+    let lines: Vec<String> = match from_world(&config(), &files, &SkillCalls::default()) {
         Ok(set) => {
             let mut lines = vec![format!(
                 "{:?} loaded={} failed={}",

@@ -77,3 +77,37 @@ fn lint_passes_the_example_and_names_each_gap() {
         ))
         .stdout(predicate::str::contains("2 skill(s) checked, 2 gap(s)"));
 }
+
+#[test]
+fn every_user_skill_call_is_recorded_in_the_audit_log() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("audit.jsonl");
+    mp().args(["tick", "--world"])
+        .arg(workspace_root().join("fixtures/scenarios/skill-user-validator-blocks/world.yaml"))
+        .arg("--audit-log")
+        .arg(&log)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&log).expect("the audit log was written");
+    let calls: Vec<serde_json::Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("one JSON object per line"))
+        .filter(|record: &serde_json::Value| record["record"] == "skill_call")
+        .collect();
+    let subjects: Vec<&str> = calls.iter().filter_map(|c| c["subject"].as_str()).collect();
+    assert_eq!(subjects, ["acme/app#1", "acme/app#2"], "{text}");
+    for call in &calls {
+        assert_eq!(call["skill"], "no_todos_in_prod");
+        assert_eq!(call["kind"], "validator");
+        let digest = call["input_sha256"].as_str().expect("a digest");
+        assert!(
+            digest.len() == 64 && digest.chars().all(|c| c.is_ascii_hexdigit()),
+            "{digest}"
+        );
+        assert!(call["duration_us"].is_u64(), "{call}");
+    }
+    assert_ne!(calls[0]["input_sha256"], calls[1]["input_sha256"]);
+    let verdicts: Vec<&str> = calls.iter().filter_map(|c| c["verdict"].as_str()).collect();
+    assert!(verdicts[0].contains("TODO"), "{verdicts:?}");
+    assert!(!verdicts[1].contains("TODO"), "{verdicts:?}");
+}
