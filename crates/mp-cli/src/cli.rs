@@ -104,6 +104,22 @@ pub struct TickArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Print a report instead of the usual output: `md` is a markdown summary (per
+    /// repository: merged, blocked with reasons, routed to the inbox, incidents; the
+    /// budget) for a CI job summary.
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub report: Option<ReportKind>,
+    /// Append the markdown summary to this file (e.g. "$GITHUB_STEP_SUMMARY") and print
+    /// the usual output.
+    #[arg(long, value_name = "FILE")]
+    pub report_file: Option<PathBuf>,
+}
+
+/// A report of `mp tick`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportKind {
+    /// A markdown summary.
+    Md,
 }
 
 /// The GitHub adapter of a world tick.

@@ -10,6 +10,7 @@ mod audit;
 mod cli;
 mod commands;
 mod output;
+mod report_md;
 mod skills_load;
 mod world;
 

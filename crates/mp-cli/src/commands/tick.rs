@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use crate::Exit;
 use crate::audit::CliAuditLog;
-use crate::cli::{Adapter, Format, TickArgs};
+use crate::cli::{Adapter, Format, ReportKind, TickArgs};
 use crate::commands::config_validate::read_config_dir;
 use crate::skills_load;
 use crate::skills_load::SkillCalls;
@@ -480,9 +480,20 @@ pub fn run(args: &TickArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
             return Ok(Exit::FailedClosed);
         }
     };
-    match args.format {
-        Format::Text => print_text(&run, out)?,
-        Format::Json => crate::output::json(out, &run_json(&run))?,
+    let doc = run_json(&run);
+    if let Some(path) = &args.report_file {
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .with_context(|| format!("opening {}", path.display()))?;
+        file.write_all(crate::report_md::render(&doc).as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    match (args.report, args.format) {
+        (Some(ReportKind::Md), _) => out.write_all(crate::report_md::render(&doc).as_bytes())?,
+        (None, Format::Text) => print_text(&run, out)?,
+        (None, Format::Json) => crate::output::json(out, &doc)?,
     }
     Ok(Exit::Ok)
 }

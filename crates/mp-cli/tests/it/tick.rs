@@ -93,3 +93,37 @@ fn explain_refuses_a_bad_reference() {
         .code(2)
         .stderr(predicate::str::contains("OWNER/REPO#N"));
 }
+
+#[test]
+fn the_markdown_report_summarises_each_repository_and_appends_to_a_file() {
+    let assert = mp()
+        .args(["tick", "--report", "md", "--world"])
+        .arg(demo())
+        .assert()
+        .success();
+    let md = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    assert!(md.starts_with("## mp tick at "), "{md}");
+    assert!(
+        md.contains("| `acme/webapp` | 1 | 0 | 1 | 3 | 0 | 0 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("- **#3 blocked** (Quadrant B)")
+            && md.contains("  - C2: check 'test' did not succeed"),
+        "{md}"
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let summary = dir.path().join("summary.md");
+    for _ in 0..2 {
+        mp().args(["tick", "--world"])
+            .arg(demo())
+            .arg("--report-file")
+            .arg(&summary)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("writes, in order:"));
+    }
+    let text = std::fs::read_to_string(&summary).expect("the summary file");
+    assert_eq!(text.matches("## mp tick at ").count(), 2, "appended twice");
+    assert_eq!(text, format!("{md}{md}"));
+}
