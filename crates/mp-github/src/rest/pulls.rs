@@ -54,6 +54,32 @@ impl RestGitHub {
         self.transport.send(&request).await
     }
 
+    /// Every page of a list under one pull request or issue,
+    /// `/{pulls|issues}/{n}/{list}`, each page turned into items by `items`.
+    pub(crate) async fn thread_list<P, T>(
+        &self,
+        endpoint: Endpoint,
+        repo: &RepoName,
+        number: PrNumber,
+        [thread, list]: [&str; 2],
+        items: impl Fn(P) -> Vec<T>,
+    ) -> Result<Vec<T>, GitHubError>
+    where
+        P: serde::de::DeserializeOwned,
+    {
+        let n = number.to_string();
+        let url = listing(self.transport.repo_url(repo, &[thread, &n, list]), &[]);
+        let noun = if thread == "pulls" {
+            "pull request"
+        } else {
+            "issue"
+        };
+        let what = || format!("{noun} {}", reference(repo, number));
+        self.transport
+            .get_pages(endpoint.route(), url, repo, &what, None, items)
+            .await
+    }
+
     /// Reads one JSON object.
     pub(crate) async fn read<T: serde::de::DeserializeOwned>(
         &self,
@@ -132,20 +158,12 @@ impl GitHub for RestGitHub {
         number: PrNumber,
     ) -> Result<Vec<CommitContext>, GitHubError> {
         let endpoint = Endpoint::ListPullCommits;
-        let n = number.to_string();
-        let url = listing(
-            self.transport.repo_url(repo, &["pulls", &n, "commits"]),
-            &[],
-        );
-        let what = || format!("pull request {}", reference(repo, number));
-        let commits: Vec<CommitJson> = self
-            .transport
-            .get_pages(
-                endpoint.route(),
-                url,
+        let commits = self
+            .thread_list(
+                endpoint,
                 repo,
-                &what,
-                None,
+                number,
+                ["pulls", "commits"],
                 |page: Vec<CommitJson>| page,
             )
             .await?;
@@ -164,20 +182,14 @@ impl GitHub for RestGitHub {
         repo: &RepoName,
         number: PrNumber,
     ) -> Result<Vec<FileChange>, GitHubError> {
-        let endpoint = Endpoint::ListPullFiles;
-        let n = number.to_string();
-        let url = listing(self.transport.repo_url(repo, &["pulls", &n, "files"]), &[]);
-        let what = || format!("pull request {}", reference(repo, number));
-        self.transport
-            .get_pages(
-                endpoint.route(),
-                url,
-                repo,
-                &what,
-                None,
-                |page: Vec<FileJson>| page.into_iter().map(model::file_change).collect(),
-            )
-            .await
+        self.thread_list(
+            Endpoint::ListPullFiles,
+            repo,
+            number,
+            ["pulls", "files"],
+            |page: Vec<FileJson>| page.into_iter().map(model::file_change).collect(),
+        )
+        .await
     }
 
     async fn check_runs(
@@ -209,25 +221,16 @@ impl GitHub for RestGitHub {
         repo: &RepoName,
         number: PrNumber,
     ) -> Result<Vec<LabelEvent>, GitHubError> {
-        let endpoint = Endpoint::ListTimeline;
-        let n = number.to_string();
-        let url = listing(
-            self.transport.repo_url(repo, &["issues", &n, "timeline"]),
-            &[],
-        );
-        let what = || format!("issue {}", reference(repo, number));
-        self.transport
-            .get_pages(
-                endpoint.route(),
-                url,
-                repo,
-                &what,
-                None,
-                |page: Vec<TimelineEventJson>| {
-                    page.into_iter().filter_map(model::label_event).collect()
-                },
-            )
-            .await
+        self.thread_list(
+            Endpoint::ListTimeline,
+            repo,
+            number,
+            ["issues", "timeline"],
+            |page: Vec<TimelineEventJson>| {
+                page.into_iter().filter_map(model::label_event).collect()
+            },
+        )
+        .await
     }
 
     async fn comments(
@@ -236,23 +239,15 @@ impl GitHub for RestGitHub {
         number: PrNumber,
     ) -> Result<Vec<Comment>, GitHubError> {
         let endpoint = Endpoint::ListComments;
-        let n = number.to_string();
-        let url = listing(
-            self.transport.repo_url(repo, &["issues", &n, "comments"]),
-            &[],
-        );
-        let what = || format!("issue {}", reference(repo, number));
         let convert = Self::convert(endpoint);
-        self.transport
-            .get_pages(
-                endpoint.route(),
-                url,
-                repo,
-                &what,
-                None,
-                |page: Vec<CommentJson>| page.into_iter().map(|c| convert.comment(c)).collect(),
-            )
-            .await
+        self.thread_list(
+            endpoint,
+            repo,
+            number,
+            ["issues", "comments"],
+            |page: Vec<CommentJson>| page.into_iter().map(|c| convert.comment(c)).collect(),
+        )
+        .await
     }
 
     async fn reactions(
@@ -261,20 +256,12 @@ impl GitHub for RestGitHub {
         number: PrNumber,
     ) -> Result<Vec<Reaction>, GitHubError> {
         let endpoint = Endpoint::ListReactions;
-        let n = number.to_string();
-        let url = listing(
-            self.transport.repo_url(repo, &["issues", &n, "reactions"]),
-            &[],
-        );
-        let what = || format!("issue {}", reference(repo, number));
-        let reactions: Vec<ReactionJson> = self
-            .transport
-            .get_pages(
-                endpoint.route(),
-                url,
+        let reactions = self
+            .thread_list(
+                endpoint,
                 repo,
-                &what,
-                None,
+                number,
+                ["issues", "reactions"],
                 |page: Vec<ReactionJson>| page,
             )
             .await?;
