@@ -321,6 +321,12 @@ impl Watermarks {
         self.unsettled.len()
     }
 
+    /// How many commits of the repositories `owns` accepts are tracked as unsettled (a
+    /// sharded tick's `l2_unsettled`).
+    pub fn unsettled_count_of(&self, owns: impl Fn(&RepoName) -> bool) -> usize {
+        self.unsettled.keys().filter(|(repo, _)| owns(repo)).count()
+    }
+
     /// The break-glass commits of `repo` waiting for their ADR, with their first-seen times.
     pub fn pending_break_glass(&self, repo: &RepoName) -> Vec<(CommitSha, Timestamp)> {
         self.pending_break_glass
@@ -341,6 +347,39 @@ impl Watermarks {
     pub fn clear_break_glass(&mut self, repo: &RepoName, sha: &CommitSha) {
         self.pending_break_glass
             .remove(&(repo.clone(), sha.clone()));
+    }
+
+    /// `base` with the entries of the repositories `owns` accepts replaced by this
+    /// state's: watermarks, unsettled commits and pending break-glass commits. Everything
+    /// else (other repositories, keys this version does not know) comes from `base`. A
+    /// sharded tick saves this way over the file as it reads it now, so shards that save
+    /// one after the other never erase each other's entries.
+    #[must_use]
+    pub fn merged_into(&self, base: &Watermarks, owns: impl Fn(&RepoName) -> bool) -> Watermarks {
+        let mut merged = base.clone();
+        merged.marks.retain(|(repo, _), _| !owns(repo));
+        merged.unsettled.retain(|(repo, _), _| !owns(repo));
+        merged
+            .pending_break_glass
+            .retain(|(repo, _), _| !owns(repo));
+        let mine = |times: &CommitTimes| -> CommitTimes {
+            times
+                .iter()
+                .filter(|((repo, _), _)| owns(repo))
+                .map(|(key, at)| (key.clone(), *at))
+                .collect()
+        };
+        merged.marks.extend(
+            self.marks
+                .iter()
+                .filter(|((repo, _), _)| owns(repo))
+                .map(|(key, sha)| (key.clone(), sha.clone())),
+        );
+        merged.unsettled.extend(mine(&self.unsettled));
+        merged
+            .pending_break_glass
+            .extend(mine(&self.pending_break_glass));
+        merged
     }
 
     /// Whether nothing is recorded at all (a first run).

@@ -25,6 +25,9 @@
 //! (docs/decisions/0005): at three consecutive failed ticks the issue gets
 //! `decision:inbox-error`. A rate limit ends the poll.
 //!
+//! A sharded tick ([`TickOptions::shard`]) polls only the issues whose pull request is in
+//! one of its repositories; the issues that name none go to shard 0.
+//!
 //! Order in the tick: poll the inbox **before** the pull-request path. An approval then
 //! merges in the same tick, because the path reads the bot-applied label and the receipt
 //! it just wrote; polled after it, the approval merges one tick later. A rejected pull
@@ -66,8 +69,8 @@ use crate::context::{Comment, CommentId, PrState};
 use crate::ids::{Login, PrNumber, RepoName, Timestamp};
 use crate::port::{GitHub, GitHubError, Issue, IssueQuery, IssueState, PullRequest};
 
-use super::TickOptions;
 use super::inbox::PENDING_OWNER;
+use super::{Shard, TickOptions};
 use notes::{
     DEFERRED_NOTE, INTEGRITY_NOTE, PR_CLOSED_NOTE, STALE_NOTE, deferred_comment, failure_count,
     failures_comment, has_note, integrity_comment, pr_closed_comment, recovered_comment,
@@ -128,6 +131,9 @@ pub async fn poll_inbox(
     issues.retain(|issue| {
         issue.state == IssueState::Open && !issue.is_pull_request && has_label(issue, PENDING_OWNER)
     });
+    if let Some(shard) = options.shard {
+        issues.retain(|issue| handled_by(shard, issue, bot));
+    }
     issues.sort_by_key(|issue| issue.number);
 
     let mut open = Vec::new();
@@ -157,6 +163,19 @@ pub async fn poll_inbox(
         .lifecycle(&open, &comments_by_issue, availability, now)
         .await;
     poller.report
+}
+
+/// Whether `shard` handles the inbox issue `issue`: the shard owning the repository of the
+/// pull request its body names; an issue that is not the bot's, or whose body names no pull
+/// request, goes to shard 0 (which then reports it, as an unsharded tick does).
+fn handled_by(shard: Shard, issue: &Issue, bot: &Login) -> bool {
+    let named = (issue.author.as_ref() == Some(bot))
+        .then(|| InboxQuestion::read(&issue.body).ok())
+        .flatten();
+    match named {
+        Some(question) => shard.owns(&question.repo),
+        None => shard.is_first(),
+    }
 }
 
 fn has_label(issue: &Issue, label: &str) -> bool {
@@ -221,12 +240,7 @@ impl Poller<'_> {
 
     /// Whether the pull requests of `repo` go through the gate this tick.
     fn in_scope(&self, repo: &RepoName) -> bool {
-        self.config.projects().is_gated(repo)
-            && self
-                .options
-                .repos
-                .as_ref()
-                .is_none_or(|only| only.contains(repo))
+        self.config.projects().is_gated(repo) && self.options.covers(repo)
     }
 
     /// Steps 1-2, then the rest through [`Poller::decide`] and the poison guard.

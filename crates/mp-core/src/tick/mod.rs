@@ -28,6 +28,7 @@ pub mod inbox_poll;
 mod process;
 mod report;
 mod run;
+pub mod shard;
 mod skills;
 pub mod state_store;
 pub mod supervisor;
@@ -44,6 +45,7 @@ pub use inbox_poll::{InboxReport, poll_inbox};
 pub use process::RECEIPTS_UNAVAILABLE;
 pub use report::{MAX_DETAIL_CHARS, PrAction, PrOutcome, TickMetrics, TickReport};
 pub use run::{FullTickReport, GovernanceReport, RATE_LIMIT_RESERVE, run_tick};
+pub use shard::{ParseShardError, Shard};
 pub use skills::USER_VALIDATOR_PASSED;
 
 use crate::approval::{ReceiptKey, UNSIGNED_RECEIPTS_WARNING};
@@ -98,6 +100,9 @@ pub struct TickOptions {
     /// The user skills the adapter loaded (empty by default): validators, classifier rules
     /// and branch hooks, with the load counters for the tick metrics.
     pub skills: SkillSet,
+    /// Only the repositories of this shard (`mp tick --shard I/N`); `None` is the whole
+    /// tick. See [`shard`] and docs/decisions/0021.
+    pub shard: Option<Shard>,
 }
 
 impl TickOptions {
@@ -136,6 +141,25 @@ impl TickOptions {
     pub fn with_skills(mut self, skills: SkillSet) -> Self {
         self.skills = skills;
         self
+    }
+
+    /// These options running only shard `shard` of the tick.
+    #[must_use]
+    pub fn with_shard(mut self, shard: Shard) -> Self {
+        self.shard = Some(shard);
+        self
+    }
+
+    /// Whether the repository-level work of `repo` runs under these options: `repo` is in
+    /// [`TickOptions::repos`] (when set) and belongs to [`TickOptions::shard`] (when set).
+    pub fn covers(&self, repo: &RepoName) -> bool {
+        self.repos.as_ref().is_none_or(|only| only.contains(repo))
+            && self.shard.is_none_or(|shard| shard.owns(repo))
+    }
+
+    /// Whether the work of no repository (the drift check) runs: unsharded, or shard 0.
+    pub fn runs_global_work(&self) -> bool {
+        self.shard.is_none_or(Shard::is_first)
     }
 
     /// These options with the registry check at `severity` (e.g. promoted by burn-in).
@@ -236,19 +260,15 @@ impl<'a> TickSetup<'a> {
     }
 
     /// The repositories whose pull requests go through the gate this tick: supervised and
-    /// not audit-only, in `projects.yml` order, limited by [`TickOptions::repos`].
+    /// not audit-only, in `projects.yml` order, limited by [`TickOptions::repos`] and
+    /// [`TickOptions::shard`].
     pub fn gated_repos(&self) -> Vec<&'a RepoName> {
         let projects = self.config.projects();
         projects
             .supervised_repos()
             .iter()
             .filter(|repo| projects.is_gated(repo))
-            .filter(|repo| {
-                self.options
-                    .repos
-                    .as_ref()
-                    .is_none_or(|only| only.contains(repo))
-            })
+            .filter(|repo| self.options.covers(repo))
             .collect()
     }
 

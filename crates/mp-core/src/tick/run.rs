@@ -20,6 +20,10 @@
 //!    repository.
 //! 6. The drift check (bot.md §15), sharing the tick's new-issue budget.
 //! 7. The final save, on every path that got past step 1, errors included.
+//!
+//! A sharded tick ([`TickOptions::shard`]) does steps 3-5 for its own repositories and
+//! inbox issues only, runs the drift check only in shard 0, and saves the watermarks by
+//! merging its entries into the file (`StateStore::save_shard`); docs/decisions/0021.
 
 use serde_json::Value;
 
@@ -27,17 +31,17 @@ use crate::config::Config;
 use crate::gate::ConditionId;
 use crate::gate::burn_in::{BurnInStatus, burn_in};
 use crate::ids::{RepoName, Timestamp};
-use crate::port::{AuditLog, GitHubHistory};
+use crate::port::{AuditLog, GitHubError, GitHubHistory};
 use crate::state::Watermarks;
 
 use super::drift_check::{DriftIncident, DriftReport, check_drift};
 use super::inbox_poll::{InboxReport, poll_inbox};
 use super::report::{PrOutcome, TickMetrics};
-use super::state_store::{SaveOutcome, StateStore};
+use super::state_store::{SHARD_SAVE_ATTEMPTS, SaveOutcome, StateStore};
 use super::supervisor::{
     SupervisorMetrics, SupervisorReport, SupervisorRun, SupervisorStop, run_branch_supervisor,
 };
-use super::{TickError, TickOptions, run_pr_path_as};
+use super::{Shard, TickError, TickOptions, run_pr_path_as};
 
 #[cfg(test)]
 mod tests;
@@ -102,6 +106,8 @@ pub struct FullTickReport {
     /// Things an operator should know, one line each (the pull-request path's, the
     /// state's, and every repository's).
     pub warnings: Vec<String>,
+    /// The shard this tick ran, when it was sharded.
+    pub shard: Option<Shard>,
 }
 
 impl FullTickReport {
@@ -169,7 +175,10 @@ pub async fn run_tick(
 ) -> Result<FullTickReport, TickError> {
     let governance = config.projects().governance_repo();
     let (mut store, mut state) = StateStore::load(github, governance).await?;
-    let mut report = FullTickReport::default();
+    let mut report = FullTickReport {
+        shard: options.shard,
+        ..FullTickReport::default()
+    };
     if let Some(head) = store.created_branch_at() {
         report.warnings.push(format!(
             "first run: created the bot-state branch of {governance} at {}",
@@ -181,11 +190,15 @@ pub async fn run_tick(
         store: &mut store,
         state: &mut state,
         report: &mut report,
+        shard: options.shard,
     };
     let body = tick.body(audit, config, options, now).await;
     // The final save: every way out of the body passes here.
     let saved = tick.save().await;
-    report.l2_unsettled = state.unsettled_count();
+    report.l2_unsettled = match options.shard {
+        Some(shard) => state.unsettled_count_of(|repo| shard.owns(repo)),
+        None => state.unsettled_count(),
+    };
     report.metrics.rate_limit_remaining = github.rate_limit_remaining();
     body?;
     saved?;
@@ -198,11 +211,20 @@ struct Tick<'a> {
     store: &'a mut StateStore,
     state: &'a mut Watermarks,
     report: &'a mut FullTickReport,
+    shard: Option<Shard>,
 }
 
 impl Tick<'_> {
     async fn save(&mut self) -> Result<(), TickError> {
-        match self.store.save(self.github, self.state).await? {
+        let outcome = match self.shard {
+            Some(shard) => {
+                self.store
+                    .save_shard(self.github, self.state, shard)
+                    .await?
+            }
+            None => self.store.save(self.github, self.state).await?,
+        };
+        match outcome {
             SaveOutcome::Written => self.report.state_writes += 1,
             SaveOutcome::Unchanged => {}
             SaveOutcome::Skipped { warning } => self.report.warnings.push(warning),
@@ -255,12 +277,7 @@ impl Tick<'_> {
             .projects()
             .supervised_repos()
             .iter()
-            .filter(|repo| {
-                options
-                    .repos
-                    .as_ref()
-                    .is_none_or(|only| only.contains(repo))
-            })
+            .filter(|repo| options.covers(repo))
             .collect();
         for (index, repo) in repos.iter().enumerate() {
             if let Some(remaining) = self.github.rate_limit_remaining()
@@ -290,7 +307,11 @@ impl Tick<'_> {
         }
 
         // The drift check goes after the repository loop, also when it ended early (it
-        // checks the reserve itself), and shares the tick's issue budget.
+        // checks the reserve itself), and shares the tick's issue budget. It belongs to no
+        // repository: a sharded tick runs it in shard 0 only.
+        if !options.runs_global_work() {
+            return Ok(());
+        }
         if run.issues_left() == 0 && config.mirror_paths().is_some() {
             self.report.supervisor_metrics.issues_deferred += 1;
             self.report
@@ -336,7 +357,8 @@ impl Tick<'_> {
 
     /// The L4 burn-in clock: sets the registry severity for the pull-request path and
     /// writes its file when it changed. Fail-safe throughout: read and write errors are
-    /// warnings.
+    /// warnings. In a sharded tick, a write refused because another shard wrote the file
+    /// first reads it again and decides again (up to [`SHARD_SAVE_ATTEMPTS`] writes).
     async fn burn_in(
         &mut self,
         config: &Config,
@@ -350,31 +372,53 @@ impl Tick<'_> {
             return;
         }
         let overridden = config.skills().severity_override(validator);
-        let stored = if overridden.is_some() {
-            // The override wins and the file is left alone: no need to read it.
-            crate::gate::burn_in::StoredBurnIn::Missing
-        } else if reset_by_rejection {
+        let reset = overridden.is_none() && reset_by_rejection;
+        if reset {
             // A Quadrant-D rejection restarts the advisory window: start afresh at `now`.
             self.report.governance.burn_in_reset = true;
             self.report
                 .warnings
                 .push("a Quadrant-D rejection restarted the L4 burn-in advisory window".to_owned());
-            crate::gate::burn_in::StoredBurnIn::Missing
+        }
+        let attempts = if self.shard.is_some() {
+            SHARD_SAVE_ATTEMPTS
         } else {
-            let (stored, warning) = self.store.load_burn_in(self.github).await;
-            self.report.warnings.extend(warning);
-            stored
+            1
         };
-        let outcome = burn_in(days, &stored, overridden, now);
+        let mut attempt = 0;
+        let outcome = loop {
+            attempt += 1;
+            let stored = if overridden.is_some() {
+                // The override wins and the file is left alone: no need to read it.
+                crate::gate::burn_in::StoredBurnIn::Missing
+            } else if reset {
+                if attempt > 1 {
+                    // Only the blob matters: the window restarts whatever the file says.
+                    self.store.load_burn_in(self.github).await;
+                }
+                crate::gate::burn_in::StoredBurnIn::Missing
+            } else {
+                let (stored, warning) = self.store.load_burn_in(self.github).await;
+                self.report.warnings.extend(warning);
+                stored
+            };
+            let outcome = burn_in(days, &stored, overridden, now);
+            let Some(write) = &outcome.write else {
+                break outcome;
+            };
+            match self.store.save_burn_in(self.github, write).await {
+                Ok(()) => break outcome,
+                Err(GitHubError::Conflict { .. }) if attempt < attempts => {}
+                Err(error) => {
+                    self.report.warnings.push(format!(
+                        "the burn-in clock could not be saved ({error}); it is written again next tick (fail-safe)"
+                    ));
+                    break outcome;
+                }
+            }
+        };
         if options.registry_severity.is_none() {
             options.registry_severity = Some(outcome.severity);
-        }
-        if let Some(write) = &outcome.write
-            && let Err(error) = self.store.save_burn_in(self.github, write).await
-        {
-            self.report.warnings.push(format!(
-                "the burn-in clock could not be saved ({error}); it is written again next tick (fail-safe)"
-            ));
         }
         if outcome.just_promoted {
             self.report.l4_promoted += 1;

@@ -10,6 +10,11 @@
 //!   writer got there first) or a secondary rate limit is a warning: the cached blob is
 //!   dropped, the next save re-reads it, and the tick goes on. Any other error fails the
 //!   tick.
+//! * A sharded save ([`StateStore::save_shard`]) merges instead: the entries of the
+//!   shard's own repositories go over the file as last read or written, pinned to its blob;
+//!   when another shard got there first, the file is read again and merged again, up to
+//!   [`SHARD_SAVE_ATTEMPTS`] times, and then the save is skipped with a warning as above.
+//!   Each shard's entries survive the others' saves (docs/decisions/0021).
 //! * The burn-in clock file lives on the same branch; it is read and written best-effort
 //!   (fail-safe, see `state`).
 
@@ -21,7 +26,14 @@ use crate::state::{
     WATERMARKS_PATH, Watermarks, burn_in_text, stored_burn_in,
 };
 
-use super::{MAIN_BRANCH, TickError};
+use super::{MAIN_BRANCH, Shard, TickError};
+
+#[cfg(test)]
+mod tests;
+
+/// How many times a sharded save writes (reading the file again and merging again after
+/// each stale blob) before it gives up until the next save.
+pub const SHARD_SAVE_ATTEMPTS: u32 = 4;
 
 /// What a save did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -239,6 +251,71 @@ impl StateStore {
                 Ok(SaveOutcome::Written)
             }
             Err(error) => self.refused(error),
+        }
+    }
+
+    /// Saves the entries of `shard`'s repositories in `state` over the file as it is now
+    /// (see the module docs), unless that changes nothing.
+    ///
+    /// # Errors
+    /// [`TickError::StateCorrupt`] when the file, read again, is not a valid state;
+    /// [`TickError::StateSave`] as for [`StateStore::save`].
+    pub async fn save_shard(
+        &mut self,
+        github: &dyn GitHubHistory,
+        state: &Watermarks,
+        shard: Shard,
+    ) -> Result<SaveOutcome, TickError> {
+        let mut last_error = None;
+        for _ in 0..SHARD_SAVE_ATTEMPTS {
+            if self.stale {
+                match github
+                    .file(&self.repo, WATERMARKS_PATH, BOT_STATE_BRANCH)
+                    .await
+                {
+                    Ok(file) => {
+                        if let Some(file) = &file {
+                            Self::parse(&file.text)?;
+                        }
+                        self.blob = file.as_ref().map(|f| f.blob_sha.clone());
+                        self.stored_text = file.map(|f| f.text);
+                        self.stale = false;
+                    }
+                    Err(error) => return self.refused(error),
+                }
+            }
+            let base = match &self.stored_text {
+                Some(text) => Self::parse(text)?,
+                None => Watermarks::new(),
+            };
+            let text = state.merged_into(&base, |repo| shard.owns(repo)).to_json();
+            if self.stored_text.as_deref() == Some(text.as_str()) {
+                return Ok(SaveOutcome::Unchanged);
+            }
+            let write = FileWrite {
+                branch: BOT_STATE_BRANCH.to_owned(),
+                path: WATERMARKS_PATH.to_owned(),
+                text: text.clone(),
+                expected_blob_sha: self.blob.clone(),
+                message: WATERMARKS_COMMIT_MESSAGE.to_owned(),
+            };
+            match github.put_file(&self.repo, &write).await {
+                Ok(blob) => {
+                    self.blob = Some(blob);
+                    self.stored_text = Some(text);
+                    return Ok(SaveOutcome::Written);
+                }
+                Err(error @ GitHubError::Conflict { .. }) => {
+                    // Another shard saved first: read its file and merge again.
+                    self.stale = true;
+                    last_error = Some(error);
+                }
+                Err(error) => return self.refused(error),
+            }
+        }
+        match last_error {
+            Some(error) => self.refused(error),
+            None => Ok(SaveOutcome::Unchanged),
         }
     }
 
