@@ -18,8 +18,10 @@ use crate::context::{CommitContext, PrContext};
 use crate::quadrant::Quadrant;
 use crate::severity::Severity;
 
+pub mod builtin;
 mod set;
 
+pub use builtin::{BUILT_IN_SKILLS, BuiltInSkill};
 pub use set::{SharedBranchHook, SharedClassifierRule, SharedValidator, SkillSet};
 
 #[cfg(test)]
@@ -342,12 +344,20 @@ pub enum FailureCause {
         /// What is wrong with it.
         detail: String,
     },
+    /// The input or the answer does not match the schema of the skill's contract document:
+    /// the document and the skill disagree, and the document is not trusted over the call.
+    ContractViolation {
+        /// `input` or `output`.
+        side: &'static str,
+        /// The first schema error, with its JSON pointer.
+        detail: String,
+    },
 }
 
 impl FailureCause {
     /// The stable code: `skill_imports_network`, `skill_imports_forbidden`,
     /// `skill_load_failed`, `skill_timeout`, `skill_memory_exceeded`, `skill_trap`,
-    /// `skill_output_too_large` or `skill_malformed_verdict`.
+    /// `skill_output_too_large`, `skill_malformed_verdict` or `skill_contract_violation`.
     pub fn code(&self) -> &'static str {
         match self {
             Self::ImportsNetwork { .. } => "skill_imports_network",
@@ -358,6 +368,7 @@ impl FailureCause {
             Self::Trap { .. } => "skill_trap",
             Self::OutputTooLarge { .. } => "skill_output_too_large",
             Self::MalformedVerdict { .. } => "skill_malformed_verdict",
+            Self::ContractViolation { .. } => "skill_contract_violation",
         }
     }
 
@@ -371,7 +382,8 @@ impl FailureCause {
             Self::MemoryExceeded { .. }
             | Self::Trap { .. }
             | Self::OutputTooLarge { .. }
-            | Self::MalformedVerdict { .. } => FailureClass::NeedsUserReport,
+            | Self::MalformedVerdict { .. }
+            | Self::ContractViolation { .. } => FailureClass::NeedsUserReport,
         }
     }
 }
@@ -396,6 +408,9 @@ impl fmt::Display for FailureCause {
             }
             Self::MalformedVerdict { detail } => {
                 write!(f, "answered a malformed verdict: {detail}")
+            }
+            Self::ContractViolation { side, detail } => {
+                write!(f, "{side} does not match its contract schema: {detail}")
             }
         }
     }

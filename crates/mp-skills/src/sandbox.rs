@@ -57,6 +57,26 @@ pub struct Limits {
     pub max_log_bytes: usize,
 }
 
+/// Fuel standing for one millisecond of the time budget ([`DEFAULT_FUEL`] / 1000).
+pub const FUEL_PER_MS: u64 = DEFAULT_FUEL / 1000;
+
+impl Limits {
+    /// The caps `skills.yml` asks for: `call_budget_ms` as fuel ([`FUEL_PER_MS`] per
+    /// millisecond), `memory_mib` and `output_kib` as bytes.
+    pub fn from_policy(limits: &mp_core::config::skills::SkillLimits) -> Self {
+        Self {
+            fuel: u64::from(limits.call_budget_ms) * FUEL_PER_MS,
+            memory_bytes: usize::try_from(limits.memory_mib)
+                .unwrap_or(usize::MAX / (1024 * 1024))
+                .saturating_mul(1024 * 1024),
+            max_output_bytes: usize::try_from(limits.output_kib)
+                .unwrap_or(usize::MAX / 1024)
+                .saturating_mul(1024),
+            max_log_bytes: DEFAULT_MAX_LOG_BYTES,
+        }
+    }
+}
+
 impl Default for Limits {
     fn default() -> Self {
         Self {

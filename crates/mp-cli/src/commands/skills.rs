@@ -1,5 +1,5 @@
-//! `mp skills status` and `mp skills lint`: the skill registry and the contract linter from
-//! the command line (the definitions of the subcommands live here too).
+//! `mp skills status`, `mp skills lint` and `mp skills contract`: the skill registry, the
+//! contract linter and contract extraction from the command line (the definitions of the subcommands live here too).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -7,9 +7,10 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use mp_core::config;
+use mp_core::skill::SkillKind;
+use mp_skills::contract::{Contract, Section, builtin_contract};
 use mp_skills::lint::lint_dir;
-use mp_skills::registry::{Origin, Registry, SkillEntry};
-use mp_skills::sandbox::Limits;
+use mp_skills::registry::{Origin, SkillEntry};
 use serde_json::{Value, json};
 
 use crate::Exit;
@@ -31,6 +32,28 @@ pub enum SkillsCommand {
     /// every required section, and a module the sandbox accepts. Exit 0 when clean, 1
     /// naming each gap.
     Lint(LintArgs),
+    /// Print parts of a skill's contract document as compact JSON: only the sections asked
+    /// for (`--section purpose --section input_contract`), so a caller injects exactly what a
+    /// request needs. The input and output contracts come with the JSON Schemas every call
+    /// is checked against. Built-in skills have their contracts built in; a user skill's is
+    /// read from `<DIR>/skills/<kind>/<NAME>.md`. Exit 0, 1 when the skill has no contract
+    /// or it is incomplete, 2 for an unknown section.
+    Contract(ContractArgs),
+}
+
+/// Arguments of `mp skills contract`.
+#[derive(Debug, Args)]
+pub struct ContractArgs {
+    /// The skill's name, e.g. `validator_ci_green` or `no_todos_in_prod`.
+    pub name: String,
+    /// A section to print (repeatable): purpose, when_to_call, when_not_to_call,
+    /// input_contract, output_contract, permissions, execution_method, failure_classes,
+    /// completion_criteria, verification_method. Default: every section.
+    #[arg(long = "section", value_name = "S")]
+    pub sections: Vec<String>,
+    /// The configuration directory (for user skills).
+    #[arg(long, value_name = "DIR", default_value = "config")]
+    pub config: PathBuf,
 }
 
 /// Arguments of `mp skills status`.
@@ -60,7 +83,67 @@ pub fn run(command: &SkillsCommand, out: &mut dyn Write) -> anyhow::Result<Exit>
     match command {
         SkillsCommand::Status(args) => status(args, out),
         SkillsCommand::Lint(args) => lint(args, out),
+        SkillsCommand::Contract(args) => contract(args, out),
     }
+}
+
+fn contract(args: &ContractArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
+    let mut sections = Vec::new();
+    for key in &args.sections {
+        let Some(section) = Section::from_key(key) else {
+            let known: Vec<&str> = Section::ALL.iter().map(|s| s.key()).collect();
+            anyhow::bail!(
+                "unknown section `{key}`; expected one of {}",
+                known.join(", ")
+            );
+        };
+        if !sections.contains(&section) {
+            sections.push(section);
+        }
+    }
+    if sections.is_empty() {
+        sections = Section::ALL.to_vec();
+    }
+    let (origin, text) = match builtin_contract(&args.name) {
+        Some(text) => ("built-in".to_owned(), text),
+        None => {
+            let found = SkillKind::ALL.into_iter().find_map(|kind| {
+                let path = args
+                    .config
+                    .join("skills")
+                    .join(kind.folder())
+                    .join(format!("{}.md", args.name));
+                std::fs::read_to_string(&path).ok().map(|t| (path, t))
+            });
+            let Some((path, text)) = found else {
+                writeln!(
+                    out,
+                    "no skill `{}`: not a built-in, and no {}/skills/<kind>/{}.md",
+                    args.name,
+                    args.config.display(),
+                    args.name
+                )?;
+                return Ok(Exit::Findings);
+            };
+            (format!("user ({})", path.display()), text)
+        }
+    };
+    let parsed = match Contract::parse(&text) {
+        Ok(parsed) => parsed,
+        Err(gaps) => {
+            for gap in gaps {
+                writeln!(out, "{}: {}: {gap}", args.name, gap.code())?;
+            }
+            return Ok(Exit::Findings);
+        }
+    };
+    let doc = json!({
+        "skill": args.name,
+        "origin": origin,
+        "sections": parsed.extract(&sections),
+    });
+    writeln!(out, "{}", serde_json::to_string(&doc)?)?;
+    Ok(Exit::Ok)
 }
 
 fn status(args: &StatusArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
@@ -78,7 +161,17 @@ fn status(args: &StatusArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
         return Ok(Exit::Usage);
     };
     let skills_dir = args.config.join("skills");
-    let registry = Registry::load(Some(&skills_dir), config.skills(), Limits::default());
+    let (registry, skipped) = crate::skills_load::load_dir(&config, &skills_dir)?;
+    if let Some(missing) = crate::skills_load::missing_built_in(
+        &registry
+            .entries()
+            .iter()
+            .filter(|e| matches!(e.origin, Origin::BuiltIn { .. }))
+            .map(|e| e.name.as_str())
+            .collect::<Vec<_>>(),
+    ) {
+        return Err(missing.into());
+    }
     match args.format {
         Format::Json => {
             let doc = json!({
@@ -89,6 +182,7 @@ fn status(args: &StatusArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
                     "path": w.path.as_ref().map(|p| p.display().to_string()),
                     "reason": w.reason,
                 })).collect::<Vec<_>>(),
+                "sources_skipped": skipped,
             });
             writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
         }
@@ -98,6 +192,9 @@ fn status(args: &StatusArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
             }
             for warning in registry.warnings() {
                 writeln!(out, "warning: {warning}")?;
+            }
+            for line in &skipped {
+                writeln!(out, "warning: {line}")?;
             }
         }
     }
@@ -112,6 +209,9 @@ fn origin(entry: &SkillEntry) -> String {
     match &entry.origin {
         Origin::BuiltIn { implemented_by } => format!("built-in ({implemented_by})"),
         Origin::User { module } => format!("user ({})", module.display()),
+        Origin::Source { source, module } => {
+            format!("source {source} ({})", module.display())
+        }
     }
 }
 

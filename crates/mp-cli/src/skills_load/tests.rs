@@ -87,3 +87,24 @@ fn an_entry_climbing_out_of_the_directory_is_refused() {
         ],
     );
 }
+
+#[test]
+fn every_required_built_in_is_listed_and_a_missing_one_is_named() {
+    let registry = Registry::load(None, config().skills(), Limits::default());
+    let listed: Vec<&str> = registry
+        .entries()
+        .iter()
+        .filter(|e| matches!(e.origin, Origin::BuiltIn { .. }))
+        .map(|e| e.name.as_str())
+        .collect();
+    assert_eq!(missing_built_in(&listed), None);
+    let without_c2: Vec<&str> = listed
+        .iter()
+        .copied()
+        .filter(|n| *n != "validator_ci_green")
+        .collect();
+    let missing = missing_built_in(&without_c2).expect("C2 is missing");
+    assert_eq!(missing.name, "validator_ci_green");
+    let err: anyhow::Error = missing.into();
+    assert!(err.downcast_ref::<BuiltInLoadFailed>().is_some());
+}

@@ -1,4 +1,4 @@
-//! `mp skills status` and `mp skills lint`.
+//! `mp skills status`, `mp skills lint` and `mp skills contract`.
 
 use predicates::prelude::*;
 
@@ -110,4 +110,87 @@ fn every_user_skill_call_is_recorded_in_the_audit_log() {
     let verdicts: Vec<&str> = calls.iter().filter_map(|c| c["verdict"].as_str()).collect();
     assert!(verdicts[0].contains("TODO"), "{verdicts:?}");
     assert!(!verdicts[1].contains("TODO"), "{verdicts:?}");
+}
+
+/// Runs `mp skills contract` with `args` and parses its one JSON line.
+fn contract_json(args: &[&str], config: &std::path::Path) -> serde_json::Value {
+    let output = mp()
+        .args(["skills", "contract"])
+        .args(args)
+        .arg("--config")
+        .arg(config)
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8(output.stdout).expect("utf-8");
+    assert_eq!(text.lines().count(), 1, "one compact line: {text}");
+    serde_json::from_str(&text).expect("JSON")
+}
+
+#[test]
+fn contract_prints_only_the_requested_sections() {
+    let dir = config_with_skills(&[]);
+    let doc = contract_json(&["validator_ci_green", "--section", "purpose"], dir.path());
+    assert_eq!(doc["origin"], "built-in");
+    let sections = doc["sections"].as_object().expect("object");
+    assert_eq!(sections.keys().collect::<Vec<_>>(), ["purpose"]);
+    assert!(
+        sections["purpose"]
+            .as_str()
+            .is_some_and(|p| p.starts_with("C2: every required check"))
+    );
+
+    let doc = contract_json(
+        &[
+            "no_todos_in_prod",
+            "--section",
+            "input_contract",
+            "--section",
+            "permissions",
+        ],
+        dir.path(),
+    );
+    assert!(
+        doc["origin"]
+            .as_str()
+            .is_some_and(|o| o.starts_with("user ("))
+    );
+    let sections = doc["sections"].as_object().expect("object");
+    assert_eq!(
+        sections.keys().collect::<Vec<_>>(),
+        ["input_contract", "permissions"]
+    );
+    assert_eq!(
+        sections["input_contract"]["schema"]["required"],
+        serde_json::json!(["pr"])
+    );
+    assert!(
+        !sections["input_contract"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("```")),
+        "the schema travels apart from the prose"
+    );
+
+    let doc = contract_json(&["hook_unauthorized_push"], dir.path());
+    assert_eq!(doc["sections"].as_object().map(|s| s.len()), Some(10));
+}
+
+#[test]
+fn contract_of_an_unknown_skill_or_section_fails_with_its_code() {
+    let dir = config_with_skills(&[]);
+    mp().args(["skills", "contract", "no_such_skill", "--config"])
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("no skill `no_such_skill`"));
+    mp().args([
+        "skills",
+        "contract",
+        "validator_ci_green",
+        "--section",
+        "bogus",
+    ])
+    .assert()
+    .code(2)
+    .stderr(predicate::str::contains("unknown section `bogus`"));
 }

@@ -9,9 +9,11 @@
 
 use std::fmt;
 
+use crate::config::SkillsPolicy;
 use crate::context::PrContext;
 use crate::ids::RepoName;
 use crate::quadrant::Quadrant;
+use crate::skill::builtin;
 
 pub mod auto_revert;
 pub mod bot_self_repo;
@@ -209,14 +211,40 @@ pub struct ClassifierFacts<'a> {
 ///
 /// User votes can only raise the verdict; they are kept as given.
 pub fn classify(pr: &PrContext, facts: &ClassifierFacts<'_>, user_votes: Vec<Vote>) -> Verdict {
-    let mut votes = vec![
-        facts.path_rules.evaluate(&pr.files).vote(),
-        bot_self_repo::evaluate(pr, facts.bot_repo).vote(),
-        empty_pr::evaluate(pr).vote(),
-        facts.auto_revert.vote(),
-        published_verdict::evaluate(&pr.check_runs, facts.publisher_slug).vote(),
-        malformed_session::evaluate(pr).vote(),
+    classify_under(pr, facts, user_votes, &SkillsPolicy::default())
+}
+
+/// Classifies like [`classify`], running each built-in rule through the built-in catalog
+/// ([`crate::skill::builtin`]): a rule `skills.yml` switches off (`disabled`) is not run
+/// and casts no vote. `classifier_bot_self_repo` is required and always runs.
+pub fn classify_under(
+    pr: &PrContext,
+    facts: &ClassifierFacts<'_>,
+    user_votes: Vec<Vote>,
+    skills: &SkillsPolicy,
+) -> Verdict {
+    type Rule<'r> = (RuleId, &'r dyn Fn() -> Vote);
+    let rules: [Rule<'_>; 6] = [
+        (RuleId::PathDefault, &|| {
+            facts.path_rules.evaluate(&pr.files).vote()
+        }),
+        (RuleId::BotSelfRepo, &|| {
+            bot_self_repo::evaluate(pr, facts.bot_repo).vote()
+        }),
+        (RuleId::EmptyPr, &|| empty_pr::evaluate(pr).vote()),
+        (RuleId::AutoRevert, &|| facts.auto_revert.vote()),
+        (RuleId::PublishedVerdict, &|| {
+            published_verdict::evaluate(&pr.check_runs, facts.publisher_slug).vote()
+        }),
+        (RuleId::MalformedSession, &|| {
+            malformed_session::evaluate(pr).vote()
+        }),
     ];
+    let mut votes: Vec<Vote> = rules
+        .into_iter()
+        .filter(|(id, _)| builtin::runs(id.code(), skills))
+        .map(|(_, run)| run())
+        .collect();
     votes.extend(user_votes);
     max_vote(votes)
 }

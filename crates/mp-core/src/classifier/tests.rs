@@ -343,3 +343,45 @@ proptest! {
         prop_assert_eq!(&with_users.votes[alone.votes.len()..], &user_votes[..]);
     }
 }
+
+#[test]
+fn a_rule_disabled_in_skills_yml_is_not_run_and_the_required_one_still_is() {
+    let bot_repo = repo("acme/governance");
+    let path_rules = PathRules::default();
+    let facts = ClassifierFacts {
+        bot_repo: &bot_repo,
+        path_rules: &path_rules,
+        publisher_slug: Some(PUBLISHER),
+        auto_revert: AutoRevertLabel::Absent,
+    };
+    let mut empty_on_bot_repo = ordinary_pr(Vec::new());
+    empty_on_bot_repo.repo = repo("acme/governance");
+    let skills = SkillsPolicy::default()
+        .with_disabled("classifier_empty_pr")
+        .with_disabled("classifier_bot_self_repo");
+    let verdict = classify_under(&empty_on_bot_repo, &facts, Vec::new(), &skills);
+    let rules: Vec<&str> = verdict.votes.iter().map(|v| v.rule.code()).collect();
+    assert_eq!(
+        rules,
+        [
+            "classifier_path_default",
+            "classifier_bot_self_repo",
+            "classifier_auto_revert",
+            "classifier_published_verdict",
+            "classifier_malformed_session",
+        ]
+    );
+    assert_eq!(
+        verdict.quadrant,
+        Quadrant::D,
+        "the bot-repo rule is required"
+    );
+    let mut empty = ordinary_pr(Vec::new());
+    empty.repo = repo("acme/app");
+    assert_eq!(
+        classify_under(&empty, &facts, Vec::new(), &skills).quadrant,
+        Quadrant::A,
+        "the empty-PR rule is off"
+    );
+    assert_eq!(classify(&empty, &facts, Vec::new()).quadrant, Quadrant::D);
+}

@@ -82,6 +82,67 @@ pub(crate) struct SkillsFile {
     #[serde(default)]
     #[cfg_attr(feature = "schema", schemars(with = "BTreeMap<String, SeverityName>"))]
     severity_overrides: SpannedMap<Spanned<String>>,
+    /// Per-call caps of user skills run in the sandbox.
+    #[serde(default)]
+    limits: Option<LimitsFile>,
+}
+
+/// The `limits` block of `skills.yml`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+struct LimitsFile {
+    /// Time budget of one user-skill call in milliseconds (1-60000, default 1000). A call
+    /// that runs out is stopped, counts as a pass with no contribution and is reported as
+    /// `skill_timeout`.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<u32>", range(min = 1, max = 60000), extend("default" = 1000))
+    )]
+    call_budget_ms: Option<Spanned<u32>>,
+    /// Linear-memory cap of one call in MiB (1-1024, default 16).
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<u32>", range(min = 1, max = 1024), extend("default" = 16))
+    )]
+    memory_mib: Option<Spanned<u32>>,
+    /// Largest verdict one call may return, in KiB (1-4096, default 64).
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<u32>", range(min = 1, max = 4096), extend("default" = 64))
+    )]
+    output_kib: Option<Spanned<u32>>,
+}
+
+/// Default time budget of one user-skill call, in milliseconds.
+pub const DEFAULT_CALL_BUDGET_MS: u32 = 1000;
+/// Default linear-memory cap of one user-skill call, in MiB.
+pub const DEFAULT_MEMORY_MIB: u32 = 16;
+/// Default largest verdict of one user-skill call, in KiB.
+pub const DEFAULT_OUTPUT_KIB: u32 = 64;
+
+/// The per-call caps of user skills (`skills.yml` `limits`), defaults applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SkillLimits {
+    /// Time budget of one call in milliseconds.
+    pub call_budget_ms: u32,
+    /// Linear-memory cap of one call in MiB.
+    pub memory_mib: u32,
+    /// Largest verdict of one call in KiB.
+    pub output_kib: u32,
+}
+
+impl Default for SkillLimits {
+    fn default() -> Self {
+        Self {
+            call_budget_ms: DEFAULT_CALL_BUDGET_MS,
+            memory_mib: DEFAULT_MEMORY_MIB,
+            output_kib: DEFAULT_OUTPUT_KIB,
+        }
+    }
 }
 
 /// A severity name.
@@ -101,9 +162,31 @@ pub struct SkillsPolicy {
     enabled: Vec<String>,
     disabled: BTreeSet<String>,
     severity_overrides: BTreeMap<String, Severity>,
+    limits: SkillLimits,
 }
 
 impl SkillsPolicy {
+    /// The per-call caps of user skills (`limits`), defaults applied.
+    pub fn limits(&self) -> SkillLimits {
+        self.limits
+    }
+
+    /// This policy with `name` switched off too (for embedders and tests). A required skill
+    /// is left on, as the loader does (where naming one is the error
+    /// `cannot_disable_required_validator`).
+    pub fn with_disabled(mut self, name: &str) -> Self {
+        if !REQUIRED_SKILLS.contains(&name) {
+            self.disabled.insert(name.to_owned());
+        }
+        self
+    }
+
+    /// This policy with other per-call caps (for embedders and tests).
+    pub fn with_limits(mut self, limits: SkillLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
     /// The user-skill allowlist (`enabled`); empty means every user skill runs.
     pub fn enabled(&self) -> &[String] {
         &self.enabled
@@ -203,11 +286,63 @@ pub(crate) fn load(sink: &mut Sink<'_>, text: &str) -> Option<SkillsPolicy> {
         severity_overrides.insert(name.value.clone(), parsed);
     }
 
+    let limits = raw
+        .limits
+        .as_ref()
+        .map(|raw| SkillLimits {
+            call_budget_ms: bounded(
+                sink,
+                "limits.call_budget_ms",
+                raw.call_budget_ms.as_ref(),
+                (1, 60_000),
+                DEFAULT_CALL_BUDGET_MS,
+            ),
+            memory_mib: bounded(
+                sink,
+                "limits.memory_mib",
+                raw.memory_mib.as_ref(),
+                (1, 1024),
+                DEFAULT_MEMORY_MIB,
+            ),
+            output_kib: bounded(
+                sink,
+                "limits.output_kib",
+                raw.output_kib.as_ref(),
+                (1, 4096),
+                DEFAULT_OUTPUT_KIB,
+            ),
+        })
+        .unwrap_or_default();
+
     Some(SkillsPolicy {
         enabled,
         disabled,
         severity_overrides,
+        limits,
     })
+}
+
+/// A number within `min..=max`, or `default` (absent, or out of range: reported).
+fn bounded(
+    sink: &mut Sink<'_>,
+    field: &str,
+    value: Option<&Spanned<u32>>,
+    (min, max): (u32, u32),
+    default: u32,
+) -> u32 {
+    match value {
+        None => default,
+        Some(v) if (min..=max).contains(&v.value) => v.value,
+        Some(v) => {
+            sink.error(
+                codes::INVALID_VALUE,
+                field,
+                &v.referenced,
+                format!("{field} is {}, expected {min} to {max}", v.value),
+            );
+            default
+        }
+    }
 }
 
 /// Valid, distinct skill names of a list.

@@ -174,7 +174,7 @@ fn merge_keys_are_refused() {
             "base: &base\n  x: P2\nseverity_overrides:\n  <<: *base\n",
         )],
         &[
-            "skills.yml:1:1: error[unknown_field]: unknown field `base`, expected one of `enabled`, `disabled`, `severity_overrides` (field `base`)",
+            "skills.yml:1:1: error[unknown_field]: unknown field `base`, expected one of `enabled`, `disabled`, `severity_overrides`, `limits` (field `base`)",
         ],
     );
     check(
@@ -749,4 +749,48 @@ proptest! {
             prop_assert!(!problem.to_string().contains('\n'));
         }
     }
+}
+
+#[test]
+fn skill_limits_default_and_can_be_set() {
+    let config = check(&[], &[]).expect("loads");
+    assert_eq!(
+        config.skills().limits(),
+        crate::config::skills::SkillLimits {
+            call_budget_ms: 1000,
+            memory_mib: 16,
+            output_kib: 64
+        }
+    );
+    let config = check(
+        &[(
+            SKILLS_FILE,
+            "limits:\n  call_budget_ms: 250\n  memory_mib: 4\n  output_kib: 8\n",
+        )],
+        &[],
+    )
+    .expect("loads");
+    assert_eq!(config.skills().limits().call_budget_ms, 250);
+    assert_eq!(config.skills().limits().memory_mib, 4);
+    assert_eq!(config.skills().limits().output_kib, 8);
+}
+
+#[test]
+fn skill_limits_out_of_range_are_errors_naming_the_field() {
+    check(
+        &[(
+            SKILLS_FILE,
+            "limits:\n  call_budget_ms: 0\n  memory_mib: 2048\n",
+        )],
+        &[
+            "skills.yml:2:19: error[invalid_value]: limits.call_budget_ms is 0, expected 1 to 60000 (field `limits.call_budget_ms`)",
+            "skills.yml:3:15: error[invalid_value]: limits.memory_mib is 2048, expected 1 to 1024 (field `limits.memory_mib`)",
+        ],
+    );
+    check(
+        &[(SKILLS_FILE, "limits:\n  budget: 5\n")],
+        &[
+            "skills.yml:2:3: error[unknown_field]: unknown field `budget`, expected one of `call_budget_ms`, `memory_mib`, `output_kib` (field `limits.budget`)",
+        ],
+    );
 }

@@ -23,11 +23,13 @@ pub(crate) mod testkit;
 use std::fmt;
 
 use crate::approval::{Receipts, TrustRoots, Undeterminable, UnverifiedLabel, VerifiedBy};
+use crate::config::SkillsPolicy;
 use crate::context::{CheckConclusion, CheckStatus, PrContext};
 use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use crate::quadrant::Quadrant;
 use crate::registry::AgentRegistry;
 use crate::severity::Severity;
+use crate::skill::builtin;
 use crate::trailers::TrailerProblem;
 
 /// The publisher assumed when none is configured: GitHub Actions' app slug.
@@ -786,16 +788,76 @@ pub fn evaluate_gate(
     policy: &GatePolicy,
     now: Timestamp,
 ) -> GateReport {
+    let every_skill = SkillsPolicy::default();
+    let input = GateInput {
+        pr,
+        receipts,
+        main_head,
+        quadrant,
+        policy,
+        now,
+    };
+    evaluate_gate_under(&input, &every_skill)
+}
+
+/// What the L1 validators read: the pull request and the facts gathered around it.
+#[derive(Debug, Clone, Copy)]
+pub struct GateInput<'a> {
+    /// The pull request.
+    pub pr: &'a PrContext,
+    /// The bot's receipts on it.
+    pub receipts: &'a Receipts,
+    /// The head of `main` (C4).
+    pub main_head: &'a CommitSha,
+    /// The classifier's quadrant (`None` = unknown, which needs an approval).
+    pub quadrant: Option<Quadrant>,
+    /// The repository's gate policy.
+    pub policy: &'a GatePolicy,
+    /// The tick's time.
+    pub now: Timestamp,
+}
+
+/// Evaluates the L1 gate like [`evaluate_gate`], running each built-in validator through
+/// the built-in catalog ([`crate::skill::builtin`]): one `skills.yml` may switch off
+/// (`disabled`) is not run at all. The required validators (C1-C5, the publisher gate)
+/// always run.
+pub fn evaluate_gate_under(input: &GateInput<'_>, skills: &SkillsPolicy) -> GateReport {
+    let GateInput {
+        pr,
+        receipts,
+        main_head,
+        quadrant,
+        policy,
+        now,
+    } = *input;
+    type Step<'s> = (ConditionId, &'s dyn Fn() -> Vec<ConditionResult>);
+    let steps: [Step<'_>; 7] = [
+        (ConditionId::C1, &|| {
+            c1_ready_to_merge::evaluate(pr, receipts, policy)
+        }),
+        (ConditionId::C2, &|| {
+            c2_checks_green::evaluate(pr, policy, now)
+        }),
+        (ConditionId::C3, &|| {
+            c3_owner_approval::evaluate(pr, receipts, quadrant, policy, now)
+        }),
+        (ConditionId::C4, &|| {
+            c4_base_is_main::evaluate(pr, main_head)
+        }),
+        (ConditionId::C5, &|| c5_trailers::evaluate(pr)),
+        (ConditionId::ClassifierPublisher, &|| {
+            classifier_publisher::evaluate(pr, policy)
+        }),
+        (ConditionId::AgentRegistry, &|| {
+            l4_registry::evaluate(pr, policy)
+        }),
+    ];
     let mut report = GateReport::new(PrRef::of(pr));
-    report.extend(c1_ready_to_merge::evaluate(pr, receipts, policy));
-    report.extend(c2_checks_green::evaluate(pr, policy, now));
-    report.extend(c3_owner_approval::evaluate(
-        pr, receipts, quadrant, policy, now,
-    ));
-    report.extend(c4_base_is_main::evaluate(pr, main_head));
-    report.extend(c5_trailers::evaluate(pr));
-    report.extend(classifier_publisher::evaluate(pr, policy));
-    report.extend(l4_registry::evaluate(pr, policy));
+    for (id, run) in steps {
+        if builtin::runs(id.validator_name(), skills) {
+            report.extend(run());
+        }
+    }
     report
 }
 

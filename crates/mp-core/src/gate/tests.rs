@@ -194,3 +194,43 @@ fn condition_ids_have_stable_names() {
         ]
     );
 }
+
+#[test]
+fn a_disabled_registry_validator_is_not_run_and_the_core_ones_always_are() {
+    let mut policy = full_policy();
+    policy.registry_severity = Severity::P0;
+    let pr = green()
+        .commits(vec![commit(
+            "a",
+            "x\n\nAgent-Tool: aider\nAgent-Model: m\nAgent-Session: s_abcd\nAgent-Machine: m\nTask-Ref: none",
+        )])
+        .build();
+    let mut receipts = Receipts::new();
+    receipts.insert(receipt(READY_TO_MERGE, "a", "2026-03-01T11:00:00Z"));
+    let skills = SkillsPolicy::default()
+        .with_disabled("validator_agent_registry")
+        .with_disabled("validator_trailers");
+    let report = evaluate_gate_under(
+        &GateInput {
+            pr: &pr,
+            receipts: &receipts,
+            main_head: &sha("b"),
+            quadrant: Some(Quadrant::A),
+            policy: &policy,
+            now: now(),
+        },
+        &skills,
+    );
+    assert_eq!(
+        lines(&report.results),
+        [
+            "pass | C1: label 'ready-to-merge' applied by alice and recorded for head a000000",
+            "pass | C2: required checks green: test",
+            "pass | C3: quadrant A needs no owner approval",
+            "pass | C4: PR base b000000 is the main HEAD",
+            "pass | C5: identity trailers well formed on 1 commit",
+            "pass | Publisher: no 'classifier-judgment' check run",
+        ]
+    );
+    assert!(report.passed());
+}

@@ -76,3 +76,70 @@ fn verdict_values_render_one_line() {
     assert!(!HookResult::none().is_incident());
     assert_eq!(SkillKind::ClassifierRule.folder(), "classifier");
 }
+
+/// Every runtime component of the tick (gate condition, classifier rule, branch hook) has
+/// exactly one catalog entry of the right kind, and every catalog entry is one of them.
+#[test]
+fn the_built_in_catalog_lists_exactly_the_components_the_tick_runs() {
+    use crate::gate::ConditionId;
+    use crate::skill::builtin::{BUILT_IN_SKILLS, built_in};
+    use crate::tick::supervisor::HALLUCINATION_GUARD;
+
+    let conditions = [
+        ConditionId::C1,
+        ConditionId::C2,
+        ConditionId::C3,
+        ConditionId::C4,
+        ConditionId::C5,
+        ConditionId::ClassifierPublisher,
+        ConditionId::AgentRegistry,
+    ];
+    let mut runtime: Vec<(String, SkillKind)> = conditions
+        .iter()
+        .map(|c| (c.validator_name().to_owned(), SkillKind::Validator))
+        .collect();
+    runtime.extend(
+        RuleId::BUILT_IN
+            .iter()
+            .map(|r| (r.code().to_owned(), SkillKind::ClassifierRule)),
+    );
+    runtime.extend(
+        [
+            "hook_break_glass_audit",
+            HALLUCINATION_GUARD,
+            "hook_unauthorized_push",
+        ]
+        .map(|h| (h.to_owned(), SkillKind::BranchHook)),
+    );
+    for (name, kind) in &runtime {
+        let entry = built_in(name).unwrap_or_else(|| panic!("{name} is not in the catalog"));
+        assert_eq!(entry.kind, *kind, "{name}");
+    }
+    let mut catalog: Vec<(String, SkillKind)> = BUILT_IN_SKILLS
+        .iter()
+        .map(|s| (s.name.to_owned(), s.kind))
+        .collect();
+    catalog.sort_by(|a, b| a.0.cmp(&b.0));
+    runtime.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(catalog, runtime);
+    for required in crate::config::skills::REQUIRED_SKILLS {
+        assert!(
+            built_in(required).is_some_and(|s| s.required()),
+            "{required}"
+        );
+    }
+}
+
+#[test]
+fn a_disabled_built_in_does_not_run_and_a_required_one_always_does() {
+    use crate::skill::builtin::runs;
+    let policy = crate::config::SkillsPolicy::default();
+    assert!(runs("classifier_empty_pr", &policy));
+    assert!(runs("not_in_the_catalog", &policy), "fail safe");
+    let policy = policy
+        .with_disabled("classifier_empty_pr")
+        .with_disabled("validator_ci_green");
+    assert!(!runs("classifier_empty_pr", &policy));
+    assert!(runs("validator_ci_green", &policy), "required");
+    assert!(runs("classifier_path_default", &policy));
+}

@@ -7,10 +7,10 @@ use crate::approval::{
     VerifiedBy, plan_receipts, verify_label,
 };
 use crate::classifier::{
-    AutoRevertLabel, AutoRevertProof, ClassifierFacts, Verdict, classify, max_vote,
+    AutoRevertLabel, AutoRevertProof, ClassifierFacts, Verdict, classify_under,
 };
 use crate::context::{Comment, PrContext};
-use crate::gate::{GatePolicy, GateReport, evaluate_gate};
+use crate::gate::{GateInput, GatePolicy, GateReport, evaluate_gate_under};
 use crate::ids::{CommitSha, Timestamp};
 use crate::port::{AuditRecord, AuditVote, GitHub, GitHubError, PullRequest};
 use crate::quadrant::Quadrant;
@@ -205,14 +205,7 @@ pub fn assess_pr(
     let user_skills = &setup.options().skills;
     let mut skill_failures = Vec::new();
     let votes = user_votes(user_skills, skills, &pr, &mut skill_failures);
-    let classified = classify(&pr, &facts, votes);
-    let verdict = max_vote(
-        classified
-            .votes
-            .into_iter()
-            .filter(|vote| !skills.is_disabled(vote.rule.code()))
-            .collect(),
-    );
+    let verdict = classify_under(&pr, &facts, votes, skills);
 
     let receipt_plans = plan_receipts(&pr, &read, roots);
     let mut receipts = read;
@@ -220,16 +213,17 @@ pub fn assess_pr(
         receipts.insert(Receipt::new(plan.label.as_str(), plan.head.clone()));
     }
 
-    let mut gate = evaluate_gate(
-        &pr,
-        &receipts,
-        &main_head,
-        Some(verdict.quadrant),
-        &policy,
-        now,
+    let mut gate = evaluate_gate_under(
+        &GateInput {
+            pr: &pr,
+            receipts: &receipts,
+            main_head: &main_head,
+            quadrant: Some(verdict.quadrant),
+            policy: &policy,
+            now,
+        },
+        skills,
     );
-    gate.results
-        .retain(|result| !skills.is_disabled(result.id.validator_name()));
     gate.extend(user_results(user_skills, skills, &pr, &mut skill_failures));
 
     PrEvaluation {

@@ -128,3 +128,161 @@ fn user_id_refuses_other_text() {
         "user_id_not_uuid: user_id `` is not an RFC 4122 UUID (e.g. 550e8400-e29b-41d4-a716-446655440000) or null",
     );
 }
+
+#[test]
+fn schemas_are_read_from_the_input_and_output_sections() {
+    let contract = Contract::parse(EXAMPLE).expect("complete");
+    assert_eq!(
+        contract.input_schema()["required"],
+        serde_json::json!(["pr"])
+    );
+    assert_eq!(
+        contract.output_schema()["required"],
+        serde_json::json!(["passed", "failure_reason"])
+    );
+    let schemas = ContractSchemas::compile(&contract).expect("compiles");
+    let good = serde_json::json!({"passed": true, "failure_reason": null});
+    assert_eq!(schemas.check_output(&good), Ok(()));
+    let bad = serde_json::json!({"passed": "yes", "failure_reason": null});
+    let error = schemas
+        .check_output(&bad)
+        .expect_err("a string is not a boolean");
+    assert!(error.starts_with("at /passed: "), "{error}");
+    let input = serde_json::json!({"pr": {"commits": [{"subject": 7}]}});
+    let error = schemas
+        .check_input(&input)
+        .expect_err("subject must be a string");
+    assert!(error.starts_with("at /pr/commits/0/subject: "), "{error}");
+}
+
+#[test]
+fn a_missing_or_broken_schema_is_a_gap() {
+    let without_output_schema = {
+        let at = EXAMPLE.find("## Output contract").expect("section");
+        let (head, tail) = EXAMPLE.split_at(at);
+        let start = tail.find("```json").expect("fence");
+        let end = tail[start + 3..].find("```").expect("close") + start + 6;
+        format!("{head}{}{}", &tail[..start], &tail[end..])
+    };
+    check(
+        &without_output_schema,
+        &["contract_missing_schema: section `## Output contract` has no ```json schema block"],
+    );
+    let broken = EXAMPLE.replacen(
+        "\"type\": \"object\",\n  \"required\": [\"pr\"]",
+        "\"type\": \"thing\",\n  \"required\": [\"pr\"]",
+        1,
+    );
+    let gaps = lint(&broken);
+    assert_eq!(gaps.len(), 1, "{gaps:?}");
+    assert_eq!(gaps[0].code(), "contract_invalid_schema");
+}
+
+#[test]
+fn every_parameter_states_its_format_with_a_valid_example() {
+    let no_description = EXAMPLE.replacen(
+        "\"description\": \"The pull request",
+        "\"title\": \"The pull request",
+        1,
+    );
+    check(
+        &no_description,
+        &[
+            "contract_parameter_undocumented: input parameter `pr` has no description stating its format",
+        ],
+    );
+    let no_example = EXAMPLE.replacen(
+        "\"examples\": [{ \"commits\": [{ \"subject\": \"feat: add x\" }] }]",
+        "\"default\": null",
+        1,
+    );
+    check(
+        &no_example,
+        &["contract_parameter_without_example: input parameter `pr` has no example (`examples`)"],
+    );
+    let wrong_example = EXAMPLE.replacen(
+        "[{ \"subject\": \"feat: add x\" }]",
+        "[{ \"subject\": 3 }]",
+        1,
+    );
+    check(
+        &wrong_example,
+        &[
+            "contract_parameter_example_invalid: input parameter `pr`: example {\"commits\":[{\"subject\":3}]} does not match the parameter's schema",
+        ],
+    );
+}
+
+#[test]
+fn identifier_parameters_must_be_a_uuid_or_null() {
+    let with_user_id = |schema: &str| {
+        EXAMPLE.replacen(
+            "  \"properties\": {\n    \"pr\": {",
+            &format!("  \"properties\": {{\n    \"user_id\": {schema},\n    \"pr\": {{"),
+            1,
+        )
+    };
+    let loose = with_user_id(
+        r#"{ "type": "string", "description": "who asks, e.g. 4f1c2b9e-8d3a-4c6f-9b2e-1a7d5e3c0f42", "examples": ["system"] }"#,
+    );
+    check(
+        &loose,
+        &[
+            "contract_identifier_not_uuid: identifier parameter `user_id` must accept an RFC 4122 UUID or null only (`\"type\": [\"string\", \"null\"], \"format\": \"uuid\"`)",
+        ],
+    );
+    let strict = with_user_id(
+        r#"{ "type": ["string", "null"], "format": "uuid", "description": "who asks: an RFC 4122 UUID or null, e.g. 4f1c2b9e-8d3a-4c6f-9b2e-1a7d5e3c0f42", "examples": ["4f1c2b9e-8d3a-4c6f-9b2e-1a7d5e3c0f42", null] }"#,
+    );
+    check(&strict, &[]);
+    let schemas =
+        ContractSchemas::compile(&Contract::parse(&strict).expect("complete")).expect("compiles");
+    let pr = serde_json::json!({"commits": []});
+    for reserved in ["system", "external_service", "anonymous", "42"] {
+        let input = serde_json::json!({"user_id": reserved, "pr": pr});
+        assert!(
+            schemas.check_input(&input).is_err(),
+            "{reserved} must be refused"
+        );
+    }
+    let input = serde_json::json!({"user_id": null, "pr": pr});
+    assert_eq!(schemas.check_input(&input), Ok(()));
+    let input = serde_json::json!({"user_id": "4f1c2b9e-8d3a-4c6f-9b2e-1a7d5e3c0f42", "pr": pr});
+    assert_eq!(schemas.check_input(&input), Ok(()));
+}
+
+#[test]
+fn every_built_in_has_a_complete_contract() {
+    for skill in mp_core::skill::BUILT_IN_SKILLS {
+        let text = builtin_contract(skill.name)
+            .unwrap_or_else(|| panic!("{} has no contract", skill.name));
+        let gaps: Vec<String> = lint(&text).iter().map(ToString::to_string).collect();
+        assert_eq!(gaps, Vec::<String>::new(), "{}", skill.name);
+        let contract = Contract::parse(&text).expect("complete");
+        assert!(
+            contract.section(Section::Purpose).len() > 20,
+            "{}",
+            skill.name
+        );
+        assert!(text.starts_with(&format!("# {}\n", skill.name)));
+    }
+    assert_eq!(builtin_contract("no_such_skill"), None);
+}
+
+#[test]
+fn built_in_contract_schemas_accept_what_the_host_passes() {
+    let text = builtin_contract("validator_ci_green").expect("built-in");
+    let schemas =
+        ContractSchemas::compile(&Contract::parse(&text).expect("complete")).expect("compiles");
+    let pr = crate::test_support::pr(vec![crate::test_support::commit(0x21, "feat: x")]);
+    assert_eq!(schemas.check_input(&crate::sandbox::pr_json(&pr)), Ok(()));
+    let text = builtin_contract("hook_unauthorized_push").expect("built-in");
+    let schemas =
+        ContractSchemas::compile(&Contract::parse(&text).expect("complete")).expect("compiles");
+    let commit = crate::test_support::commit(0x22, "fix: y");
+    assert_eq!(
+        schemas.check_input(&crate::sandbox::commit_json(&commit)),
+        Ok(())
+    );
+    assert!(schemas.check_input(&serde_json::json!({"pr": {}})).is_err());
+}

@@ -173,3 +173,34 @@ fn loaded_user_validator_runs_through_the_registry() {
         Ok("fail: a commit subject contains TODO".to_owned())
     );
 }
+
+#[test]
+fn a_skill_that_answers_outside_its_output_schema_is_a_contract_violation() {
+    // The module always answers `{"passed":true,"failure_reason":null}`; this contract
+    // says a passing answer has no `failure_reason` key at all.
+    let strict = CONTRACT.replacen(
+        "\"required\": [\"passed\", \"failure_reason\"]",
+        "\"required\": [\"passed\"],\n  \"not\": { \"required\": [\"failure_reason\"] }",
+        1,
+    );
+    assert_ne!(strict, CONTRACT, "the output schema was rewritten");
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let folder = dir.path().join("validators");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    std::fs::write(folder.join("always_passes.wat"), PASS).expect("write module");
+    std::fs::write(folder.join("always_passes.md"), &strict).expect("write contract");
+    let registry = Registry::load(Some(dir.path()), &policy(""), Limits::default());
+    let validators: Vec<&dyn Validator> = registry.user_validators().collect();
+    assert_eq!(validators.len(), 1, "{:?}", registry.warnings());
+    let failure = validators[0]
+        .check(&pr(vec![commit(0x21, "feat: fine")]))
+        .expect_err("the answer breaks the contract");
+    assert_eq!(failure.code(), "skill_contract_violation");
+    assert_eq!(failure.stage.as_str(), "output");
+    assert!(
+        failure
+            .to_string()
+            .contains("output does not match its contract schema: at /: "),
+        "{failure}"
+    );
+}

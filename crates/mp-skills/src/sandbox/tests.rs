@@ -240,3 +240,17 @@ fn oversized_initial_memory_is_refused() {
         "skill s failed at instantiate (skill_memory_exceeded, needs_user_report): exceeded its memory cap of 16777216 bytes",
     );
 }
+
+#[test]
+fn limits_from_the_policy_turn_milliseconds_into_fuel_and_sizes_into_bytes() {
+    let limits = Limits::from_policy(&mp_core::config::skills::SkillLimits {
+        call_budget_ms: 20,
+        memory_mib: 4,
+        output_kib: 8,
+    });
+    assert_eq!(limits.fuel, 20_000_000);
+    assert_eq!(limits.memory_bytes, 4 * 1024 * 1024);
+    assert_eq!(limits.max_output_bytes, 8 * 1024);
+    let defaults = Limits::from_policy(&mp_core::config::skills::SkillLimits::default());
+    assert_eq!(defaults, Limits::default());
+}

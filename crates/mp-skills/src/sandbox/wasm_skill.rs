@@ -10,14 +10,31 @@ use serde_json::Value;
 
 use super::verdict::{parse_classifier_vote, parse_hook_result, parse_validation_result};
 use super::{Limits, SkillModule, commit_json, pr_json};
+use crate::contract::ContractSchemas;
+use std::sync::Arc;
 
-/// Runs `module` on `input` and decodes the answer with `parse`.
+/// Runs `module` on `input` and decodes the answer with `parse`. With a contract, the input
+/// is checked against its input schema before the call and the answer against its output
+/// schema before decoding: a mismatch is `skill_contract_violation`.
 fn run<T>(
     module: &SkillModule,
     limits: &Limits,
+    contract: Option<&ContractSchemas>,
     input: &Value,
     parse: fn(&[u8]) -> Result<T, FailureCause>,
 ) -> Result<T, SkillFailure> {
+    let violation = |stage, side, detail| {
+        SkillFailure::new(
+            module.name(),
+            stage,
+            FailureCause::ContractViolation { side, detail },
+        )
+    };
+    if let Some(contract) = contract {
+        contract
+            .check_input(input)
+            .map_err(|detail| violation(FailureStage::Input, "input", detail))?;
+    }
     let bytes = serde_json::to_vec(input).map_err(|e| {
         SkillFailure::new(
             module.name(),
@@ -28,6 +45,14 @@ fn run<T>(
         )
     })?;
     let output = module.call(&bytes, limits)?;
+    if let Some(contract) = contract {
+        // An answer that is not JSON at all is left to `parse`, which names it malformed.
+        if let Ok(answer) = serde_json::from_slice::<Value>(&output.verdict) {
+            contract
+                .check_output(&answer)
+                .map_err(|detail| violation(FailureStage::Output, "output", detail))?;
+        }
+    }
     parse(&output.verdict)
         .map_err(|cause| SkillFailure::new(module.name(), FailureStage::Output, cause))
 }
@@ -38,6 +63,7 @@ pub struct WasmValidator {
     module: SkillModule,
     severity: Severity,
     limits: Limits,
+    contract: Option<Arc<ContractSchemas>>,
 }
 
 impl WasmValidator {
@@ -47,7 +73,14 @@ impl WasmValidator {
             module,
             severity,
             limits,
+            contract: None,
         }
+    }
+
+    /// This validator with its contract's schemas enforced on every call.
+    pub fn with_contract(mut self, contract: Arc<ContractSchemas>) -> Self {
+        self.contract = Some(contract);
+        self
     }
 }
 
@@ -64,6 +97,7 @@ impl Validator for WasmValidator {
         run(
             &self.module,
             &self.limits,
+            self.contract.as_deref(),
             &pr_json(pr),
             parse_validation_result,
         )
@@ -75,12 +109,23 @@ impl Validator for WasmValidator {
 pub struct WasmClassifierRule {
     module: SkillModule,
     limits: Limits,
+    contract: Option<Arc<ContractSchemas>>,
 }
 
 impl WasmClassifierRule {
     /// A classifier rule.
     pub fn new(module: SkillModule, limits: Limits) -> Self {
-        Self { module, limits }
+        Self {
+            module,
+            limits,
+            contract: None,
+        }
+    }
+
+    /// This skill with its contract's schemas enforced on every call.
+    pub fn with_contract(mut self, contract: Arc<ContractSchemas>) -> Self {
+        self.contract = Some(contract);
+        self
     }
 }
 
@@ -93,6 +138,7 @@ impl ClassifierRule for WasmClassifierRule {
         run(
             &self.module,
             &self.limits,
+            self.contract.as_deref(),
             &pr_json(pr),
             parse_classifier_vote,
         )
@@ -104,12 +150,23 @@ impl ClassifierRule for WasmClassifierRule {
 pub struct WasmBranchHook {
     module: SkillModule,
     limits: Limits,
+    contract: Option<Arc<ContractSchemas>>,
 }
 
 impl WasmBranchHook {
     /// A branch hook.
     pub fn new(module: SkillModule, limits: Limits) -> Self {
-        Self { module, limits }
+        Self {
+            module,
+            limits,
+            contract: None,
+        }
+    }
+
+    /// This skill with its contract's schemas enforced on every call.
+    pub fn with_contract(mut self, contract: Arc<ContractSchemas>) -> Self {
+        self.contract = Some(contract);
+        self
     }
 }
 
@@ -122,6 +179,7 @@ impl BranchHook for WasmBranchHook {
         run(
             &self.module,
             &self.limits,
+            self.contract.as_deref(),
             &commit_json(commit),
             parse_hook_result,
         )

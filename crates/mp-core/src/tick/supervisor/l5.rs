@@ -10,6 +10,7 @@ use crate::branch::{
 use crate::context::CommitContext;
 use crate::ids::CommitSha;
 use crate::port::{CommitPull, GitHubError};
+use crate::skill::builtin;
 use crate::state::Layer;
 
 use super::super::skills::{failure_warning, hook_incidents};
@@ -92,7 +93,7 @@ impl Scan<'_> {
                 found.extend(break_glass_incident(&verdict));
             }
             found.extend(self.unauthorized_push(commit).await?);
-            if !self.config.skills().is_disabled(HALLUCINATION_GUARD) {
+            if builtin::runs(HALLUCINATION_GUARD, self.config.skills()) {
                 found.extend(self.hallucination(commit).await?);
             }
             found.extend(self.user_hooks(commit));
