@@ -16,8 +16,10 @@ use mp_core::skill::{
     BranchHook, ClassifierRule, ClassifierVote, HookResult, SkillFailure, SkillSet,
     ValidationResult, Validator,
 };
-use mp_skills::registry::{LoadWarning, Origin, Registry};
+use mp_skills::registry::{LoadWarning, Origin, Registry, SourcedSkill};
 use mp_skills::sandbox::{Limits, commit_json, pr_json};
+use mp_skills::sources::layout::SourcesLayout;
+use mp_skills::sources::ops;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
@@ -85,16 +87,100 @@ fn sha256_hex(value: &serde_json::Value) -> String {
         .collect()
 }
 
+/// A required built-in skill that did not load: a hard error (exit 1), unlike a user
+/// skill that fails to load (a warning).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuiltInLoadFailed {
+    /// The built-in skill's name.
+    pub name: &'static str,
+}
+
+impl std::fmt::Display for BuiltInLoadFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "built-in skill {} failed to load: the registry does not list it",
+            self.name
+        )
+    }
+}
+
+impl std::error::Error for BuiltInLoadFailed {}
+
+/// The first required skill missing from the built-ins `listed`, if any.
+pub fn missing_built_in(listed: &[&str]) -> Option<BuiltInLoadFailed> {
+    REQUIRED_SKILLS
+        .into_iter()
+        .find(|name| !listed.contains(name))
+        .map(|name| BuiltInLoadFailed { name })
+}
+
 /// The prefix of world configuration entries that hold user skills.
 pub const WORLD_SKILLS_PREFIX: &str = "skills/";
 
-/// The user skills under `dir` (a configuration directory's `skills/`), when present.
+/// The user skills under `dir` (a configuration directory's `skills/`), when present, and
+/// the skills of the trusted external sources of that configuration directory (its
+/// `skill-sources.md`; see docs/sources.md) whose snapshots are exactly what was fetched
+/// and pinned.
 ///
 /// # Errors
-/// When a built-in skill is missing from the registry (a hard error).
+/// When a built-in skill is missing from the registry (a hard error, exit 1), when the
+/// trust list or the pin lock is broken, or when two skills claim the same name.
 pub fn from_dir(config: &Config, dir: &Path, calls: &SkillCalls) -> anyhow::Result<SkillSet> {
-    let registry = Registry::load(Some(dir), config.skills(), Limits::default());
-    skill_set(registry, None, calls)
+    let (registry, skipped) = load_dir(config, dir)?;
+    let mut set = skill_set(registry, None, calls)?;
+    set.load_warnings.extend(skipped);
+    Ok(set)
+}
+
+/// The registry of a configuration directory's skills (in-tree and fetched) and one line
+/// per trusted source left out.
+///
+/// # Errors
+/// As [`from_dir`].
+pub fn load_dir(config: &Config, dir: &Path) -> anyhow::Result<(Registry, Vec<String>)> {
+    let limits = Limits::from_policy(&config.skills().limits());
+    let config_dir = dir.parent().unwrap_or(Path::new("."));
+    let layout = SourcesLayout::new(config_dir);
+    if !layout.trust_list.exists() {
+        return Ok((
+            Registry::load(Some(dir), config.skills(), limits),
+            Vec::new(),
+        ));
+    }
+    let sources = ops::open(layout).map_err(|problems| {
+        let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        anyhow::anyhow!("the skill sources cannot be read: {}", lines.join("; "))
+    })?;
+    let in_tree = Registry::load(Some(dir), config.skills(), limits);
+    let taken: BTreeMap<String, String> = in_tree
+        .entries()
+        .iter()
+        .map(|e| {
+            let what = match &e.origin {
+                Origin::BuiltIn { .. } => "the built-in skill".to_owned(),
+                Origin::User { module } | Origin::Source { module, .. } => {
+                    format!("the in-tree skill {}", module.display())
+                }
+            };
+            (e.name.clone(), what)
+        })
+        .collect();
+    let loadable = ops::loadable_skills(&sources, &taken).map_err(|collisions| {
+        let lines: Vec<String> = collisions.iter().map(ToString::to_string).collect();
+        anyhow::anyhow!("source_skill_collision: {}", lines.join("; "))
+    })?;
+    let sourced: Vec<SourcedSkill<'_>> = loadable
+        .skills
+        .iter()
+        .map(|s| SourcedSkill {
+            source: s.source.as_str(),
+            name: &s.name,
+            dir: &s.dir,
+        })
+        .collect();
+    let registry = Registry::load_with_sources(Some(dir), &sourced, config.skills(), limits);
+    Ok((registry, loadable.skipped))
 }
 
 /// The user skills among a world's configuration entries: every entry named
@@ -116,7 +202,11 @@ pub fn from_world(
         .collect();
     if entries.is_empty() {
         return skill_set(
-            Registry::load(None, config.skills(), Limits::default()),
+            Registry::load(
+                None,
+                config.skills(),
+                Limits::from_policy(&config.skills().limits()),
+            ),
             None,
             calls,
         );
@@ -134,7 +224,7 @@ pub fn from_world(
     let registry = Registry::load(
         Some(&temp.path.join("skills")),
         config.skills(),
-        Limits::default(),
+        Limits::from_policy(&config.skills().limits()),
     );
     skill_set(registry, Some(&temp.path), calls)
 }
@@ -201,13 +291,14 @@ fn skill_set(
     root: Option<&Path>,
     calls: &SkillCalls,
 ) -> anyhow::Result<SkillSet> {
-    for name in REQUIRED_SKILLS {
-        let built_in = registry
-            .entry(name)
-            .is_some_and(|e| matches!(e.origin, Origin::BuiltIn { .. }));
-        if !built_in {
-            bail!("built-in skill {name} failed to load: the registry does not list it");
-        }
+    let listed: Vec<&str> = registry
+        .entries()
+        .iter()
+        .filter(|e| matches!(e.origin, Origin::BuiltIn { .. }))
+        .map(|e| e.name.as_str())
+        .collect();
+    if let Some(missing) = missing_built_in(&listed) {
+        return Err(missing.into());
     }
     let load_warnings: Vec<String> = registry
         .warnings()

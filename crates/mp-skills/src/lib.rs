@@ -17,6 +17,7 @@ pub mod contract;
 pub mod lint;
 pub mod registry;
 pub mod sandbox;
+pub mod sources;
 
 #[cfg(test)]
 mod test_support;

@@ -1,134 +1,87 @@
 //! The skill registry: every built-in skill under its name, plus the user skills loaded
 //! from `config/skills/{validators,classifier,branch_hooks}/`, with `skills.yml` applied.
 //!
-//! Built-ins are listed here so `mp skills status` and the policy can name them; the tick
-//! still calls the core functions (gate, classifier, branch supervisor) directly. A user
+//! Built-ins come from the core catalog ([`mp_core::skill::builtin`]) that the tick runs
+//! them through; they are listed here so `mp skills status` and the policy can name them. A user
 //! skill is a `.wasm` or `.wat` module with a contract document `<name>.md` beside it; one
 //! that fails to load (bad module, refused import, contract gap, name clash) becomes a
 //! `skill_load_failed` warning and the others still load.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use mp_core::config::SkillsPolicy;
 use mp_core::config::skills::{DISABLEABLE_BUILTINS, REQUIRED_SKILLS};
 use mp_core::severity::Severity;
 use mp_core::skill::{BranchHook, ClassifierRule, SkillKind, Validator};
 
-use crate::contract::Contract;
+use crate::contract::{Contract, ContractSchemas};
 use crate::sandbox::{Limits, SkillModule, WasmBranchHook, WasmClassifierRule, WasmValidator};
 
 #[cfg(test)]
 mod tests;
 
-/// A built-in skill: its name, kind, default severity (validators) and the core function
-/// that implements it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BuiltIn {
-    /// The skill name, e.g. `validator_ready_to_merge`.
-    pub name: &'static str,
-    /// The interface it implements.
-    pub kind: SkillKind,
-    /// The default severity of a validator; `None` for rules and hooks.
-    pub severity: Option<Severity>,
-    /// The mp-core item that implements it.
-    pub implemented_by: &'static str,
+/// The built-in catalog lives in `mp-core` ([`mp_core::skill::builtin`]), where the gate,
+/// the classifier and the branch supervisor run their built-ins through it; the registry
+/// lists the same table.
+pub use mp_core::skill::builtin::{BUILT_IN_SKILLS as BUILT_INS, BuiltInSkill as BuiltIn};
+
+/// A skill fetched from a trusted source: the source id, the skill's name and its
+/// directory in the snapshot (as `mp_skills::sources::select` found it).
+#[derive(Debug, Clone, Copy)]
+pub struct SourcedSkill<'a> {
+    /// The source id.
+    pub source: &'a str,
+    /// The skill's name (its directory name).
+    pub name: &'a str,
+    /// The skill's directory inside the snapshot.
+    pub dir: &'a Path,
 }
 
-const fn validator(name: &'static str, severity: Severity, by: &'static str) -> BuiltIn {
-    BuiltIn {
-        name,
-        kind: SkillKind::Validator,
-        severity: Some(severity),
-        implemented_by: by,
+/// The `kind` a fetched skill's `SKILL.md` declares in its frontmatter (`---` lines at the
+/// top): `validators`, `classifier` or `branch_hooks`; a `name` there must match the
+/// directory.
+fn frontmatter_kind(text: &str, dir_name: &str) -> Result<SkillKind, String> {
+    let mut lines = text.lines();
+    if lines.next().map(str::trim_end) != Some("---") {
+        return Err("SKILL.md has no frontmatter (`---` first line) naming its kind".to_owned());
     }
-}
-
-const fn other(name: &'static str, kind: SkillKind, by: &'static str) -> BuiltIn {
-    BuiltIn {
-        name,
-        kind,
-        severity: None,
-        implemented_by: by,
+    let mut kind = None;
+    for line in lines {
+        if line.trim_end() == "---" {
+            return match kind {
+                Some(kind) => Ok(kind),
+                None => Err("the SKILL.md frontmatter has no `kind:`".to_owned()),
+            };
+        }
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        let value = value.trim().trim_matches('"');
+        match key.trim() {
+            "kind" => {
+                kind = Some(
+                    SkillKind::ALL
+                        .into_iter()
+                        .find(|k| k.folder() == value)
+                        .ok_or_else(|| {
+                            format!(
+                                "unknown kind `{value}` in SKILL.md; expected validators, classifier or branch_hooks"
+                            )
+                        })?,
+                );
+            }
+            "name" if value != dir_name => {
+                return Err(format!(
+                    "SKILL.md names the skill `{value}` but its directory is `{dir_name}`"
+                ));
+            }
+            _ => {}
+        }
     }
+    Err("the SKILL.md frontmatter is not closed by `---`".to_owned())
 }
-
-/// Every built-in skill, validators in L1 runtime order, then classifier rules in vote
-/// order, then branch hooks.
-pub const BUILT_INS: [BuiltIn; 16] = [
-    validator(
-        "validator_ready_to_merge",
-        Severity::P0,
-        "gate::c1_ready_to_merge",
-    ),
-    validator("validator_ci_green", Severity::P0, "gate::c2_checks_green"),
-    validator("validator_trailers", Severity::P0, "gate::c5_trailers"),
-    validator(
-        "validator_classifier_publisher",
-        Severity::P0,
-        "gate::classifier_publisher",
-    ),
-    validator(
-        "validator_base_up_to_date",
-        Severity::P0,
-        "gate::c4_base_is_main",
-    ),
-    validator(
-        "validator_agent_registry",
-        Severity::P2,
-        "gate::l4_registry",
-    ),
-    validator(
-        "validator_owner_approval",
-        Severity::P0,
-        "gate::c3_owner_approval",
-    ),
-    other(
-        "classifier_path_default",
-        SkillKind::ClassifierRule,
-        "classifier::path_rules",
-    ),
-    other(
-        "classifier_bot_self_repo",
-        SkillKind::ClassifierRule,
-        "classifier::bot_self_repo",
-    ),
-    other(
-        "classifier_empty_pr",
-        SkillKind::ClassifierRule,
-        "classifier::empty_pr",
-    ),
-    other(
-        "classifier_auto_revert",
-        SkillKind::ClassifierRule,
-        "classifier::auto_revert",
-    ),
-    other(
-        "classifier_published_verdict",
-        SkillKind::ClassifierRule,
-        "classifier::published_verdict",
-    ),
-    other(
-        "classifier_malformed_session",
-        SkillKind::ClassifierRule,
-        "classifier::malformed_session",
-    ),
-    other(
-        "hook_break_glass_audit",
-        SkillKind::BranchHook,
-        "branch::break_glass",
-    ),
-    other(
-        "hook_hallucination_guard",
-        SkillKind::BranchHook,
-        "branch::hallucination",
-    ),
-    other(
-        "hook_unauthorized_push",
-        SkillKind::BranchHook,
-        "branch::unauthorized_push",
-    ),
-];
 
 /// Where a skill comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,6 +94,13 @@ pub enum Origin {
     /// A user module from `config/skills/`.
     User {
         /// The `.wasm` / `.wat` file.
+        module: PathBuf,
+    },
+    /// A user module fetched from a trusted external source (`mp sources`).
+    Source {
+        /// The source id.
+        source: String,
+        /// The `.wasm` / `.wat` file inside the source's snapshot.
         module: PathBuf,
     },
 }
@@ -221,6 +181,17 @@ impl Registry {
     /// Lists the built-ins and loads the user skills under `skills_dir` (when given and
     /// present), applying `policy`.
     pub fn load(skills_dir: Option<&Path>, policy: &SkillsPolicy, limits: Limits) -> Self {
+        Self::load_with_sources(skills_dir, &[], policy, limits)
+    }
+
+    /// Like [`Registry::load`], plus the skills fetched from trusted sources (after the
+    /// in-tree ones).
+    pub fn load_with_sources(
+        skills_dir: Option<&Path>,
+        sourced: &[SourcedSkill<'_>],
+        policy: &SkillsPolicy,
+        limits: Limits,
+    ) -> Self {
         let mut registry = Self::default();
         for built_in in BUILT_INS {
             let state = if policy.is_disabled(built_in.name) {
@@ -249,6 +220,7 @@ impl Registry {
                 }
             }
         }
+        registry.load_sourced(sourced, policy, limits);
         for name in policy.enabled() {
             if !registry.entries.iter().any(|e| &e.name == name) {
                 registry.warnings.push(LoadWarning {
@@ -276,52 +248,134 @@ impl Registry {
                 .and_then(|s| s.to_str())
                 .unwrap_or_default()
                 .to_owned();
+            let origin = Origin::User {
+                module: module_path.clone(),
+            };
+            let contract_path = module_path.with_extension("md");
+            self.load_one(
+                &name,
+                kind,
+                (&module_path, &contract_path),
+                origin,
+                policy,
+                limits,
+            );
+        }
+    }
+
+    /// Loads skills fetched from trusted sources, each from its directory in the source's
+    /// snapshot: the contract `SKILL.md` (whose frontmatter names the `kind`:
+    /// `validators`, `classifier` or `branch_hooks`, the in-tree folder names) and the
+    /// module `<name>.wasm` or
+    /// `<name>.wat`. They then behave exactly like in-tree user skills (same policy, same
+    /// sandbox, same contract checks); a problem is a `skill_load_failed` warning.
+    fn load_sourced(&mut self, skills: &[SourcedSkill<'_>], policy: &SkillsPolicy, limits: Limits) {
+        for skill in skills {
+            let contract_path = skill.dir.join("SKILL.md");
             let fail = |reason: String| LoadWarning {
                 code: "skill_load_failed",
-                skill: name.clone(),
-                path: Some(module_path.clone()),
+                skill: skill.name.to_owned(),
+                path: Some(contract_path.clone()),
                 reason,
             };
-            if let Some(problem) = name_problem(&name, &self.entries) {
-                self.warnings.push(fail(problem));
-                continue;
-            }
-            if !policy.user_skill_enabled(&name) {
-                self.entries.push(user_entry(
-                    &name,
-                    kind,
-                    &module_path,
-                    policy,
-                    SkillState::NotEnabled,
-                ));
-                continue;
-            }
-            let module = match load_user_module(&name, &module_path) {
-                Ok(module) => module,
+            let text = match std::fs::read_to_string(&contract_path) {
+                Ok(text) => text,
+                Err(e) => {
+                    self.warnings
+                        .push(fail(format!("no readable SKILL.md ({e})")));
+                    continue;
+                }
+            };
+            let kind = match frontmatter_kind(&text, skill.name) {
+                Ok(kind) => kind,
                 Err(reason) => {
                     self.warnings.push(fail(reason));
                     continue;
                 }
             };
-            let state = if policy.is_disabled(&name) {
-                SkillState::Disabled
-            } else {
-                SkillState::Active
+            let Some(module_path) = ["wasm", "wat"]
+                .iter()
+                .map(|ext| skill.dir.join(format!("{}.{ext}", skill.name)))
+                .find(|p| p.is_file())
+            else {
+                self.warnings.push(fail(format!(
+                    "no module {name}.wasm or {name}.wat beside SKILL.md",
+                    name = skill.name
+                )));
+                continue;
             };
-            let entry = user_entry(&name, kind, &module_path, policy, state);
-            match kind {
-                SkillKind::Validator => self.validators.push(WasmValidator::new(
-                    module,
-                    entry.severity.unwrap_or(Severity::P0),
-                    limits,
-                )),
-                SkillKind::ClassifierRule => {
-                    self.rules.push(WasmClassifierRule::new(module, limits));
-                }
-                SkillKind::BranchHook => self.hooks.push(WasmBranchHook::new(module, limits)),
-            }
-            self.entries.push(entry);
+            let origin = Origin::Source {
+                source: skill.source.to_owned(),
+                module: module_path.clone(),
+            };
+            self.load_one(
+                skill.name,
+                kind,
+                (&module_path, &contract_path),
+                origin,
+                policy,
+                limits,
+            );
         }
+    }
+
+    /// Loads one user skill (in-tree or fetched) under the policy.
+    fn load_one(
+        &mut self,
+        name: &str,
+        kind: SkillKind,
+        (module_path, contract_path): (&Path, &Path),
+        origin: Origin,
+        policy: &SkillsPolicy,
+        limits: Limits,
+    ) {
+        let fail = |reason: String| LoadWarning {
+            code: "skill_load_failed",
+            skill: name.to_owned(),
+            path: Some(module_path.to_owned()),
+            reason,
+        };
+        if let Some(problem) = name_problem(name, &self.entries) {
+            self.warnings.push(fail(problem));
+            return;
+        }
+        if !policy.user_skill_enabled(name) {
+            self.entries.push(user_entry(
+                name,
+                kind,
+                origin,
+                policy,
+                SkillState::NotEnabled,
+            ));
+            return;
+        }
+        let (module, schemas) = match load_skill_files(name, module_path, contract_path) {
+            Ok(loaded) => loaded,
+            Err(reason) => {
+                self.warnings.push(fail(reason));
+                return;
+            }
+        };
+        let state = if policy.is_disabled(name) {
+            SkillState::Disabled
+        } else {
+            SkillState::Active
+        };
+        let entry = user_entry(name, kind, origin, policy, state);
+        let schemas = Arc::new(schemas);
+        match kind {
+            SkillKind::Validator => self.validators.push(
+                WasmValidator::new(module, entry.severity.unwrap_or(Severity::P0), limits)
+                    .with_contract(schemas),
+            ),
+            SkillKind::ClassifierRule => self
+                .rules
+                .push(WasmClassifierRule::new(module, limits).with_contract(schemas)),
+            SkillKind::BranchHook => self
+                .hooks
+                .push(WasmBranchHook::new(module, limits).with_contract(schemas)),
+        }
+        self.entries.push(entry);
     }
 
     /// Every skill that exists: built-ins first, then user skills by kind and name.
@@ -397,16 +451,14 @@ fn name_problem(name: &str, taken: &[SkillEntry]) -> Option<String> {
 fn user_entry(
     name: &str,
     kind: SkillKind,
-    module: &Path,
+    origin: Origin,
     policy: &SkillsPolicy,
     state: SkillState,
 ) -> SkillEntry {
     SkillEntry {
         name: name.to_owned(),
         kind,
-        origin: Origin::User {
-            module: module.to_owned(),
-        },
+        origin,
         // A validator without a severity is P0, as in the reference.
         severity: (kind == SkillKind::Validator)
             .then(|| policy.severity_override(name).unwrap_or(Severity::P0)),
@@ -447,21 +499,43 @@ pub fn is_module(path: &Path) -> bool {
 /// # Errors
 /// The reason, naming the offending file or value.
 pub fn load_user_module(name: &str, module_path: &Path) -> Result<SkillModule, String> {
-    let contract_path = module_path.with_extension("md");
-    let contract = std::fs::read_to_string(&contract_path).map_err(|e| {
+    load_user_skill(name, module_path).map(|(module, _)| module)
+}
+
+/// Reads and checks one user skill like [`load_user_module`], and compiles its contract's
+/// schemas, which every call is then checked against.
+///
+/// # Errors
+/// The reason, naming the offending file or value.
+pub fn load_user_skill(
+    name: &str,
+    module_path: &Path,
+) -> Result<(SkillModule, ContractSchemas), String> {
+    load_skill_files(name, module_path, &module_path.with_extension("md"))
+}
+
+/// Reads and checks a skill's contract document at `contract_path`, then its module.
+fn load_skill_files(
+    name: &str,
+    module_path: &Path,
+    contract_path: &Path,
+) -> Result<(SkillModule, ContractSchemas), String> {
+    let contract = std::fs::read_to_string(contract_path).map_err(|e| {
         format!(
             "no readable contract document {} ({e})",
             contract_path.display()
         )
     })?;
-    if let Err(gaps) = Contract::parse(&contract) {
+    let contract = Contract::parse(&contract).map_err(|gaps| {
         let gaps: Vec<String> = gaps.iter().map(ToString::to_string).collect();
-        return Err(format!(
+        format!(
             "contract {} is incomplete: {}",
             contract_path.display(),
             gaps.join("; ")
-        ));
-    }
+        )
+    })?;
+    let schemas = ContractSchemas::compile(&contract)
+        .map_err(|e| format!("contract {}: {e}", contract_path.display()))?;
     let bytes = std::fs::read(module_path)
         .map_err(|e| format!("cannot read {}: {e}", module_path.display()))?;
     let module = if module_path.extension().is_some_and(|e| e == "wat") {
@@ -471,5 +545,7 @@ pub fn load_user_module(name: &str, module_path: &Path) -> Result<SkillModule, S
     } else {
         SkillModule::from_wasm(name, &bytes)
     };
-    module.map_err(|failure| format!("{}: {}", failure.code(), failure.cause))
+    module
+        .map(|module| (module, schemas))
+        .map_err(|failure| format!("{}: {}", failure.code(), failure.cause))
 }

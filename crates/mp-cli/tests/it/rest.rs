@@ -75,7 +75,7 @@ fn a_live_tick_without_credentials_exits_2_naming_the_variables() {
 }
 
 /// `mp dev serve-world`, killed on drop, with the reader of its standard output.
-struct Served(
+pub(crate) struct Served(
     Child,
     Option<std::io::Lines<BufReader<std::process::ChildStdout>>>,
 );
@@ -89,7 +89,7 @@ impl Drop for Served {
 
 /// Serves the demo world and writes its configuration into `dir/config`; returns the
 /// server, its URL and the configuration directory.
-fn serve_demo(dir: &std::path::Path) -> (Served, String, std::path::PathBuf) {
+pub(crate) fn serve_demo(dir: &std::path::Path) -> (Served, String, std::path::PathBuf) {
     let config = dir.join("config");
     let child = Command::new(assert_cmd::cargo::cargo_bin!("mp"))
         .args(["dev", "serve-world"])
@@ -116,7 +116,7 @@ fn serve_demo(dir: &std::path::Path) -> (Served, String, std::path::PathBuf) {
 }
 
 /// `mp tick --config DIR --api-url URL --format json` with a token, plus `extra`.
-fn live_tick(url: &str, config: &std::path::Path, extra: &[&str]) -> (Value, String) {
+pub(crate) fn live_tick(url: &str, config: &std::path::Path, extra: &[&str]) -> (Value, String) {
     let assert = mp()
         .args(["tick", "--format", "json", "--api-url", url, "--config"])
         .arg(config)
