@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use mp_core::tick::Shard;
 
 /// mp keeps AI coding agents honest on shared GitHub repositories: a merge gate, a
 /// four-quadrant change classifier, a post-merge supervisor and a decision inbox.
@@ -46,6 +47,10 @@ pub enum Command {
     /// List the skills and their state, or lint user skill contracts.
     #[command(subcommand)]
     Skills(crate::commands::skills::SkillsCommand),
+    /// Trusted external skill sources: list, fetch (verified and pinned), verify, lock,
+    /// drift and status (docs/sources.md).
+    #[command(subcommand)]
+    Sources(crate::commands::sources::SourcesCommand),
     /// Run one tick, on GitHub (--config DIR) or over a world file (--world FILE), and
     /// print what the bot did.
     ///
@@ -57,6 +62,13 @@ pub enum Command {
     /// Explain one pull request: every gate condition with its evidence and every
     /// classifier vote ("why is this not merged?"). Writes nothing.
     Explain(ExplainArgs),
+    /// Render the static HTML report of an audit log: quadrant mix per tick, merges and
+    /// blocks per repository, decision-inbox age and API calls per tick (docs/report.md).
+    ///
+    /// Writes DIR/index.html (self-contained, no network). Malformed lines are skipped and
+    /// counted. Exit 0 when the page was written, 2 when the log cannot be read or the
+    /// page cannot be written.
+    Report(ReportArgs),
     /// Developer tools: serve a world over HTTP.
     #[command(subcommand)]
     Dev(DevCommand),
@@ -113,6 +125,22 @@ pub struct TickArgs {
     /// the usual output.
     #[arg(long, value_name = "FILE")]
     pub report_file: Option<PathBuf>,
+    /// After the report, print GitHub Actions workflow commands: a warning annotation per
+    /// blocked pull request (with its blocking reasons), a notice per pull request waiting
+    /// in the decision inbox and per supervisor finding, a warning per tick warning.
+    #[arg(long)]
+    pub annotations: bool,
+    /// Run only shard I of N, numbered from 0: the supervised repositories whose name
+    /// hashes to I (mod N), with their decision-inbox issues; shard 0 also runs the drift
+    /// check. N ticks, one per shard, do the work of one, e.g. `mp tick --config config
+    /// --shard 0/3`, then `--shard 1/3` and `--shard 2/3` (see docs/deploy.md, Scale-out).
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
+}
+
+/// `--shard I/N`, with the reason when the value is refused (clap exits 2 with it).
+fn parse_shard(text: &str) -> Result<Shard, String> {
+    Shard::parse(text).map_err(|error| error.to_string())
 }
 
 /// A report of `mp tick`.
@@ -157,6 +185,23 @@ pub struct ServeWorldArgs {
     /// Write the world's configuration files into this directory, for `mp tick --config`.
     #[arg(long, value_name = "DIR")]
     pub config_out: Option<PathBuf>,
+}
+
+/// Arguments of `mp report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The audit log written by `mp tick --audit-log FILE` (JSON Lines).
+    #[arg(long, value_name = "FILE")]
+    pub audit_log: PathBuf,
+    /// The directory to write index.html into (created when missing).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// The page title.
+    #[arg(long, value_name = "T", default_value = "mp report")]
+    pub title: String,
+    /// Output format of the summary printed on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 /// Arguments of `mp explain`.

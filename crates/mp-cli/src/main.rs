@@ -7,9 +7,11 @@ use std::process::ExitCode;
 use clap::Parser;
 
 mod audit;
+mod audit_tick;
 mod cli;
 mod commands;
 mod output;
+mod report_html;
 mod report_md;
 mod skills_load;
 mod world;
@@ -27,6 +29,19 @@ pub enum Exit {
     FailedClosed = 3,
 }
 
+/// The exit code of a command that ended in an error: 1 when a built-in skill failed to
+/// load (the installation is broken), 2 for everything else (bad arguments or input).
+fn exit_for_error(err: &anyhow::Error) -> Exit {
+    if err
+        .downcast_ref::<skills_load::BuiltInLoadFailed>()
+        .is_some()
+    {
+        Exit::Findings
+    } else {
+        Exit::Usage
+    }
+}
+
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
     let mut stdout = std::io::stdout().lock();
@@ -39,7 +54,7 @@ fn main() -> ExitCode {
             {
                 eprintln!("mp: error: {err:#}");
             }
-            ExitCode::from(Exit::Usage as u8)
+            ExitCode::from(exit_for_error(&err) as u8)
         }
     }
 }

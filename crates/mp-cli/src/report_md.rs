@@ -22,9 +22,13 @@ const ACTIONS: [&str; 6] = [
 pub fn render(doc: &Value) -> String {
     let mut out = String::new();
     let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    let shard = doc["shard"]
+        .as_str()
+        .map(|shard| format!(", shard {shard}"))
+        .unwrap_or_default();
     let _ = writeln!(
         out,
-        "## mp tick at {} ({} mode)\n",
+        "## mp tick at {} ({} mode{shard})\n",
         text(&doc["now"]),
         text(&doc["merge_mode"])
     );
@@ -151,6 +155,73 @@ pub fn render(doc: &Value) -> String {
         let _ = writeln!(out);
     }
     out
+}
+
+/// GitHub Actions workflow commands for the tick (`mp tick --annotations`): a `warning`
+/// per blocked pull request (its blocking reasons in the message), a `notice` per pull
+/// request routed to the decision inbox and per supervisor finding, and a `warning` per
+/// tick warning. Actions turns each line into an annotation on the run page.
+pub fn annotations(doc: &Value) -> String {
+    let mut out = String::new();
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    for outcome in doc["outcomes"].as_array().into_iter().flatten() {
+        let pr = text(&outcome["pr"]);
+        let detail = text(&outcome["detail"]);
+        match outcome["action"].as_str() {
+            Some("blocked") => {
+                // The blocking reasons, one per line; the detail line only when there are
+                // none (it repeats the first reasons otherwise).
+                let lines: Vec<String> = outcome["blocking"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(text)
+                    .collect();
+                let message = if lines.is_empty() {
+                    detail
+                } else {
+                    lines.join("\n")
+                };
+                command(&mut out, "warning", &format!("mp: {pr} blocked"), &message);
+            }
+            Some("inbox") => {
+                command(
+                    &mut out,
+                    "notice",
+                    &format!("mp: {pr} awaits the owner"),
+                    &detail,
+                );
+            }
+            _ => {}
+        }
+    }
+    for supervisor in doc["supervisor"].as_array().into_iter().flatten() {
+        let repo = text(&supervisor["repo"]);
+        for event in supervisor["events"].as_array().into_iter().flatten() {
+            command(&mut out, "notice", &format!("mp: {repo}"), &text(event));
+        }
+    }
+    for warning in doc["warnings"].as_array().into_iter().flatten() {
+        command(&mut out, "warning", "mp", &text(warning));
+    }
+    out
+}
+
+/// Appends one workflow command, escaped as the runner expects: `%`, CR and LF in the
+/// message; also `:` and `,` in the title property.
+fn command(out: &mut String, level: &str, title: &str, message: &str) {
+    let data = |s: &str| {
+        s.replace('%', "%25")
+            .replace('\r', "%0D")
+            .replace('\n', "%0A")
+    };
+    let property = |s: &str| data(s).replace(':', "%3A").replace(',', "%2C");
+    let _ = writeln!(
+        out,
+        "::{level} title={}::{}",
+        property(title),
+        data(message)
+    );
 }
 
 /// Keeps a line from opening markdown or HTML it did not mean to (tables, tags).

@@ -13,7 +13,9 @@ pub mod contract;
 mod dev;
 pub mod evidence;
 mod explain;
+mod report;
 pub mod skills;
+pub mod sources;
 mod tick;
 
 /// Runs the parsed command, writing its report to `out`.
@@ -24,8 +26,10 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<Exit> {
         Command::Contract(command) => contract::run(&command, out),
         Command::Evidence(command) => evidence::run(&command, out),
         Command::Skills(command) => skills::run(&command, out),
+        Command::Sources(command) => sources::run(&command, out),
         Command::Tick(args) => tick::run(&args, out),
         Command::Explain(args) => explain::run(&args, out),
+        Command::Report(args) => report::run(&args, out),
         Command::Dev(DevCommand::ServeWorld(args)) => dev::serve_world(&args, out),
         Command::Completions(args) => {
             clap_complete::generate(args.shell, &mut Cli::command(), "mp", out);

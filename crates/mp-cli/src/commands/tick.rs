@@ -168,6 +168,9 @@ fn run_tick(args: &TickArgs) -> anyhow::Result<Result<TickRun, TickError>> {
 fn world_tick(args: &TickArgs, path: &Path) -> anyhow::Result<Result<TickRun, TickError>> {
     let (loaded, now) = world::load(path, args.now.as_deref())?;
     let mut options = TickOptions::from_config(&loaded.config);
+    if let Some(shard) = args.shard {
+        options = options.with_shard(shard);
+    }
     if let Some(key) = loaded.world.receipt_key.clone() {
         options = options.with_receipt_key(key);
     }
@@ -304,6 +307,9 @@ fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Tick
         )
     })?;
     let mut options = TickOptions::from_config(&config);
+    if let Some(shard) = args.shard {
+        options = options.with_shard(shard);
+    }
     if let Ok(text) = std::env::var(RECEIPT_KEY_VAR)
         && let Some(key) = ReceiptKey::new(text.into_bytes())
     {
@@ -389,11 +395,21 @@ pub fn run_json(run: &TickRun) -> Value {
     if let Some(http) = &run.http {
         doc["http"] = http.clone();
     }
+    if let Some(shard) = run.report.shard {
+        doc["shard"] = Value::from(shard.to_string());
+    }
     doc
 }
 
 fn print_text(run: &TickRun, out: &mut dyn Write) -> anyhow::Result<()> {
-    writeln!(out, "tick at {} ({} mode)", run.now, run.merge_mode)?;
+    match run.report.shard {
+        Some(shard) => writeln!(
+            out,
+            "tick at {} ({} mode, shard {shard})",
+            run.now, run.merge_mode
+        )?,
+        None => writeln!(out, "tick at {} ({} mode)", run.now, run.merge_mode)?,
+    }
     writeln!(out)?;
     writeln!(out, "pull requests:")?;
     if run.report.outcomes.is_empty() {
@@ -481,6 +497,9 @@ pub fn run(args: &TickArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
         }
     };
     let doc = run_json(&run);
+    if let Some(path) = &args.audit_log {
+        crate::audit_tick::append(path, &run.report, &doc, args.dry_run)?;
+    }
     if let Some(path) = &args.report_file {
         let mut file = std::fs::OpenOptions::new()
             .create(true)
@@ -494,6 +513,9 @@ pub fn run(args: &TickArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
         (Some(ReportKind::Md), _) => out.write_all(crate::report_md::render(&doc).as_bytes())?,
         (None, Format::Text) => print_text(&run, out)?,
         (None, Format::Json) => crate::output::json(out, &doc)?,
+    }
+    if args.annotations {
+        out.write_all(crate::report_md::annotations(&doc).as_bytes())?;
     }
     Ok(Exit::Ok)
 }

@@ -71,3 +71,24 @@ fn a_quiet_tick_says_so_and_counts_calls_without_http() {
          7 API calls\n\n",
     );
 }
+
+#[test]
+fn annotations_name_blocked_and_routed_pull_requests_escaped_for_the_runner() {
+    let doc = json!({
+        "outcomes": [
+            {"pr": "acme/app#1", "action": "merged", "detail": "merged", "blocking": []},
+            {"pr": "acme/app#2", "action": "blocked", "detail": "2 blocking", "blocking": ["C2: check `test` failed", "C5: 100% wrong, really"]},
+            {"pr": "acme/infra#7", "action": "inbox", "detail": "asked the owner in acme/gov#4", "blocking": []},
+        ],
+        "supervisor": [{"repo": "acme/app", "events": ["l5 abc1234: opened acme/gov#3"]}],
+        "warnings": ["MP_RECEIPT_KEY is not set"],
+    });
+    assert_eq!(
+        super::annotations(&doc),
+        "::warning title=mp%3A acme/app#2 blocked::C2: check `test` failed%0AC5: 100%25 wrong, really\n\
+         ::notice title=mp%3A acme/infra#7 awaits the owner::asked the owner in acme/gov#4\n\
+         ::notice title=mp%3A acme/app::l5 abc1234: opened acme/gov#3\n\
+         ::warning title=mp::MP_RECEIPT_KEY is not set\n"
+    );
+    assert_eq!(super::annotations(&json!({})), "");
+}

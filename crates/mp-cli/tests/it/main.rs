@@ -1,13 +1,17 @@
 //! End-to-end tests of the `mp` binary: real processes, real files, exit codes and output.
 
+mod action;
 mod commit_msg;
 mod config_validate;
 mod contract;
 mod contract_flow;
 mod misc;
+mod report_html;
 mod rest;
 mod scenarios;
+mod shard;
 mod skills;
+mod sources;
 mod tick;
 
 use assert_cmd::Command;

@@ -1,0 +1,125 @@
+//! The tick summary record of the audit log: one `{"record": "tick"}` line appended at the
+//! end of every `mp tick --audit-log FILE`, after the tick's classification records and
+//! skill calls. `mp report` draws its timeline from these lines (docs/report.md).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Context;
+use mp_core::tick::{FullTickReport, PrAction};
+use serde_json::{Value, json};
+
+/// The per-repository counters of the record, in output order.
+const REPO_COUNTERS: [&str; 7] = [
+    "merged",
+    "observe",
+    "blocked",
+    "inbox",
+    "race_rebased",
+    "skipped",
+    "incidents",
+];
+
+/// The tick record for `report`, from the tick's JSON document `doc` (`run_json`): its
+/// instant, mode, metrics, quadrant mix, per-repository counts, open inbox items and API
+/// calls.
+pub fn record(report: &FullTickReport, doc: &Value, dry_run: bool) -> Value {
+    let mut quadrants: BTreeMap<&str, u64> = ["A", "B", "C", "D"].map(|q| (q, 0)).into();
+    let mut repos: BTreeMap<String, BTreeMap<&'static str, u64>> = BTreeMap::new();
+    let mut inbox: BTreeMap<String, Value> = BTreeMap::new();
+    for outcome in &report.outcomes {
+        if let Some(quadrant) = outcome.quadrant {
+            *quadrants.entry(quadrant.as_str()).or_default() += 1;
+        }
+        let name = outcome.pr.split('#').next().unwrap_or_default();
+        let counter = match outcome.action {
+            PrAction::Merged { .. } => "merged",
+            PrAction::Observe => "observe",
+            PrAction::Blocked => "blocked",
+            PrAction::Inbox => "inbox",
+            PrAction::RaceRebased => "race_rebased",
+            _ => "skipped",
+        };
+        *repo(&mut repos, name).entry(counter).or_default() += 1;
+        if matches!(outcome.action, PrAction::Inbox) {
+            inbox.insert(
+                outcome.pr.clone(),
+                json!({"pr": outcome.pr, "issue": null, "state": "routed"}),
+            );
+        }
+    }
+    for supervised in &report.supervisor {
+        let incidents = supervised.metrics.l2_incidents + supervised.metrics.l5_incidents;
+        *repo(&mut repos, supervised.repo.as_str())
+            .entry("incidents")
+            .or_default() += u64::from(incidents);
+    }
+    let polled = report.governance.inbox.iter().flat_map(|i| &i.outcomes);
+    for outcome in polled.filter(|o| o.resolution.leaves_open()) {
+        let key = outcome.pr.clone().unwrap_or_else(|| outcome.issue.clone());
+        inbox.insert(
+            key,
+            json!({"pr": outcome.pr, "issue": outcome.issue, "state": outcome.resolution.code()}),
+        );
+    }
+    let api_calls: u64 = doc["calls"]
+        .as_object()
+        .into_iter()
+        .flat_map(|calls| calls.values())
+        .filter_map(Value::as_u64)
+        .sum();
+    let repos: Vec<Value> = repos
+        .into_iter()
+        .map(|(name, counts)| {
+            let mut entry = json!({"repo": name});
+            for (counter, count) in counts {
+                entry[counter] = Value::from(count);
+            }
+            entry
+        })
+        .collect();
+    json!({
+        "ts": doc["now"],
+        "record": "tick",
+        "merge_mode": doc["merge_mode"],
+        "dry_run": dry_run,
+        "metrics": doc["metrics"],
+        "quadrants": quadrants,
+        "repos": repos,
+        "inbox": inbox.into_values().collect::<Vec<_>>(),
+        "api_calls": api_calls,
+        "http": doc.get("http").cloned().unwrap_or(Value::Null),
+        "warnings": doc["warnings"].as_array().map_or(0, Vec::len),
+    })
+}
+
+/// The counters of `name`, all zero when first seen.
+fn repo<'a>(
+    repos: &'a mut BTreeMap<String, BTreeMap<&'static str, u64>>,
+    name: &str,
+) -> &'a mut BTreeMap<&'static str, u64> {
+    repos
+        .entry(name.to_owned())
+        .or_insert_with(|| REPO_COUNTERS.map(|c| (c, 0)).into())
+}
+
+/// Appends the tick record to the audit log at `path` as one line.
+///
+/// # Errors
+/// When the file cannot be opened or written.
+pub fn append(
+    path: &Path,
+    report: &FullTickReport,
+    doc: &Value,
+    dry_run: bool,
+) -> anyhow::Result<()> {
+    let mut line = record(report, doc, dry_run).to_string();
+    line.push('\n');
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut file| file.write_all(line.as_bytes()))
+        .with_context(|| format!("appending the tick record to {}", path.display()))
+}

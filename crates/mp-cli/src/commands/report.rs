@@ -1,0 +1,71 @@
+//! `mp report`: renders the static HTML report of an audit log into `DIR/index.html`
+//! (docs/report.md). The page is written to a temporary file in `DIR` and renamed over
+//! `index.html`, so a reader never sees half a page.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Context;
+use serde_json::json;
+
+use crate::Exit;
+use crate::cli::{Format, ReportArgs};
+use crate::report_html;
+
+pub fn run(args: &ReportArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
+    let bytes = std::fs::read(&args.audit_log)
+        .with_context(|| format!("reading the audit log {}", args.audit_log.display()))?;
+    let log = report_html::parse(&String::from_utf8_lossy(&bytes));
+    if let Some((line, problem)) = log.malformed.first() {
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!(
+                "mp: warning: {} malformed line(s) skipped in {} (first: line {line}: {problem})",
+                log.malformed.len(),
+                args.audit_log.display()
+            );
+        }
+    }
+    let page = report_html::render(&log, &args.title);
+    let path = write_atomically(&args.out, "index.html", page.as_bytes())?;
+    match args.format {
+        Format::Text => writeln!(
+            out,
+            "wrote {}: {} tick(s), {} classification record(s), {} malformed line(s) skipped",
+            path.display(),
+            log.ticks.len(),
+            log.classifications,
+            log.malformed.len()
+        )?,
+        Format::Json => {
+            let mut doc = report_html::data_json(&log, &args.title);
+            doc["page"] = json!(path.display().to_string());
+            doc["malformed"] = log
+                .malformed
+                .iter()
+                .map(|(line, problem)| json!({"line": line, "problem": problem}))
+                .collect();
+            crate::output::json(out, &doc)?;
+        }
+    }
+    Ok(Exit::Ok)
+}
+
+/// Writes `bytes` to `dir/name` through a temporary file in `dir` and a rename.
+fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> anyhow::Result<std::path::PathBuf> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("creating the output directory {}", dir.display()))?;
+    let target = dir.join(name);
+    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let written = std::fs::File::create(&temp)
+        .and_then(|mut file| {
+            file.write_all(bytes)?;
+            file.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&temp, &target));
+    if let Err(error) = written {
+        let _ = std::fs::remove_file(&temp);
+        return Err(error).with_context(|| format!("writing {}", target.display()));
+    }
+    Ok(target)
+}

@@ -1,0 +1,82 @@
+//! The GitHub Action (`action.yml`) and the example workflow: valid YAML, every input they
+//! use is declared, and every flag the action passes to `mp tick` exists.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use crate::{mp, workspace_root};
+
+fn yaml(path: &str) -> Value {
+    let text = std::fs::read_to_string(workspace_root().join(path)).expect("readable");
+    serde_saphyr::from_str(&text).unwrap_or_else(|e| panic!("{path} is not valid YAML: {e}"))
+}
+
+/// Every `--flag` token of a shell script.
+fn flags(script: &str) -> BTreeSet<String> {
+    script
+        .split(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == '"')
+        .filter(|w| w.starts_with("--") && w.len() > 2)
+        .map(|w| w.trim_end_matches(['=', ',']).to_owned())
+        .collect()
+}
+
+#[test]
+fn the_action_passes_only_flags_mp_tick_knows_and_declares_every_input_it_uses() {
+    let action = yaml("action.yml");
+    let steps = action["runs"]["steps"].as_array().expect("steps");
+    let tick = steps
+        .iter()
+        .find(|s| s["id"] == "tick")
+        .expect("a step with id tick");
+    let script = tick["run"].as_str().expect("a script");
+    let used = flags(script);
+    assert!(
+        used.contains("--report-file") && used.contains("--annotations"),
+        "{used:?}"
+    );
+    let help = mp().args(["tick", "--help"]).output().expect("runs");
+    let help = String::from_utf8(help.stdout).expect("utf-8");
+    for flag in &used {
+        assert!(help.contains(flag.as_str()), "mp tick has no {flag}");
+    }
+
+    let declared: BTreeSet<&str> = action["inputs"]
+        .as_object()
+        .expect("inputs")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let text = std::fs::read_to_string(workspace_root().join("action.yml")).expect("readable");
+    for reference in text.split("inputs.").skip(1) {
+        let name: String = reference
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .collect();
+        assert!(
+            declared.contains(name.as_str()),
+            "inputs.{name} is not declared"
+        );
+    }
+    assert!(
+        !script.contains("${{"),
+        "inputs reach the script through env only"
+    );
+}
+
+#[test]
+fn the_example_workflow_runs_every_five_minutes_one_at_a_time() {
+    let workflow = yaml("examples/workflows/mp-tick.yml");
+    assert_eq!(workflow["on"]["schedule"][0]["cron"], "*/5 * * * *");
+    assert_eq!(workflow["concurrency"]["cancel-in-progress"], false);
+    let action = yaml("action.yml");
+    let declared = action["inputs"].as_object().expect("inputs");
+    let steps = workflow["jobs"]["tick"]["steps"].as_array().expect("steps");
+    let uses_action = steps
+        .iter()
+        .find(|s| s["with"].is_object())
+        .expect("a step using the action");
+    for key in uses_action["with"].as_object().expect("with").keys() {
+        assert!(declared.contains_key(key), "the action has no input {key}");
+    }
+}

@@ -1,0 +1,414 @@
+//! `mp report`: the tick records `mp tick --audit-log` appends, the page built from real
+//! ticks, rendered by headless Chromium (DOM dump and screenshot), and the exit codes.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use predicates::prelude::*;
+use serde_json::Value;
+
+use crate::{mp, workspace_root};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMIUM_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The colours page.js paints the marks in, with the fewest pixels each must cover in the
+/// screenshot (a legend swatch is 144 pixels: bars must cover far more).
+const CHART_COLOURS: [(&str, [u8; 3], usize); 5] = [
+    ("quadrant A bars and merged bars", [0x2e, 0x7d, 0x32], 5000),
+    ("quadrant B bars", [0x15, 0x65, 0xc0], 1000),
+    ("quadrant D bars and blocked bars", [0xc6, 0x28, 0x28], 5000),
+    ("inbox bars", [0x6a, 0x1b, 0x9a], 1000),
+    ("api call points", [0xef, 0x6c, 0x00], 200),
+];
+
+fn world(name: &str) -> PathBuf {
+    workspace_root().join("fixtures/worlds").join(name)
+}
+
+/// Runs `mp tick` over `world` at `now` (the world's own instant when `None`), appending
+/// to `log`.
+fn tick(world: &Path, now: Option<&str>, log: &Path, extra: &[&str]) {
+    let mut command = mp();
+    command.args(["tick", "--world"]).arg(world);
+    if let Some(now) = now {
+        command.args(["--now", now]);
+    }
+    command.arg("--audit-log").arg(log).args(extra);
+    command.assert().success();
+}
+
+fn lines(log: &Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .expect("audit log")
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect()
+}
+
+/// The marks a chart should hold, derived from the audit log itself: classification
+/// records per (tick, quadrant), non-zero merged/blocked totals per repository, the last
+/// tick's inbox items, and one point per tick record.
+struct Expected {
+    quadrant_bars: usize,
+    repo_bars: usize,
+    inbox_bars: usize,
+    api_points: usize,
+}
+
+fn expected(records: &[Value]) -> Expected {
+    let classified: BTreeSet<(String, String)> = records
+        .iter()
+        .filter(|r| r.get("record").is_none())
+        .map(|r| (r["ts"].to_string(), r["quadrant"].to_string()))
+        .collect();
+    let ticks: Vec<&Value> = records.iter().filter(|r| r["record"] == "tick").collect();
+    let mut totals: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    for repo in ticks
+        .iter()
+        .flat_map(|t| t["repos"].as_array().into_iter().flatten())
+    {
+        let entry = totals.entry(repo["repo"].to_string()).or_default();
+        entry.0 += repo["merged"].as_u64().expect("merged");
+        entry.1 += repo["blocked"].as_u64().expect("blocked");
+    }
+    let repo_bars = totals
+        .values()
+        .map(|(m, b)| usize::from(*m > 0) + usize::from(*b > 0))
+        .sum();
+    let last = ticks.last().expect("a tick record");
+    Expected {
+        quadrant_bars: classified.len(),
+        repo_bars,
+        inbox_bars: last["inbox"].as_array().expect("inbox").len(),
+        api_points: ticks.len(),
+    }
+}
+
+/// Runs Chromium headless on `page` with `args`, killing it after [`CHROMIUM_TIMEOUT`];
+/// returns its standard output.
+fn chromium(page: &Path, profile: &Path, args: &[String]) -> Vec<u8> {
+    assert!(
+        Path::new(CHROMIUM).exists(),
+        "{CHROMIUM} is missing: install Debian's `chromium` package \
+         (apt-get install -y --no-install-recommends chromium); CI installs it"
+    );
+    let mut child = Command::new(CHROMIUM)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1280,2000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(format!("file://{}", page.display()))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("starting chromium");
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = stdout.read_to_end(&mut bytes);
+        bytes
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting for chromium") {
+            break status;
+        }
+        if started.elapsed() > CHROMIUM_TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium did not finish within {CHROMIUM_TIMEOUT:?}: killed");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "chromium exited with {status}");
+    reader.join().expect("stdout reader")
+}
+
+/// The `<svg id="ID" ...>...</svg>` element of the DOM dump.
+fn svg<'a>(dom: &'a str, id: &str) -> &'a str {
+    let start = dom
+        .find(&format!("<svg id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no chart {id} in the rendered DOM"));
+    let end = dom[start..].find("</svg>").expect("closed svg") + start;
+    &dom[start..end]
+}
+
+/// Decodes an 8-bit RGB or RGBA, non-interlaced PNG into its width, height and RGB pixels.
+fn decode_png(bytes: &[u8]) -> (usize, usize, Vec<[u8; 3]>) {
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "not a PNG signature");
+    let (mut width, mut height, mut channels) = (0, 0, 0);
+    let mut data = Vec::new();
+    let mut at = 8;
+    while at + 8 <= bytes.len() {
+        let len = u32::from_be_bytes(bytes[at..at + 4].try_into().expect("4 bytes")) as usize;
+        let kind = &bytes[at + 4..at + 8];
+        let body = &bytes[at + 8..at + 8 + len];
+        match kind {
+            b"IHDR" => {
+                width = u32::from_be_bytes(body[0..4].try_into().expect("4 bytes")) as usize;
+                height = u32::from_be_bytes(body[4..8].try_into().expect("4 bytes")) as usize;
+                assert_eq!((body[8], body[12]), (8, 0), "8-bit, non-interlaced");
+                channels = match body[9] {
+                    2 => 3,
+                    6 => 4,
+                    other => panic!("PNG colour type {other} not handled"),
+                };
+            }
+            b"IDAT" => data.extend_from_slice(body),
+            _ => {}
+        }
+        at += 12 + len;
+    }
+    let mut raw = Vec::new();
+    flate2::read::ZlibDecoder::new(data.as_slice())
+        .read_to_end(&mut raw)
+        .expect("zlib data");
+    let stride = width * channels;
+    assert_eq!(raw.len(), height * (stride + 1), "decoded size");
+    let mut previous = vec![0u8; stride];
+    let mut pixels = Vec::with_capacity(width * height);
+    for row in raw.chunks(stride + 1) {
+        let mut line = row[1..].to_vec();
+        for i in 0..stride {
+            let a = if i >= channels { line[i - channels] } else { 0 };
+            let b = previous[i];
+            let c = if i >= channels {
+                previous[i - channels]
+            } else {
+                0
+            };
+            let predictor = match row[0] {
+                0 => 0,
+                1 => a,
+                2 => b,
+                3 => ((u16::from(a) + u16::from(b)) / 2) as u8,
+                4 => paeth(a, b, c),
+                other => panic!("PNG filter {other}"),
+            };
+            line[i] = line[i].wrapping_add(predictor);
+        }
+        pixels.extend(line.chunks(channels).map(|p| [p[0], p[1], p[2]]));
+        previous = line;
+    }
+    (width, height, pixels)
+}
+
+fn paeth(a: u8, b: u8, c: u8) -> u8 {
+    let p = i16::from(a) + i16::from(b) - i16::from(c);
+    let (pa, pb, pc) = (
+        (p - i16::from(a)).abs(),
+        (p - i16::from(b)).abs(),
+        (p - i16::from(c)).abs(),
+    );
+    if pa <= pb && pa <= pc {
+        a
+    } else if pb <= pc {
+        b
+    } else {
+        c
+    }
+}
+
+fn near(pixel: [u8; 3], colour: [u8; 3]) -> bool {
+    pixel.iter().zip(colour).all(|(p, c)| p.abs_diff(c) <= 4)
+}
+
+#[test]
+fn the_report_of_real_ticks_renders_its_charts_in_headless_chromium() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("audit.jsonl");
+    tick(&world("drift.yaml"), None, &log, &["--adapter", "rest"]);
+    for now in [
+        "2026-12-01T12:00:00Z",
+        "2026-12-01T18:30:00Z",
+        "2026-12-02T12:00:00Z",
+    ] {
+        tick(&world("demo.yaml"), Some(now), &log, &[]);
+    }
+    tick(
+        &world("demo.yaml"),
+        Some("2026-12-03T00:00:00Z"),
+        &log,
+        &["--dry-run"],
+    );
+    let records = lines(&log);
+    let want = expected(&records);
+    assert_eq!(want.api_points, 5, "one tick record per tick");
+    let marks = (want.quadrant_bars, want.repo_bars, want.inbox_bars);
+    // The dry run does not apply the owner's approval of acme/infra#8: it stays in the inbox.
+    assert_eq!(
+        marks,
+        (12, 3, 2),
+        "quadrant bars, repository bars, inbox bars"
+    );
+    // One torn line, as a killed writer could leave: skipped, counted and shown.
+    let mut text = std::fs::read_to_string(&log).expect("log");
+    text.push_str("{\"ts\":\"2026-12-03T01:00:00Z\",\"record\":\"ti\n");
+    std::fs::write(&log, text).expect("log");
+
+    let out = dir.path().join("site");
+    let assert = mp()
+        .args([
+            "report",
+            "--format",
+            "json",
+            "--title",
+            "acme <ticks>",
+            "--audit-log",
+        ])
+        .arg(&log)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("1 malformed line(s) skipped"));
+    let doc: Value = serde_json::from_slice(&assert.get_output().stdout).expect("json");
+    assert_eq!(doc["ticks"].as_array().map(Vec::len), Some(5));
+    assert_eq!(doc["malformed_lines"], 1);
+    // The PR routed at the first demo tick is still waiting at the last one: 36 hours.
+    assert_eq!(doc["inbox"][0]["pr"], "acme/infra#7");
+    assert_eq!(doc["inbox"][0]["age_hours"], 36.0);
+    assert_eq!(doc["inbox"][1]["pr"], "acme/infra#8");
+    assert_eq!(doc["inbox"][1]["age_hours"], 0.0);
+    let page = out.join("index.html");
+    let html = std::fs::read_to_string(&page).expect("index.html");
+    assert!(html.contains("<title>acme &lt;ticks&gt;</title>"), "{html}");
+    for remote in ["http://", "https://", "<link", " src=", "url(", "@import"] {
+        assert!(
+            !html.contains(remote),
+            "the page must not load anything: {remote}"
+        );
+    }
+
+    let dom = chromium(
+        &page,
+        &dir.path().join("profile-dom"),
+        &["--dump-dom".into()],
+    );
+    let dom = String::from_utf8(dom).expect("utf-8 DOM");
+    assert!(
+        dom.contains("data-charts=\"drawn\""),
+        "the script did not run:\n{dom}"
+    );
+    for (id, marks, mark) in [
+        ("chart-quadrants", want.quadrant_bars, "<rect"),
+        ("chart-repos", want.repo_bars, "<rect"),
+        ("chart-inbox", want.inbox_bars, "<rect"),
+        ("chart-api", want.api_points, "<circle"),
+    ] {
+        let chart = svg(&dom, id);
+        assert_eq!(chart.matches(mark).count(), marks, "{id}:\n{chart}");
+        assert!(
+            chart.contains(&format!("data-drawn=\"{marks}\"")),
+            "{id}:\n{chart}"
+        );
+    }
+    let torn = format!("line {}: not JSON", records.len() + 1);
+    assert!(dom.contains(&torn), "the torn line is listed:\n{dom}");
+
+    let shot = dir.path().join("shot.png");
+    chromium(
+        &page,
+        &dir.path().join("profile-shot"),
+        &[format!("--screenshot={}", shot.display())],
+    );
+    let bytes = std::fs::read(&shot).expect("the screenshot exists");
+    let (width, height, pixels) = decode_png(&bytes);
+    assert_eq!((width, height), (1280, 2000));
+    let background = pixels[0];
+    let painted = pixels.iter().filter(|p| **p != background).count();
+    assert!(
+        painted * 100 / pixels.len() >= 3,
+        "a mostly blank page: {painted} of {} pixels painted",
+        pixels.len()
+    );
+    for (name, colour, least) in CHART_COLOURS {
+        let count = pixels.iter().filter(|p| near(**p, colour)).count();
+        assert!(
+            count >= least,
+            "{name}: {count} pixels of {colour:?} in the screenshot, fewer than {least}"
+        );
+    }
+}
+
+#[test]
+fn every_tick_with_an_audit_log_ends_with_one_tick_record() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("audit.jsonl");
+    tick(&world("demo.yaml"), None, &log, &[]);
+    let records = lines(&log);
+    let last = records.last().expect("records");
+    assert_eq!(records.iter().filter(|r| r["record"] == "tick").count(), 1);
+    assert_eq!(last["record"], "tick");
+    assert_eq!(last["ts"], "2026-11-29T12:00:00Z");
+    assert_eq!(
+        last["quadrants"],
+        serde_json::json!({"A": 4, "B": 1, "C": 0, "D": 2})
+    );
+    assert_eq!(last["metrics"]["merged"], 2);
+    let webapp = &last["repos"][1];
+    assert_eq!(
+        (
+            &webapp["repo"],
+            &webapp["merged"],
+            &webapp["blocked"],
+            &webapp["race_rebased"]
+        ),
+        (
+            &Value::from("acme/webapp"),
+            &Value::from(1),
+            &Value::from(3),
+            &Value::from(1)
+        )
+    );
+    assert_eq!(webapp["incidents"], 2);
+    assert_eq!(
+        last["inbox"],
+        serde_json::json!([{"pr": "acme/infra#7", "issue": null, "state": "routed"}])
+    );
+    assert_eq!(last["api_calls"], 83);
+    assert_eq!(last["http"], Value::Null);
+}
+
+#[test]
+fn an_empty_log_renders_a_page_saying_there_is_no_data() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("empty.jsonl");
+    std::fs::write(&log, "").expect("write");
+    mp().args(["report", "--audit-log"])
+        .arg(&log)
+        .arg("--out")
+        .arg(dir.path().join("site"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("0 tick(s)"));
+    let html = std::fs::read_to_string(dir.path().join("site/index.html")).expect("page");
+    assert!(html.contains("No data"), "{html}");
+}
+
+#[test]
+fn an_unreadable_log_exits_2_and_writes_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    mp().args(["report", "--audit-log"])
+        .arg(dir.path().join("missing.jsonl"))
+        .arg("--out")
+        .arg(dir.path().join("site"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("missing.jsonl"));
+    assert!(!dir.path().join("site").exists());
+}
