@@ -16,6 +16,22 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// How logs are written to stderr: `text` for people, `json` (one object per line:
+    /// timestamp, level, fields, target) for machines. The level comes from `MP_LOG`
+    /// (e.g. `info`, `warn`); by default text logs are off and json logs are at `info`.
+    /// A tick on a terminal also draws a progress bar on stderr (text logs only).
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+/// The format of the logs on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object per line.
+    Json,
 }
 
 /// Output format for machine or human readers.

@@ -10,6 +10,7 @@ mod audit;
 mod audit_tick;
 mod cli;
 mod commands;
+mod logging;
 mod output;
 mod report_html;
 mod report_md;
@@ -44,6 +45,7 @@ fn exit_for_error(err: &anyhow::Error) -> Exit {
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
+    logging::init(args.log_format);
     let mut stdout = std::io::stdout().lock();
     let result = commands::run(args, &mut stdout);
     let _ = stdout.flush();

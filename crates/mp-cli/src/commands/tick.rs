@@ -156,6 +156,43 @@ fn merge_mode_name(options: &TickOptions) -> &'static str {
     }
 }
 
+/// The options with the CLI's progress attached: log events, and a bar on a terminal.
+fn with_progress(options: TickOptions) -> TickOptions {
+    let progress = crate::logging::CliProgress::new(crate::logging::CliProgress::wanted());
+    options.with_progress(mp_core::tick::ProgressSink::new(std::sync::Arc::new(
+        progress,
+    )))
+}
+
+/// Logs the tick's outcome: one `tick finished` event with the counts, one `warn` event
+/// per warning of the report.
+fn log_tick(doc: &Value) {
+    let count = |action: &str| {
+        doc["outcomes"]
+            .as_array()
+            .map_or(0, |o| o.iter().filter(|o| o["action"] == action).count())
+    };
+    let warnings = doc["warnings"].as_array().cloned().unwrap_or_default();
+    for warning in &warnings {
+        tracing::warn!(
+            warning = warning.as_str().unwrap_or_default(),
+            "tick warning"
+        );
+    }
+    tracing::info!(
+        now = doc["now"].as_str().unwrap_or_default(),
+        merge_mode = doc["merge_mode"].as_str().unwrap_or_default(),
+        shard = doc["shard"].as_str(),
+        merged = count("merged"),
+        observe = count("observe"),
+        blocked = count("blocked"),
+        inbox = count("inbox"),
+        skipped = count("skipped"),
+        warnings = warnings.len(),
+        "tick finished"
+    );
+}
+
 fn run_tick(args: &TickArgs) -> anyhow::Result<Result<TickRun, TickError>> {
     match (&args.world, &args.config) {
         (Some(world), _) => world_tick(args, world),
@@ -180,6 +217,7 @@ fn world_tick(args: &TickArgs, path: &Path) -> anyhow::Result<Result<TickRun, Ti
         &loaded.world.config,
         &skill_calls,
     )?);
+    options = with_progress(options);
     let audit = CliAuditLog::new(args.audit_log.clone());
     let inputs = TickInputs {
         audit: &audit,
@@ -321,6 +359,7 @@ fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Tick
         &dir.join("skills"),
         &skill_calls,
     )?);
+    options = with_progress(options);
     let now = mp_core::Timestamp::from_unix_seconds(jiff::Timestamp::now().as_second())
         .context("reading the system clock")?;
     let audit = CliAuditLog::new(args.audit_log.clone());
@@ -489,6 +528,7 @@ pub fn run(args: &TickArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let run = match run_tick(args)? {
         Ok(run) => run,
         Err(error) => {
+            tracing::error!(error = %error, "tick failed closed");
             #[allow(clippy::print_stderr)]
             {
                 eprintln!("mp: tick failed closed: {error}");
@@ -497,6 +537,7 @@ pub fn run(args: &TickArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
         }
     };
     let doc = run_json(&run);
+    log_tick(&doc);
     if let Some(path) = &args.audit_log {
         crate::audit_tick::append(path, &run.report, &doc, args.dry_run)?;
     }

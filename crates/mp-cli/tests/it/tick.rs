@@ -127,3 +127,77 @@ fn the_markdown_report_summarises_each_repository_and_appends_to_a_file() {
     assert_eq!(text.matches("## mp tick at ").count(), 2, "appended twice");
     assert_eq!(text, format!("{md}{md}"));
 }
+
+#[test]
+fn json_logs_are_one_object_per_line_with_each_phase_and_repository() {
+    let demo = crate::workspace_root().join("fixtures/worlds/demo.yaml");
+    let output = mp()
+        .args(["--log-format", "json", "tick", "--world"])
+        .arg(&demo)
+        .env_remove("MP_LOG")
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stdout).starts_with("tick at "),
+        "the report stays on stdout"
+    );
+    let events: Vec<serde_json::Value> = String::from_utf8_lossy(&output.stderr)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{line}: {e}")))
+        .collect();
+    for event in &events {
+        assert!(
+            event["timestamp"].is_string()
+                && event["level"].is_string()
+                && event["target"].is_string()
+        );
+    }
+    let messages: Vec<String> = events
+        .iter()
+        .filter(|e| e["fields"]["message"] != "tick warning")
+        .map(|e| {
+            let f = &e["fields"];
+            match f["message"].as_str() {
+                Some("tick phase") => format!("phase {}", f["phase"].as_str().unwrap_or("?")),
+                Some("repository done") => format!(
+                    "{} {}",
+                    f["phase"].as_str().unwrap_or("?"),
+                    f["repo"].as_str().unwrap_or("?")
+                ),
+                Some(other) => other.to_owned(),
+                None => "?".to_owned(),
+            }
+        })
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "phase inbox",
+            "phase pull_requests",
+            "pull_requests acme/webapp",
+            "pull_requests acme/infra",
+            "phase supervisor",
+            "supervisor acme/webapp",
+            "supervisor acme/infra",
+            "phase drift",
+            "tick finished",
+        ]
+    );
+    let finished = events
+        .iter()
+        .find(|e| e["fields"]["message"] == "tick finished")
+        .expect("a summary event");
+    assert!(finished["fields"]["merged"].as_u64().is_some_and(|n| n > 0));
+}
+
+#[test]
+fn text_logs_are_off_by_default_and_no_bar_is_drawn_off_a_terminal() {
+    let demo = crate::workspace_root().join("fixtures/worlds/demo.yaml");
+    mp().args(["tick", "--world"])
+        .arg(&demo)
+        .env_remove("MP_LOG")
+        .assert()
+        .success()
+        .stderr("");
+}

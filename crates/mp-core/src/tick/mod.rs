@@ -26,6 +26,7 @@ mod evaluate;
 pub mod inbox;
 pub mod inbox_poll;
 mod process;
+pub mod progress;
 mod report;
 mod run;
 pub mod shard;
@@ -43,6 +44,7 @@ mod tests;
 pub use evaluate::{PrEvaluation, Route, assess_pr, evaluate_pr, fetch_context};
 pub use inbox_poll::{InboxReport, poll_inbox};
 pub use process::RECEIPTS_UNAVAILABLE;
+pub use progress::{ProgressSink, TickPhase, TickProgress};
 pub use report::{MAX_DETAIL_CHARS, PrAction, PrOutcome, TickMetrics, TickReport};
 pub use run::{FullTickReport, GovernanceReport, RATE_LIMIT_RESERVE, run_tick};
 pub use shard::{ParseShardError, Shard};
@@ -103,6 +105,8 @@ pub struct TickOptions {
     /// Only the repositories of this shard (`mp tick --shard I/N`); `None` is the whole
     /// tick. See [`shard`] and docs/decisions/0021.
     pub shard: Option<Shard>,
+    /// Where the tick reports its progress (nowhere by default).
+    pub progress: ProgressSink,
 }
 
 impl TickOptions {
@@ -113,6 +117,13 @@ impl TickOptions {
             merge_mode: MergeMode::from_config(config),
             ..Self::default()
         }
+    }
+
+    /// These options reporting progress to `progress`.
+    #[must_use]
+    pub fn with_progress(mut self, progress: ProgressSink) -> Self {
+        self.progress = progress;
+        self
     }
 
     /// These options with another merge mode.
@@ -338,7 +349,9 @@ pub(crate) async fn run_pr_path_as(
     runner.report.metrics.skills_loaded = options.skills.loaded;
     runner.report.metrics.skill_load_failed = options.skills.load_failed;
 
-    'repos: for repo in setup.gated_repos() {
+    let gated = setup.gated_repos();
+    options.progress.phase(TickPhase::PullRequests, gated.len());
+    'repos: for repo in gated {
         let pulls = match github.open_pulls(repo).await {
             Ok(pulls) => pulls,
             Err(error) => {
@@ -373,6 +386,9 @@ pub(crate) async fn run_pr_path_as(
                 }
             }
         }
+        options
+            .progress
+            .repository_done(TickPhase::PullRequests, repo);
     }
     runner.report.metrics.rate_limit_remaining = github.rate_limit_remaining();
     Ok(runner.report)

@@ -36,6 +36,7 @@ use crate::state::Watermarks;
 
 use super::drift_check::{DriftIncident, DriftReport, check_drift};
 use super::inbox_poll::{InboxReport, poll_inbox};
+use super::progress::TickPhase;
 use super::report::{PrOutcome, TickMetrics};
 use super::state_store::{SHARD_SAVE_ATTEMPTS, SaveOutcome, StateStore};
 use super::supervisor::{
@@ -244,6 +245,7 @@ impl Tick<'_> {
 
         // The decision inbox first: an owner's approval then merges this very tick, and a
         // rejected pull request is already closed when the pull-request path lists them.
+        options.progress.phase(TickPhase::Inbox, 0);
         let availability = self.availability(config).await;
         let inbox = poll_inbox(
             self.github,
@@ -279,6 +281,7 @@ impl Tick<'_> {
             .iter()
             .filter(|repo| options.covers(repo))
             .collect();
+        options.progress.phase(TickPhase::Supervisor, repos.len());
         for (index, repo) in repos.iter().enumerate() {
             if let Some(remaining) = self.github.rate_limit_remaining()
                 && remaining < RATE_LIMIT_RESERVE
@@ -297,6 +300,9 @@ impl Tick<'_> {
             let stop = scan.stopped.clone();
             self.report.supervisor.push(scan);
             self.save().await?;
+            options
+                .progress
+                .repository_done(TickPhase::Supervisor, repo);
             if let Some(SupervisorStop::RateLimited { message }) = stop {
                 self.report.end_early(format!(
                     "primary rate limit reached while scanning {repo} ({message}); repositories left for the next tick: {}",
@@ -319,6 +325,7 @@ impl Tick<'_> {
                 .warnings
                 .push("drift check deferred: the tick's new-issue budget is spent".to_owned());
         } else {
+            options.progress.phase(TickPhase::Drift, 0);
             let drift = check_drift(self.github, config, now).await;
             if matches!(drift.incident, Some(DriftIncident::Opened { .. })) {
                 run.take_issue_slot();
