@@ -204,3 +204,34 @@ fn a_skill_that_answers_outside_its_output_schema_is_a_contract_violation() {
         "{failure}"
     );
 }
+
+#[test]
+fn a_changed_pull_request_is_never_answered_from_the_previous_input() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let folder = dir.path().join("validators");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    std::fs::write(folder.join("no_todos_in_prod.wat"), EXAMPLE).expect("write");
+    std::fs::write(folder.join("no_todos_in_prod.md"), CONTRACT).expect("write");
+    let registry = Registry::load(Some(dir.path()), &policy(""), Limits::default());
+    let validators: Vec<&dyn Validator> = registry.user_validators().collect();
+    let clean = pr(vec![commit(0x21, "feat: fine")]);
+    let mut todo = clean.clone();
+    todo.commits[0].subject = "TODO: later".to_owned();
+    let verdicts: Vec<String> = [&clean, &todo, &clean, &todo]
+        .iter()
+        .map(|pr| {
+            validators[0]
+                .check(pr)
+                .map_or_else(|f| f.to_string(), |v| v.to_string())
+        })
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            "pass",
+            "fail: a commit subject contains TODO",
+            "pass",
+            "fail: a commit subject contains TODO"
+        ]
+    );
+}

@@ -11,7 +11,47 @@ use serde_json::Value;
 use super::verdict::{parse_classifier_vote, parse_hook_result, parse_validation_result};
 use super::{Limits, SkillModule, commit_json, pr_json};
 use crate::contract::ContractSchemas;
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::Arc;
+
+/// The input document of a call, as a value (for the schema check) and as the bytes the
+/// skill receives.
+#[derive(Debug)]
+struct Input {
+    value: Value,
+    bytes: Vec<u8>,
+}
+
+impl Input {
+    fn new(value: Value) -> Result<Self, String> {
+        let bytes =
+            serde_json::to_vec(&value).map_err(|e| format!("could not encode the context: {e}"))?;
+        Ok(Self { value, bytes })
+    }
+}
+
+thread_local! {
+    /// The input document of the last pull request a skill was called on in this thread.
+    /// Every user skill of a tick is called on the same pull request in a row, and building
+    /// the document is most of a call's cost; the cached one is used only for a context
+    /// equal to the one it was built from.
+    static LAST_PR: RefCell<Option<(PrContext, Rc<Input>)>> = const { RefCell::new(None) };
+}
+
+/// The input document of `pr`, built once per distinct context.
+fn pr_input(pr: &PrContext) -> Result<Rc<Input>, String> {
+    LAST_PR.with(|cell| {
+        if let Some((cached, input)) = cell.borrow().as_ref()
+            && cached == pr
+        {
+            return Ok(Rc::clone(input));
+        }
+        let input = Rc::new(Input::new(pr_json(pr))?);
+        *cell.borrow_mut() = Some((pr.clone(), Rc::clone(&input)));
+        Ok(input)
+    })
+}
 
 /// Runs `module` on `input` and decodes the answer with `parse`. With a contract, the input
 /// is checked against its input schema before the call and the answer against its output
@@ -20,9 +60,16 @@ fn run<T>(
     module: &SkillModule,
     limits: &Limits,
     contract: Option<&ContractSchemas>,
-    input: &Value,
+    input: Result<Rc<Input>, String>,
     parse: fn(&[u8]) -> Result<T, FailureCause>,
 ) -> Result<T, SkillFailure> {
+    let input = input.map_err(|message| {
+        SkillFailure::new(
+            module.name(),
+            FailureStage::Input,
+            FailureCause::Trap { message },
+        )
+    })?;
     let violation = |stage, side, detail| {
         SkillFailure::new(
             module.name(),
@@ -32,19 +79,10 @@ fn run<T>(
     };
     if let Some(contract) = contract {
         contract
-            .check_input(input)
+            .check_input(&input.value)
             .map_err(|detail| violation(FailureStage::Input, "input", detail))?;
     }
-    let bytes = serde_json::to_vec(input).map_err(|e| {
-        SkillFailure::new(
-            module.name(),
-            FailureStage::Input,
-            FailureCause::Trap {
-                message: format!("could not encode the context: {e}"),
-            },
-        )
-    })?;
-    let output = module.call(&bytes, limits)?;
+    let output = module.call(&input.bytes, limits)?;
     if let Some(contract) = contract {
         // An answer that is not JSON at all is left to `parse`, which names it malformed.
         if let Ok(answer) = serde_json::from_slice::<Value>(&output.verdict) {
@@ -98,7 +136,7 @@ impl Validator for WasmValidator {
             &self.module,
             &self.limits,
             self.contract.as_deref(),
-            &pr_json(pr),
+            pr_input(pr),
             parse_validation_result,
         )
     }
@@ -139,7 +177,7 @@ impl ClassifierRule for WasmClassifierRule {
             &self.module,
             &self.limits,
             self.contract.as_deref(),
-            &pr_json(pr),
+            pr_input(pr),
             parse_classifier_vote,
         )
     }
@@ -180,7 +218,7 @@ impl BranchHook for WasmBranchHook {
             &self.module,
             &self.limits,
             self.contract.as_deref(),
-            &commit_json(commit),
+            Input::new(commit_json(commit)).map(Rc::new),
             parse_hook_result,
         )
     }
