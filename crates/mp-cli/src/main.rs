@@ -51,6 +51,15 @@ fn main() -> ExitCode {
     let _ = stdout.flush();
     match result {
         Ok(exit) => ExitCode::from(exit as u8),
+        // The reader of stdout went away (`mp tick | head`): nothing to report, and the
+        // command's own work (writes, state) is already done.
+        Err(err)
+            if err
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            ExitCode::SUCCESS
+        }
         Err(err) => {
             #[allow(clippy::print_stderr)]
             {

@@ -415,3 +415,31 @@ fn archives_made_by_git_archive_are_fetched() {
         );
     }
 }
+
+#[test]
+fn a_zip_slip_release_is_refused_and_the_previous_snapshot_survives() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = tempfile::tempdir().expect("temp dir");
+    let good = zip(&[("skills/a/SKILL.md", b"v1", None)]);
+    fetched(
+        &archive_pin(dir.path(), "v1.zip", &good, plain),
+        root.path(),
+        &FetchOptions::default(),
+    );
+    let before = state(root.path());
+    // The next release is pinned with its true digest, so only containment can stop it.
+    let evil = zip(&[
+        ("skills/a/SKILL.md", b"v2", None),
+        ("../../evil", b"x", None),
+    ]);
+    refused(
+        &archive_pin(dir.path(), "v2.zip", &evil, plain),
+        root.path(),
+        &FetchOptions::default(),
+        "source_archive_zip_slip",
+        "../../evil",
+    );
+    assert_eq!(state(root.path()), before);
+    assert_eq!(skill(&root.path().join("acme-skills")), "v1");
+    assert!(!root.path().parent().expect("parent").join("evil").exists());
+}
