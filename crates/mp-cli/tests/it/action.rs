@@ -80,3 +80,67 @@ fn the_example_workflow_runs_every_five_minutes_one_at_a_time() {
         assert!(declared.contains_key(key), "the action has no input {key}");
     }
 }
+
+#[test]
+fn the_action_tick_step_writes_the_job_summary_and_annotations_against_a_served_world() {
+    let action = yaml("action.yml");
+    let steps = action["runs"]["steps"].as_array().expect("steps");
+    let tick = steps
+        .iter()
+        .find(|s| s["id"] == "tick")
+        .expect("a step with id tick");
+    let script = tick["run"].as_str().expect("a script");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_served, url, config) = crate::rest::serve_demo(dir.path());
+    let summary = dir.path().join("summary.md");
+    let outputs = dir.path().join("outputs");
+    let mp_dir = std::path::Path::new(assert_cmd::cargo::cargo_bin!("mp"))
+        .parent()
+        .expect("the binary's directory")
+        .to_owned();
+    let path = format!(
+        "{}:{}",
+        mp_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    // The step's environment as the runner sets it from the inputs (empty ones included).
+    let output = std::process::Command::new("bash")
+        .args(["-e", "-c", script])
+        .current_dir(dir.path())
+        .env("PATH", path)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("GITHUB_OUTPUT", &outputs)
+        .env("MP_APP_ID", "")
+        .env("MP_APP_PRIVATE_KEY", "")
+        .env("MP_INSTALLATION_ID", "")
+        .env("MP_GITHUB_TOKEN", "ghs_ACTIONSENTINEL")
+        .env("MP_RECEIPT_KEY", "")
+        .env("MP_API_URL", &url)
+        .env("MP_ACTION_CONFIG", &config)
+        .env("MP_ACTION_SHARD", "")
+        .env("MP_ACTION_CACHE", dir.path().join("http-cache.json"))
+        .env("MP_ACTION_ARGS", "--dry-run")
+        .output()
+        .expect("bash runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{output:?}");
+    let summary = std::fs::read_to_string(&summary).expect("a job summary");
+    assert!(summary.starts_with("## mp tick at "), "{summary}");
+    assert!(summary.contains("| repository | merged |"), "{summary}");
+    assert!(summary.contains("`acme/webapp`"), "{summary}");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("::warning title=mp%3A acme/webapp#3 blocked::")),
+        "{stdout}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&outputs).expect("step outputs"),
+        "exit-code=0\n"
+    );
+    assert!(!stdout.contains("ACTIONSENTINEL") && !summary.contains("ACTIONSENTINEL"));
+    assert!(
+        dir.path().join("http-cache.json").exists(),
+        "the ETag cache is kept"
+    );
+}
