@@ -16,7 +16,7 @@ use mp_core::skill::{
     BranchHook, ClassifierRule, ClassifierVote, HookResult, SkillFailure, SkillSet,
     ValidationResult, Validator,
 };
-use mp_skills::registry::{LoadWarning, Origin, Registry, SourcedSkill};
+use mp_skills::registry::{LoadWarning, Origin, Registry};
 use mp_skills::sandbox::{Limits, commit_json, pr_json};
 use mp_skills::sources::layout::SourcesLayout;
 use mp_skills::sources::ops;
@@ -170,15 +170,7 @@ pub fn load_dir(config: &Config, dir: &Path) -> anyhow::Result<(Registry, Vec<St
         let lines: Vec<String> = collisions.iter().map(ToString::to_string).collect();
         anyhow::anyhow!("source_skill_collision: {}", lines.join("; "))
     })?;
-    let sourced: Vec<SourcedSkill<'_>> = loadable
-        .skills
-        .iter()
-        .map(|s| SourcedSkill {
-            source: s.source.as_str(),
-            name: &s.name,
-            dir: &s.dir,
-        })
-        .collect();
+    let sourced = loadable.sourced();
     let registry = Registry::load_with_sources(Some(dir), &sourced, config.skills(), limits);
     Ok((registry, loadable.skipped))
 }
@@ -291,13 +283,7 @@ fn skill_set(
     root: Option<&Path>,
     calls: &SkillCalls,
 ) -> anyhow::Result<SkillSet> {
-    let listed: Vec<&str> = registry
-        .entries()
-        .iter()
-        .filter(|e| matches!(e.origin, Origin::BuiltIn { .. }))
-        .map(|e| e.name.as_str())
-        .collect();
-    if let Some(missing) = missing_built_in(&listed) {
+    if let Some(missing) = missing_built_in(&registry.built_in_names()) {
         return Err(missing.into());
     }
     let load_warnings: Vec<String> = registry

@@ -388,6 +388,15 @@ impl Registry {
         &self.warnings
     }
 
+    /// The names of the built-in skills the registry lists.
+    pub fn built_in_names(&self) -> Vec<&str> {
+        self.entries
+            .iter()
+            .filter(|e| matches!(e.origin, Origin::BuiltIn { .. }))
+            .map(|e| e.name.as_str())
+            .collect()
+    }
+
     /// The entry named `name`.
     pub fn entry(&self, name: &str) -> Option<&SkillEntry> {
         self.entries.iter().find(|e| e.name == name)

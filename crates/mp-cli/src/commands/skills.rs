@@ -162,14 +162,7 @@ fn status(args: &StatusArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     };
     let skills_dir = args.config.join("skills");
     let (registry, skipped) = crate::skills_load::load_dir(&config, &skills_dir)?;
-    if let Some(missing) = crate::skills_load::missing_built_in(
-        &registry
-            .entries()
-            .iter()
-            .filter(|e| matches!(e.origin, Origin::BuiltIn { .. }))
-            .map(|e| e.name.as_str())
-            .collect::<Vec<_>>(),
-    ) {
+    if let Some(missing) = crate::skills_load::missing_built_in(&registry.built_in_names()) {
         return Err(missing.into());
     }
     match args.format {

@@ -91,12 +91,7 @@ fn an_entry_climbing_out_of_the_directory_is_refused() {
 #[test]
 fn every_required_built_in_is_listed_and_a_missing_one_is_named() {
     let registry = Registry::load(None, config().skills(), Limits::default());
-    let listed: Vec<&str> = registry
-        .entries()
-        .iter()
-        .filter(|e| matches!(e.origin, Origin::BuiltIn { .. }))
-        .map(|e| e.name.as_str())
-        .collect();
+    let listed = registry.built_in_names();
     assert_eq!(missing_built_in(&listed), None);
     let without_c2: Vec<&str> = listed
         .iter()

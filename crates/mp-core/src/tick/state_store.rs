@@ -237,13 +237,7 @@ impl StateStore {
         if self.stored_text.as_deref() == Some(text.as_str()) {
             return Ok(SaveOutcome::Unchanged);
         }
-        let write = FileWrite {
-            branch: BOT_STATE_BRANCH.to_owned(),
-            path: WATERMARKS_PATH.to_owned(),
-            text: text.clone(),
-            expected_blob_sha: self.blob.clone(),
-            message: WATERMARKS_COMMIT_MESSAGE.to_owned(),
-        };
+        let write = self.watermarks_write(&text);
         match github.put_file(&self.repo, &write).await {
             Ok(blob) => {
                 self.blob = Some(blob);
@@ -251,6 +245,17 @@ impl StateStore {
                 Ok(SaveOutcome::Written)
             }
             Err(error) => self.refused(error),
+        }
+    }
+
+    /// The write of the watermarks file with `text`, pinned to the blob last read.
+    fn watermarks_write(&self, text: &str) -> FileWrite {
+        FileWrite {
+            branch: BOT_STATE_BRANCH.to_owned(),
+            path: WATERMARKS_PATH.to_owned(),
+            text: text.to_owned(),
+            expected_blob_sha: self.blob.clone(),
+            message: WATERMARKS_COMMIT_MESSAGE.to_owned(),
         }
     }
 
@@ -292,13 +297,7 @@ impl StateStore {
             if self.stored_text.as_deref() == Some(text.as_str()) {
                 return Ok(SaveOutcome::Unchanged);
             }
-            let write = FileWrite {
-                branch: BOT_STATE_BRANCH.to_owned(),
-                path: WATERMARKS_PATH.to_owned(),
-                text: text.clone(),
-                expected_blob_sha: self.blob.clone(),
-                message: WATERMARKS_COMMIT_MESSAGE.to_owned(),
-            };
+            let write = self.watermarks_write(&text);
             match github.put_file(&self.repo, &write).await {
                 Ok(blob) => {
                     self.blob = Some(blob);

@@ -371,6 +371,20 @@ pub struct Loadable {
     pub skipped: Vec<String>,
 }
 
+impl Loadable {
+    /// The selected skills as the registry loads them.
+    pub fn sourced(&self) -> Vec<crate::registry::SourcedSkill<'_>> {
+        self.skills
+            .iter()
+            .map(|s| crate::registry::SourcedSkill {
+                source: s.source.as_str(),
+                name: &s.name,
+                dir: &s.dir,
+            })
+            .collect()
+    }
+}
+
 /// The skills of the trusted sources whose snapshot is exactly what was fetched and
 /// pinned: the pin lock agrees with the trust list, the local lock records a fetch of that
 /// pin (for an anchored source: of the anchor itself), and the snapshot's tree digest is

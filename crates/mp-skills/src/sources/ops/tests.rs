@@ -9,7 +9,7 @@ use mp_core::config::SkillsPolicy;
 use mp_core::skill::Validator;
 
 use super::*;
-use crate::registry::{Registry, SourcedSkill};
+use crate::registry::Registry;
 use crate::sandbox::Limits;
 use crate::sources::fetch::Curl;
 use crate::sources::fetch::testkit::{commit, file_url, git, repo};
@@ -93,15 +93,7 @@ fn a_trusted_tag_is_fetched_pinned_and_its_family_loads_into_the_registry() {
     let sources = opened(dir.path());
     let loadable = loadable_skills(&sources, &BTreeMap::new()).expect("no collision");
     assert_eq!(loadable.skipped, Vec::<String>::new());
-    let sourced: Vec<SourcedSkill<'_>> = loadable
-        .skills
-        .iter()
-        .map(|s| SourcedSkill {
-            source: s.source.as_str(),
-            name: &s.name,
-            dir: &s.dir,
-        })
-        .collect();
+    let sourced = loadable.sourced();
     let registry =
         Registry::load_with_sources(None, &sourced, &SkillsPolicy::default(), Limits::default());
     assert_eq!(registry.warnings(), &[]);
