@@ -220,19 +220,11 @@ impl StateStore {
         state: &Watermarks,
     ) -> Result<SaveOutcome, TickError> {
         let text = state.to_json();
-        if self.stale {
-            // An earlier write was refused: learn the blob the file has now.
-            match github
-                .file(&self.repo, WATERMARKS_PATH, BOT_STATE_BRANCH)
-                .await
-            {
-                Ok(file) => {
-                    self.blob = file.as_ref().map(|f| f.blob_sha.clone());
-                    self.stored_text = file.map(|f| f.text);
-                    self.stale = false;
-                }
-                Err(error) => return self.refused(error),
-            }
+        // An earlier write was refused: learn the blob the file has now.
+        if self.stale
+            && let Err(error) = self.reload(github).await
+        {
+            return self.refused(error);
         }
         if self.stored_text.as_deref() == Some(text.as_str()) {
             return Ok(SaveOutcome::Unchanged);
@@ -246,6 +238,17 @@ impl StateStore {
             }
             Err(error) => self.refused(error),
         }
+    }
+
+    /// Reads the watermarks file again: its text and the blob a write must be pinned to.
+    async fn reload(&mut self, github: &dyn GitHubHistory) -> Result<(), GitHubError> {
+        let file = github
+            .file(&self.repo, WATERMARKS_PATH, BOT_STATE_BRANCH)
+            .await?;
+        self.blob = file.as_ref().map(|f| f.blob_sha.clone());
+        self.stored_text = file.map(|f| f.text);
+        self.stale = false;
+        Ok(())
     }
 
     /// The write of the watermarks file with `text`, pinned to the blob last read.
@@ -273,21 +276,10 @@ impl StateStore {
     ) -> Result<SaveOutcome, TickError> {
         let mut last_error = None;
         for _ in 0..SHARD_SAVE_ATTEMPTS {
-            if self.stale {
-                match github
-                    .file(&self.repo, WATERMARKS_PATH, BOT_STATE_BRANCH)
-                    .await
-                {
-                    Ok(file) => {
-                        if let Some(file) = &file {
-                            Self::parse(&file.text)?;
-                        }
-                        self.blob = file.as_ref().map(|f| f.blob_sha.clone());
-                        self.stored_text = file.map(|f| f.text);
-                        self.stale = false;
-                    }
-                    Err(error) => return self.refused(error),
-                }
+            if self.stale
+                && let Err(error) = self.reload(github).await
+            {
+                return self.refused(error);
             }
             let base = match &self.stored_text {
                 Some(text) => Self::parse(text)?,

@@ -95,36 +95,64 @@ fn run<T>(
         .map_err(|cause| SkillFailure::new(module.name(), FailureStage::Output, cause))
 }
 
+/// What every sandboxed skill holds: the module, its caps and its contract's schemas.
+#[derive(Debug)]
+struct Sandboxed {
+    module: SkillModule,
+    limits: Limits,
+    contract: Option<Arc<ContractSchemas>>,
+}
+
+impl Sandboxed {
+    fn new(module: SkillModule, limits: Limits) -> Self {
+        Self {
+            module,
+            limits,
+            contract: None,
+        }
+    }
+
+    fn call<T>(
+        &self,
+        input: Result<Rc<Input>, String>,
+        parse: fn(&[u8]) -> Result<T, FailureCause>,
+    ) -> Result<T, SkillFailure> {
+        run(
+            &self.module,
+            &self.limits,
+            self.contract.as_deref(),
+            input,
+            parse,
+        )
+    }
+}
+
 /// A user validator running in the sandbox.
 #[derive(Debug)]
 pub struct WasmValidator {
-    module: SkillModule,
+    skill: Sandboxed,
     severity: Severity,
-    limits: Limits,
-    contract: Option<Arc<ContractSchemas>>,
 }
 
 impl WasmValidator {
     /// A validator of the given severity.
     pub fn new(module: SkillModule, severity: Severity, limits: Limits) -> Self {
         Self {
-            module,
+            skill: Sandboxed::new(module, limits),
             severity,
-            limits,
-            contract: None,
         }
     }
 
     /// This validator with its contract's schemas enforced on every call.
     pub fn with_contract(mut self, contract: Arc<ContractSchemas>) -> Self {
-        self.contract = Some(contract);
+        self.skill.contract = Some(contract);
         self
     }
 }
 
 impl Validator for WasmValidator {
     fn name(&self) -> &str {
-        self.module.name()
+        self.skill.module.name()
     }
 
     fn severity(&self) -> Severity {
@@ -132,92 +160,69 @@ impl Validator for WasmValidator {
     }
 
     fn check(&self, pr: &PrContext) -> Result<ValidationResult, SkillFailure> {
-        run(
-            &self.module,
-            &self.limits,
-            self.contract.as_deref(),
-            pr_input(pr),
-            parse_validation_result,
-        )
+        self.skill.call(pr_input(pr), parse_validation_result)
     }
 }
 
 /// A user classifier rule running in the sandbox.
 #[derive(Debug)]
 pub struct WasmClassifierRule {
-    module: SkillModule,
-    limits: Limits,
-    contract: Option<Arc<ContractSchemas>>,
+    skill: Sandboxed,
 }
 
 impl WasmClassifierRule {
     /// A classifier rule.
     pub fn new(module: SkillModule, limits: Limits) -> Self {
         Self {
-            module,
-            limits,
-            contract: None,
+            skill: Sandboxed::new(module, limits),
         }
     }
 
     /// This skill with its contract's schemas enforced on every call.
     pub fn with_contract(mut self, contract: Arc<ContractSchemas>) -> Self {
-        self.contract = Some(contract);
+        self.skill.contract = Some(contract);
         self
     }
 }
 
 impl ClassifierRule for WasmClassifierRule {
     fn name(&self) -> &str {
-        self.module.name()
+        self.skill.module.name()
     }
 
     fn evaluate(&self, pr: &PrContext) -> Result<ClassifierVote, SkillFailure> {
-        run(
-            &self.module,
-            &self.limits,
-            self.contract.as_deref(),
-            pr_input(pr),
-            parse_classifier_vote,
-        )
+        self.skill.call(pr_input(pr), parse_classifier_vote)
     }
 }
 
 /// A user branch hook running in the sandbox.
 #[derive(Debug)]
 pub struct WasmBranchHook {
-    module: SkillModule,
-    limits: Limits,
-    contract: Option<Arc<ContractSchemas>>,
+    skill: Sandboxed,
 }
 
 impl WasmBranchHook {
     /// A branch hook.
     pub fn new(module: SkillModule, limits: Limits) -> Self {
         Self {
-            module,
-            limits,
-            contract: None,
+            skill: Sandboxed::new(module, limits),
         }
     }
 
     /// This skill with its contract's schemas enforced on every call.
     pub fn with_contract(mut self, contract: Arc<ContractSchemas>) -> Self {
-        self.contract = Some(contract);
+        self.skill.contract = Some(contract);
         self
     }
 }
 
 impl BranchHook for WasmBranchHook {
     fn name(&self) -> &str {
-        self.module.name()
+        self.skill.module.name()
     }
 
     fn on_commit(&self, commit: &CommitContext) -> Result<HookResult, SkillFailure> {
-        run(
-            &self.module,
-            &self.limits,
-            self.contract.as_deref(),
+        self.skill.call(
             Input::new(commit_json(commit)).map(Rc::new),
             parse_hook_result,
         )
