@@ -2,7 +2,8 @@
 //!
 //! Commands: `tidy` (architecture checks, also run as tests), `schemas [--check]`
 //! (regenerate or verify the JSON Schemas of the configuration files), `gen-world`
-//! (write a synthetic world file for benchmarks), `bench api` (REST calls per tick).
+//! (write a synthetic world file for benchmarks), `bench api` (REST calls per tick),
+//! `test` (install the test suite's prerequisites, then run every test).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -10,11 +11,15 @@ use std::process::ExitCode;
 mod bench_api;
 mod gen_world;
 mod schemas;
+mod test;
 mod tidy;
 
 const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
+  test [--no-install] [-- ARGS]
+                    install what the tests need (Debian's chromium), then run
+                    cargo test --workspace --locked [ARGS]
   tidy              check dependency edges and file headers
   schemas           regenerate schemas/*.schema.json from the configuration types
   schemas --check   fail if schemas/*.schema.json are stale
@@ -36,6 +41,7 @@ fn main() -> ExitCode {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let root = workspace_root();
     let result = match args.as_slice() {
+        ["test", rest @ ..] => test::run(&root, rest),
         ["tidy"] => tidy::run(&root),
         ["schemas"] => schemas::run(&root, false),
         ["schemas", "--check"] => schemas::run(&root, true),

@@ -94,7 +94,7 @@ fn chromium(page: &Path, profile: &Path, args: &[String]) -> Vec<u8> {
     assert!(
         Path::new(CHROMIUM).exists(),
         "{CHROMIUM} is missing: install Debian's `chromium` package \
-         (apt-get install -y --no-install-recommends chromium); CI installs it"
+         (apt-get install -y --no-install-recommends chromium); `cargo xtask test` installs it"
     );
     let mut child = Command::new(CHROMIUM)
         .args([

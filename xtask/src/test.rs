@@ -1,0 +1,122 @@
+//! `cargo xtask test`: the whole test suite on a fresh machine — installs what the tests
+//! need (Debian's `chromium` for the HTML report test), then runs the workspace tests.
+//!
+//! Installing needs root or password-less `sudo` and an `apt-get`; without them the
+//! command stops before the tests and names the package to install by hand.
+
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{Context, bail};
+
+/// Where the HTML report test looks for the browser (Debian's package path).
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// Debian packages the test suite needs, with the binary that shows each is there.
+const PACKAGES: &[(&str, &str)] = &[("chromium", CHROMIUM)];
+
+pub(crate) fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
+    let (no_install, cargo_args) = match args.split_first() {
+        Some((&"--no-install", rest)) => (true, rest),
+        _ => (false, args),
+    };
+    if cargo_args.first().is_some_and(|a| *a == "--help" || *a == "-h") {
+        say(HELP);
+        return Ok(());
+    }
+    let missing: Vec<&str> = PACKAGES
+        .iter()
+        .filter(|(_, binary)| !Path::new(binary).exists())
+        .map(|(package, _)| *package)
+        .collect();
+    if !missing.is_empty() {
+        if no_install {
+            bail!(
+                "missing test prerequisites: {} (run without --no-install, or `apt-get install -y --no-install-recommends {}`)",
+                missing.join(", "),
+                missing.join(" ")
+            );
+        }
+        install(&missing)?;
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let status = Command::new(cargo)
+        .current_dir(root)
+        .args(["test", "--workspace", "--locked"])
+        .args(cargo_args)
+        .status()
+        .context("starting cargo test")?;
+    if !status.success() {
+        bail!("cargo test --workspace failed ({status})");
+    }
+    Ok(())
+}
+
+const HELP: &str = "cargo xtask test [--no-install] [-- CARGO TEST ARGS]
+
+Installs what the test suite needs when it is missing (Debian's `chromium`, with
+apt-get, as root or through password-less sudo), then runs
+`cargo test --workspace --locked` with any further arguments.
+--no-install  only check the prerequisites; fail naming what is missing";
+
+fn install(packages: &[&str]) -> anyhow::Result<()> {
+    if which("apt-get").is_none() {
+        bail!(
+            "the test suite needs {} and this machine has no apt-get: install it by hand",
+            packages.join(", ")
+        );
+    }
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0");
+    let sudo = !root
+        && Command::new("sudo")
+            .args(["-n", "true"])
+            .status()
+            .is_ok_and(|s| s.success());
+    if !root && !sudo {
+        bail!(
+            "the test suite needs {} and installing it needs root: run `sudo apt-get install -y --no-install-recommends {}`",
+            packages.join(", "),
+            packages.join(" ")
+        );
+    }
+    say(&format!("installing {} with apt-get", packages.join(", ")));
+    let apt = |args: &[&str]| -> anyhow::Result<()> {
+        let mut command = if sudo {
+            let mut c = Command::new("sudo");
+            c.arg("-n").arg("apt-get");
+            c
+        } else {
+            Command::new("apt-get")
+        };
+        let status = command
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .args(args)
+            .status()
+            .context("starting apt-get")?;
+        if !status.success() {
+            bail!("apt-get {} failed ({status})", args.join(" "));
+        }
+        Ok(())
+    };
+    apt(&["update"])?;
+    let mut args = vec!["install", "-y", "--no-install-recommends"];
+    args.extend_from_slice(packages);
+    apt(&args)
+}
+
+fn which(program: &str) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+}
+
+fn say(line: &str) {
+    #[allow(clippy::print_stderr)]
+    {
+        eprintln!("xtask test: {line}");
+    }
+}
