@@ -20,7 +20,10 @@ pub(crate) fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
         Some((&"--no-install", rest)) => (true, rest),
         _ => (false, args),
     };
-    if cargo_args.first().is_some_and(|a| *a == "--help" || *a == "-h") {
+    if cargo_args
+        .first()
+        .is_some_and(|a| *a == "--help" || *a == "-h")
+    {
         say(HELP);
         return Ok(());
     }

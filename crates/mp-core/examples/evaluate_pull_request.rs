@@ -26,7 +26,7 @@ use mp_core::approval::{ReceiptLabel, render_receipt};
 use mp_core::config::{self, Config, ConfigFiles};
 use mp_core::context::{
     CheckConclusion, CheckRun, CheckStatus, Comment, CommentId, CommitContext, FileChange,
-    FileStatus, LabelAction, LabelEvent, PrState, Reaction,
+    FileStatus, LabelAction, LabelEvent, PrState, Reaction, RefUpdate, RefUpdateKind,
 };
 use mp_core::gate::Outcome;
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
@@ -186,6 +186,7 @@ impl GitHub for Catalog {
             body: String::new(),
             head_sha: self.head(pull)?,
             head_ref: format!("agent/pr-{number}"),
+            head_repo: Some(repo.clone()),
             base_sha: self.main_head.clone(),
             base_ref: "main".to_owned(),
             state: PrState::Open,
@@ -275,6 +276,28 @@ impl GitHub for Catalog {
             .collect()
     }
 
+    async fn head_ref_updates(
+        &self,
+        repo: &RepoName,
+        head_ref: &str,
+    ) -> Result<Vec<RefUpdate>, GitHubError> {
+        // The mirror keeps the push that created each agent branch, with the server's time.
+        let pull = self
+            .pulls
+            .iter()
+            .find(|p| *repo == self.repo && format!("agent/pr-{}", p.number) == head_ref)
+            .ok_or_else(|| GitHubError::NotFound {
+                what: format!("activity of {head_ref} in {repo}"),
+            })?;
+        Ok(vec![RefUpdate {
+            kind: RefUpdateKind::BranchCreation,
+            before: None,
+            after: Some(self.head(pull)?),
+            at: Some(self.earlier()),
+            actor: Some(self.login(pull.author)?),
+        }])
+    }
+
     async fn comments(
         &self,
         repo: &RepoName,
@@ -297,6 +320,7 @@ impl GitHub for Catalog {
             author: Some(self.bot.clone()),
             body,
             created_at: Some(self.earlier().plus_seconds(900)),
+            updated_at: Some(self.earlier().plus_seconds(900)),
         }])
     }
 

@@ -51,6 +51,9 @@ pub struct PrContext {
     pub check_runs: Vec<CheckRun>,
     /// `labeled` and `unlabeled` timeline events, in timeline order.
     pub label_events: Vec<LabelEvent>,
+    /// GitHub's own record of the updates of the head branch (the repository activity
+    /// log), the server-side evidence that binds an owner's label to a head.
+    pub head_history: HeadHistory,
 }
 
 impl PrContext {
@@ -303,6 +306,77 @@ pub enum LabelAction {
     Unlabeled,
 }
 
+/// What changed the head branch, as GitHub's repository activity log names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RefUpdateKind {
+    /// A fast-forward push.
+    Push,
+    /// A push that rewrote the branch.
+    ForcePush,
+    /// The branch was created.
+    BranchCreation,
+    /// The branch was deleted.
+    BranchDeletion,
+    /// Any other activity type, kept verbatim (e.g. `pr_merge`).
+    Other(String),
+}
+
+impl RefUpdateKind {
+    /// Reads GitHub's `activity_type`.
+    pub fn from_github(activity_type: &str) -> Self {
+        match activity_type {
+            "push" => Self::Push,
+            "force_push" => Self::ForcePush,
+            "branch_creation" => Self::BranchCreation,
+            "branch_deletion" => Self::BranchDeletion,
+            other => Self::Other(other.to_owned()),
+        }
+    }
+
+    /// GitHub's `activity_type` for this kind.
+    pub fn as_github(&self) -> &str {
+        match self {
+            Self::Push => "push",
+            Self::ForcePush => "force_push",
+            Self::BranchCreation => "branch_creation",
+            Self::BranchDeletion => "branch_deletion",
+            Self::Other(other) => other,
+        }
+    }
+}
+
+/// One update of a branch, from GitHub's repository activity log
+/// (`GET /repos/{owner}/{repo}/activity?ref=`). The time is GitHub's, not the commit's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefUpdate {
+    /// What kind of update.
+    pub kind: RefUpdateKind,
+    /// The branch tip before, `None` for a creation (GitHub's all-zero SHA).
+    pub before: Option<CommitSha>,
+    /// The branch tip after, `None` for a deletion (GitHub's all-zero SHA).
+    pub after: Option<CommitSha>,
+    /// GitHub's time of the update; `None` when missing or unparseable.
+    pub at: Option<Timestamp>,
+    /// Who made it, when GitHub names an actor.
+    pub actor: Option<Login>,
+}
+
+/// The head branch's update history, or why it is not known.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum HeadHistory {
+    /// Not read (no receipt-bound label is on the pull request, or an embedder did not
+    /// fetch it). Nothing can be bound to a head on it.
+    #[default]
+    NotRead,
+    /// GitHub's record of the head branch's updates, in any order.
+    Read(Vec<RefUpdate>),
+    /// It cannot be had, e.g. the head branch lives in a fork.
+    Unavailable {
+        /// Why.
+        reason: String,
+    },
+}
+
 /// One `labeled` / `unlabeled` event from an issue or pull-request timeline.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LabelEvent {
@@ -343,6 +417,22 @@ pub struct Comment {
     pub body: String,
     /// Server creation time, when parseable.
     pub created_at: Option<Timestamp>,
+    /// Server time of the last edit, when parseable. GitHub reports `updated_at` equal
+    /// to `created_at` for a comment nobody edited; anyone with write access can edit
+    /// anyone's comment, so a later time means "edited, by somebody".
+    pub updated_at: Option<Timestamp>,
+}
+
+impl Comment {
+    /// Whether the comment was edited after it was written (`updated_at` later than
+    /// `created_at`). An unknown creation time with a known update time counts as edited.
+    pub fn is_edited(&self) -> bool {
+        match (self.created_at, self.updated_at) {
+            (Some(created), Some(updated)) => updated > created,
+            (None, Some(_)) => true,
+            (_, None) => false,
+        }
+    }
 }
 
 /// The emoji of a reaction.

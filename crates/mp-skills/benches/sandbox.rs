@@ -59,6 +59,7 @@ fn realistic_pr() -> PrContext {
         files,
         check_runs: Vec::new(),
         label_events: Vec::new(),
+        head_history: Default::default(),
     }
 }
 

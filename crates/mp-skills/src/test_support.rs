@@ -32,5 +32,6 @@ pub(crate) fn pr(commits: Vec<CommitContext>) -> PrContext {
         files: Vec::new(),
         check_runs: Vec::new(),
         label_events: Vec::new(),
+        head_history: Default::default(),
     }
 }

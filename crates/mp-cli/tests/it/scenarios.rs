@@ -4,6 +4,11 @@
 //! A scenario whose directory holds a file `exit-code` (e.g. `3` for a tick that fails
 //! closed) must exit with that code; its snapshot then pins the exit code, stdout and stderr.
 //!
+//! A scenario whose directory holds a file `expect` states, one line per pull request,
+//! what must come of it, checked before the snapshot: `acme/app#1 merged`, or
+//! `acme/app#1 not-merged <words>` where `<words>` must appear in a blocking reason (an
+//! attack names why it fails). The adversarial scenarios (`attack-*`) must have one.
+//!
 //! Run one scenario alone with `MP_SCENARIO=<name> cargo test -p mp-cli --test it smoke`.
 //! Accept changed reports with `INSTA_UPDATE=always`, then read every changed snapshot.
 
@@ -98,6 +103,7 @@ fn check(world: &Path) {
         .expect("a world file lives in its scenario directory");
     let description = readme(dir);
     let report = tick_json(world);
+    check_expectations(dir, &report);
     insta::with_settings!({
         description => description,
         omit_expression => true,
@@ -105,6 +111,64 @@ fn check(world: &Path) {
     }, {
         insta::assert_yaml_snapshot!(SNAPSHOT, report);
     });
+}
+
+/// Checks the scenario's `expect` file, if any, against the tick report.
+#[track_caller]
+fn check_expectations(dir: &Path, report: &Value) {
+    let path = dir.join("expect");
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        assert!(
+            !name.as_deref().is_some_and(|n| n.starts_with("attack-")),
+            "{}: an attack scenario needs an `expect` file saying it does not merge and why",
+            dir.display()
+        );
+        return;
+    };
+    let outcomes = report["outcomes"].as_array().cloned().unwrap_or_default();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let mut words = line.splitn(3, ' ');
+        let (pr, verdict, why) = (
+            words.next().unwrap_or_default(),
+            words.next().unwrap_or_default(),
+            words.next().unwrap_or_default(),
+        );
+        let outcome = outcomes
+            .iter()
+            .find(|o| o["pr"] == pr)
+            .unwrap_or_else(|| panic!("{}: no outcome for {pr}", path.display()));
+        let action = outcome["action"].as_str().unwrap_or_default();
+        match verdict {
+            "merged" => assert_eq!(
+                action,
+                "merged",
+                "{}: {pr} should merge: {outcome}",
+                path.display()
+            ),
+            "not-merged" => {
+                assert_ne!(action, "merged", "{}: {pr} merged", path.display());
+                assert!(
+                    !why.is_empty(),
+                    "{}: `not-merged` needs a reason",
+                    path.display()
+                );
+                let reasons: Vec<&str> = outcome["blocking"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .chain(outcome["detail"].as_str())
+                    .collect();
+                assert!(
+                    reasons.iter().any(|r| r.contains(why)),
+                    "{}: {pr} is not merged, but no reason says {why:?}: {reasons:?}",
+                    path.display()
+                );
+            }
+            other => panic!("{}: unknown expectation {other:?}", path.display()),
+        }
+    }
 }
 
 #[test]

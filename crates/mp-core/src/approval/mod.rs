@@ -4,14 +4,17 @@
 //! A gate-opening label is never trusted on its own. [`provenance`] finds the timeline event
 //! that established the label's current presence, [`receipt`] reads and writes the bot's
 //! receipt comments (optionally HMAC-signed) that bind a label to one head SHA, and
-//! [`verified`] combines both into a verdict that names its reason.
+//! [`binding`] proves from GitHub's record of the head branch which head a label was applied
+//! to, and [`verified`] combines them into a verdict that names its reason.
 
+pub mod binding;
 pub mod provenance;
 pub mod receipt;
 pub mod verified;
 
 use crate::ids::Login;
 
+pub use binding::{HeadAtLabel, NoHeadEvidence, head_at_label};
 pub use provenance::{EffectiveApplier, Provenance, Undeterminable, effective_applier};
 pub use receipt::{
     BindDecision, BindPlan, IgnoredReason, IgnoredReceipt, NotBoundReason, Receipt, ReceiptKey,
@@ -29,7 +32,7 @@ pub const APPROVED_B: &str = "decision:approved-B";
 /// A legacy label that is *not* an approval: it never opens C3.
 pub const APPROVED_C: &str = "decision:approved-C";
 /// The owner's fast-track for a revert pull request (classifier votes C when verified).
-/// Not receipt-bound: it is verified by time unless a receipt exists.
+/// Not receipt-bound: it is verified by the head branch's history.
 pub const AUTO_REVERT: &str = "decision:auto-revert";
 
 /// Whether a label counts only through a bot receipt bound to the current head.

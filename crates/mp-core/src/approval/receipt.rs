@@ -20,6 +20,7 @@ use std::fmt;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
+use super::binding::{NoHeadEvidence, head_at_label};
 use super::provenance::{Provenance, Undeterminable, effective_applier};
 use super::{APPROVED_A, APPROVED_B, READY_TO_MERGE, TrustRoots};
 use crate::context::{Comment, CommentId, PrContext};
@@ -37,7 +38,7 @@ pub const MAC_MARKER: &str = "<!-- merge-gate-mac:";
 pub const MARKER_END: &str = "-->";
 
 /// Logged once per process when receipts are read without a key.
-pub const UNSIGNED_RECEIPTS_WARNING: &str = "MP_RECEIPT_KEY is not set: approval receipts are unsigned and trusted by comment author alone; set it before enforce-mode go-live";
+pub const UNSIGNED_RECEIPTS_WARNING: &str = "MP_RECEIPT_KEY is not set: approval receipts and inbox questions are unsigned (edits are still caught through GitHub's updated_at); set it before enforce-mode go-live";
 
 /// The secret key that signs receipts and inbox bodies. Its `Debug` form is `[redacted]`.
 #[derive(Clone, PartialEq, Eq)]
@@ -249,9 +250,25 @@ pub enum IgnoredReason {
     MacMissing,
     /// The MAC does not verify for this repository, PR, label and head.
     MacMismatch,
+    /// The comment was edited after the bot wrote it (the bot never edits a receipt, and
+    /// anyone with write access can edit anyone's comment).
+    Edited {
+        /// When it was last edited.
+        updated_at: Timestamp,
+    },
 }
 
 impl IgnoredReason {
+    /// Whether the comment shows somebody tried to pass for, or alter, a bot receipt: a
+    /// receipt-like comment by another account, an edited receipt, or a MAC that does not
+    /// verify. The tick reports these; an unsigned receipt from before a key was set is not.
+    pub fn is_tampering(&self) -> bool {
+        matches!(
+            self,
+            Self::NotBotAuthored { .. } | Self::Edited { .. } | Self::MacMismatch
+        )
+    }
+
     /// Stable machine-readable code.
     pub fn code(&self) -> &'static str {
         match self {
@@ -262,6 +279,7 @@ impl IgnoredReason {
             Self::MalformedHead { .. } => "head_marker_malformed",
             Self::MacMissing => "mac_missing",
             Self::MacMismatch => "mac_mismatch",
+            Self::Edited { .. } => "receipt_edited",
         }
     }
 }
@@ -286,6 +304,9 @@ impl fmt::Display for IgnoredReason {
             }
             Self::MacMissing => f.write_str("a receipt key is set but the comment has no MAC"),
             Self::MacMismatch => f.write_str("its MAC does not verify"),
+            Self::Edited { updated_at } => {
+                write!(f, "it was edited at {updated_at} after the bot wrote it")
+            }
         }
     }
 }
@@ -326,8 +347,8 @@ impl Receipts {
 
     /// Reads the receipts of pull request `repo#number` from its comments, in comment order.
     ///
-    /// Only comments written by `bot` count (no bot user: none count). A receipt needs both
-    /// a label and a head marker. With `key`, its MAC must verify over
+    /// Only comments written by `bot` count (no bot user: none count), and only unedited
+    /// ones. A receipt needs both a label and a head marker. With `key`, its MAC must verify over
     /// `(repo, number, label, head)`, otherwise it is ignored. The latest valid receipt per
     /// label wins.
     pub fn parse(
@@ -417,6 +438,9 @@ impl Scope<'_> {
                 author: comment.author.clone(),
             });
         }
+        if let Some(updated_at) = comment.updated_at.filter(|_| comment.is_edited()) {
+            return Err(IgnoredReason::Edited { updated_at });
+        }
         let label = label.ok_or(IgnoredReason::LabelMarkerMissing)?;
         let head = head.ok_or(IgnoredReason::HeadMarkerMissing)?;
         let head = CommitSha::parse(head).map_err(|_| IgnoredReason::MalformedHead {
@@ -455,25 +479,9 @@ pub enum NotBoundReason {
         /// The head the receipt names.
         receipt_head: CommitSha,
     },
-    /// The receipt is stale but its comment has no usable creation time.
-    ReceiptTimeUnknown {
-        /// The head the receipt names.
-        receipt_head: CommitSha,
-    },
-    /// The receipt is stale but the establishing event has no usable time.
-    LabelTimeUnknown {
-        /// The head the receipt names.
-        receipt_head: CommitSha,
-    },
-    /// The receipt is stale and the label was not re-applied after it was written.
-    NotReappliedSinceReceipt {
-        /// The head the receipt names.
-        receipt_head: CommitSha,
-        /// When the receipt was written.
-        receipt_at: Timestamp,
-        /// When the establishing event happened.
-        labeled_at: Timestamp,
-    },
+    /// No server-side evidence shows the current head was the head when the label was
+    /// applied.
+    HeadNotProven(NoHeadEvidence),
 }
 
 impl NotBoundReason {
@@ -486,9 +494,7 @@ impl NotBoundReason {
             Self::AppliedByBot => "applied_by_bot",
             Self::ApplierNotAllowlisted { .. } => "applier_not_allowlisted",
             Self::NotRebindable { .. } => "approval_not_rebindable",
-            Self::ReceiptTimeUnknown { .. } => "receipt_time_unknown",
-            Self::LabelTimeUnknown { .. } => "label_time_unknown",
-            Self::NotReappliedSinceReceipt { .. } => "not_reapplied_since_receipt",
+            Self::HeadNotProven(why) => why.code(),
         }
     }
 }
@@ -510,25 +516,7 @@ impl fmt::Display for NotBoundReason {
                 "its receipt names head {} and approvals are never re-bound",
                 receipt_head.short()
             ),
-            Self::ReceiptTimeUnknown { receipt_head } => write!(
-                f,
-                "its receipt for head {} has no creation time",
-                receipt_head.short()
-            ),
-            Self::LabelTimeUnknown { receipt_head } => write!(
-                f,
-                "its receipt names head {} and the label event has no time",
-                receipt_head.short()
-            ),
-            Self::NotReappliedSinceReceipt {
-                receipt_head,
-                receipt_at,
-                labeled_at,
-            } => write!(
-                f,
-                "its receipt for head {} ({receipt_at}) is newer than the label event ({labeled_at}); re-apply the label",
-                receipt_head.short()
-            ),
+            Self::HeadNotProven(why) => write!(f, "{why}; re-apply the label"),
         }
     }
 }
@@ -542,7 +530,8 @@ pub enum BindDecision {
         /// The allowlisted human who applied the label.
         applier: Login,
     },
-    /// `ready-to-merge` was re-applied after its stale receipt: bind it to the current head.
+    /// `ready-to-merge` was re-applied to the current head after its receipt for an older
+    /// head: bind it to the current head.
     Rebind {
         /// The allowlisted human who re-applied the label.
         applier: Login,
@@ -609,10 +598,11 @@ impl fmt::Display for BindPlan {
 /// the bot writes a receipt binding it to the current head now.
 ///
 /// A label is bound when its establishing applier is an allowlisted human (never the bot)
-/// and either no receipt exists yet, or — for `ready-to-merge` only — the receipt names an
-/// older head and the establishing `labeled` event is strictly newer than that receipt
-/// comment (both server times; a missing time means no re-bind). Committer dates are never
-/// consulted.
+/// and GitHub's record of the head branch proves that the current head was the head when
+/// that human applied the label ([`head_at_label`]). An existing receipt for another head
+/// is replaced only for `ready-to-merge`; approvals go back through the decision inbox.
+/// Receipts are records of a binding, never its evidence: a missing, edited or unsigned
+/// receipt changes nothing, and commit dates are never consulted.
 pub fn plan_receipts(pr: &PrContext, receipts: &Receipts, roots: TrustRoots<'_>) -> Vec<BindPlan> {
     ReceiptLabel::ALL
         .into_iter()
@@ -651,6 +641,9 @@ fn decide(
     if !roots.is_allowlisted(&actor) {
         return BindDecision::NotBound(Why::ApplierNotAllowlisted { actor });
     }
+    if let Err(why) = head_at_label(&pr.head_history, applier.at, &pr.head_sha) {
+        return BindDecision::NotBound(Why::HeadNotProven(why));
+    }
     let Some(receipt) = receipt else {
         return BindDecision::FirstBind { applier: actor };
     };
@@ -658,23 +651,9 @@ fn decide(
     if !label.is_rebindable() {
         return BindDecision::NotBound(Why::NotRebindable { receipt_head });
     }
-    let Some(receipt_at) = receipt.created_at else {
-        return BindDecision::NotBound(Why::ReceiptTimeUnknown { receipt_head });
-    };
-    let Some(labeled_at) = applier.at else {
-        return BindDecision::NotBound(Why::LabelTimeUnknown { receipt_head });
-    };
-    if labeled_at > receipt_at {
-        BindDecision::Rebind {
-            applier: actor,
-            previous_head: receipt_head,
-        }
-    } else {
-        BindDecision::NotBound(Why::NotReappliedSinceReceipt {
-            receipt_head,
-            receipt_at,
-            labeled_at,
-        })
+    BindDecision::Rebind {
+        applier: actor,
+        previous_head: receipt_head,
     }
 }
 

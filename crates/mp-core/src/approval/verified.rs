@@ -1,23 +1,20 @@
 //! The verified-label predicate: whether a present label is honoured, and why (or why not).
 //!
-//! A label is honoured when it is present, its establishing applier is trusted (allowlisted
-//! or the bot), and then either a receipt names the current head (receipts decide alone,
-//! dates are irrelevant) or — only for labels that need no receipt, such as
-//! `decision:auto-revert` — the establishing event is no older than the head commit's
-//! committer date, which must itself be plausible.
+//! A label is honoured when it is present and its establishing applier is trusted
+//! (allowlisted or the bot). A label the bot applied (an inbox approval) is then honoured
+//! through the bot's receipt naming the current head. A label a human applied is honoured
+//! only when GitHub's record of the head branch proves the current head was the head when
+//! the label was applied; receipt-bound labels also need the bot's receipt for it. Commit
+//! dates, which the committer chooses, are never consulted.
 
 use std::fmt;
 
+use super::binding::{HeadAtLabel, NoHeadEvidence, head_at_label};
 use super::provenance::{Provenance, Undeterminable, effective_applier};
 use super::receipt::Receipts;
 use super::{TrustRoots, requires_receipt};
 use crate::context::PrContext;
-use crate::ids::{CommitSha, Login, Timestamp};
-
-/// How far a head committer date may lie in the future (10 minutes of clock skew).
-pub const HEAD_DATE_MAX_FUTURE_SECONDS: i64 = 10 * 60;
-/// How far a head committer date may lie in the past (3650 days).
-pub const HEAD_DATE_MAX_AGE_DAYS: i64 = 3650;
+use crate::ids::{CommitSha, Login};
 
 /// Why a label is honoured.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,15 +26,13 @@ pub enum VerifiedBy {
         /// The current head, named by the receipt.
         head: CommitSha,
     },
-    /// No receipt exists and the label needs none; it was applied at or after the head
-    /// commit's committer date.
-    LabeledAfterHead {
+    /// GitHub's record of the head branch proves the label was applied to the current
+    /// head (and, for a receipt-bound label, the bot's receipt names it).
+    HeadAtLabel {
         /// Who established the label.
         applier: Login,
-        /// When the label was applied.
-        labeled_at: Timestamp,
-        /// The head commit's committer date.
-        committed_at: Timestamp,
+        /// The proof.
+        proof: HeadAtLabel,
     },
 }
 
@@ -47,14 +42,9 @@ impl fmt::Display for VerifiedBy {
             Self::Receipt { applier, head } => {
                 write!(f, "applied by {applier}, receipt for head {}", head.short())
             }
-            Self::LabeledAfterHead {
-                applier,
-                labeled_at,
-                committed_at,
-            } => write!(
-                f,
-                "applied by {applier} at {labeled_at}, after the head commit date {committed_at}"
-            ),
+            Self::HeadAtLabel { applier, proof } => {
+                write!(f, "applied by {applier}; {proof}")
+            }
         }
     }
 }
@@ -86,39 +76,8 @@ pub enum Unverified {
         /// The current head.
         head: CommitSha,
     },
-    /// The establishing event has no usable time.
-    LabelTimeUnknown,
-    /// The head commit is not among the pull request's commits.
-    HeadCommitMissing {
-        /// The current head.
-        head: CommitSha,
-    },
-    /// The head commit has no usable committer date.
-    HeadDateMissing {
-        /// The current head.
-        head: CommitSha,
-    },
-    /// The head committer date is more than 10 minutes in the future.
-    HeadDateInFuture {
-        /// The head commit's committer date.
-        committed_at: Timestamp,
-        /// The evaluation time.
-        now: Timestamp,
-    },
-    /// The head committer date is more than 3650 days in the past.
-    HeadDateTooOld {
-        /// The head commit's committer date.
-        committed_at: Timestamp,
-        /// The evaluation time.
-        now: Timestamp,
-    },
-    /// The label was applied before the head commit's committer date.
-    LabeledBeforeHead {
-        /// When the label was applied.
-        labeled_at: Timestamp,
-        /// The head commit's committer date.
-        committed_at: Timestamp,
-    },
+    /// A human applied the label and nothing proves it was applied to the current head.
+    HeadNotProven(NoHeadEvidence),
 }
 
 impl Unverified {
@@ -131,12 +90,7 @@ impl Unverified {
             Self::ApplierNotTrusted { .. } => "applier_not_trusted",
             Self::ReceiptMissing { .. } => "receipt_missing",
             Self::ReceiptStale { .. } => "receipt_stale",
-            Self::LabelTimeUnknown => "label_time_unknown",
-            Self::HeadCommitMissing { .. } => "head_commit_missing",
-            Self::HeadDateMissing { .. } => "head_date_missing",
-            Self::HeadDateInFuture { .. } => "head_date_in_future",
-            Self::HeadDateTooOld { .. } => "head_date_too_old",
-            Self::LabeledBeforeHead { .. } => "labeled_before_head",
+            Self::HeadNotProven(why) => why.code(),
         }
     }
 }
@@ -162,32 +116,7 @@ impl fmt::Display for Unverified {
                 receipt_head.short(),
                 head.short()
             ),
-            Self::LabelTimeUnknown => f.write_str("the label event has no time"),
-            Self::HeadCommitMissing { head } => {
-                write!(
-                    f,
-                    "head commit {} is not among the PR commits",
-                    head.short()
-                )
-            }
-            Self::HeadDateMissing { head } => {
-                write!(f, "head commit {} has no committer date", head.short())
-            }
-            Self::HeadDateInFuture { committed_at, now } => write!(
-                f,
-                "head committer date {committed_at} is more than 10 minutes after now ({now})"
-            ),
-            Self::HeadDateTooOld { committed_at, now } => write!(
-                f,
-                "head committer date {committed_at} is more than {HEAD_DATE_MAX_AGE_DAYS} days before now ({now})"
-            ),
-            Self::LabeledBeforeHead {
-                labeled_at,
-                committed_at,
-            } => write!(
-                f,
-                "applied at {labeled_at}, before the head commit date {committed_at}"
-            ),
+            Self::HeadNotProven(why) => write!(f, "not bound to the current head: {why}"),
         }
     }
 }
@@ -211,7 +140,7 @@ impl LabelVerification {
     pub fn code(&self) -> &'static str {
         match self {
             Self::Verified(VerifiedBy::Receipt { .. }) => "verified_by_receipt",
-            Self::Verified(VerifiedBy::LabeledAfterHead { .. }) => "verified_by_time",
+            Self::Verified(VerifiedBy::HeadAtLabel { .. }) => "verified_by_head_history",
             Self::Unverified(why) => why.code(),
         }
     }
@@ -241,22 +170,21 @@ impl fmt::Display for UnverifiedLabel {
     }
 }
 
-/// Decides whether `label` on the pull request is honoured at `now`.
+/// Decides whether `label` on the pull request is honoured.
 ///
 /// In order: the label must be present; its establishing applier (see
-/// [`effective_applier`]) must be trusted by `roots`; a receipt, if any, decides alone
-/// (honoured iff it names the current head); a receipt-bound label without a receipt is
-/// not honoured; otherwise the establishing event must be at or after the head commit's
-/// committer date, which must be on the head commit itself and lie within
-/// `[now − 3650 days, now + 10 minutes]`.
+/// [`effective_applier`]) must be trusted by `roots`. A label the bot applied needs the
+/// bot's receipt naming the current head (only receipt-bound labels; the bot applies no
+/// other). A label a human applied needs [`head_at_label`] to prove the current head was
+/// the head at the label event, and a receipt-bound one also a receipt naming the current
+/// head.
 pub fn verify_label(
     pr: &PrContext,
     label: &str,
     receipts: &Receipts,
     roots: TrustRoots<'_>,
-    now: Timestamp,
 ) -> LabelVerification {
-    match check(pr, label, receipts, roots, now) {
+    match check(pr, label, receipts, roots) {
         Ok(how) => LabelVerification::Verified(how),
         Err(why) => LabelVerification::Unverified(why),
     }
@@ -267,7 +195,6 @@ fn check(
     label: &str,
     receipts: &Receipts,
     roots: TrustRoots<'_>,
-    now: Timestamp,
 ) -> Result<VerifiedBy, Unverified> {
     if !pr.has_label(label) {
         return Err(Unverified::Absent);
@@ -281,53 +208,36 @@ fn check(
         return Err(Unverified::ApplierNotTrusted { actor });
     }
     let head = pr.head_sha.clone();
-    if let Some(receipt) = receipts.get(label) {
-        if *receipt.head() == head {
-            return Ok(VerifiedBy::Receipt {
-                applier: actor,
-                head,
-            });
-        }
-        return Err(Unverified::ReceiptStale {
-            receipt_head: receipt.head().clone(),
-            head,
-        });
-    }
-    if requires_receipt(label) {
-        return Err(Unverified::ReceiptMissing { head });
-    }
-    let labeled_at = applier.at.ok_or(Unverified::LabelTimeUnknown)?;
-    let committed_at = plausible_head_date(pr, now)?;
-    if labeled_at >= committed_at {
-        Ok(VerifiedBy::LabeledAfterHead {
-            applier: actor,
-            labeled_at,
-            committed_at,
-        })
+    let proof = if roots.is_bot(&actor) && requires_receipt(label) {
+        None
     } else {
-        Err(Unverified::LabeledBeforeHead {
-            labeled_at,
-            committed_at,
-        })
+        Some(
+            head_at_label(&pr.head_history, applier.at, &head)
+                .map_err(Unverified::HeadNotProven)?,
+        )
+    };
+    if requires_receipt(label) {
+        match receipts.get(label) {
+            None => return Err(Unverified::ReceiptMissing { head }),
+            Some(receipt) if *receipt.head() != head => {
+                return Err(Unverified::ReceiptStale {
+                    receipt_head: receipt.head().clone(),
+                    head,
+                });
+            }
+            Some(_) => {}
+        }
     }
-}
-
-/// The head commit's committer date, if it is on the head commit and plausible at `now`.
-fn plausible_head_date(pr: &PrContext, now: Timestamp) -> Result<Timestamp, Unverified> {
-    let head = &pr.head_sha;
-    let commit = pr
-        .head_commit()
-        .ok_or_else(|| Unverified::HeadCommitMissing { head: head.clone() })?;
-    let committed_at = commit
-        .committed_at
-        .ok_or_else(|| Unverified::HeadDateMissing { head: head.clone() })?;
-    if committed_at > now.plus_seconds(HEAD_DATE_MAX_FUTURE_SECONDS) {
-        return Err(Unverified::HeadDateInFuture { committed_at, now });
-    }
-    if committed_at < now.plus_hours(-24 * HEAD_DATE_MAX_AGE_DAYS) {
-        return Err(Unverified::HeadDateTooOld { committed_at, now });
-    }
-    Ok(committed_at)
+    Ok(match proof {
+        None => VerifiedBy::Receipt {
+            applier: actor,
+            head,
+        },
+        Some(proof) => VerifiedBy::HeadAtLabel {
+            applier: actor,
+            proof,
+        },
+    })
 }
 
 #[cfg(test)]

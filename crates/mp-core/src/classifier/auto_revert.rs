@@ -2,14 +2,16 @@
 //! makes the pull request C (an irreversible but non-critical recovery step).
 //!
 //! The label alone proves nothing: the caller establishes it with the label provenance
-//! checks (trusted applier, and either a receipt for the current head or a labelling
-//! event no older than the head commit) and hands the outcome in as an
+//! checks (trusted applier, and either a receipt for the current head or GitHub's record
+//! of the head branch showing the label was applied to the current head) and hands the
+//! outcome in as an
 //! [`AutoRevertLabel`]. Because the verdict is a maximum, this vote never lowers a D.
 
 use std::fmt;
 
 use super::{RuleId, Vote};
-use crate::ids::{CommitSha, Login, Timestamp};
+use crate::approval::HeadAtLabel;
+use crate::ids::{CommitSha, Login};
 use crate::quadrant::Quadrant;
 
 /// The label this rule reads.
@@ -24,26 +26,15 @@ pub enum AutoRevertProof {
         /// The head the receipt names (the current head).
         head: CommitSha,
     },
-    /// The establishing `labeled` event is no older than the head commit.
-    LabeledAfterHead {
-        /// When the label was established.
-        labeled_at: Timestamp,
-        /// The head commit's committer date.
-        head_committed_at: Timestamp,
-    },
+    /// GitHub's record of the head branch shows the label was applied to the current head.
+    HeadAtLabel(HeadAtLabel),
 }
 
 impl fmt::Display for AutoRevertProof {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Receipt { head } => write!(f, "receipt for head {}", head.short()),
-            Self::LabeledAfterHead {
-                labeled_at,
-                head_committed_at,
-            } => write!(
-                f,
-                "labeled at {labeled_at}, not before the head commit of {head_committed_at}"
-            ),
+            Self::HeadAtLabel(proof) => proof.fmt(f),
         }
     }
 }

@@ -38,6 +38,7 @@ pub(crate) fn pr(files: Vec<FileChange>) -> PrContext {
         files,
         check_runs: Vec::new(),
         label_events: Vec::new(),
+        head_history: Default::default(),
     }
 }
 

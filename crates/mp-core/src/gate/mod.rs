@@ -22,7 +22,9 @@ pub(crate) mod testkit;
 
 use std::fmt;
 
-use crate::approval::{Receipts, TrustRoots, Undeterminable, UnverifiedLabel, VerifiedBy};
+use crate::approval::{
+    HeadAtLabel, NoHeadEvidence, Receipts, TrustRoots, Undeterminable, UnverifiedLabel, VerifiedBy,
+};
 use crate::config::SkillsPolicy;
 use crate::context::{CheckConclusion, CheckStatus, PrContext};
 use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
@@ -215,12 +217,24 @@ pub const MISSING_APP: &str = "<missing app>";
 #[non_exhaustive]
 pub enum Evidence {
     // --- C1 ---
-    /// C1 holds: the label is receipt-bound to the head and was applied by an allowlisted actor.
+    /// C1 holds: an allowlisted actor applied the label to the current head (GitHub's
+    /// record of the head branch proves it) and the bot's receipt records it.
     ReadyToMerge {
         /// Who established the label.
         applier: Login,
         /// The current head, named by the receipt.
         head: CommitSha,
+        /// The server-side evidence binding the label to the head.
+        proof: HeadAtLabel,
+    },
+    /// Nothing proves the label was applied to the current head.
+    HeadNotProven {
+        /// The label.
+        label: String,
+        /// The current head.
+        head: CommitSha,
+        /// Why.
+        reason: NoHeadEvidence,
     },
     /// The label is not on the pull request.
     LabelMissing {
@@ -437,6 +451,7 @@ impl Evidence {
     pub fn code(&self) -> &'static str {
         match self {
             Self::ReadyToMerge { .. } => "ready_to_merge",
+            Self::HeadNotProven { .. } => "head_not_proven",
             Self::LabelMissing { .. } => "label_missing",
             Self::ReceiptMissing { .. } => "receipt_missing",
             Self::ReceiptStale { .. } => "receipt_stale",
@@ -475,9 +490,22 @@ impl Evidence {
 impl fmt::Display for Evidence {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::ReadyToMerge { applier, head } => write!(
+            Self::ReadyToMerge {
+                applier,
+                head,
+                proof,
+            } => write!(
                 f,
-                "label 'ready-to-merge' applied by {applier} and recorded for head {}",
+                "label 'ready-to-merge' applied by {applier} and recorded for head {}; bound by: {proof}",
+                head.short()
+            ),
+            Self::HeadNotProven {
+                label,
+                head,
+                reason,
+            } => write!(
+                f,
+                "label '{label}' is not bound to head {}: {reason}; re-apply the label",
                 head.short()
             ),
             Self::LabelMissing { label, pr } => write!(f, "label '{label}' not set on PR #{pr}"),
@@ -839,7 +867,7 @@ pub fn evaluate_gate_under(input: &GateInput<'_>, skills: &SkillsPolicy) -> Gate
             c2_checks_green::evaluate(pr, policy, now)
         }),
         (ConditionId::C3, &|| {
-            c3_owner_approval::evaluate(pr, receipts, quadrant, policy, now)
+            c3_owner_approval::evaluate(pr, receipts, quadrant, policy)
         }),
         (ConditionId::C4, &|| {
             c4_base_is_main::evaluate(pr, main_head)

@@ -3,8 +3,8 @@
 
 use crate::approval::{Receipt, ReceiptLabel, render_receipt};
 use crate::context::{
-    CheckConclusion, CheckRun, CheckStatus, Comment, CommentId, CommitContext, LabelAction,
-    LabelEvent, PrContext, PrState,
+    CheckConclusion, CheckRun, CheckStatus, Comment, CommentId, CommitContext, HeadHistory,
+    LabelAction, LabelEvent, PrContext, PrState, RefUpdate, RefUpdateKind,
 };
 use crate::gate::{ConditionResult, GatePolicy, Outcome};
 use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
@@ -89,6 +89,7 @@ pub(crate) fn comment(id: u64, author: &str, body: &str, created: &str) -> Comme
         author: Some(login(author)),
         body: body.to_owned(),
         created_at: Timestamp::parse(created).ok(),
+        updated_at: Timestamp::parse(created).ok(),
     }
 }
 
@@ -108,8 +109,20 @@ pub(crate) fn receipt_comment(
     comment(id, BOT, &body, created)
 }
 
+/// A head branch created at `head` at [`COMMITTED`].
+pub(crate) fn created(head: &CommitSha) -> HeadHistory {
+    HeadHistory::Read(vec![RefUpdate {
+        kind: RefUpdateKind::BranchCreation,
+        before: None,
+        after: Some(head.clone()),
+        at: Some(at(COMMITTED)),
+        actor: Some(login("bob")),
+    }])
+}
+
 /// A pull request builder. Defaults: `acme/widget#7`, head `a…` with one good commit,
-/// base `b…`, no labels, events or check runs.
+/// base `b…`, no labels, events or check runs; the head branch was created at `a…` at
+/// [`COMMITTED`].
 pub(crate) struct Pr(PrContext);
 
 impl Pr {
@@ -131,6 +144,7 @@ impl Pr {
             files: Vec::new(),
             check_runs: Vec::new(),
             label_events: Vec::new(),
+            head_history: created(&sha("a")),
         })
     }
 
@@ -170,10 +184,35 @@ impl Pr {
         self.event(LabelAction::Unlabeled, label, Some(actor), when)
     }
 
-    /// Sets the head SHA and makes the commits a single good commit with that SHA.
+    /// Sets the head SHA and makes the commits a single good commit with that SHA; the
+    /// head branch's history is its creation at that head at [`COMMITTED`].
     pub(crate) fn head(mut self, prefix: &str) -> Self {
         self.0.head_sha = sha(prefix);
         self.0.commits = vec![good_commit(prefix)];
+        self.0.head_history = created(&sha(prefix));
+        self
+    }
+
+    /// Records a push of `prefix` at `when` in the head branch's history and makes it the
+    /// head (the commits are left as they are).
+    pub(crate) fn pushed(mut self, prefix: &str, when: &str) -> Self {
+        let before = Some(self.0.head_sha.clone());
+        self.0.head_sha = sha(prefix);
+        if let HeadHistory::Read(updates) = &mut self.0.head_history {
+            updates.push(RefUpdate {
+                kind: RefUpdateKind::Push,
+                before,
+                after: Some(sha(prefix)),
+                at: Timestamp::parse(when).ok(),
+                actor: Some(login("bob")),
+            });
+        }
+        self
+    }
+
+    /// Replaces the head branch's history.
+    pub(crate) fn history(mut self, history: HeadHistory) -> Self {
+        self.0.head_history = history;
         self
     }
 

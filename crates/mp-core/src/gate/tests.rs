@@ -46,7 +46,7 @@ fn a_green_pr_passes_every_condition_once() {
         Some(Quadrant::A),
         &full_policy(),
         &[
-            "pass | C1: label 'ready-to-merge' applied by alice and recorded for head a000000",
+            "pass | C1: label 'ready-to-merge' applied by alice and recorded for head a000000; bound by: branch creation of a000000 at 2026-03-01T10:00:00Z is the last head update before the label at 2026-03-01T11:00:00Z (GitHub activity log)",
             "pass | C2: required checks green: test",
             "pass | C3: quadrant A needs no owner approval",
             "pass | C4: PR base b000000 is the main HEAD",
@@ -119,7 +119,7 @@ fn owner_approval_alone_routes_to_the_inbox() {
         Some(Quadrant::D),
         &full_policy(),
         &[
-            "pass | C1: label 'ready-to-merge' applied by alice and recorded for head a000000",
+            "pass | C1: label 'ready-to-merge' applied by alice and recorded for head a000000; bound by: branch creation of a000000 at 2026-03-01T10:00:00Z is the last head update before the label at 2026-03-01T11:00:00Z (GitHub activity log)",
             "pass | C2: required checks green: test",
             "fail | C3: owner approval missing (quadrant=D)",
             "pass | C4: PR base b000000 is the main HEAD",
@@ -144,7 +144,7 @@ fn a_promoted_registry_blocks_the_merge() {
         Some(Quadrant::A),
         &policy,
         &[
-            "pass | C1: label 'ready-to-merge' applied by alice and recorded for head a000000",
+            "pass | C1: label 'ready-to-merge' applied by alice and recorded for head a000000; bound by: branch creation of a000000 at 2026-03-01T10:00:00Z is the last head update before the label at 2026-03-01T11:00:00Z (GitHub activity log)",
             "pass | C2: required checks green: test",
             "pass | C3: quadrant A needs no owner approval",
             "pass | C4: PR base b000000 is the main HEAD",
@@ -224,7 +224,7 @@ fn a_disabled_registry_validator_is_not_run_and_the_core_ones_always_are() {
     assert_eq!(
         lines(&report.results),
         [
-            "pass | C1: label 'ready-to-merge' applied by alice and recorded for head a000000",
+            "pass | C1: label 'ready-to-merge' applied by alice and recorded for head a000000; bound by: branch creation of a000000 at 2026-03-01T10:00:00Z is the last head update before the label at 2026-03-01T11:00:00Z (GitHub activity log)",
             "pass | C2: required checks green: test",
             "pass | C3: quadrant A needs no owner approval",
             "pass | C4: PR base b000000 is the main HEAD",

@@ -10,7 +10,7 @@ use super::github::{
 };
 use super::history::{CommitPull, FileContent, FileWrite, GitHubHistory, NewPull, Tree};
 use crate::context::{
-    CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, Reaction,
+    CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, Reaction, RefUpdate,
 };
 use crate::ids::{CommitSha, Login, PrNumber, RepoName};
 
@@ -426,6 +426,14 @@ impl GitHub for DryRun<'_> {
         self.inner.label_events(repo, number).await
     }
 
+    async fn head_ref_updates(
+        &self,
+        repo: &RepoName,
+        head_ref: &str,
+    ) -> Result<Vec<RefUpdate>, GitHubError> {
+        self.inner.head_ref_updates(repo, head_ref).await
+    }
+
     async fn comments(
         &self,
         repo: &RepoName,
@@ -466,6 +474,7 @@ impl GitHub for DryRun<'_> {
             author: self.bot(),
             body: body.to_owned(),
             created_at: None,
+            updated_at: None,
         })
     }
 

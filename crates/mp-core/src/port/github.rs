@@ -2,7 +2,9 @@
 //! method are named for adapter authors).
 
 use crate::context::CommentId;
-use crate::context::{CheckRun, Comment, CommitContext, FileChange, LabelEvent, PrState, Reaction};
+use crate::context::{
+    CheckRun, Comment, CommitContext, FileChange, LabelEvent, PrState, Reaction, RefUpdate,
+};
 use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 
 /// A pull request as listed by GitHub, before its commits, files and checks are fetched.
@@ -20,6 +22,9 @@ pub struct PullRequest {
     pub head_sha: CommitSha,
     /// Head branch.
     pub head_ref: String,
+    /// The repository the head branch lives in: the base repository, a fork, or `None`
+    /// when GitHub no longer knows it (a deleted fork).
+    pub head_repo: Option<RepoName>,
     /// Base commit as GitHub records it for the pull request.
     pub base_sha: CommitSha,
     /// Base branch.
@@ -287,6 +292,21 @@ pub trait GitHub: Send + Sync {
         repo: &RepoName,
         number: PrNumber,
     ) -> Result<Vec<LabelEvent>, GitHubError>;
+
+    /// GitHub's record of the updates of a branch (pushes, force pushes, creation,
+    /// deletion), each with GitHub's time and the tips before and after, in any order
+    /// (`GET /activity?ref=refs/heads/{branch}`, all pages). The tick reads it for the
+    /// head branch of a pull request that carries an approval label, as the evidence of
+    /// which head the label was applied to.
+    ///
+    /// # Errors
+    /// See the trait documentation. [`GitHubError::NotFound`] when the server has no
+    /// activity log (older GitHub Enterprise Server): the tick then binds nothing.
+    async fn head_ref_updates(
+        &self,
+        repo: &RepoName,
+        head_ref: &str,
+    ) -> Result<Vec<RefUpdate>, GitHubError>;
 
     /// Comments of an issue or pull request, oldest first (`GET /issues/{n}/comments`).
     ///

@@ -4,7 +4,7 @@
 use std::sync::{Mutex, PoisonError};
 
 use crate::context::{
-    CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, Reaction,
+    CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, Reaction, RefUpdate,
 };
 use crate::ids::{CommitSha, Login, PrNumber, RepoName};
 
@@ -118,6 +118,14 @@ impl GitHub for Recording<'_> {
         number: PrNumber,
     ) -> Result<Vec<LabelEvent>, GitHubError> {
         self.inner.label_events(repo, number).await
+    }
+
+    async fn head_ref_updates(
+        &self,
+        repo: &RepoName,
+        head_ref: &str,
+    ) -> Result<Vec<RefUpdate>, GitHubError> {
+        self.inner.head_ref_updates(repo, head_ref).await
     }
 
     async fn comments(

@@ -4,12 +4,12 @@
 
 use crate::approval::{
     AUTO_REVERT, BindPlan, LabelVerification, Receipt, Receipts, TrustRoots, Unverified,
-    VerifiedBy, plan_receipts, verify_label,
+    VerifiedBy, plan_receipts, requires_receipt, verify_label,
 };
 use crate::classifier::{
     AutoRevertLabel, AutoRevertProof, ClassifierFacts, Verdict, classify_under,
 };
-use crate::context::{Comment, PrContext};
+use crate::context::{Comment, HeadHistory, PrContext};
 use crate::gate::{GateInput, GatePolicy, GateReport, evaluate_gate_under};
 use crate::ids::{CommitSha, Timestamp};
 use crate::port::{AuditRecord, AuditVote, GitHub, GitHubError, PullRequest};
@@ -121,7 +121,9 @@ impl PrEvaluation {
 }
 
 /// Reads the context of a listed pull request: its commits, files, the check runs of its
-/// head and its label timeline (bot.md §6.5 step 1).
+/// head and its label timeline (bot.md §6.5 step 1), and — only when an approval label
+/// (`ready-to-merge`, `decision:approved-A/B`, `decision:auto-revert`) is on it — GitHub's
+/// record of its head branch, the evidence of which head such a label was applied to.
 ///
 /// # Errors
 /// The first [`GitHubError`] of those reads.
@@ -134,6 +136,7 @@ pub async fn fetch_context(
     let files = github.pull_files(repo, number).await?;
     let check_runs = github.check_runs(repo, &pull.head_sha).await?;
     let label_events = github.label_events(repo, number).await?;
+    let head_history = head_history(github, pull).await?;
     Ok(PrContext {
         repo: repo.clone(),
         number,
@@ -151,7 +154,38 @@ pub async fn fetch_context(
         files,
         check_runs,
         label_events,
+        head_history,
     })
+}
+
+/// The head branch's update history when the pull request carries a label that is bound
+/// to a head; a head branch in another repository (a fork) is never read: mp proves
+/// nothing about a repository it does not supervise.
+async fn head_history(github: &dyn GitHub, pull: &PullRequest) -> Result<HeadHistory, GitHubError> {
+    let bound = |label: &String| requires_receipt(label) || label == AUTO_REVERT;
+    if !pull.labels.iter().any(bound) {
+        return Ok(HeadHistory::NotRead);
+    }
+    match &pull.head_repo {
+        Some(head_repo) if *head_repo == pull.repo => {}
+        Some(head_repo) => {
+            return Ok(HeadHistory::Unavailable {
+                reason: format!("the head branch is in the fork {head_repo}"),
+            });
+        }
+        None => {
+            return Ok(HeadHistory::Unavailable {
+                reason: "the head repository is unknown (deleted fork)".to_owned(),
+            });
+        }
+    }
+    match github.head_ref_updates(&pull.repo, &pull.head_ref).await {
+        Ok(updates) => Ok(HeadHistory::Read(updates)),
+        Err(GitHubError::NotFound { what }) => Ok(HeadHistory::Unavailable {
+            reason: format!("{what} not found"),
+        }),
+        Err(err) => Err(err),
+    }
 }
 
 /// Evaluates one pull request without writing anything: context, comments and `main` head
@@ -195,7 +229,7 @@ pub fn assess_pr(
 
     let read = Receipts::parse(&comments, &pr.repo, pr.number, Some(setup.bot()), key);
 
-    let auto_revert = auto_revert_status(&pr, &read, roots, now);
+    let auto_revert = auto_revert_status(&pr, &read, roots);
     let facts = ClassifierFacts {
         bot_repo: config.projects().bot_repo(),
         path_rules: setup.path_rules(),
@@ -245,9 +279,8 @@ fn auto_revert_status(
     pr: &PrContext,
     receipts: &Receipts,
     roots: TrustRoots<'_>,
-    now: Timestamp,
 ) -> AutoRevertLabel {
-    match verify_label(pr, AUTO_REVERT, receipts, roots, now) {
+    match verify_label(pr, AUTO_REVERT, receipts, roots) {
         LabelVerification::Unverified(Unverified::Absent) => AutoRevertLabel::Absent,
         LabelVerification::Unverified(why) => AutoRevertLabel::Unverified {
             reason: why.to_string(),
@@ -258,16 +291,11 @@ fn auto_revert_status(
                 proof: AutoRevertProof::Receipt { head },
             }
         }
-        LabelVerification::Verified(VerifiedBy::LabeledAfterHead {
-            applier,
-            labeled_at,
-            committed_at,
-        }) => AutoRevertLabel::Verified {
-            applier,
-            proof: AutoRevertProof::LabeledAfterHead {
-                labeled_at,
-                head_committed_at: committed_at,
-            },
-        },
+        LabelVerification::Verified(VerifiedBy::HeadAtLabel { applier, proof }) => {
+            AutoRevertLabel::Verified {
+                applier,
+                proof: AutoRevertProof::HeadAtLabel(proof),
+            }
+        }
     }
 }

@@ -154,6 +154,13 @@ impl<'a> Runner<'a> {
         };
         // (3)-(6) Classify, plan receipts, evaluate the gate.
         let evaluation = assess_pr(self.setup, pr, comments, main_head, self.now);
+        for ignored in evaluation.receipts.ignored() {
+            if ignored.reason.is_tampering() {
+                self.report
+                    .warnings
+                    .push(format!("{}: {ignored}", evaluation.pr.reference()));
+            }
+        }
         for failure in &evaluation.skill_failures {
             let context = evaluation.pr.reference();
             self.report

@@ -11,7 +11,7 @@ use crate::approval::{APPROVED_A, READY_TO_MERGE};
 use crate::config::{self, Config, ConfigFiles};
 use crate::context::{
     CheckConclusion, CheckRun, CheckStatus, Comment, CommentId, CommitContext, FileChange,
-    FileStatus, LabelAction, LabelEvent, PrState, Reaction,
+    FileStatus, LabelAction, LabelEvent, PrState, Reaction, RefUpdate, RefUpdateKind,
 };
 use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use crate::port::{
@@ -96,11 +96,14 @@ pub(crate) struct FakePr {
     pub(crate) files: Vec<FileChange>,
     pub(crate) checks: Vec<CheckRun>,
     pub(crate) events: Vec<LabelEvent>,
+    /// The head branch's activity log.
+    pub(crate) pushes: Vec<RefUpdate>,
 }
 
 /// `acme/app#n`, Quadrant A and green: head `a<n>…` on base `main`, one commit with good
-/// trailers committed at 10:00, `README.md` modified, `test` green from GitHub Actions,
-/// `ready-to-merge` applied by the owner at 11:00 (no receipt yet).
+/// trailers committed at 10:00 and pushed (branch created) at 10:00, `README.md`
+/// modified, `test` green from GitHub Actions, `ready-to-merge` applied by the owner at
+/// 11:00 (no receipt yet).
 pub(crate) fn clean(n: u64) -> FakePr {
     let head = sha(&format!("a{n}"));
     let mut commit =
@@ -114,6 +117,7 @@ pub(crate) fn clean(n: u64) -> FakePr {
             body: String::new(),
             head_sha: head,
             head_ref: format!("change-{n}"),
+            head_repo: Some(repo("acme/app")),
             base_sha: main_head(),
             base_ref: "main".to_owned(),
             state: PrState::Open,
@@ -127,6 +131,13 @@ pub(crate) fn clean(n: u64) -> FakePr {
         files: Vec::new(),
         checks: Vec::new(),
         events: Vec::new(),
+        pushes: vec![RefUpdate {
+            kind: RefUpdateKind::BranchCreation,
+            before: None,
+            after: Some(sha(&format!("a{n}"))),
+            at: Some(at("2026-03-01T10:00:00Z")),
+            actor: Some(login("agent-bob")),
+        }],
     }
     .file("README.md", FileStatus::Modified)
     .check("test", "success")
@@ -388,6 +399,24 @@ impl GitHub for Fake {
         self.with(|s| s.read("label_events", repo, number, |p| p.events.clone()))
     }
 
+    async fn head_ref_updates(
+        &self,
+        repo: &RepoName,
+        head_ref: &str,
+    ) -> Result<Vec<RefUpdate>, GitHubError> {
+        self.with(|s| {
+            let pr = s
+                .pulls
+                .iter()
+                .find(|p| p.pull.repo == *repo && p.pull.head_ref == head_ref)
+                .ok_or_else(|| GitHubError::NotFound {
+                    what: format!("{repo} activity of {head_ref}"),
+                })?;
+            s.failure("head_ref_updates", pr.pull.number.get())?;
+            Ok(pr.pushes.clone())
+        })
+    }
+
     async fn comments(
         &self,
         repo: &RepoName,
@@ -452,6 +481,7 @@ impl GitHub for Fake {
                 author: s.bot.clone(),
                 body: body.to_owned(),
                 created_at: Some(now()),
+                updated_at: Some(now()),
             };
             s.log
                 .push(format!("comment {repo}#{number}: {}", first_line(body)));

@@ -563,7 +563,7 @@ fn explain_shows_the_same_tick_outcome_without_writing() {
     assert_eq!(evaluation.route(), Route::Mergeable);
     assert_eq!(
         evaluation.gate.results[0].to_string(),
-        "C1: label 'ready-to-merge' applied by alice and recorded for head a100000"
+        "C1: label 'ready-to-merge' applied by alice and recorded for head a100000; bound by: branch creation of a100000 at 2026-03-01T10:00:00Z is the last head update before the label at 2026-03-01T11:00:00Z (GitHub activity log)"
     );
 }
 

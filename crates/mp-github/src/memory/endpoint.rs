@@ -21,6 +21,8 @@ pub enum Endpoint {
     ListCheckRuns,
     /// `GET /repos/{o}/{r}/issues/{n}/timeline`.
     ListTimeline,
+    /// `GET /repos/{o}/{r}/activity` (`?ref=`).
+    ListActivity,
     /// `GET /repos/{o}/{r}/issues/{n}/comments`.
     ListComments,
     /// `GET /repos/{o}/{r}/issues/{n}/reactions`.
@@ -77,6 +79,7 @@ impl Endpoint {
             Self::ListPullFiles => "GET /repos/{o}/{r}/pulls/{n}/files",
             Self::ListCheckRuns => "GET /repos/{o}/{r}/commits/{sha}/check-runs",
             Self::ListTimeline => "GET /repos/{o}/{r}/issues/{n}/timeline",
+            Self::ListActivity => "GET /repos/{o}/{r}/activity",
             Self::ListComments => "GET /repos/{o}/{r}/issues/{n}/comments",
             Self::ListReactions => "GET /repos/{o}/{r}/issues/{n}/reactions",
             Self::GetBranch => "GET /repos/{o}/{r}/branches/{branch}",

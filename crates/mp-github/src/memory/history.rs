@@ -11,7 +11,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use mp_core::branch::drift::blob_sha;
-use mp_core::context::{CommitContext, FileChange, FileStatus, PrState};
+use mp_core::context::{CommitContext, FileChange, FileStatus, PrState, RefUpdate, RefUpdateKind};
 use mp_core::ids::{CommitSha, PrNumber, RepoName};
 use mp_core::port::{
     CommitPull, FileContent, FileWrite, GitHubError, GitHubHistory, NewPull, Tree, TreeEntry,
@@ -498,7 +498,7 @@ impl GitHubHistory for MemoryGitHub {
             number,
             title: pull.title.clone(),
             body: pull.body.clone(),
-            author: bot,
+            author: bot.clone(),
             head_ref: pull.head.clone(),
             head_sha: head_sha.clone(),
             base_ref: pull.base.clone(),
@@ -516,6 +516,14 @@ impl GitHubHistory for MemoryGitHub {
             merge_commit: None,
             created_at: Some(now),
             comments_unreadable: false,
+            head_repo: None,
+            pushes: vec![RefUpdate {
+                kind: RefUpdateKind::Push,
+                before: None,
+                after: Some(head_sha.clone()),
+                at: Some(now),
+                actor: Some(bot.clone()),
+            }],
         });
         state.actions.push(Action::CreatePull {
             repo: repo.to_string(),

@@ -22,7 +22,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use mp_core::context::{
     CheckRun, Comment, CommentId, CommitContext, FileChange, FileStatus, LabelAction, LabelEvent,
-    PrState, Reaction,
+    PrState, Reaction, RefUpdate, RefUpdateKind,
 };
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName};
 use mp_core::port::{
@@ -297,6 +297,7 @@ fn pull_request(repo: &RepoName, pull: &Pull) -> PullRequest {
         body: pull.body.clone(),
         head_sha: pull.head_sha.clone(),
         head_ref: pull.head_ref.clone(),
+        head_repo: Some(pull.head_repo.clone().unwrap_or_else(|| repo.clone())),
         base_sha: pull.base_sha.clone(),
         base_ref: pull.base_ref.clone(),
         state: pull.state,
@@ -522,6 +523,31 @@ impl GitHub for MemoryGitHub {
         Ok(state.indexed_thread(repo, number)?.events().to_vec())
     }
 
+    async fn head_ref_updates(
+        &self,
+        repo: &RepoName,
+        head_ref: &str,
+    ) -> Result<Vec<RefUpdate>, GitHubError> {
+        let mut state = self.call(Endpoint::ListActivity)?;
+        let found = state.repo_mut(repo)?;
+        // The log is per branch: every pull request on the branch shares it (only the
+        // latest one's list is complete, since each lists the updates since it was opened).
+        let mut updates: Vec<RefUpdate> = Vec::new();
+        for pull in found
+            .pulls
+            .iter()
+            .filter(|p| p.head_ref == head_ref && p.head_repo.is_none())
+        {
+            for update in &pull.pushes {
+                if !updates.contains(update) {
+                    updates.push(update.clone());
+                }
+            }
+        }
+        updates.reverse(); // GitHub lists the newest first.
+        Ok(updates)
+    }
+
     async fn comments(
         &self,
         repo: &RepoName,
@@ -606,6 +632,7 @@ impl GitHub for MemoryGitHub {
             author: Some(bot),
             body: body.to_owned(),
             created_at: Some(now),
+            updated_at: Some(now),
         };
         let thread = thread_mut(state.repo_mut(repo)?, number)?;
         thread.comments_mut().push(comment.clone());
@@ -626,6 +653,7 @@ impl GitHub for MemoryGitHub {
         body: &str,
     ) -> Result<(), GitHubError> {
         let mut state = self.call(Endpoint::UpdateComment)?;
+        let now = state.world.now;
         let found = state.repo_mut(repo)?;
         let pulls = found.pulls.iter_mut().flat_map(|p| {
             let number = p.number;
@@ -642,6 +670,7 @@ impl GitHub for MemoryGitHub {
             });
         };
         comment.body = body.to_owned();
+        comment.updated_at = Some(now);
         state.actions.push(Action::UpdateComment {
             repo: repo.to_string(),
             number: number.get(),
@@ -851,6 +880,7 @@ impl GitHub for MemoryGitHub {
     ) -> Result<UpdateBranchOutcome, GitHubError> {
         let mut state = self.call(Endpoint::UpdateBranch)?;
         let bot = state.bot(Endpoint::UpdateBranch)?;
+        let found_bot = Some(bot.clone());
         let now = state.world.now;
         let State { world, index, .. } = &mut *state;
         let repo_position = index
@@ -898,6 +928,13 @@ impl GitHub for MemoryGitHub {
         });
         found.branches.insert(head_ref, sha.clone());
         let pull = &mut found.pulls[position];
+        pull.pushes.push(RefUpdate {
+            kind: RefUpdateKind::Push,
+            before: Some(pull.head_sha.clone()),
+            after: Some(sha.clone()),
+            at: Some(now),
+            actor: found_bot.clone(),
+        });
         pull.head_sha = sha.clone();
         pull.commits.push(sha.clone());
         pull.base_sha = base_head.clone();

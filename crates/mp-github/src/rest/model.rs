@@ -5,7 +5,7 @@
 use base64::Engine as _;
 use mp_core::context::{
     CheckConclusion, CheckRun, CheckStatus, Comment, CommentId, CommitContext, FileChange,
-    FileStatus, LabelAction, LabelEvent, PrState, Reaction, ReactionKind,
+    FileStatus, LabelAction, LabelEvent, PrState, Reaction, ReactionKind, RefUpdate, RefUpdateKind,
 };
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use mp_core::port::{FileContent, GitHubError, Issue, IssueState, PullRequest, Tree, TreeEntry};
@@ -29,6 +29,28 @@ pub(crate) struct RefJson {
     #[serde(rename = "ref")]
     pub(crate) name: String,
     pub(crate) sha: String,
+    /// The repository of the branch; `null` once a fork is deleted.
+    #[serde(default)]
+    pub(crate) repo: Option<RefRepoJson>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct RefRepoJson {
+    pub(crate) full_name: String,
+}
+
+/// One entry of `GET /repos/{o}/{r}/activity`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ActivityJson {
+    #[serde(default)]
+    pub(crate) before: Option<String>,
+    #[serde(default)]
+    pub(crate) after: Option<String>,
+    #[serde(default)]
+    pub(crate) timestamp: Option<String>,
+    pub(crate) activity_type: String,
+    #[serde(default)]
+    pub(crate) actor: Option<UserJson>,
 }
 
 /// A pull request, as listed or as read alone (the single read adds `merged`,
@@ -159,6 +181,8 @@ pub(crate) struct CommentJson {
     pub(crate) user: Option<UserJson>,
     #[serde(default)]
     pub(crate) created_at: Option<String>,
+    #[serde(default)]
+    pub(crate) updated_at: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -276,6 +300,11 @@ impl Convert {
             title: json.title.unwrap_or_default(),
             body: json.body.unwrap_or_default(),
             head_sha: self.sha(&json.head.sha)?,
+            head_repo: json
+                .head
+                .repo
+                .as_ref()
+                .and_then(|r| RepoName::parse(&r.full_name).ok()),
             head_ref: json.head.name,
             base_sha: self.sha(&json.base.sha)?,
             base_ref: json.base.name,
@@ -331,7 +360,27 @@ impl Convert {
             author: optional_login(json.user.as_ref()),
             body: json.body.unwrap_or_default(),
             created_at: timestamp(json.created_at.as_deref()),
+            updated_at: timestamp(json.updated_at.as_deref()),
         }
+    }
+
+    /// One activity-log entry. GitHub writes 40 zeros for "no commit" (before a creation,
+    /// after a deletion).
+    pub(crate) fn activity(self, json: ActivityJson) -> Result<RefUpdate, GitHubError> {
+        let tip = |text: Option<&str>| -> Result<Option<CommitSha>, GitHubError> {
+            match text {
+                None => Ok(None),
+                Some(text) if text.bytes().all(|b| b == b'0') => Ok(None),
+                Some(text) => self.sha(text).map(Some),
+            }
+        };
+        Ok(RefUpdate {
+            kind: RefUpdateKind::from_github(&json.activity_type),
+            before: tip(json.before.as_deref())?,
+            after: tip(json.after.as_deref())?,
+            at: timestamp(json.timestamp.as_deref()),
+            actor: optional_login(json.actor.as_ref()),
+        })
     }
 
     pub(crate) fn reaction(self, json: ReactionJson) -> Result<Reaction, GitHubError> {

@@ -2,7 +2,7 @@
 //! comments, labels, issues, merges and branch updates over REST.
 
 use mp_core::context::{
-    CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, Reaction,
+    CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, Reaction, RefUpdate,
 };
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName};
 use mp_core::port::{
@@ -14,8 +14,8 @@ use serde_json::json;
 
 use super::RestGitHub;
 use super::model::{
-    self, BranchJson, CheckRunsPage, CommentJson, CommitJson, Convert, FileJson, IssueJson,
-    MergeJson, PullJson, ReactionJson, TimelineEventJson,
+    self, ActivityJson, BranchJson, CheckRunsPage, CommentJson, CommitJson, Convert, FileJson,
+    IssueJson, MergeJson, PullJson, ReactionJson, TimelineEventJson,
 };
 use super::transport::Request;
 use crate::memory::Endpoint;
@@ -231,6 +231,37 @@ impl GitHub for RestGitHub {
             },
         )
         .await
+    }
+
+    async fn head_ref_updates(
+        &self,
+        repo: &RepoName,
+        head_ref: &str,
+    ) -> Result<Vec<RefUpdate>, GitHubError> {
+        let endpoint = Endpoint::ListActivity;
+        let full_ref = format!("refs/heads/{head_ref}");
+        let url = listing(
+            self.transport.repo_url(repo, &["activity"]),
+            &[("ref", full_ref.as_str())],
+        );
+        let what = || format!("activity of {full_ref} in {repo}");
+        let convert = Self::convert(endpoint);
+        let entries = self
+            .transport
+            .get_pages(
+                endpoint.route(),
+                url,
+                repo,
+                &what,
+                None,
+                |page: Vec<ActivityJson>| {
+                    page.into_iter()
+                        .map(|entry| convert.activity(entry))
+                        .collect()
+                },
+            )
+            .await?;
+        entries.into_iter().collect()
     }
 
     async fn comments(

@@ -304,7 +304,7 @@ fn pull_json(number: u64, state: &str) -> Value {
             "ref": "new-topic",
             "sha": HEAD,
             "user": user("octocat", 1),
-            "repo": null
+            "repo": { "id": 1296269, "name": "hello-world", "full_name": "octo-org/hello-world" }
         },
         "base": {
             "label": "octo-org:main",
@@ -326,6 +326,7 @@ fn expected_pull(number: u64) -> PullRequest {
         body: "Please pull these awesome changes in!".to_owned(),
         head_sha: sha(HEAD),
         head_ref: "new-topic".to_owned(),
+        head_repo: Some(repo()),
         base_sha: sha(BASE),
         base_ref: "main".to_owned(),
         state: PrState::Open,
@@ -677,12 +678,14 @@ async fn comments_and_reactions_convert() {
                 author: Some(login("octocat")),
                 body: "Me too".to_owned(),
                 created_at: at("2011-04-14T16:00:49Z"),
+                updated_at: at("2011-04-14T16:00:49Z"),
             },
             Comment {
                 id: CommentId::new(2),
                 author: None,
                 body: String::new(),
                 created_at: None,
+                updated_at: None,
             },
         ]),
     );
@@ -1037,6 +1040,7 @@ async fn create_comment_returns_the_stored_comment() {
             author: Some(login("mp-gate[bot]")),
             body: "hello".to_owned(),
             created_at: at("2024-05-01T12:00:00Z"),
+            updated_at: at("2024-05-01T12:00:00Z"),
         }),
     );
 }

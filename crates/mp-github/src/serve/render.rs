@@ -5,7 +5,7 @@
 //! so the same item always gets the same id.
 
 use mp_core::context::{
-    CheckRun, Comment, LabelAction, LabelEvent, PrState, Reaction, ReactionKind,
+    CheckRun, Comment, LabelAction, LabelEvent, PrState, Reaction, ReactionKind, RefUpdate,
 };
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use mp_core::port::{Issue, IssueState};
@@ -155,7 +155,12 @@ pub(super) fn pull(base: &str, repo: &Repo, pull: &Pull, now: Timestamp, full: b
         "merged_at": time(merged_at),
         "merge_commit_sha": pull.merge_commit.as_ref().map(CommitSha::as_str),
         "draft": false,
-        "head": branch_end(base, name, &pull.head_ref, &pull.head_sha),
+        "head": branch_end(
+            base,
+            pull.head_repo.as_ref().unwrap_or(name),
+            &pull.head_ref,
+            &pull.head_sha
+        ),
         "base": branch_end(base, name, &pull.base_ref, &pull.base_sha),
         "author_association": "CONTRIBUTOR",
     });
@@ -395,7 +400,7 @@ pub(super) fn comment(
         "body": comment.body,
         "user": user_or_null(base, comment.author.as_ref()),
         "created_at": time(comment.created_at),
-        "updated_at": time(comment.created_at),
+        "updated_at": time(comment.updated_at.or(comment.created_at)),
         "author_association": "NONE",
     })
 }
@@ -420,6 +425,28 @@ pub(super) fn reaction(
         "user": user(base, reaction.user.as_str()),
         "content": content,
         "created_at": time(reaction.created_at),
+    })
+}
+
+/// One entry of a repository's activity log; `index` is its position in the list.
+pub(super) fn activity(
+    base: &str,
+    repo: &RepoName,
+    git_ref: &str,
+    index: usize,
+    update: &RefUpdate,
+) -> Value {
+    const ZERO: &str = "0000000000000000000000000000000000000000";
+    let id = stable_id("activity", &format!("{repo}/{git_ref}/{index}"));
+    json!({
+        "id": id,
+        "node_id": node_id("RA", id),
+        "before": update.before.as_ref().map_or(ZERO, CommitSha::as_str),
+        "after": update.after.as_ref().map_or(ZERO, CommitSha::as_str),
+        "ref": git_ref,
+        "timestamp": time(update.at),
+        "activity_type": update.kind.as_github(),
+        "actor": user_or_null(base, update.actor.as_ref()),
     })
 }
 

@@ -141,6 +141,7 @@ pub(super) fn router(shared: Arc<Shared>) -> Router {
         ),
         ("/repos/{o}/{r}/issues/{n}/reactions", get(list_reactions)),
         ("/repos/{o}/{r}/issues/{n}/timeline", get(list_timeline)),
+        ("/repos/{o}/{r}/activity", get(list_activity)),
         (
             "/repos/{o}/{r}/contents/{*path}",
             get(get_contents).put(put_contents),
@@ -852,6 +853,33 @@ async fn list_timeline(
         .iter()
         .enumerate()
         .map(|(index, event)| render::label_event(&s.base_url, &name, number, index, event))
+        .collect();
+    Ok(paged(&s, &uri, items))
+}
+
+/// `GET /activity?ref=`: the updates of one branch, newest first. GitHub accepts the
+/// branch name or `refs/heads/<name>`; without `ref` the fake serves nothing it can
+/// attribute, so it answers 422 rather than pretend to list the whole repository.
+async fn list_activity(
+    State(s): Ctx,
+    Path((o, r)): Path<(String, String)>,
+    Query(q): Params,
+    uri: Uri,
+) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    let Some(git_ref) = q.get("ref") else {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "the loopback GitHub lists activity per branch: pass `ref`",
+        ));
+    };
+    let branch = git_ref.strip_prefix("refs/heads/").unwrap_or(git_ref);
+    let full_ref = format!("refs/heads/{branch}");
+    let updates = s.memory.head_ref_updates(&name, branch).await?;
+    let items = updates
+        .iter()
+        .enumerate()
+        .map(|(index, update)| render::activity(&s.base_url, &name, &full_ref, index, update))
         .collect();
     Ok(paged(&s, &uri, items))
 }

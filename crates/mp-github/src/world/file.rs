@@ -254,6 +254,25 @@ pub(super) struct RawComment {
     pub(super) body: String,
     #[serde(default)]
     pub(super) at: Option<TimeText>,
+    /// When somebody last edited it (GitHub's `updated_at`); absent: never edited.
+    #[serde(default)]
+    pub(super) edited_at: Option<TimeText>,
+}
+
+/// One update of a pull request's head branch in GitHub's activity log.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawPush {
+    /// The commit the branch points to afterwards (absent for a deletion).
+    #[serde(default)]
+    pub(super) to: Option<Spanned<String>>,
+    /// `push` (default), `force_push`, `branch_creation` or `branch_deletion`.
+    #[serde(default, rename = "type")]
+    pub(super) kind: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) by: Option<LoginText>,
+    #[serde(default)]
+    pub(super) at: Option<TimeText>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -343,6 +362,10 @@ pub(super) struct RawPull {
     pub(super) created_at: Option<TimeText>,
     #[serde(default)]
     pub(super) comments_unreadable: bool,
+    #[serde(default)]
+    pub(super) head_repo: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) pushes: Option<Vec<Spanned<RawPush>>>,
 }
 
 fn yes() -> bool {

@@ -21,7 +21,7 @@ use std::path::Path;
 
 use mp_core::approval::ReceiptKey;
 use mp_core::context::{
-    CheckRun, Comment, CommitContext, FileChange, LabelEvent, PrState, Reaction,
+    CheckRun, Comment, CommitContext, FileChange, LabelEvent, PrState, Reaction, RefUpdate,
 };
 use mp_core::ids::{CommitSha, Login, ParseIdError, PrNumber, RepoName, Timestamp};
 use mp_core::port::IssueState;
@@ -282,6 +282,10 @@ pub struct Pull {
     pub created_at: Option<Timestamp>,
     /// Fault hook: reading the comments fails (`Unavailable`).
     pub comments_unreadable: bool,
+    /// The repository of the head branch when it is not this one (a fork).
+    pub head_repo: Option<RepoName>,
+    /// GitHub's activity log of the head branch, oldest first.
+    pub pushes: Vec<RefUpdate>,
 }
 
 /// One file a pull request changes, and the content merging writes.

@@ -7,7 +7,7 @@ use std::path::Path;
 use mp_core::approval::ReceiptKey;
 use mp_core::context::{
     CheckConclusion, CheckRun, CheckStatus, Comment, CommentId, FileChange, FileStatus,
-    LabelAction, LabelEvent, PrState, Reaction, ReactionKind,
+    LabelAction, LabelEvent, PrState, Reaction, ReactionKind, RefUpdate, RefUpdateKind,
 };
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName};
 use mp_core::port::IssueState;
@@ -15,7 +15,7 @@ use serde_saphyr::Spanned;
 
 use super::file::{
     RawCheck, RawCheckStatus, RawComment, RawConfig, RawEvent, RawFile, RawFileStatus, RawIssue,
-    RawPull, RawReaction, RawRepo, RawState, RawWorld,
+    RawPull, RawPush, RawReaction, RawRepo, RawState, RawWorld,
 };
 use super::{Commit, IssueRecord, LoadWorldError, Pull, PullFile, Repo, World, commit_sha};
 
@@ -371,6 +371,16 @@ fn resolve_pull(
         Some(reference) => Some(resolve_ref(cx, repo, reference)?),
         None => None,
     };
+    let head_repo = match &raw.head_repo {
+        Some(name) => {
+            Some(RepoName::parse(&name.value).map_err(|e| cx.at(name, format!("head_repo: {e}")))?)
+        }
+        None => None,
+    };
+    let pushes = match &raw.pushes {
+        Some(pushes) => resolve_pushes(cx, repo, pushes, &head_sha)?,
+        None => pushes_from_commits(repo, &commits, &raw.author.0),
+    };
 
     Ok(Pull {
         number,
@@ -398,6 +408,8 @@ fn resolve_pull(
         merge_commit,
         created_at: raw.created_at.map(|t| t.0),
         comments_unreadable: raw.comments_unreadable,
+        head_repo,
+        pushes,
     })
 }
 
@@ -498,6 +510,92 @@ fn resolve_events(cx: Cx<'_>, events: &[Spanned<RawEvent>]) -> Result<Vec<LabelE
         .collect()
 }
 
+/// The head branch's activity log as the world file lists it: each entry moves the branch
+/// to `to`; the list must end at the pull request's head.
+fn resolve_pushes(
+    cx: Cx<'_>,
+    repo: &Repo,
+    pushes: &[Spanned<RawPush>],
+    head: &CommitSha,
+) -> Result<Vec<RefUpdate>> {
+    let mut updates: Vec<RefUpdate> = Vec::new();
+    let mut tip: Option<CommitSha> = None;
+    for spanned in pushes {
+        let push = &spanned.value;
+        let kind = match &push.kind {
+            None => RefUpdateKind::Push,
+            Some(kind) => match kind.value.as_str() {
+                "push" | "force_push" | "branch_creation" | "branch_deletion" => {
+                    RefUpdateKind::from_github(&kind.value)
+                }
+                other => {
+                    return Err(cx.at(
+                        kind,
+                        format!(
+                            "unknown push type `{other}`; expected push, force_push, branch_creation or branch_deletion"
+                        ),
+                    ));
+                }
+            },
+        };
+        let after = match (&push.to, &kind) {
+            (None, RefUpdateKind::BranchDeletion) => None,
+            (Some(to), RefUpdateKind::BranchDeletion) => {
+                return Err(cx.at(to, "a branch_deletion has no `to`"));
+            }
+            (Some(to), _) => Some(resolve_ref(cx, repo, to)?),
+            (None, _) => return Err(cx.at(spanned, "a push needs `to: <commit>`")),
+        };
+        updates.push(RefUpdate {
+            kind,
+            before: tip.clone(),
+            after: after.clone(),
+            at: push.at.map(|t| t.0),
+            actor: push.by.as_ref().map(|by| by.0.clone()),
+        });
+        tip = after;
+    }
+    if let Some(last) = pushes.last()
+        && tip.as_ref() != Some(head)
+    {
+        return Err(cx.at(
+            last,
+            format!(
+                "the last push must leave the pull request's head {}",
+                head.short()
+            ),
+        ));
+    }
+    Ok(updates)
+}
+
+/// The activity log a world file leaves implicit: each of the pull request's commits
+/// pushed in turn by its author, at the commit's date (the first creates the branch).
+/// A scenario about forged dates lists `pushes` itself.
+fn pushes_from_commits(repo: &Repo, commits: &[CommitSha], author: &Login) -> Vec<RefUpdate> {
+    let mut before = None;
+    commits
+        .iter()
+        .enumerate()
+        .map(|(index, sha)| {
+            let commit = repo.commits.iter().find(|c| c.sha == *sha);
+            let update = RefUpdate {
+                kind: if index == 0 {
+                    RefUpdateKind::BranchCreation
+                } else {
+                    RefUpdateKind::Push
+                },
+                before: before.clone(),
+                after: Some(sha.clone()),
+                at: commit.and_then(|c| c.date),
+                actor: Some(author.clone()),
+            };
+            before = Some(sha.clone());
+            update
+        })
+        .collect()
+}
+
 fn resolve_file(cx: Cx<'_>, spanned: &Spanned<RawFile>) -> Result<PullFile> {
     let file = &spanned.value;
     if file.path.is_empty() {
@@ -576,6 +674,7 @@ fn resolve_comments(comments: Vec<RawComment>, comment_ids: &mut u64) -> Vec<Com
                 author: comment.author.map(|a| a.0),
                 body: comment.body,
                 created_at: comment.at.map(|t| t.0),
+                updated_at: comment.edited_at.or(comment.at).map(|t| t.0),
             }
         })
         .collect()

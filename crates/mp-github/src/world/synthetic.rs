@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use mp_core::approval::{READY_TO_MERGE, ReceiptKey, ReceiptLabel, render_receipt};
 use mp_core::context::{
     CheckConclusion, CheckRun, CheckStatus, Comment, CommentId, FileChange, FileStatus,
-    LabelAction, LabelEvent, PrState,
+    LabelAction, LabelEvent, PrState, RefUpdate, RefUpdateKind,
 };
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use mp_core::port::IssueState;
@@ -306,6 +306,7 @@ impl Builder {
             author: Some(author.clone()),
             body,
             created_at: Some(at),
+            updated_at: Some(at),
         }
     }
 
@@ -383,6 +384,7 @@ impl Builder {
             _ => 1,
         };
         let mut commits = Vec::new();
+        let mut pushes: Vec<RefUpdate> = Vec::new();
         let mut parent = base.clone();
         for step in 0..commit_count {
             let id = format!("pr-{n}-{}", step + 1);
@@ -411,13 +413,24 @@ impl Builder {
                 id,
                 sha: sha.clone(),
                 message,
-                parents: vec![parent],
+                parents: vec![parent.clone()],
                 author: Some(self.owner.clone()),
                 committer: Some(self.owner.clone()),
                 date: Some(date),
                 checks,
             });
             commits.push(sha.clone());
+            pushes.push(RefUpdate {
+                kind: if step == 0 {
+                    RefUpdateKind::BranchCreation
+                } else {
+                    RefUpdateKind::Push
+                },
+                before: (step > 0).then(|| parent.clone()),
+                after: Some(sha.clone()),
+                at: Some(date),
+                actor: Some(self.owner.clone()),
+            });
             parent = sha;
         }
         let head = parent;
@@ -500,6 +513,8 @@ impl Builder {
             merge_commit: None,
             created_at: Some(opened),
             comments_unreadable: false,
+            head_repo: None,
+            pushes,
         }
     }
 

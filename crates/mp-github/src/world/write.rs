@@ -15,6 +15,7 @@ use std::fmt::Write as _;
 
 use mp_core::context::{
     CheckRun, CheckStatus, Comment, LabelAction, LabelEvent, PrState, Reaction, ReactionKind,
+    RefUpdate,
 };
 use mp_core::ids::{CommitSha, Timestamp};
 use mp_core::port::IssueState;
@@ -345,6 +346,8 @@ fn write_pull(out: &mut Writer, names: &CommitNames<'_>, pull: &Pull) {
         merge_commit,
         created_at,
         comments_unreadable,
+        head_repo,
+        pushes,
     } = pull;
     out.line(3, &format!("- number: {number}"));
     out.line(4, &format!("title: {}", quoted(title)));
@@ -388,6 +391,33 @@ fn write_pull(out: &mut Writer, names: &CommitNames<'_>, pull: &Pull) {
     if *comments_unreadable {
         out.line(4, "comments_unreadable: true");
     }
+    if let Some(head_repo) = head_repo {
+        out.line(4, &format!("head_repo: {}", quoted(head_repo.as_str())));
+    }
+    // Always written: a world without `pushes` gets them made up from its commits.
+    if pushes.is_empty() {
+        out.line(4, "pushes: []");
+    } else {
+        out.line(4, "pushes:");
+        for push in pushes {
+            out.line(5, &format!("- {}", push_map(names, push)));
+        }
+    }
+}
+
+/// One head-branch update as a flow mapping.
+fn push_map(names: &CommitNames<'_>, push: &RefUpdate) -> String {
+    let mut fields = vec![format!("type: {}", push.kind.as_github())];
+    if let Some(after) = &push.after {
+        fields.push(format!("to: {}", names.name(after)));
+    }
+    if let Some(by) = &push.actor {
+        fields.push(format!("by: {}", quoted(by.as_str())));
+    }
+    if let Some(at) = push.at {
+        fields.push(format!("at: {}", time(at)));
+    }
+    format!("{{{}}}", fields.join(", "))
 }
 
 /// One changed file as a flow mapping.
@@ -464,6 +494,7 @@ fn write_comment(out: &mut Writer, comment: &Comment) {
         author,
         body,
         created_at,
+        updated_at,
     } = comment;
     let mut fields = Vec::new();
     if let Some(author) = author {
@@ -471,6 +502,9 @@ fn write_comment(out: &mut Writer, comment: &Comment) {
     }
     if let Some(at) = created_at {
         fields.push(format!("at: {}", time(*at)));
+    }
+    if let Some(edited) = updated_at.filter(|_| comment.is_edited()) {
+        fields.push(format!("edited_at: {}", time(edited)));
     }
     if fields.is_empty() {
         // The body opens the entry; its block lines go deeper than the mapping.

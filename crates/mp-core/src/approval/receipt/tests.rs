@@ -1,7 +1,9 @@
 //! Tests for receipt MACs, reading receipts from comments, and the receipt writer.
 
 use super::*;
-use crate::gate::testkit::{BOT, OWNER, Pr, comment, login, receipt, receipt_comment, repo, sha};
+use crate::gate::testkit::{
+    BOT, OWNER, Pr, at, comment, login, receipt, receipt_comment, repo, sha,
+};
 
 fn key() -> ReceiptKey {
     ReceiptKey::new("s3cret").expect("non-empty key")
@@ -125,6 +127,38 @@ mod reading {
             None,
             &["ignored #1: not_bot_authored"],
         );
+    }
+
+    #[test]
+    fn an_edited_bot_receipt_is_ignored_with_or_without_a_key() {
+        let mut edited =
+            receipt_comment(1, ReceiptLabel::ReadyToMerge, "c", "2026-03-01T10:00:00Z");
+        edited.updated_at = Some(at("2026-03-01T10:20:00Z"));
+        check(
+            std::slice::from_ref(&edited),
+            Some(BOT),
+            None,
+            &["ignored #1: receipt_edited"],
+        );
+        let mut signed_edited = signed(2, ReceiptLabel::ApprovedA, "c", 7, "2026-03-01T10:00:00Z");
+        signed_edited.updated_at = Some(at("2026-03-01T10:00:01Z"));
+        check(
+            &[signed_edited],
+            Some(BOT),
+            Some(&key()),
+            &["ignored #2: receipt_edited"],
+        );
+        // Written and never touched: `updated_at` equals `created_at`.
+        let untouched = receipt_comment(3, ReceiptLabel::ReadyToMerge, "c", "2026-03-01T10:00:00Z");
+        check(&[untouched], Some(BOT), None, &["ready-to-merge@c000000#3"]);
+    }
+
+    #[test]
+    fn tampering_is_told_apart_from_migration() {
+        assert!(IgnoredReason::MacMismatch.is_tampering());
+        assert!(IgnoredReason::NotBotAuthored { author: None }.is_tampering());
+        assert!(!IgnoredReason::MacMissing.is_tampering());
+        assert!(!IgnoredReason::NoBotUser.is_tampering());
     }
 
     #[test]
@@ -348,7 +382,7 @@ mod writer {
     }
 
     #[test]
-    fn stale_ready_to_merge_rebinds_when_relabeled_strictly_after_the_receipt() {
+    fn stale_ready_to_merge_rebinds_when_relabeled_after_the_head_was_pushed() {
         check(
             Pr::new()
                 .labeled(R2M, OWNER, "2026-03-01T08:00:00Z")
@@ -360,30 +394,41 @@ mod writer {
     }
 
     #[test]
-    fn stale_ready_to_merge_does_not_rebind_at_the_same_second() {
+    fn a_head_pushed_after_the_label_is_not_bound_over_a_stale_receipt() {
         check(
-            Pr::new().applied(R2M, OWNER, "2026-03-01T11:00:00Z"),
-            &[receipt(R2M, "1", "2026-03-01T11:00:00Z")],
+            Pr::new()
+                .applied(R2M, OWNER, "2026-03-01T11:00:00Z")
+                .pushed("c", "2026-03-01T11:30:00Z"),
+            &[receipt(R2M, "a", "2026-03-01T11:05:00Z")],
             &[
-                "'ready-to-merge' not bound to head a000000: its receipt for head 1000000 (2026-03-01T11:00:00Z) is newer than the label event (2026-03-01T11:00:00Z); re-apply the label",
+                "'ready-to-merge' not bound to head c000000: it was applied at 2026-03-01T11:00:00Z to head a000000; the head is now c000000; re-apply the label",
             ],
         );
     }
 
     #[test]
-    fn stale_ready_to_merge_without_times_does_not_rebind() {
+    fn a_head_pushed_after_the_label_is_not_bound_when_no_receipt_exists() {
+        // The agent pushed before the bot's first tick, or deleted the receipt.
         check(
-            Pr::new().applied(R2M, OWNER, "2026-03-01T11:00:00Z"),
-            &[Receipt::new(R2M, sha("1"))],
+            Pr::new()
+                .applied(R2M, OWNER, "2026-03-01T11:00:00Z")
+                .pushed("c", "2026-03-01T11:30:00Z"),
+            &[],
             &[
-                "'ready-to-merge' not bound to head a000000: its receipt for head 1000000 has no creation time",
+                "'ready-to-merge' not bound to head c000000: it was applied at 2026-03-01T11:00:00Z to head a000000; the head is now c000000; re-apply the label",
             ],
         );
+    }
+
+    #[test]
+    fn a_label_in_the_second_of_a_push_is_not_bound() {
         check(
-            Pr::new().applied(R2M, OWNER, "bad time"),
-            &[receipt(R2M, "1", "2026-03-01T11:00:00Z")],
+            Pr::new()
+                .applied(R2M, OWNER, "2026-03-01T11:00:00Z")
+                .pushed("c", "2026-03-01T11:00:00Z"),
+            &[receipt(R2M, "a", "2026-03-01T10:30:00Z")],
             &[
-                "'ready-to-merge' not bound to head a000000: its receipt names head 1000000 and the label event has no time",
+                "'ready-to-merge' not bound to head c000000: the head branch was updated in the same second as the label (2026-03-01T11:00:00Z); re-apply the label",
             ],
         );
     }

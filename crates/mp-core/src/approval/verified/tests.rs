@@ -2,14 +2,15 @@
 
 use super::*;
 use crate::approval::receipt::Receipt;
-use crate::gate::testkit::{BOT, NOW, OWNER, Pr, good_commit, login, receipt};
+use crate::context::HeadHistory;
+use crate::gate::testkit::{BOT, OWNER, Pr, login, receipt};
 
 const A: &str = "decision:approved-A";
 const REVERT: &str = "decision:auto-revert";
 
-/// `expected` is the verdict's `Display`; `now` is [`NOW`] unless given.
+/// `expected` is the verdict's `Display`.
 #[track_caller]
-fn check_at(pr: Pr, label: &str, receipts: &[Receipt], when: &str, expected: &str) {
+fn check(pr: Pr, label: &str, receipts: &[Receipt], expected: &str) {
     let mut all = Receipts::new();
     for r in receipts {
         all.insert(r.clone());
@@ -17,19 +18,13 @@ fn check_at(pr: Pr, label: &str, receipts: &[Receipt], when: &str, expected: &st
     let allowlist = [login(OWNER)];
     let bot = login(BOT);
     let roots = TrustRoots::new(&allowlist, Some(&bot));
-    let now = Timestamp::parse(when).expect("valid now");
-    let verdict = verify_label(&pr.build(), label, &all, roots, now);
+    let verdict = verify_label(&pr.build(), label, &all, roots);
     assert_eq!(verdict.to_string(), expected);
     assert_eq!(verdict.is_verified(), expected.starts_with("verified"));
 }
 
-#[track_caller]
-fn check(pr: Pr, label: &str, receipts: &[Receipt], expected: &str) {
-    check_at(pr, label, receipts, NOW, expected);
-}
-
 #[test]
-fn approval_with_a_current_receipt_is_verified() {
+fn an_approval_the_bot_applied_is_verified_by_its_receipt() {
     check(
         Pr::new().applied(A, BOT, "2026-03-01T11:00:00Z"),
         A,
@@ -39,14 +34,49 @@ fn approval_with_a_current_receipt_is_verified() {
 }
 
 #[test]
-fn receipts_decide_regardless_of_dates() {
+fn an_approval_the_owner_applied_needs_the_head_history_as_well() {
+    check(
+        Pr::new().applied(A, OWNER, "2026-03-01T11:00:00Z"),
+        A,
+        &[receipt(A, "a", "2026-03-01T11:00:00Z")],
+        "verified: applied by alice; branch creation of a000000 at 2026-03-01T10:00:00Z is the last head update before the label at 2026-03-01T11:00:00Z (GitHub activity log)",
+    );
+}
+
+#[test]
+fn a_receipt_never_replaces_the_evidence() {
+    // The owner labelled a…; c… was pushed later and a receipt naming c… exists (written by
+    // an older version, or an unsigned receipt edited back to look untouched).
     check(
         Pr::new()
-            .applied(A, OWNER, "2020-01-01T00:00:00Z")
-            .committed("2030-01-01T00:00:00Z"),
+            .applied(A, OWNER, "2026-03-01T11:00:00Z")
+            .pushed("c", "2026-03-01T11:30:00Z"),
         A,
-        &[receipt(A, "a", "2020-01-01T00:00:00Z")],
-        "verified: applied by alice, receipt for head a000000",
+        &[receipt(A, "c", "2026-03-01T11:40:00Z")],
+        "not verified: not bound to the current head: it was applied at 2026-03-01T11:00:00Z to head a000000; the head is now c000000",
+    );
+}
+
+#[test]
+fn commit_dates_are_never_evidence() {
+    // The commit claims a date after the label; GitHub says the push came later.
+    check(
+        Pr::new()
+            .applied(REVERT, OWNER, "2026-03-01T11:00:00Z")
+            .committed("2026-03-01T09:00:00Z")
+            .pushed("c", "2026-03-01T11:05:00Z"),
+        REVERT,
+        &[],
+        "not verified: not bound to the current head: it was applied at 2026-03-01T11:00:00Z to head a000000; the head is now c000000",
+    );
+    // The commit claims a date far in the future; GitHub says it was pushed before the label.
+    check(
+        Pr::new()
+            .applied(REVERT, OWNER, "2026-03-01T11:00:00Z")
+            .committed("2030-01-01T00:00:00Z"),
+        REVERT,
+        &[],
+        "verified: applied by alice; branch creation of a000000 at 2026-03-01T10:00:00Z is the last head update before the label at 2026-03-01T11:00:00Z (GitHub activity log)",
     );
 }
 
@@ -71,9 +101,15 @@ fn untrusted_appliers_are_refused_even_with_a_receipt() {
 }
 
 #[test]
-fn approvals_need_a_receipt_and_have_no_time_fallback() {
+fn approvals_need_a_receipt() {
     check(
         Pr::new().applied(A, OWNER, "2026-03-01T11:00:00Z"),
+        A,
+        &[],
+        "not verified: no receipt for the current head a000000",
+    );
+    check(
+        Pr::new().applied(A, BOT, "2026-03-01T11:00:00Z"),
         A,
         &[],
         "not verified: no receipt for the current head a000000",
@@ -83,110 +119,54 @@ fn approvals_need_a_receipt_and_have_no_time_fallback() {
 #[test]
 fn a_receipt_for_another_head_is_stale() {
     check(
-        Pr::new().applied(A, OWNER, "2026-03-01T11:00:00Z"),
+        Pr::new().applied(A, BOT, "2026-03-01T11:00:00Z"),
         A,
         &[receipt(A, "1", "2026-03-01T11:00:00Z")],
         "not verified: receipt names head 1000000 but the PR head is now a000000",
     );
+}
+
+#[test]
+fn auto_revert_applied_after_the_head_was_pushed_is_verified() {
     check(
-        Pr::new().applied(REVERT, OWNER, "2026-03-01T11:00:00Z"),
+        Pr::new().applied(REVERT, OWNER, "2026-03-01T10:00:01Z"),
         REVERT,
-        &[receipt(REVERT, "1", "2026-03-01T11:00:00Z")],
-        "not verified: receipt names head 1000000 but the PR head is now a000000",
+        &[],
+        "verified: applied by alice; branch creation of a000000 at 2026-03-01T10:00:00Z is the last head update before the label at 2026-03-01T10:00:01Z (GitHub activity log)",
     );
 }
 
 #[test]
-fn auto_revert_applied_after_the_head_date_is_verified() {
+fn a_label_in_the_second_of_the_push_is_not_bound() {
     check(
         Pr::new().applied(REVERT, OWNER, "2026-03-01T10:00:00Z"),
         REVERT,
         &[],
-        "verified: applied by alice at 2026-03-01T10:00:00Z, after the head commit date 2026-03-01T10:00:00Z",
+        "not verified: not bound to the current head: the head branch was updated in the same second as the label (2026-03-01T10:00:00Z)",
     );
 }
 
 #[test]
-fn auto_revert_applied_before_the_head_date_is_not() {
-    check(
-        Pr::new().applied(REVERT, OWNER, "2026-03-01T09:59:59Z"),
-        REVERT,
-        &[],
-        "not verified: applied at 2026-03-01T09:59:59Z, before the head commit date 2026-03-01T10:00:00Z",
-    );
-}
-
-#[test]
-fn head_date_may_be_at_most_ten_minutes_ahead() {
-    let pr = || {
-        Pr::new()
-            .applied(REVERT, OWNER, "2026-03-01T13:00:00Z")
-            .committed("2026-03-01T12:10:00Z")
-    };
-    check(
-        pr(),
-        REVERT,
-        &[],
-        "verified: applied by alice at 2026-03-01T13:00:00Z, after the head commit date 2026-03-01T12:10:00Z",
-    );
-    check_at(
-        pr(),
-        REVERT,
-        &[],
-        "2026-03-01T11:59:59Z",
-        "not verified: head committer date 2026-03-01T12:10:00Z is more than 10 minutes after now (2026-03-01T11:59:59Z)",
-    );
-}
-
-#[test]
-fn head_date_may_be_at_most_3650_days_old() {
-    let pr = || {
-        Pr::new()
-            .applied(REVERT, OWNER, "2026-03-01T11:00:00Z")
-            .committed("2016-03-03T12:00:00Z")
-    };
-    check(
-        pr(),
-        REVERT,
-        &[],
-        "verified: applied by alice at 2026-03-01T11:00:00Z, after the head commit date 2016-03-03T12:00:00Z",
-    );
-    check_at(
-        pr(),
-        REVERT,
-        &[],
-        "2026-03-01T12:00:01Z",
-        "not verified: head committer date 2016-03-03T12:00:00Z is more than 3650 days before now (2026-03-01T12:00:01Z)",
-    );
-}
-
-#[test]
-fn head_date_must_be_on_the_head_commit() {
+fn a_fork_proves_nothing() {
     check(
         Pr::new()
             .applied(REVERT, OWNER, "2026-03-01T11:00:00Z")
-            .commits(vec![good_commit("1")]),
+            .history(HeadHistory::Unavailable {
+                reason: "the head branch is in the fork mallory/widget".to_owned(),
+            }),
         REVERT,
         &[],
-        "not verified: head commit a000000 is not among the PR commits",
-    );
-    check(
-        Pr::new()
-            .applied(REVERT, OWNER, "2026-03-01T11:00:00Z")
-            .committed("1767323045"),
-        REVERT,
-        &[],
-        "not verified: head commit a000000 has no committer date",
+        "not verified: not bound to the current head: the head branch's update history is unavailable (the head branch is in the fork mallory/widget)",
     );
 }
 
 #[test]
-fn time_path_needs_a_label_time_and_a_determinable_applier() {
+fn the_label_needs_a_time_and_a_determinable_applier() {
     check(
         Pr::new().applied(REVERT, OWNER, "whenever"),
         REVERT,
         &[],
-        "not verified: the label event has no time",
+        "not verified: not bound to the current head: the label event has no time",
     );
     check(
         Pr::new()

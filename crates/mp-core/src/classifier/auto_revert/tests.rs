@@ -9,8 +9,8 @@ fn check(label: AutoRevertLabel, expected_code: &str, expected: &str) {
     assert_eq!(label.vote().to_string(), expected);
 }
 
-fn at(text: &str) -> Timestamp {
-    Timestamp::parse(text).expect("valid timestamp")
+fn at(text: &str) -> crate::ids::Timestamp {
+    crate::ids::Timestamp::parse(text).expect("valid timestamp")
 }
 
 #[test]
@@ -46,16 +46,18 @@ fn label_verified_by_receipt_is_c() {
 }
 
 #[test]
-fn label_verified_by_time_is_c() {
+fn label_verified_by_the_head_history_is_c() {
     check(
         AutoRevertLabel::Verified {
             applier: login("mp-gate[bot]"),
-            proof: AutoRevertProof::LabeledAfterHead {
+            proof: AutoRevertProof::HeadAtLabel(crate::approval::HeadAtLabel {
+                head: sha(0xab),
                 labeled_at: at("2026-03-01T10:05:00Z"),
-                head_committed_at: at("2026-03-01T10:00:00Z"),
-            },
+                updated_at: at("2026-03-01T10:00:00Z"),
+                kind: crate::context::RefUpdateKind::BranchCreation,
+            }),
         },
         "auto_revert_verified",
-        "classifier_auto_revert voted C: decision:auto-revert verified (applied by mp-gate[bot], labeled at 2026-03-01T10:05:00Z, not before the head commit of 2026-03-01T10:00:00Z): a recovery revert",
+        "classifier_auto_revert voted C: decision:auto-revert verified (applied by mp-gate[bot], branch creation of abababa at 2026-03-01T10:00:00Z is the last head update before the label at 2026-03-01T10:05:00Z (GitHub activity log)): a recovery revert",
     );
 }

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::approval::Receipt;
-use crate::gate::testkit::{BOT, OWNER, Pr, lines, now, policy, receipt};
+use crate::gate::testkit::{BOT, OWNER, Pr, lines, policy, receipt};
 
 const A: &str = "decision:approved-A";
 const B: &str = "decision:approved-B";
@@ -14,7 +14,7 @@ fn check(pr: Pr, receipts: &[Receipt], quadrant: Option<Quadrant>, expected: &[&
     for r in receipts {
         all.insert(r.clone());
     }
-    let results = evaluate(&pr.build(), &all, quadrant, &policy(), now());
+    let results = evaluate(&pr.build(), &all, quadrant, &policy());
     assert_eq!(lines(&results), expected);
 }
 
@@ -68,7 +68,7 @@ fn owner_hand_applied_b_with_receipt_passes() {
         &[receipt(B, "a", "2026-03-01T11:00:00Z")],
         Some(Quadrant::D),
         &[
-            "pass | C3: owner approval 'decision:approved-B' (applied by alice, receipt for head a000000)",
+            "pass | C3: owner approval 'decision:approved-B' (applied by alice; branch creation of a000000 at 2026-03-01T10:00:00Z is the last head update before the label at 2026-03-01T11:00:00Z (GitHub activity log))",
         ],
     );
 }
@@ -113,7 +113,7 @@ fn an_unverified_a_does_not_hide_a_verified_b() {
         &[receipt(B, "a", "2026-03-01T11:00:00Z")],
         Some(Quadrant::D),
         &[
-            "pass | C3: owner approval 'decision:approved-B' (applied by alice, receipt for head a000000)",
+            "pass | C3: owner approval 'decision:approved-B' (applied by alice; branch creation of a000000 at 2026-03-01T10:00:00Z is the last head update before the label at 2026-03-01T11:00:00Z (GitHub activity log))",
         ],
     );
 }

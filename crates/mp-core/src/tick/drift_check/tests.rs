@@ -10,7 +10,7 @@ use super::*;
 use crate::branch::drift::blob_sha;
 use crate::config::{self, ConfigFiles};
 use crate::context::{
-    CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, Reaction,
+    CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, Reaction, RefUpdate,
 };
 use crate::ids::{CommitSha, Login};
 use crate::port::{
@@ -192,6 +192,9 @@ impl GitHub for Fake {
         _: &RepoName,
         _: PrNumber,
     ) -> Result<Vec<LabelEvent>, GitHubError> {
+        Err(unmodelled())
+    }
+    async fn head_ref_updates(&self, _: &RepoName, _: &str) -> Result<Vec<RefUpdate>, GitHubError> {
         Err(unmodelled())
     }
     async fn comments(&self, _: &RepoName, _: PrNumber) -> Result<Vec<Comment>, GitHubError> {

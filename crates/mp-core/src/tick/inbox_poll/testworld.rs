@@ -7,7 +7,7 @@ use std::sync::{Mutex, PoisonError};
 
 use crate::context::{
     CheckRun, Comment, CommentId, CommitContext, FileChange, LabelAction, LabelEvent, PrState,
-    Reaction, ReactionKind,
+    Reaction, ReactionKind, RefUpdate,
 };
 use crate::ids::{CommitSha, Login, PrNumber, RepoName};
 use crate::port::{
@@ -76,6 +76,7 @@ impl World {
             author: Some(login(who)),
             body: body.to_owned(),
             created_at: Some(at(when)),
+            updated_at: Some(at(when)),
         };
         self.fake.with(|s| {
             s.comments
@@ -150,6 +151,15 @@ impl GitHub for World {
     ) -> Result<Vec<LabelEvent>, GitHubError> {
         self.call("label_events");
         self.fake.label_events(repo, number).await
+    }
+
+    async fn head_ref_updates(
+        &self,
+        repo: &RepoName,
+        head_ref: &str,
+    ) -> Result<Vec<RefUpdate>, GitHubError> {
+        self.call("head_ref_updates");
+        self.fake.head_ref_updates(repo, head_ref).await
     }
 
     async fn comments(

@@ -5,7 +5,7 @@ use std::path::Path;
 use mp_core::approval::ReceiptKey;
 use mp_core::context::{
     CheckConclusion, CheckRun, CheckStatus, Comment, CommentId, FileChange, FileStatus,
-    LabelAction, LabelEvent, PrState, Reaction, ReactionKind,
+    LabelAction, LabelEvent, PrState, Reaction, ReactionKind, RefUpdate, RefUpdateKind,
 };
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use mp_core::port::IssueState;
@@ -80,6 +80,8 @@ fn pull(number: u64, head_ref: &str, head: &CommitSha, base: &CommitSha) -> Pull
         merge_commit: None,
         created_at: None,
         comments_unreadable: false,
+        head_repo: None,
+        pushes: Vec::new(),
     }
 }
 
@@ -197,12 +199,14 @@ fn everything() -> World {
             author: Some(login("acme-gate[bot]")),
             body: "Merge Gate: recorded\n<!-- marker: x -->\n".to_owned(),
             created_at: Some(at("2026-03-02T08:05:00Z")),
+            updated_at: Some(at("2026-03-02T08:05:00Z")),
         },
         Comment {
             id: CommentId::new(2),
             author: None,
             body: "from a deleted user\nsecond line".to_owned(),
             created_at: None,
+            updated_at: None,
         },
     ];
     open.reactions = vec![
@@ -218,6 +222,23 @@ fn everything() -> World {
         },
     ];
     open.created_at = Some(at("2026-03-01T18:05:00Z"));
+    open.comments[0].updated_at = Some(at("2026-03-02T08:30:00Z"));
+    open.pushes = vec![
+        RefUpdate {
+            kind: RefUpdateKind::BranchCreation,
+            before: None,
+            after: Some(m1_sha.clone()),
+            at: Some(at("2026-03-01T17:00:00Z")),
+            actor: Some(login("alice")),
+        },
+        RefUpdate {
+            kind: RefUpdateKind::ForcePush,
+            before: Some(m1_sha.clone()),
+            after: Some(f1_sha.clone()),
+            at: None,
+            actor: None,
+        },
+    ];
     open.mergeable = false;
     open.comments_unreadable = true;
 
@@ -244,6 +265,7 @@ fn everything() -> World {
             author: Some(login("alice")),
             body: "/approve A".to_owned(),
             created_at: None,
+            updated_at: None,
         }],
         reactions: vec![Reaction {
             kind: ReactionKind::ThumbsDown,
@@ -302,6 +324,7 @@ repos:
         base: "main"
         base_commit: "m1"
         commits: ["f1"]
+        pushes: []
 "#;
     check(&world, None, Some(expected));
 }

@@ -39,6 +39,7 @@ fn comment(author: &str, body: &str) -> Comment {
         author: Some(login(author)),
         body: body.to_owned(),
         created_at: Some(at(NOW)),
+        updated_at: Some(at(NOW)),
     }
 }
 

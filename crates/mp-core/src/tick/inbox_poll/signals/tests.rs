@@ -31,6 +31,7 @@ fn check(lines: &[&str], expected: Option<&str>) {
                 author: Some(login(who)),
                 body: text.replace("\\n", "\n"),
                 created_at,
+                updated_at: created_at,
             }),
             other => panic!("unknown signal kind {other}"),
         }
