@@ -39,6 +39,8 @@ pub fn record(report: &FullTickReport, doc: &Value, dry_run: bool) -> Value {
             PrAction::Blocked => "blocked",
             PrAction::Inbox => "inbox",
             PrAction::RaceRebased => "race_rebased",
+            // Not gated: the base is another branch.
+            PrAction::Ignored => continue,
             _ => "skipped",
         };
         *repo(&mut repos, name).entry(counter).or_default() += 1;

@@ -481,6 +481,7 @@ fn main() -> Result<(), Error> {
                     .to_owned()
             }
             Route::Blocked => format!("blocked: {}", evaluation.blocking_summary()),
+            Route::Ignored => format!("ignored: base is {}", evaluation.pr.base_ref),
         };
         println!("  decision: {decision}");
         println!();

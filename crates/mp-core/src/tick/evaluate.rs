@@ -28,6 +28,8 @@ pub enum Route {
     Inbox,
     /// Every condition holds: race guard, then merge (or observe).
     Mergeable,
+    /// The base is not the gated branch: nothing is done, whatever the gate says.
+    Ignored,
 }
 
 impl Route {
@@ -37,6 +39,7 @@ impl Route {
             Self::Blocked => "blocked",
             Self::Inbox => "inbox",
             Self::Mergeable => "mergeable",
+            Self::Ignored => "ignored",
         }
     }
 }
@@ -76,7 +79,9 @@ pub struct PrEvaluation {
 impl PrEvaluation {
     /// Where the gate sends the pull request.
     pub fn route(&self) -> Route {
-        if self.gate.passed() {
+        if self.pr.base_ref != MAIN_BRANCH {
+            Route::Ignored
+        } else if self.gate.passed() {
             Route::Mergeable
         } else if self.verdict.quadrant == Quadrant::D && self.gate.awaits_owner_only() {
             Route::Inbox

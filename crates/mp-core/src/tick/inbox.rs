@@ -22,7 +22,7 @@ use crate::approval::ReceiptKey;
 use crate::approval::receipt::{MAC_MARKER, MARKER_END, mac_hex};
 use crate::classifier::Verdict;
 use crate::context::PrContext;
-use crate::ids::{CommitSha, PrNumber, RepoName, Timestamp};
+use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use crate::port::{Issue, IssueState, NewIssue};
 use crate::quadrant::Quadrant;
 
@@ -128,15 +128,18 @@ pub fn referenced_pr(body: &str) -> Option<(RepoName, PrNumber)> {
     Some((repo, PrNumber::new(number)))
 }
 
-/// The open `decision:pending-owner` issue (not a pull request) among `issues` whose body
-/// refers to `repo#number`, if any.
+/// The open `decision:pending-owner` issue (not a pull request) opened by `bot` among
+/// `issues` whose body refers to `repo#number`, if any. A look-alike issue opened by anyone
+/// else never stands for the bot's question.
 pub fn find_pending<'a>(
     issues: &'a [Issue],
     repo: &RepoName,
     number: PrNumber,
+    bot: &Login,
 ) -> Option<&'a Issue> {
     issues.iter().find(|issue| {
-        issue.state == IssueState::Open
+        issue.author.as_ref() == Some(bot)
+            && issue.state == IssueState::Open
             && !issue.is_pull_request
             && issue.labels.iter().any(|l| l == PENDING_OWNER)
             && referenced_pr(&issue.body).is_some_and(|(r, n)| r == *repo && n == number)

@@ -60,7 +60,8 @@ pub use question::{
 };
 pub use report::{InboxMetrics, InboxOutcome, InboxReport, InboxResolution, Rejection};
 pub use signals::{
-    OwnerChoice, OwnerVerdict, SignalSource, comment_choice, parse_signals, reaction_choice,
+    OwnerChoice, OwnerVerdict, SignalSource, comment_choice, edited_commands, parse_signals,
+    reaction_choice,
 };
 
 use crate::approval::{ReceiptLabel, Receipts, render_receipt};
@@ -247,6 +248,13 @@ impl Poller<'_> {
     async fn visit(&mut self, issue: &Issue) -> Visit {
         if issue.author.as_ref() != Some(self.bot) {
             let author = issue.author.clone();
+            let by = author
+                .as_ref()
+                .map_or_else(|| "an unknown author".to_owned(), ToString::to_string);
+            self.report.warnings.push(format!(
+                "{}#{}: a decision:pending-owner issue opened by {by}, not the bot: ignored (it neither asks nor answers a question)",
+                self.inbox, issue.number
+            ));
             return Visit::new(None, InboxResolution::NotOpenedByBot { author });
         }
         let question = match InboxQuestion::read(&issue.body) {
@@ -330,6 +338,17 @@ impl Poller<'_> {
             });
         }
         let reactions = github.reactions(self.inbox, issue.number).await?;
+        for edited in edited_commands(comments, self.config.allowlist()) {
+            let when = edited
+                .updated_at
+                .map_or_else(|| "an unknown time".to_owned(), |t| t.to_string());
+            self.report.warnings.push(format!(
+                "{}#{}: comment {} carries an owner command but was edited at {when}: ignored (anyone with write access can edit a comment; post a new one)",
+                self.inbox,
+                issue.number,
+                edited.id.get()
+            ));
+        }
         let Some(verdict) = parse_signals(comments, &reactions, self.config.allowlist()) else {
             return Ok(InboxResolution::NoVerdict);
         };

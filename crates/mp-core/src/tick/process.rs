@@ -93,6 +93,13 @@ pub(crate) struct Runner<'a> {
     pub(crate) report: TickReport,
 }
 
+/// Why a pull request into `base` is not gated.
+fn ignored_detail(base: &str) -> String {
+    format!(
+        "ignored: base is {base}, not {MAIN_BRANCH} (mp gates and merges only pull requests into {MAIN_BRANCH})"
+    )
+}
+
 impl<'a> Runner<'a> {
     pub(crate) fn new(
         github: &'a dyn GitHub,
@@ -131,6 +138,15 @@ impl<'a> Runner<'a> {
     async fn decide(&mut self, pull: &PullRequest) -> Result<PrOutcome, Skip> {
         let github = self.github;
         let (repo, number) = (&pull.repo, pull.number);
+        // (0) Only pull requests into the gated branch are gated: a green gate on another
+        // base would squash-merge into that branch on the strength of `main`'s checks.
+        if pull.base_ref != MAIN_BRANCH {
+            return Ok(PrOutcome::new(
+                format!("{repo}#{number}"),
+                PrAction::Ignored,
+                ignored_detail(&pull.base_ref),
+            ));
+        }
         // (1) Context.
         let pr = fetch_context(github, pull)
             .await
@@ -194,6 +210,8 @@ impl<'a> Runner<'a> {
             Route::Blocked => self.blocked(&evaluation).await,
             Route::Inbox => self.inbox(&evaluation).await,
             Route::Mergeable => self.merge(&evaluation).await,
+            // Handled before any read, in step (0); kept for completeness.
+            Route::Ignored => Ok((PrAction::Ignored, ignored_detail(&evaluation.pr.base_ref))),
         };
         outcome
             .map_err(|skip| skip.of(&evaluation))
@@ -261,7 +279,7 @@ impl<'a> Runner<'a> {
             self.pending_inbox = Some(listed);
         }
         let pending = self.pending_inbox.as_deref().unwrap_or_default();
-        if let Some(issue) = find_pending(pending, &pr.repo, pr.number) {
+        if let Some(issue) = find_pending(pending, &pr.repo, pr.number, self.setup.bot()) {
             let detail = format!(
                 "Quadrant D awaits the owner: decision inbox issue {inbox}#{} is already pending",
                 issue.number

@@ -31,10 +31,13 @@ pub enum PrAction {
     /// Not decided this tick (a GitHub read or write failed, the audit log refused the
     /// record, the head moved under the merge); the detail says why.
     Skipped,
+    /// Not gated at all: the pull request's base is not the gated branch.
+    Ignored,
 }
 
 impl PrAction {
-    /// The stable name: `merged`, `observe`, `inbox`, `blocked`, `race-rebased`, `skipped`.
+    /// The stable name: `merged`, `observe`, `inbox`, `blocked`, `race-rebased`, `skipped`,
+    /// `ignored`.
     pub fn as_str(&self) -> &'static str {
         match self {
             Self::Merged { .. } => "merged",
@@ -43,6 +46,7 @@ impl PrAction {
             Self::Blocked => "blocked",
             Self::RaceRebased => "race-rebased",
             Self::Skipped => "skipped",
+            Self::Ignored => "ignored",
         }
     }
 }
@@ -140,6 +144,8 @@ pub struct TickMetrics {
     pub race_rebased: u32,
     /// Pull requests skipped this tick.
     pub skipped: u32,
+    /// Open pull requests not gated because their base is not the gated branch.
+    pub ignored: u32,
     /// Pull requests classified (one audit record each).
     pub classified: u32,
     /// Receipt comments written.
@@ -173,6 +179,7 @@ impl TickMetrics {
             PrAction::Blocked => &mut self.blocked,
             PrAction::RaceRebased => &mut self.race_rebased,
             PrAction::Skipped => &mut self.skipped,
+            PrAction::Ignored => &mut self.ignored,
         };
         *counter += 1;
     }
@@ -187,6 +194,7 @@ impl TickMetrics {
             "blocked": self.blocked,
             "race-rebased": self.race_rebased,
             "skipped": self.skipped,
+            "ignored": self.ignored,
             "classified": self.classified,
             "receipts_written": self.receipts_written,
             "comments_posted": self.comments_posted,

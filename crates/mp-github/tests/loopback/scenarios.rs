@@ -31,8 +31,48 @@ fn normalised(outcomes: Result<Vec<(String, String, String)>, String>) -> Vec<St
     }
 }
 
+/// What the scenario's `expect` file (see the mp-cli scenario harness) says of each pull
+/// request that the REST run's `outcomes` contradict: `merged` must merge, `not-merged`
+/// must not.
+fn unmet_expectations(
+    world: &std::path::Path,
+    outcomes: &Result<Vec<(String, String, String)>, String>,
+) -> Vec<String> {
+    let Some(text) = world
+        .parent()
+        .and_then(|dir| std::fs::read_to_string(dir.join("expect")).ok())
+    else {
+        return Vec::new();
+    };
+    let outcomes = match outcomes {
+        Ok(outcomes) => outcomes,
+        Err(error) => return vec![format!("the REST tick failed: {error}")],
+    };
+    let mut unmet = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let mut words = line.split_whitespace();
+        let (pr, verdict) = (
+            words.next().unwrap_or_default(),
+            words.next().unwrap_or_default(),
+        );
+        let action = outcomes
+            .iter()
+            .find(|(p, _, _)| p == pr)
+            .map(|(_, action, _)| action.as_str());
+        let holds = match verdict {
+            "merged" => action == Some("merged"),
+            "not-merged" => action.is_some_and(|a| a != "merged"),
+            _ => false,
+        };
+        if !holds {
+            unmet.push(format!("expected `{line}`, the REST tick did {action:?}"));
+        }
+    }
+    unmet
+}
+
 /// The differences between the two runs of one scenario, empty when they agree.
-async fn compare(scenario: &Scenario) -> Vec<String> {
+async fn compare(scenario: &Scenario, world: &std::path::Path) -> Vec<String> {
     let (memory, memory_github) = memory_tick(scenario).await;
     let server = serve(scenario, FaultScript::default()).await;
     let client = client_for(&server);
@@ -45,6 +85,7 @@ async fn compare(scenario: &Scenario) -> Vec<String> {
             "writes differ\n    memory: {memory_actions:#?}\n    rest:   {rest_actions:#?}"
         ));
     }
+    problems.extend(unmet_expectations(world, &rest.outcomes()));
     let (memory_outcomes, rest_outcomes) =
         (normalised(memory.outcomes()), normalised(rest.outcomes()));
     if memory_outcomes != rest_outcomes {
@@ -72,7 +113,7 @@ fn every_scenario_gives_the_same_writes_through_rest_as_in_memory() {
     let worlds = scenario_worlds();
     for (name, path) in &worlds {
         let scenario = Scenario::load(name, path);
-        let problems = runtime.block_on(compare(&scenario));
+        let problems = runtime.block_on(compare(&scenario, path));
         if !problems.is_empty() {
             failures.push(format!("{name}:\n  {}", problems.join("\n  ")));
         }

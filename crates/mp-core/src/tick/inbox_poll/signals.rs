@@ -7,6 +7,10 @@
 //! `/approve A`, `/approve B` or `/approve C`, in any letter case and with surrounding
 //! blanks. The latest signal by creation time wins; at the same time a comment beats a
 //! reaction. Actors outside the allowlist are ignored, and so are the ballot's checkboxes.
+//!
+//! A comment that was edited after it was written (GitHub's `updated_at` later than its
+//! `created_at`) never counts: anyone with write access can edit anyone's comment, so an
+//! edited command may not be the owner's words. The owner posts a new comment instead.
 
 use std::fmt;
 use std::sync::LazyLock;
@@ -131,8 +135,19 @@ pub fn reaction_choice(kind: &ReactionKind) -> Option<OwnerChoice> {
     }
 }
 
+/// The comments written by an allowlisted actor that carry a command but were edited after
+/// they were written: [`parse_signals`] ignores them, and the tick says so.
+pub fn edited_commands<'a>(comments: &'a [Comment], allowlist: &[Login]) -> Vec<&'a Comment> {
+    comments
+        .iter()
+        .filter(|c| c.is_edited())
+        .filter(|c| c.author.as_ref().is_some_and(|a| allowlist.contains(a)))
+        .filter(|c| comment_choice(&c.body).is_some())
+        .collect()
+}
+
 /// The owner's verdict from an inbox issue's comments and reactions, or `None` when no
-/// allowlisted actor expressed one.
+/// allowlisted actor expressed one. Edited comments are left out.
 ///
 /// The signal with the latest creation time wins (a missing time is older than any
 /// time); at equal times a comment beats a reaction, and a later item of the same kind
@@ -151,16 +166,19 @@ pub fn parse_signals(
             source: SignalSource::Reaction,
         })
     });
-    let from_comments = comments.iter().filter_map(|comment| {
-        let actor = comment.author.as_ref().filter(|a| allowlist.contains(a))?;
-        let choice = comment_choice(&comment.body)?;
-        Some(OwnerVerdict {
-            choice,
-            actor: actor.clone(),
-            at: comment.created_at,
-            source: SignalSource::Comment { id: comment.id },
-        })
-    });
+    let from_comments = comments
+        .iter()
+        .filter(|c| !c.is_edited())
+        .filter_map(|comment| {
+            let actor = comment.author.as_ref().filter(|a| allowlist.contains(a))?;
+            let choice = comment_choice(&comment.body)?;
+            Some(OwnerVerdict {
+                choice,
+                actor: actor.clone(),
+                at: comment.created_at,
+                source: SignalSource::Comment { id: comment.id },
+            })
+        });
     // Reactions come first, so at equal keys the later position (a comment) wins.
     from_reactions
         .chain(from_comments)

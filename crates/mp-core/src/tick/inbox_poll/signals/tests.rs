@@ -4,9 +4,9 @@
 use super::*;
 use crate::tick::testkit::{at, login};
 
-/// Builds the signals from `lines` (`r alice 11:00 +1`, `c alice 11:00 /reject`; `\n`
-/// in a comment text is a line break; a `-` time means no time) and compares the verdict
-/// with `expected` (`None`: no verdict).
+/// Builds the signals from `lines` (`r alice 11:00 +1`, `c alice 11:00 /reject`; `e` is a
+/// comment edited a minute after it was written; `\n` in a comment text is a line break;
+/// a `-` time means no time) and compares the verdict with `expected` (`None`: no verdict).
 #[track_caller]
 fn check(lines: &[&str], expected: Option<&str>) {
     let mut comments = Vec::new();
@@ -26,12 +26,16 @@ fn check(lines: &[&str], expected: Option<&str>) {
                 user: login(who),
                 created_at,
             }),
-            "c" => comments.push(Comment {
+            "c" | "e" => comments.push(Comment {
                 id: CommentId::new(index as u64 + 1),
                 author: Some(login(who)),
                 body: text.replace("\\n", "\n"),
                 created_at,
-                updated_at: created_at,
+                updated_at: if kind == "e" {
+                    created_at.map(|t| t.plus_seconds(60))
+                } else {
+                    created_at
+                },
             }),
             other => panic!("unknown signal kind {other}"),
         }
@@ -161,4 +165,24 @@ fn choices_have_stable_codes() {
     .map(OwnerChoice::code)
     .collect();
     assert_eq!(codes, ["approve_a", "approve_b", "defer", "reject"]);
+}
+
+#[test]
+fn an_edited_comment_is_never_a_vote() {
+    // The owner's "reviewing" comment, edited by somebody with write access.
+    check(&["e alice 11:00 /approve A"], None);
+    check(
+        &["r alice 10:00 -1", "e alice 11:00 /approve A"],
+        Some("reject by alice (reaction at 2026-03-01T10:00:00Z)"),
+    );
+    let comments = [Comment {
+        id: CommentId::new(9),
+        author: Some(login("alice")),
+        body: "/approve A".to_owned(),
+        created_at: Some(at("2026-03-01T11:00:00Z")),
+        updated_at: Some(at("2026-03-01T11:20:00Z")),
+    }];
+    let edited = edited_commands(&comments, &[login("alice")]);
+    assert_eq!(edited.len(), 1);
+    assert!(edited_commands(&comments, &[login("bob")]).is_empty());
 }
