@@ -5,6 +5,12 @@
 //! line starting with whitespace continues the previous value). If any line of the last
 //! paragraph is not a trailer, the message has no trailers at all, so an `Agent-Tool:` line
 //! in the middle of prose never counts.
+//!
+//! Before looking for that paragraph, the message is read the way git reads it for
+//! trailers ([`message_text`]): everything from git's scissors line on is dropped, comment
+//! lines (starting with `#`) are dropped, and trailing blank lines are ignored. C5, the
+//! squash identity block and `mp commit-msg check` all go through [`Trailers::parse`], so
+//! they never disagree about one message.
 
 use std::fmt;
 use std::sync::LazyLock;
@@ -71,12 +77,37 @@ fn split_trailer_line(line: &str) -> Option<(&str, &str)> {
     Some((key, value.trim()))
 }
 
+/// git's scissors line, after the comment character and a space: `git commit --verbose`
+/// and `--cleanup=scissors` drop it and everything below it.
+pub const SCISSORS: &str = "------------------------ >8 ------------------------";
+
+/// The lines of `message` git reads trailers from: CRLF read as LF, nothing from the
+/// scissors line (`# ------------------------ >8 ------------------------`) on, no comment
+/// lines (starting with `#`), no trailing blank or whitespace-only lines.
+pub fn message_text(message: &str) -> String {
+    let normalised = message.replace("\r\n", "\n");
+    let mut kept: Vec<&str> = Vec::new();
+    for line in normalised.split('\n') {
+        if let Some(comment) = line.strip_prefix('#') {
+            if comment.strip_prefix(' ').map(str::trim_end) == Some(SCISSORS) {
+                break;
+            }
+            continue;
+        }
+        kept.push(line);
+    }
+    while kept.last().is_some_and(|line| line.trim().is_empty()) {
+        kept.pop();
+    }
+    kept.join("\n")
+}
+
 impl Trailers {
-    /// Parses the trailers of a commit message. Never fails: a message without a valid
-    /// trailer paragraph simply has no trailers.
+    /// Parses the trailers of a commit message as git does ([`message_text`] first). Never
+    /// fails: a message without a valid trailer paragraph simply has no trailers.
     pub fn parse(message: &str) -> Self {
-        let normalised = message.replace("\r\n", "\n");
-        let lines: Vec<&str> = normalised.trim_end_matches('\n').split('\n').collect();
+        let text = message_text(message);
+        let lines: Vec<&str> = text.split('\n').collect();
         // The last paragraph: walk up from the end to the first blank line.
         let mut start = lines.len();
         while start > 0 && !lines[start - 1].trim().is_empty() {

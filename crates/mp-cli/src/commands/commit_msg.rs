@@ -11,24 +11,6 @@ use crate::Exit;
 use crate::cli::{CommitMsgCheckArgs, Format};
 use crate::commands::read_input;
 
-const SCISSORS: &str = "------------------------ >8 ------------------------";
-
-/// Removes what git strips before committing: comment lines and everything below the
-/// scissors line.
-fn strip_git_comments(raw: &str) -> String {
-    let mut kept = Vec::new();
-    for line in raw.lines() {
-        if line.starts_with('#') {
-            if line.contains(SCISSORS) {
-                break;
-            }
-            continue;
-        }
-        kept.push(line);
-    }
-    kept.join("\n")
-}
-
 struct RegistryNote {
     tool: String,
     model: String,
@@ -37,8 +19,9 @@ struct RegistryNote {
 
 pub fn run(args: &CommitMsgCheckArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let raw = read_input(&args.file)?;
-    let message = strip_git_comments(&raw);
-    let parsed = Trailers::parse(&message);
+    // The same reading as C5 on GitHub: comments, the scissors line and trailing blank
+    // lines are handled by the one parser in mp-core.
+    let parsed = Trailers::parse(&raw);
     let problems = trailers::check_contract(&parsed);
 
     let registry_note = match &args.registry {
@@ -141,15 +124,4 @@ pub fn run(args: &CommitMsgCheckArgs, out: &mut dyn Write) -> anyhow::Result<Exi
     } else {
         Exit::Findings
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn git_comments_and_scissors_are_stripped() {
-        let raw = "subject\n# a comment\n\nAgent-Tool: x\n# ------------------------ >8 ------------------------\ndiff --git a b\n";
-        assert_eq!(strip_git_comments(raw), "subject\n\nAgent-Tool: x");
-    }
 }

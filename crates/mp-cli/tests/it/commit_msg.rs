@@ -113,3 +113,27 @@ fn unreadable_file_cannot_run() {
         .code(2)
         .stderr(predicate::str::contains("/nonexistent/message"));
 }
+
+/// The hook and C5 read one message the same way: for each tricky message, the hook's exit
+/// code is what mp-core's C5 contract says of the same text.
+#[test]
+fn the_hook_and_c5_agree_on_every_reading_of_a_message() {
+    let below_scissors = format!(
+        "feat: x\n\nBody.\n# ------------------------ >8 ------------------------\n\n{}",
+        GOOD.split("\n\n").last().unwrap_or_default()
+    );
+    let trailing_blanks = format!("{GOOD}   \n\t\n\n");
+    let commented = GOOD.replace("Agent-Machine", "# a note\nAgent-Machine");
+    let crlf = GOOD.replace('\n', "\r\n");
+    for message in [
+        GOOD.to_owned(),
+        below_scissors,
+        trailing_blanks,
+        commented,
+        crlf,
+    ] {
+        let c5 = mp_core::trailers::check_contract(&mp_core::trailers::Trailers::parse(&message));
+        let code = if c5.is_empty() { 0 } else { 1 };
+        check(&message, &[], code, &[]);
+    }
+}

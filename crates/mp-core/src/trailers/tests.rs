@@ -157,3 +157,45 @@ proptest! {
         prop_assert_eq!(got, pairs);
     }
 }
+
+mod reading_like_git {
+    use super::super::{Trailers, message_text};
+
+    #[test]
+    fn comments_the_scissors_line_and_trailing_blanks_are_dropped() {
+        let raw = "subject\n# a comment\n\nAgent-Tool: x\n# ------------------------ >8 ------------------------\ndiff --git a b\n";
+        assert_eq!(message_text(raw), "subject\n\nAgent-Tool: x");
+        assert_eq!(
+            message_text("subject\r\n\r\nA: b\r\n  \r\n\t\n"),
+            "subject\n\nA: b"
+        );
+    }
+
+    #[test]
+    fn trailers_only_below_the_scissors_line_do_not_count() {
+        let raw = "subject\n\nbody\n# ------------------------ >8 ------------------------\n\nAgent-Tool: x\n";
+        assert!(Trailers::parse(raw).is_empty());
+    }
+
+    #[test]
+    fn a_comment_line_inside_the_trailer_paragraph_is_skipped() {
+        let parsed = Trailers::parse(
+            "subject\n\nAgent-Tool: x\n# Please enter the message\nTask-Ref: none\n",
+        );
+        assert_eq!(parsed.get("Agent-Tool"), Some("x"));
+        assert_eq!(parsed.get("Task-Ref"), Some("none"));
+    }
+
+    #[test]
+    fn trailing_whitespace_lines_do_not_hide_the_trailers() {
+        let parsed = Trailers::parse("subject\n\nAgent-Tool: x\n   \n\n");
+        assert_eq!(parsed.get("Agent-Tool"), Some("x"));
+    }
+
+    #[test]
+    fn only_git_s_exact_cut_line_is_a_scissors_line() {
+        // Another comment that mentions >8 is just a comment.
+        let parsed = Trailers::parse("subject\n\n#  ---- >8 ----\nAgent-Tool: x\n");
+        assert_eq!(parsed.get("Agent-Tool"), Some("x"));
+    }
+}
