@@ -188,6 +188,68 @@ pub fn files_without_header(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
     Ok(missing)
 }
 
+/// The tests docs/threat-model.md names that do not exist: in the last (`test`) column of
+/// its attack tables,
+/// each backticked name is a scenario directory under `fixtures/scenarios/` (a trailing
+/// `*` matches a prefix), a test function when it follows `unit` or has no dash, and each
+/// row must name at least one.
+fn missing_threat_model_tests(root: &Path) -> anyhow::Result<Vec<String>> {
+    let text = std::fs::read_to_string(root.join("docs/threat-model.md"))?;
+    let mut scenarios = Vec::new();
+    for entry in std::fs::read_dir(root.join("fixtures/scenarios"))? {
+        scenarios.push(entry?.file_name().to_string_lossy().into_owned());
+    }
+    let mut sources = Vec::new();
+    rust_files(&root.join("crates"), &mut sources)?;
+    let mut functions = BTreeSet::new();
+    for file in &sources {
+        for line in std::fs::read_to_string(file)?.lines() {
+            if let Some(rest) = line.trim_start().strip_prefix("fn ") {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                functions.insert(name);
+            }
+        }
+    }
+    let mut missing = Vec::new();
+    let mut in_table = false;
+    for row in text.lines() {
+        if row.starts_with("| capability") {
+            in_table = row.trim_end().ends_with("| test |");
+            continue;
+        }
+        if !row.starts_with("| ") || row.starts_with("|---") {
+            in_table &= row.starts_with("|---");
+            continue;
+        }
+        if !in_table {
+            continue;
+        }
+        let Some(cell) = row.trim_end_matches('|').rsplit('|').next() else {
+            continue;
+        };
+        let names: Vec<&str> = cell.split('`').skip(1).step_by(2).collect();
+        if names.is_empty() && !cell.contains("by construction") {
+            missing.push(format!("a row names no test: {}", row.trim()));
+        }
+        for name in names {
+            let found = match name.strip_suffix('*') {
+                Some(prefix) => scenarios.iter().any(|s| s.starts_with(prefix)),
+                None if name.contains('-') => scenarios.iter().any(|s| s == name),
+                None => functions.contains(name),
+            };
+            if !found {
+                missing.push(format!(
+                    "docs/threat-model.md names `{name}`, which does not exist"
+                ));
+            }
+        }
+    }
+    Ok(missing)
+}
+
 /// Runs every tidy check and fails with a list of problems.
 pub fn run(root: &Path) -> anyhow::Result<()> {
     let mut problems: Vec<String> = check_edges(&cargo_metadata(root)?)?
@@ -200,6 +262,7 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
             file.display()
         ));
     }
+    problems.extend(missing_threat_model_tests(root)?);
     if problems.is_empty() {
         return Ok(());
     }
@@ -302,6 +365,12 @@ mod tests {
         let violations =
             check_edges(&cargo_metadata(&root).expect("cargo metadata")).expect("graph");
         assert!(violations.is_empty(), "{violations:#?}");
+    }
+
+    #[test]
+    fn every_test_the_threat_model_names_exists() {
+        let missing = missing_threat_model_tests(&crate::workspace_root()).expect("read");
+        assert!(missing.is_empty(), "{missing:#?}");
     }
 
     #[test]

@@ -1,9 +1,12 @@
 //! C2: the required checks are green, and green from the expected publisher.
 //!
-//! With named required checks, every run of each name is inspected (same-named runs are
-//! never collapsed): each name needs at least one run, every run completed with `success`
-//! (`neutral` and `skipped` do not count), and at least one run from the expected app.
-//! Runs of other names are ignored. Without named checks, every run must be completed with
+//! With named required checks, only runs published by the expected app count, and every
+//! one of them is inspected (same-named runs are never collapsed): each name needs at least
+//! one run from the expected app, and every such run completed with `success` (`neutral`
+//! and `skipped` do not count). Runs of the name from other apps are ignored — any App an
+//! agent installs can publish a run of any name, so they can neither open nor block the
+//! gate — and reported as a non-blocking warning; with none from the expected app the
+//! check fails as published by the wrong app. Runs of other names are ignored. Without named checks, every run must be completed with
 //! `success` or `neutral` and a `success` run must come from the expected app; zero runs
 //! pass only with `allow_no_ci`.
 //!
@@ -17,6 +20,7 @@ use std::collections::BTreeSet;
 use super::{CORE_SEVERITY, ConditionId, ConditionResult, Evidence, GatePolicy, MISSING_APP};
 use crate::context::{CheckConclusion, CheckRun, CheckStatus, PrContext};
 use crate::ids::Timestamp;
+use crate::severity::Severity;
 
 fn fail(evidence: Evidence) -> ConditionResult {
     ConditionResult::fail(ConditionId::C2, CORE_SEVERITY, evidence)
@@ -100,31 +104,45 @@ fn evaluate_named(pr: &PrContext, policy: &GatePolicy, now: Timestamp) -> Vec<Co
     let runs = &pr.check_runs;
     let expected = policy.expected_publisher.as_str();
     let mut failures = Vec::new();
+    let mut warnings = Vec::new();
     for name in &policy.required_checks {
         let named: Vec<&CheckRun> = runs.iter().filter(|r| r.name == *name).collect();
         if named.is_empty() {
             failures.push(no_run(pr, name, policy, now));
             continue;
         }
-        failures.extend(run_failures(name, &named, |c| {
-            *c == CheckConclusion::Success
-        }));
-        if !named
+        let (ours, others): (Vec<&CheckRun>, Vec<&CheckRun>) = named
             .iter()
-            .any(|r| r.app_slug.as_deref() == Some(expected))
-        {
+            .partition(|r| r.app_slug.as_deref() == Some(expected));
+        if !others.is_empty() && !ours.is_empty() {
+            warnings.push(ConditionResult::fail(
+                ConditionId::C2,
+                Severity::P2,
+                Evidence::CheckOtherPublisher {
+                    name: name.clone(),
+                    expected: expected.to_owned(),
+                    others: publishers(others.iter().copied()),
+                },
+            ));
+        }
+        if ours.is_empty() {
             failures.push(fail(Evidence::CheckWrongPublisher {
                 name: name.clone(),
                 expected: expected.to_owned(),
-                seen: publishers(named.iter().copied()),
+                seen: publishers(others.iter().copied()),
             }));
+            continue;
         }
+        failures.extend(run_failures(name, &ours, |c| {
+            *c == CheckConclusion::Success
+        }));
     }
     if failures.is_empty() {
-        return vec![pass(Evidence::ChecksGreen {
+        failures.push(pass(Evidence::ChecksGreen {
             names: policy.required_checks.clone(),
-        })];
+        }));
     }
+    failures.extend(warnings);
     failures
 }
 

@@ -341,6 +341,17 @@ pub enum Evidence {
         /// The app slugs seen on runs of that name, sorted ([`MISSING_APP`] for none).
         seen: Vec<String>,
     },
+    /// A named required check also has runs from apps other than the expected one. They
+    /// are ignored (a warning, never blocking and never counted as green): any App an
+    /// agent installs can publish a run of any name.
+    CheckOtherPublisher {
+        /// The check name.
+        name: String,
+        /// The expected app slug.
+        expected: String,
+        /// The other app slugs, sorted ([`MISSING_APP`] for none).
+        others: Vec<String>,
+    },
     /// No named checks are required, there are no runs, and `allow_no_ci` is off.
     NoChecks,
     /// No named checks are required and no `success` run comes from the expected publisher.
@@ -466,6 +477,7 @@ impl Evidence {
             Self::CheckNotCompleted { .. } => "check_not_completed",
             Self::CheckFailed { .. } => "check_failed",
             Self::CheckWrongPublisher { .. } => "check_wrong_publisher",
+            Self::CheckOtherPublisher { .. } => "check_other_publisher",
             Self::NoChecks => "no_checks",
             Self::NoGreenFromPublisher { .. } => "no_green_from_publisher",
             Self::QuadrantAutoApproved { .. } => "quadrant_auto_approved",
@@ -577,6 +589,15 @@ impl fmt::Display for Evidence {
                 f,
                 "required check '{name}' was not published by the expected app '{expected}' (published by: {}). Treating as not yet green.",
                 List(seen)
+            ),
+            Self::CheckOtherPublisher {
+                name,
+                expected,
+                others,
+            } => write!(
+                f,
+                "required check '{name}' also has runs from {} — ignored: only runs from '{expected}' count",
+                List(others)
             ),
             Self::NoChecks => f.write_str(
                 "no check runs on the head commit and no named required checks (set allow_no_ci to accept this)",

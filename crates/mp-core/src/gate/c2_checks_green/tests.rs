@@ -82,13 +82,39 @@ fn every_problem_of_every_named_check_is_listed() {
 }
 
 #[test]
-fn one_run_from_the_expected_app_is_enough_when_all_succeed() {
+fn runs_from_other_apps_neither_open_nor_block_the_gate() {
+    // A green impostor run next to ours: counted for nothing, reported as a warning.
     check(
         Pr::new()
             .check("test", "success", Some("evil-ci"))
             .check("test", "success", GA),
         &named(&["test"]),
-        &["pass | C2: required checks green: test"],
+        &[
+            "pass | C2: required checks green: test",
+            "advisory P2 | C2: required check 'test' also has runs from evil-ci — ignored: only runs from 'github-actions' count",
+        ],
+    );
+    // A failing impostor run does not block a green run of ours.
+    check(
+        Pr::new()
+            .check("test", "failure", Some("evil-ci"))
+            .check("test", "success", GA),
+        &named(&["test"]),
+        &[
+            "pass | C2: required checks green: test",
+            "advisory P2 | C2: required check 'test' also has runs from evil-ci — ignored: only runs from 'github-actions' count",
+        ],
+    );
+    // A green impostor run never stands in for a failing run of ours.
+    check(
+        Pr::new()
+            .check("test", "success", Some("evil-ci"))
+            .check("test", "failure", GA),
+        &named(&["test"]),
+        &[
+            "fail | C2: check 'test' did not succeed (conclusion: failure)",
+            "advisory P2 | C2: required check 'test' also has runs from evil-ci — ignored: only runs from 'github-actions' count",
+        ],
     );
 }
 
