@@ -11,9 +11,10 @@ use mp_core::tick::{FullTickReport, PrAction};
 use serde_json::{Value, json};
 
 /// The per-repository counters of the record, in output order.
-const REPO_COUNTERS: [&str; 7] = [
+const REPO_COUNTERS: [&str; 8] = [
     "merged",
     "observe",
+    "waiting",
     "blocked",
     "inbox",
     "race_rebased",
@@ -41,6 +42,7 @@ pub fn record(report: &FullTickReport, doc: &Value, dry_run: bool) -> Value {
             PrAction::RaceRebased => "race_rebased",
             // Not gated: the base is another branch.
             PrAction::Ignored => continue,
+            PrAction::Waiting => "waiting",
             _ => "skipped",
         };
         *repo(&mut repos, name).entry(counter).or_default() += 1;

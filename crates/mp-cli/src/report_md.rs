@@ -9,10 +9,11 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 /// The actions of the per-repository table, in column order.
-const ACTIONS: [&str; 6] = [
+const ACTIONS: [&str; 7] = [
     "merged",
     "observe",
     "race-rebased",
+    "waiting",
     "blocked",
     "inbox",
     "skipped",

@@ -482,6 +482,11 @@ fn main() -> Result<(), Error> {
             }
             Route::Blocked => format!("blocked: {}", evaluation.blocking_summary()),
             Route::Ignored => format!("ignored: base is {}", evaluation.pr.base_ref),
+            Route::Waiting => "waiting: only required checks still to come".to_owned(),
+            Route::Update => {
+                "update: the base is behind main; the gate asks GitHub to update the branch"
+                    .to_owned()
+            }
         };
         println!("  decision: {decision}");
         println!();

@@ -104,7 +104,7 @@ fn the_markdown_report_summarises_each_repository_and_appends_to_a_file() {
     let md = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
     assert!(md.starts_with("## mp tick at "), "{md}");
     assert!(
-        md.contains("| `acme/webapp` | 1 | 0 | 1 | 3 | 0 | 0 |"),
+        md.contains("| `acme/webapp` | 1 | 0 | 1 | 0 | 3 | 0 | 0 |"),
         "{md}"
     );
     assert!(

@@ -6,36 +6,96 @@
 //! tip left by the last update strictly before the label event. Anything that cannot be
 //! ordered (an update in the same second as the label, an update without a time, no update
 //! before the label) proves nothing and fails closed.
+//!
+//! One kind of later update carries a label over to a new head: mp's own request to bring
+//! the branch up to date with `main` (the race guard). It is recognised from the log alone:
+//! a fast-forward push by mp's identity whose new tip is a merge commit with exactly two
+//! parents, the first being the previous tip ([`is_mp_update`]). Any other update after the
+//! label — by an agent, a force push, a commit of another shape — ends the binding, and
+//! the owner re-applies the label (decisions/0026).
 
 use std::fmt;
 
-use crate::context::{HeadHistory, RefUpdate, RefUpdateKind};
-use crate::ids::{CommitSha, Timestamp};
+use crate::context::{CommitContext, HeadHistory, PrContext, RefUpdate, RefUpdateKind};
+use crate::ids::{CommitSha, Login, Timestamp};
 
-/// Proof that the head was `head` when the label was applied.
+/// Proof that the label was applied to `labeled_head`, and that the current `head` is that
+/// commit or mp's own branch updates of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeadAtLabel {
-    /// The head at the label event, which is also the current head.
+    /// The current head.
     pub head: CommitSha,
+    /// The head when the label was applied.
+    pub labeled_head: CommitSha,
     /// GitHub's time of the label event.
     pub labeled_at: Timestamp,
-    /// GitHub's time of the update that left `head` as the branch tip.
+    /// GitHub's time of the update that left `labeled_head` as the branch tip.
     pub updated_at: Timestamp,
     /// What that update was.
     pub kind: RefUpdateKind,
+    /// mp's own branch updates since the label, oldest first (the last is `head`); empty
+    /// when the head has not moved.
+    pub carried: Vec<CommitSha>,
 }
 
 impl fmt::Display for HeadAtLabel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} of {} at {} is the last head update before the label at {} (GitHub activity log)",
+            "{} of {} at {} is the last head update before the label at {}",
             self.kind.as_github().replace('_', " "),
-            self.head.short(),
+            self.labeled_head.short(),
             self.updated_at,
             self.labeled_at
-        )
+        )?;
+        if !self.carried.is_empty() {
+            let shorts: Vec<&str> = self.carried.iter().map(CommitSha::short).collect();
+            write!(
+                f,
+                ", carried over mp's own update{} with main ({})",
+                if shorts.len() == 1 { "" } else { "s" },
+                shorts.join(", ")
+            )?;
+        }
+        f.write_str(" (GitHub activity log)")
     }
+}
+
+/// Whether `update` is mp's own bringing of the branch up to date from `tip`: a push (not
+/// a force push) by `bot` from `tip` to a commit of `commits` with exactly two parents,
+/// the first being `tip`. Returns the new tip.
+pub fn is_mp_update(
+    update: &RefUpdate,
+    tip: &CommitSha,
+    commits: &[CommitContext],
+    bot: Option<&Login>,
+) -> Option<CommitSha> {
+    let bot = bot?;
+    if update.kind != RefUpdateKind::Push
+        || update.actor.as_ref() != Some(bot)
+        || update.before.as_ref() != Some(tip)
+    {
+        return None;
+    }
+    let after = update.after.as_ref()?;
+    let commit = commits.iter().find(|c| c.sha == *after)?;
+    (commit.parents.len() == 2 && commit.parents[0] == *tip).then(|| after.clone())
+}
+
+/// The commits of the pull request that are mp's own branch updates ([`is_mp_update`]):
+/// GitHub's merge of `main` into the branch, which carries no identity trailers. C5 does
+/// not ask trailers of them, and of nothing else.
+pub fn mp_update_commits(pr: &PrContext, bot: Option<&Login>) -> Vec<CommitSha> {
+    let HeadHistory::Read(updates) = &pr.head_history else {
+        return Vec::new();
+    };
+    updates
+        .iter()
+        .filter_map(|update| {
+            let before = update.before.as_ref()?;
+            is_mp_update(update, before, &pr.commits, bot)
+        })
+        .collect()
 }
 
 /// Why no head can be bound to a label. Every case fails closed; the owner re-applies the
@@ -166,18 +226,36 @@ impl fmt::Display for NoHeadEvidence {
     }
 }
 
-/// Proves that `head` was the pull request's head when a label was applied at
-/// `labeled_at`, from the head branch's update history.
+/// Proves from the pull request's head history that a label applied at `labeled_at` binds
+/// its current head: the label was applied to it, or to a commit that only mp's own
+/// branch updates (by `bot`) moved on to it. See [`prove_head_at_label`].
+///
+/// # Errors
+/// As [`prove_head_at_label`].
+pub fn head_at_label(
+    pr: &PrContext,
+    labeled_at: Option<Timestamp>,
+    bot: Option<&Login>,
+) -> Result<HeadAtLabel, NoHeadEvidence> {
+    prove_head_at_label(&pr.head_history, labeled_at, &pr.head_sha, &pr.commits, bot)
+}
+
+/// Proves that `head` is bound by a label applied at `labeled_at`, from the head branch's
+/// update history: the tip left by the last update strictly before the label is `head`,
+/// or every update after the label is one of mp's own branch updates ([`is_mp_update`])
+/// and they lead from that tip to `head`.
 ///
 /// # Errors
 /// [`NoHeadEvidence`] whenever the history does not prove it: not read or unavailable, an
 /// unknown time, no update before the label, an update in the label's second, updates of
 /// one second that leave different tips, a history whose latest update does not leave
-/// `head`, or another tip at the label event.
-pub fn head_at_label(
+/// `head`, or another tip at the label event that mp's own updates do not lead from.
+pub fn prove_head_at_label(
     history: &HeadHistory,
     labeled_at: Option<Timestamp>,
     head: &CommitSha,
+    commits: &[CommitContext],
+    bot: Option<&Login>,
 ) -> Result<HeadAtLabel, NoHeadEvidence> {
     let updates = match history {
         HeadHistory::NotRead => return Err(NoHeadEvidence::HistoryNotRead),
@@ -235,18 +313,39 @@ pub fn head_at_label(
         Ok(tip) => tip,
         Err(()) => return Err(NoHeadEvidence::UpdatesUnordered { at: *updated_at }),
     };
-    if then.as_ref() != Some(head) {
-        return Err(NoHeadEvidence::OtherHeadAtLabel {
-            then,
-            head: head.clone(),
-            labeled_at,
-        });
+    let other_head = || NoHeadEvidence::OtherHeadAtLabel {
+        then: then.clone(),
+        head: head.clone(),
+        labeled_at,
+    };
+    let labeled_head = then.clone().ok_or_else(other_head)?;
+    let mut carried = Vec::new();
+    if labeled_head != *head {
+        let mut later: Vec<(Timestamp, &RefUpdate)> = timed
+            .iter()
+            .filter(|(at, _)| *at > labeled_at)
+            .copied()
+            .collect();
+        later.sort_by_key(|(at, _)| *at);
+        let mut tip = labeled_head.clone();
+        for (index, (at, update)) in later.iter().enumerate() {
+            if index > 0 && later[index - 1].0 == *at {
+                return Err(NoHeadEvidence::UpdatesUnordered { at: *at });
+            }
+            tip = is_mp_update(update, &tip, commits, bot).ok_or_else(other_head)?;
+            carried.push(tip.clone());
+        }
+        if tip != *head {
+            return Err(other_head());
+        }
     }
     Ok(HeadAtLabel {
         head: head.clone(),
+        labeled_head,
         labeled_at,
         updated_at: *updated_at,
         kind: update.kind.clone(),
+        carried,
     })
 }
 

@@ -14,7 +14,10 @@ pub mod verified;
 
 use crate::ids::Login;
 
-pub use binding::{HeadAtLabel, NoHeadEvidence, head_at_label};
+pub use binding::{
+    HeadAtLabel, NoHeadEvidence, head_at_label, is_mp_update, mp_update_commits,
+    prove_head_at_label,
+};
 pub use provenance::{EffectiveApplier, Provenance, Undeterminable, effective_applier};
 pub use receipt::{
     BindDecision, BindPlan, IgnoredReason, IgnoredReceipt, NotBoundReason, Receipt, ReceiptKey,

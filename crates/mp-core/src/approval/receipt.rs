@@ -538,6 +538,14 @@ pub enum BindDecision {
         /// The head the stale receipt names.
         previous_head: CommitSha,
     },
+    /// `ready-to-merge` applied to an older head that only mp's own updates with `main`
+    /// moved on (the race guard): carry it over to the current head.
+    CarryOver {
+        /// The allowlisted human who applied the label.
+        applier: Login,
+        /// The head the label was applied to.
+        labeled_head: CommitSha,
+    },
     /// Write nothing.
     NotBound(NotBoundReason),
 }
@@ -558,7 +566,9 @@ impl BindPlan {
     pub fn binds(&self) -> bool {
         matches!(
             self.decision,
-            BindDecision::FirstBind { .. } | BindDecision::Rebind { .. }
+            BindDecision::FirstBind { .. }
+                | BindDecision::Rebind { .. }
+                | BindDecision::CarryOver { .. }
         )
     }
 
@@ -567,6 +577,7 @@ impl BindPlan {
         match &self.decision {
             BindDecision::FirstBind { .. } => "first_bind",
             BindDecision::Rebind { .. } => "rebind",
+            BindDecision::CarryOver { .. } => "carry_over",
             BindDecision::NotBound(reason) => reason.code(),
         }
     }
@@ -586,6 +597,14 @@ impl fmt::Display for BindPlan {
                 f,
                 "re-bind '{label}' from head {} to head {head} (re-applied by {applier})",
                 previous_head.short()
+            ),
+            BindDecision::CarryOver {
+                applier,
+                labeled_head,
+            } => write!(
+                f,
+                "carry '{label}' over from head {} to head {head}: only mp's own updates with main moved it (applied by {applier})",
+                labeled_head.short()
             ),
             BindDecision::NotBound(reason) => {
                 write!(f, "'{label}' not bound to head {head}: {reason}")
@@ -641,9 +660,10 @@ fn decide(
     if !roots.is_allowlisted(&actor) {
         return BindDecision::NotBound(Why::ApplierNotAllowlisted { actor });
     }
-    if let Err(why) = head_at_label(&pr.head_history, applier.at, &pr.head_sha) {
-        return BindDecision::NotBound(Why::HeadNotProven(why));
-    }
+    let proof = match head_at_label(pr, applier.at, roots.bot()) {
+        Ok(proof) => proof,
+        Err(why) => return BindDecision::NotBound(Why::HeadNotProven(why)),
+    };
     let Some(receipt) = receipt else {
         return BindDecision::FirstBind { applier: actor };
     };
@@ -651,9 +671,16 @@ fn decide(
     if !label.is_rebindable() {
         return BindDecision::NotBound(Why::NotRebindable { receipt_head });
     }
-    BindDecision::Rebind {
-        applier: actor,
-        previous_head: receipt_head,
+    if proof.carried.is_empty() {
+        BindDecision::Rebind {
+            applier: actor,
+            previous_head: receipt_head,
+        }
+    } else {
+        BindDecision::CarryOver {
+            applier: actor,
+            labeled_head: proof.labeled_head,
+        }
     }
 }
 

@@ -402,6 +402,9 @@ pub enum Evidence {
     TrailersWellFormed {
         /// How many commits were checked.
         commits: usize,
+        /// How many of the pull request's commits are mp's own merges of `main` into the
+        /// branch (not asked for trailers, not counted in `commits`).
+        mp_updates: usize,
     },
     /// One commit breaks the identity-trailer contract in one way.
     TrailerProblem {
@@ -633,11 +636,24 @@ impl fmt::Display for Evidence {
                 base.short(),
                 main.short()
             ),
-            Self::TrailersWellFormed { commits } => write!(
-                f,
-                "identity trailers well formed on {commits} commit{}",
-                plural(*commits)
-            ),
+            Self::TrailersWellFormed {
+                commits,
+                mp_updates,
+            } => {
+                write!(
+                    f,
+                    "identity trailers well formed on {commits} commit{}",
+                    plural(*commits)
+                )?;
+                if *mp_updates > 0 {
+                    write!(
+                        f,
+                        " ({mp_updates} merge{} of main by mp's branch update not asked for trailers)",
+                        plural(*mp_updates)
+                    )?;
+                }
+                Ok(())
+            }
             Self::TrailerProblem { sha, problem } => match problem {
                 TrailerProblem::Missing { .. } => write!(f, "commit {} {problem}", sha.short()),
                 _ => write!(f, "commit {} has {problem}", sha.short()),
@@ -689,6 +705,16 @@ pub struct ConditionResult {
 }
 
 impl ConditionResult {
+    /// Whether this is C2 waiting for a required check that has not reported yet (while
+    /// the head is younger than the report timeout) or has not completed.
+    pub fn is_pending_check(&self) -> bool {
+        self.id == ConditionId::C2
+            && matches!(
+                self.evidence,
+                Evidence::CheckMissing { .. } | Evidence::CheckNotCompleted { .. }
+            )
+    }
+
     /// A passing result.
     pub fn pass(id: ConditionId, severity: Severity, evidence: Evidence) -> Self {
         Self {
@@ -820,6 +846,26 @@ impl GateReport {
         let mut blocking = self.blocking().peekable();
         blocking.peek().is_some() && blocking.all(|r| r.id == ConditionId::C3)
     }
+
+    /// Whether something fails and every failure is a required check that has not
+    /// reported or not completed yet: the pull request waits for CI, nothing is wrong.
+    pub fn awaits_checks_only(&self) -> bool {
+        let mut blocking = self.blocking().peekable();
+        blocking.peek().is_some() && blocking.all(ConditionResult::is_pending_check)
+    }
+
+    /// Whether the base is behind `main` and nothing else fails but checks still to come:
+    /// bringing the branch up to date is all the pull request needs from mp.
+    pub fn awaits_update_only(&self) -> bool {
+        let mut stale = false;
+        let rest_pending = self.blocking().all(|r| {
+            let is_stale =
+                r.id == ConditionId::C4 && matches!(r.evidence, Evidence::BaseStale { .. });
+            stale |= is_stale;
+            is_stale || r.is_pending_check()
+        });
+        stale && rest_pending
+    }
 }
 
 /// Evaluates the L1 gate on a pull request.
@@ -893,7 +939,9 @@ pub fn evaluate_gate_under(input: &GateInput<'_>, skills: &SkillsPolicy) -> Gate
         (ConditionId::C4, &|| {
             c4_base_is_main::evaluate(pr, main_head)
         }),
-        (ConditionId::C5, &|| c5_trailers::evaluate(pr)),
+        (ConditionId::C5, &|| {
+            c5_trailers::evaluate(pr, policy.bot.as_ref())
+        }),
         (ConditionId::ClassifierPublisher, &|| {
             classifier_publisher::evaluate(pr, policy)
         }),

@@ -30,6 +30,12 @@ pub enum Route {
     Mergeable,
     /// The base is not the gated branch: nothing is done, whatever the gate says.
     Ignored,
+    /// Only required checks still to come fail: wait for CI, no new comment.
+    Waiting,
+    /// The base is behind `main` and nothing else fails but checks still to come: ask
+    /// GitHub to bring the branch up to date (the owner's label carries over to mp's own
+    /// update; decisions/0026).
+    Update,
 }
 
 impl Route {
@@ -40,6 +46,8 @@ impl Route {
             Self::Inbox => "inbox",
             Self::Mergeable => "mergeable",
             Self::Ignored => "ignored",
+            Self::Waiting => "waiting",
+            Self::Update => "update",
         }
     }
 }
@@ -85,6 +93,10 @@ impl PrEvaluation {
             Route::Mergeable
         } else if self.verdict.quadrant == Quadrant::D && self.gate.awaits_owner_only() {
             Route::Inbox
+        } else if self.gate.awaits_update_only() {
+            Route::Update
+        } else if self.gate.awaits_checks_only() {
+            Route::Waiting
         } else {
             Route::Blocked
         }

@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use crate::approval::render_receipt;
 use crate::classifier::Verdict;
 use crate::gate::GateReport;
-use crate::gate::diagnostic::{latest_diagnostic, render_diagnostic, should_post};
+use crate::gate::diagnostic::{
+    BLOCKED_HEADER, DIAGNOSTIC_PREFIX, latest_diagnostic, render_diagnostic, should_post,
+};
 use crate::ids::{CommitSha, RepoName, Timestamp};
 use crate::port::{
     AuditLog, GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeMethod, MergeRequest,
@@ -212,6 +214,11 @@ impl<'a> Runner<'a> {
             Route::Mergeable => self.merge(&evaluation).await,
             // Handled before any read, in step (0); kept for completeness.
             Route::Ignored => Ok((PrAction::Ignored, ignored_detail(&evaluation.pr.base_ref))),
+            Route::Waiting => self.waiting(&evaluation).await,
+            Route::Update => {
+                let main_head = self.main_heads.get(&evaluation.pr.repo).cloned();
+                self.update(&evaluation, main_head).await
+            }
         };
         outcome
             .map_err(|skip| skip.of(&evaluation))
@@ -231,6 +238,103 @@ impl<'a> Runner<'a> {
         };
         self.upsert_diagnostic(evaluation, &body).await?;
         Ok((PrAction::Blocked, detail))
+    }
+
+    /// Only required checks still to come fail: nothing to do but wait. An earlier
+    /// diagnostic is edited to say so; no comment is created (decisions/0026).
+    async fn waiting(&mut self, evaluation: &PrEvaluation) -> Result<(PrAction, String), Skip> {
+        let pending: Vec<String> = evaluation
+            .gate
+            .blocking()
+            .map(ToString::to_string)
+            .collect();
+        let body = format!(
+            "{DIAGNOSTIC_PREFIX} — waiting for required checks on head {}:\n{}\n\nEvery other condition holds; the bot merges on the first tick after the checks are green.\n",
+            evaluation.pr.head_sha.short(),
+            pending
+                .iter()
+                .map(|line| format!("- {line}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        self.refresh_diagnostic(evaluation, &body).await?;
+        let detail = format!(
+            "waiting for required checks on head {}: {}",
+            evaluation.pr.head_sha.short(),
+            pending.join("; ")
+        );
+        Ok((PrAction::Waiting, detail))
+    }
+
+    /// The base is behind `main` and only checks still to come fail besides: ask GitHub to
+    /// update the branch. A refusal (a conflict) blocks, with the reason on the pull request.
+    async fn update(
+        &mut self,
+        evaluation: &PrEvaluation,
+        main_head: Option<CommitSha>,
+    ) -> Result<(PrAction, String), Skip> {
+        let pr = &evaluation.pr;
+        let main = main_head.map_or_else(|| "main".to_owned(), |h| h.short().to_owned());
+        let update = self
+            .github
+            .update_branch(&pr.repo, pr.number, &pr.head_sha)
+            .await
+            .map_err(|e| Skip::github("cannot update the branch", &e))?;
+        match update {
+            UpdateBranchOutcome::Accepted => {
+                let body = format!(
+                    "{DIAGNOSTIC_PREFIX} — updating: base {} is behind main {main}; the bot asked GitHub to merge main into the branch. The approval carries over to that update; the bot merges once the required checks are green on it.\n",
+                    pr.base_sha.short()
+                );
+                self.refresh_diagnostic(evaluation, &body).await?;
+                let detail = format!(
+                    "base {} is behind main {main}: branch update requested; merges once the checks are green on the updated head",
+                    pr.base_sha.short()
+                );
+                Ok((PrAction::RaceRebased, detail))
+            }
+            UpdateBranchOutcome::Refused { message } => {
+                self.update_refused(evaluation, &message).await
+            }
+        }
+    }
+
+    /// GitHub would not update the branch (a conflict, usually): blocked, and the one
+    /// diagnostic comment says so.
+    async fn update_refused(
+        &mut self,
+        evaluation: &PrEvaluation,
+        message: &str,
+    ) -> Result<(PrAction, String), Skip> {
+        let body = format!(
+            "{BLOCKED_HEADER}\n- GitHub refused to bring the branch up to date with main: {message}. Every other gate condition holds; merge main into the branch (resolving the conflict), then re-apply `ready-to-merge`.\n"
+        );
+        self.upsert_diagnostic(evaluation, &body).await?;
+        Ok((
+            PrAction::Blocked,
+            format!("GitHub refused to update the branch: {message}"),
+        ))
+    }
+
+    /// Edits the bot's latest diagnostic to `body` when there is one saying something
+    /// else; never creates a comment.
+    async fn refresh_diagnostic(
+        &mut self,
+        evaluation: &PrEvaluation,
+        body: &str,
+    ) -> Result<(), Skip> {
+        let pr = &evaluation.pr;
+        let Some(previous) = latest_diagnostic(&evaluation.comments, self.setup.bot()) else {
+            return Ok(());
+        };
+        if should_post(Some(previous.body.as_str()), body) {
+            self.github
+                .update_comment(&pr.repo, previous.id, body)
+                .await
+                .map_err(|e| Skip::github("cannot update the diagnostic", &e))?;
+            self.report.metrics.comments_posted += 1;
+        }
+        Ok(())
     }
 
     /// Posts `body` as the one diagnostic comment: left alone when the bot's latest
@@ -321,7 +425,7 @@ impl<'a> Runner<'a> {
             let what = match update {
                 UpdateBranchOutcome::Accepted => "branch update requested".to_owned(),
                 UpdateBranchOutcome::Refused { message } => {
-                    format!("branch update refused ({message})")
+                    return self.update_refused(evaluation, &message).await;
                 }
             };
             let detail = format!(

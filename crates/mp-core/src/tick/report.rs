@@ -33,11 +33,13 @@ pub enum PrAction {
     Skipped,
     /// Not gated at all: the pull request's base is not the gated branch.
     Ignored,
+    /// Every other condition holds; required checks have not reported or completed yet.
+    Waiting,
 }
 
 impl PrAction {
     /// The stable name: `merged`, `observe`, `inbox`, `blocked`, `race-rebased`, `skipped`,
-    /// `ignored`.
+    /// `ignored`, `waiting`.
     pub fn as_str(&self) -> &'static str {
         match self {
             Self::Merged { .. } => "merged",
@@ -47,6 +49,7 @@ impl PrAction {
             Self::RaceRebased => "race-rebased",
             Self::Skipped => "skipped",
             Self::Ignored => "ignored",
+            Self::Waiting => "waiting",
         }
     }
 }
@@ -146,6 +149,8 @@ pub struct TickMetrics {
     pub skipped: u32,
     /// Open pull requests not gated because their base is not the gated branch.
     pub ignored: u32,
+    /// Pull requests waiting only for their required checks.
+    pub waiting: u32,
     /// Pull requests classified (one audit record each).
     pub classified: u32,
     /// Receipt comments written.
@@ -180,6 +185,7 @@ impl TickMetrics {
             PrAction::RaceRebased => &mut self.race_rebased,
             PrAction::Skipped => &mut self.skipped,
             PrAction::Ignored => &mut self.ignored,
+            PrAction::Waiting => &mut self.waiting,
         };
         *counter += 1;
     }
@@ -195,6 +201,7 @@ impl TickMetrics {
             "race-rebased": self.race_rebased,
             "skipped": self.skipped,
             "ignored": self.ignored,
+            "waiting": self.waiting,
             "classified": self.classified,
             "receipts_written": self.receipts_written,
             "comments_posted": self.comments_posted,

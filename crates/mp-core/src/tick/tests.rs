@@ -259,8 +259,7 @@ fn a_required_check_without_runs_is_missing_before_the_report_timeout() {
         &[
             AUDIT_1_A,
             RECEIPT_1,
-            "comment acme/app#1: Merge Gate L1 — merge blocked:",
-            "=> acme/app#1 blocked: C2: required check 'test' is missing",
+            "=> acme/app#1 waiting: waiting for required checks on head a100000: C2: required check 'test' is missing",
         ],
     );
 }
@@ -313,7 +312,7 @@ fn every_classified_pull_request_gets_exactly_one_audit_record() {
         report.metrics.to_json(),
         serde_json::json!({
             "merged": 0, "observe": 1, "inbox": 1, "blocked": 1, "race-rebased": 0,
-            "skipped": 0, "ignored": 0, "classified": 3, "receipts_written": 2, "comments_posted": 1,
+            "skipped": 0, "ignored": 0, "waiting": 0, "classified": 3, "receipts_written": 2, "comments_posted": 1,
             "inbox_opened": 1, "audit_issues_opened": 0, "rate_limited": false,
             "rate_limit_remaining": 4321,
             "skills_loaded": 0, "skill_load_failed": 0, "skill_failures": 0,

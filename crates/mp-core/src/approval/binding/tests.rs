@@ -34,7 +34,7 @@ fn history(lines: &[&str]) -> HeadHistory {
 
 #[track_caller]
 fn check(lines: &[&str], labeled: &str, head: char, expect: Result<&str, &str>) {
-    let got = head_at_label(&history(lines), Some(at(labeled)), &sha(head));
+    let got = prove_head_at_label(&history(lines), Some(at(labeled)), &sha(head), &[], None);
     match (got, expect) {
         (Ok(proof), Ok(updated)) => {
             assert_eq!(proof.head, sha(head));
@@ -163,16 +163,149 @@ fn a_label_while_the_branch_was_deleted_proves_nothing() {
 #[test]
 fn an_unread_or_unavailable_history_or_untimed_label_proves_nothing() {
     let head = sha('a');
-    let not_read = head_at_label(&HeadHistory::NotRead, Some(at("10:00:00")), &head);
+    let not_read = prove_head_at_label(
+        &HeadHistory::NotRead,
+        Some(at("10:00:00")),
+        &head,
+        &[],
+        None,
+    );
     assert_eq!(not_read.map_err(|e| e.code()), Err("head_history_not_read"));
     let fork = HeadHistory::Unavailable {
         reason: "the head branch is in a fork".to_owned(),
     };
-    let unavailable = head_at_label(&fork, Some(at("10:00:00")), &head);
+    let unavailable = prove_head_at_label(&fork, Some(at("10:00:00")), &head, &[], None);
     assert_eq!(
         unavailable.map_err(|e| e.code()),
         Err("head_history_unavailable")
     );
-    let untimed = head_at_label(&history(&["push - a 09:00:00"]), None, &head);
+    let untimed = prove_head_at_label(&history(&["push - a 09:00:00"]), None, &head, &[], None);
     assert_eq!(untimed.map_err(|e| e.code()), Err("label_time_unknown"));
+}
+
+mod carried_over {
+    use super::*;
+    use crate::context::CommitContext;
+    use crate::ids::Login;
+
+    fn bot() -> Login {
+        Login::parse("mp-gate[bot]").expect("login")
+    }
+
+    /// `c` merges main (`e`) into `b`, as GitHub's update-branch does.
+    fn merge(sha_char: char, first: char) -> CommitContext {
+        let mut commit = CommitContext::from_message(sha(sha_char), "Merge branch 'main' into x");
+        commit.parents = vec![sha(first), sha('e')];
+        commit
+    }
+
+    fn update(kind: &str, before: char, after: char, time: &str, by: &str) -> RefUpdate {
+        RefUpdate {
+            kind: RefUpdateKind::from_github(kind),
+            before: Some(sha(before)),
+            after: Some(sha(after)),
+            at: Some(at(time)),
+            actor: Some(Login::parse(by).expect("login")),
+        }
+    }
+
+    fn prove(
+        updates: Vec<RefUpdate>,
+        commits: &[CommitContext],
+        head: char,
+    ) -> Result<HeadAtLabel, &'static str> {
+        let mut all = vec![RefUpdate {
+            kind: RefUpdateKind::BranchCreation,
+            before: None,
+            after: Some(sha('b')),
+            at: Some(at("09:00:00")),
+            actor: None,
+        }];
+        all.extend(updates);
+        prove_head_at_label(
+            &HeadHistory::Read(all),
+            Some(at("10:00:00")),
+            &sha(head),
+            commits,
+            Some(&bot()),
+        )
+        .map_err(|e| e.code())
+    }
+
+    #[test]
+    fn mp_s_own_updates_with_main_carry_the_label_over() {
+        let commits = [merge('c', 'b'), merge('d', 'c')];
+        let proof = prove(
+            vec![
+                update("push", 'b', 'c', "11:00:00", "mp-gate[bot]"),
+                update("push", 'c', 'd', "12:00:00", "mp-gate[bot]"),
+            ],
+            &commits,
+            'd',
+        )
+        .expect("carried over");
+        assert_eq!(proof.labeled_head, sha('b'));
+        assert_eq!(proof.carried, vec![sha('c'), sha('d')]);
+        assert!(
+            proof
+                .to_string()
+                .contains("carried over mp's own updates with main (ccccccc, ddddddd)")
+        );
+    }
+
+    #[test]
+    fn anything_else_after_the_label_ends_the_binding() {
+        let commits = [merge('c', 'b'), merge('d', 'c')];
+        // An agent's push after mp's update.
+        assert_eq!(
+            prove(
+                vec![
+                    update("push", 'b', 'c', "11:00:00", "mp-gate[bot]"),
+                    update("push", 'c', 'd', "11:10:00", "mallory"),
+                ],
+                &commits,
+                'd',
+            ),
+            Err("labeled_other_head")
+        );
+        // An agent's look-alike merge of main.
+        assert_eq!(
+            prove(
+                vec![update("push", 'b', 'c', "11:00:00", "mallory")],
+                &commits,
+                'c'
+            ),
+            Err("labeled_other_head")
+        );
+        // The bot's force push, or a bot push whose commit is not a merge onto the tip.
+        assert_eq!(
+            prove(
+                vec![update("force_push", 'b', 'c', "11:00:00", "mp-gate[bot]")],
+                &commits,
+                'c'
+            ),
+            Err("labeled_other_head")
+        );
+        let single = [CommitContext::from_message(sha('c'), "squashed")];
+        assert_eq!(
+            prove(
+                vec![update("push", 'b', 'c', "11:00:00", "mp-gate[bot]")],
+                &single,
+                'c'
+            ),
+            Err("labeled_other_head")
+        );
+        // Two updates in one second cannot be ordered.
+        assert_eq!(
+            prove(
+                vec![
+                    update("push", 'b', 'c', "11:00:00", "mp-gate[bot]"),
+                    update("push", 'c', 'd', "11:00:00", "mp-gate[bot]"),
+                ],
+                &commits,
+                'd',
+            ),
+            Err("head_updates_unordered")
+        );
+    }
 }

@@ -52,6 +52,8 @@ fn label_verified_by_the_head_history_is_c() {
             applier: login("mp-gate[bot]"),
             proof: AutoRevertProof::HeadAtLabel(crate::approval::HeadAtLabel {
                 head: sha(0xab),
+                labeled_head: sha(0xab),
+                carried: Vec::new(),
                 labeled_at: at("2026-03-01T10:05:00Z"),
                 updated_at: at("2026-03-01T10:00:00Z"),
                 kind: crate::context::RefUpdateKind::BranchCreation,

@@ -2,12 +2,65 @@
 
 use super::*;
 use crate::context::CommitContext;
-use crate::gate::testkit::{GOOD_TRAILERS, Pr, commit, good_commit, lines};
+use crate::context::{HeadHistory, RefUpdate, RefUpdateKind};
+use crate::gate::testkit::{BOT, GOOD_TRAILERS, Pr, at, commit, good_commit, lines, login, sha};
 
 #[track_caller]
 fn check(commits: Vec<CommitContext>, expected: &[&str]) {
     let pr = Pr::new().commits(commits).build();
-    assert_eq!(lines(&evaluate(&pr)), expected);
+    assert_eq!(lines(&evaluate(&pr, Some(&login(BOT)))), expected);
+}
+
+/// `a…` with good trailers, then `d…`, a merge of `e…` into it without trailers with
+/// `parents`, pushed by `pusher` as `kind`.
+fn updated_pr(pusher: &str, kind: RefUpdateKind, parents: &[&str]) -> Vec<String> {
+    let mut update = commit("d", "Merge branch 'main' into feature");
+    update.parents = parents.iter().map(|p| sha(p)).collect();
+    let history = HeadHistory::Read(vec![
+        RefUpdate {
+            kind: RefUpdateKind::BranchCreation,
+            before: None,
+            after: Some(sha("a")),
+            at: Some(at("2026-03-01T10:00:00Z")),
+            actor: Some(login("bob")),
+        },
+        RefUpdate {
+            kind,
+            before: Some(sha("a")),
+            after: Some(sha("d")),
+            at: Some(at("2026-03-01T11:30:00Z")),
+            actor: Some(login(pusher)),
+        },
+    ]);
+    let pr = Pr::new()
+        .commits(vec![good_commit("a"), update])
+        .history(history)
+        .build();
+    lines(&evaluate(&pr, Some(&login(BOT))))
+}
+
+#[test]
+fn only_mp_s_own_merge_of_main_is_not_asked_for_trailers() {
+    assert_eq!(
+        updated_pr(BOT, RefUpdateKind::Push, &["a", "e"]),
+        [
+            "pass | C5: identity trailers well formed on 1 commit (1 merge of main by mp's branch update not asked for trailers)"
+        ]
+    );
+    let missing = "fail | C5: commit d000000 missing trailer 'Agent-Tool'";
+    // The same commit pushed by an agent, force-pushed by the bot, or with other parents.
+    for lines in [
+        updated_pr("mallory", RefUpdateKind::Push, &["a", "e"]),
+        updated_pr(BOT, RefUpdateKind::ForcePush, &["a", "e"]),
+        updated_pr(BOT, RefUpdateKind::Push, &["e", "a"]),
+        updated_pr(BOT, RefUpdateKind::Push, &["a"]),
+    ] {
+        assert_eq!(
+            lines.first().map(String::as_str),
+            Some(missing),
+            "{lines:?}"
+        );
+    }
 }
 
 #[test]

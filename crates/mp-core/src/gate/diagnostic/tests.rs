@@ -46,7 +46,10 @@ fn nothing_blocking_means_no_diagnostic() {
             ConditionResult::pass(
                 ConditionId::C5,
                 Severity::P0,
-                Evidence::TrailersWellFormed { commits: 1 },
+                Evidence::TrailersWellFormed {
+                    commits: 1,
+                    mp_updates: 0,
+                },
             ),
             registry(Severity::P2),
         ],

@@ -95,6 +95,8 @@ fn check(repos: usize, prs: usize, seed: u64, mode: MergeMode) -> BTreeMap<Synth
             (Route::Mergeable, MergeMode::Merge) if merged_in.insert(repo) => "merged",
             (Route::Mergeable, MergeMode::Merge) => "race-rebased",
             (Route::Ignored, _) => "ignored",
+            (Route::Waiting, _) => "waiting",
+            (Route::Update, _) => "race-rebased",
         };
         assert_eq!(outcome.action.as_str(), expected, "{outcome} ({kind:?})");
         let blocking: Vec<ConditionId> = outcome
