@@ -29,10 +29,10 @@ fn outcomes_are_grouped_per_repository_with_blocking_reasons_and_the_budget() {
     check(
         &doc,
         "## mp tick at 2026-03-10T12:00:00Z (merge mode)\n\n\
-         | repository | merged | observe | race-rebased | blocked | inbox | skipped |\n\
-         |---|---:|---:|---:|---:|---:|---:|\n\
-         | `acme/app` | 1 | 0 | 0 | 1 | 0 | 0 |\n\
-         | `acme/infra` | 0 | 0 | 0 | 0 | 1 | 0 |\n\n\
+         | repository | merged | observe | race-rebased | waiting | blocked | inbox | skipped |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|\n\
+         | `acme/app` | 1 | 0 | 0 | 0 | 1 | 0 | 0 |\n\
+         | `acme/infra` | 0 | 0 | 0 | 0 | 0 | 1 | 0 |\n\n\
          ### `acme/app`\n\n\
          - **#1 merged** (Quadrant A): merged as Quadrant A\n\
          - **#2 blocked** (Quadrant B): 2 blocking\n\

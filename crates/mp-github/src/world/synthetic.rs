@@ -123,12 +123,12 @@ impl SyntheticKind {
             | Self::SourceReceipted
             | Self::SourceLabelled => Route::Mergeable,
             Self::Irreversible | Self::IrreversiblePending => Route::Inbox,
+            Self::ChecksPending => Route::Waiting,
+            Self::StaleBase => Route::Update,
             Self::ChecksFailing
-            | Self::ChecksPending
             | Self::TrailersMissing
             | Self::Unlabelled
-            | Self::LabelledByAgent
-            | Self::StaleBase => Route::Blocked,
+            | Self::LabelledByAgent => Route::Blocked,
         }
     }
 
