@@ -123,6 +123,16 @@ pub struct TickArgs {
     /// Run at this instant (RFC 3339) instead of the world's `now` (world ticks only).
     #[arg(long, value_name = "TIME", requires = "world")]
     pub now: Option<String>,
+    /// With --world: run this many ticks over the same world, the i-th at `now + i ×
+    /// --every`, the world carrying over (with its simulated CI, docs/fixtures.md). The
+    /// output is every tick's report and a summary (JSON: `{ticks, summary, failed}`); a
+    /// tick that fails closed ends the run with exit 3.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "world",
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub ticks: u32,
+    /// With --ticks: the time between ticks, e.g. `30s`, `5m`, `1h`.
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_every)]
+    pub every: Every,
     /// Plan the writes without performing them.
     #[arg(long)]
     pub dry_run: bool,
@@ -152,6 +162,37 @@ pub struct TickArgs {
     /// --shard 0/3`, then `--shard 1/3` and `--shard 2/3` (see docs/deploy.md, Scale-out).
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
     pub shard: Option<Shard>,
+}
+
+/// The time between simulated ticks, in whole seconds (at least one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Every(i64);
+
+impl Every {
+    /// The interval in seconds.
+    pub fn seconds(self) -> i64 {
+        self.0
+    }
+}
+
+/// `--every`: a whole number followed by `s`, `m` or `h`.
+fn parse_every(text: &str) -> Result<Every, String> {
+    let text = text.trim();
+    let split = text.len().saturating_sub(1);
+    let (number, unit) = text.split_at(split);
+    let scale = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        _ => return Err(format!("`{text}` needs a unit: s, m or h (e.g. `5m`)")),
+    };
+    let count: i64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a whole number of {unit}"))?;
+    if count <= 0 || count > 7 * 24 * 3600 / scale {
+        return Err(format!("`{text}` must be more than 0 and at most a week"));
+    }
+    Ok(Every(count * scale))
 }
 
 /// `--shard I/N`, with the reason when the value is refused (clap exits 2 with it).

@@ -193,17 +193,49 @@ fn log_tick(doc: &Value) {
     );
 }
 
-fn run_tick(args: &TickArgs) -> anyhow::Result<Result<TickRun, TickError>> {
+fn run_tick(args: &TickArgs) -> anyhow::Result<WorldRuns> {
     match (&args.world, &args.config) {
-        (Some(world), _) => world_tick(args, world),
-        (None, Some(dir)) => live_tick(args, dir),
+        (Some(world), _) => world_ticks(args, world),
+        (None, Some(dir)) => Ok(match live_tick(args, dir)? {
+            Ok(run) => WorldRuns {
+                runs: vec![run],
+                failed: None,
+            },
+            Err(error) => WorldRuns {
+                runs: Vec::new(),
+                failed: Some(error),
+            },
+        }),
         (None, None) => bail!("give --world FILE or --config DIR"),
     }
 }
 
-/// A tick over a world file, on the in-memory adapter or through HTTP.
-fn world_tick(args: &TickArgs, path: &Path) -> anyhow::Result<Result<TickRun, TickError>> {
-    let (loaded, now) = world::load(path, args.now.as_deref())?;
+/// The ticks over a world file that ran, and the error that stopped the sequence early.
+struct WorldRuns {
+    runs: Vec<TickRun>,
+    failed: Option<TickError>,
+}
+
+/// Calls per route made since `before`.
+fn calls_since(
+    now: BTreeMap<String, u64>,
+    before: &BTreeMap<String, u64>,
+) -> BTreeMap<String, u64> {
+    now.into_iter()
+        .filter_map(|(route, count)| {
+            let made = count - before.get(&route).copied().unwrap_or(0);
+            (made > 0).then_some((route, made))
+        })
+        .collect()
+}
+
+/// `--ticks N` ticks over a world file, the i-th at `now + i × --every`, on the in-memory
+/// adapter or through HTTP. The world carries over from tick to tick (with its simulated
+/// CI); a tick that fails closed ends the sequence.
+fn world_ticks(args: &TickArgs, path: &Path) -> anyhow::Result<WorldRuns> {
+    let (mut loaded, now) = world::load(path, args.now.as_deref())?;
+    loaded.world.now = now;
+    let every = args.every.seconds();
     let mut options = TickOptions::from_config(&loaded.config);
     if let Some(shard) = args.shard {
         options = options.with_shard(shard);
@@ -218,21 +250,70 @@ fn world_tick(args: &TickArgs, path: &Path) -> anyhow::Result<Result<TickRun, Ti
         &skill_calls,
     )?);
     options = with_progress(options);
-    let audit = CliAuditLog::new(args.audit_log.clone());
-    let inputs = TickInputs {
-        audit: &audit,
-        config: &loaded.config,
-        options: &options,
-        now,
-        dry_run: args.dry_run,
+    let merge_mode = merge_mode_name(&options);
+    let config_warnings = loaded.warnings.clone();
+    let config = loaded.config.clone();
+    let mut out = WorldRuns {
+        runs: Vec::new(),
+        failed: None,
     };
-    let (result, writes, calls, http) = match args.adapter {
+    // One tick's result with its writes, calls and HTTP totals, made a run.
+    let mut finish = |at: mp_core::Timestamp,
+                      audit: &CliAuditLog,
+                      result: Result<FullTickReport, TickError>,
+                      writes: Writes,
+                      calls: BTreeMap<String, u64>,
+                      http: Option<Value>|
+     -> anyhow::Result<bool> {
+        audit.append_lines(skill_calls.take().iter().map(|call| call.to_json_line(at)))?;
+        match result {
+            Ok(report) => {
+                out.runs.push(TickRun {
+                    report,
+                    writes: writes.0,
+                    writes_json: writes.1,
+                    audit: audit.records().iter().map(|r| r.to_json_line()).collect(),
+                    calls,
+                    http,
+                    config_warnings: config_warnings.clone(),
+                    merge_mode,
+                    now: at.to_string(),
+                });
+                Ok(true)
+            }
+            Err(error) => {
+                out.failed = Some(error);
+                Ok(false)
+            }
+        }
+    };
+    let instants: Vec<mp_core::Timestamp> = (0..i64::from(args.ticks))
+        .map(|i| now.plus_seconds(i * every))
+        .collect();
+    match args.adapter {
         Adapter::Memory => {
             let github = MemoryGitHub::new(loaded.world);
             let runtime = tokio::runtime::Builder::new_current_thread().build()?;
-            let (result, planned) = runtime.block_on(tick_over(&github, &inputs));
-            let writes = planned.unwrap_or_else(|| performed_writes(&github.actions()));
-            (result, writes, github.calls(), None)
+            for &at in &instants {
+                github.set_now(at);
+                let (actions_before, calls_before) = (github.actions().len(), github.calls());
+                let audit = CliAuditLog::new(args.audit_log.clone());
+                let inputs = TickInputs {
+                    audit: &audit,
+                    config: &config,
+                    options: &options,
+                    now: at,
+                    dry_run: args.dry_run,
+                };
+                let (result, planned) = runtime.block_on(tick_over(&github, &inputs));
+                let writes = planned.unwrap_or_else(|| {
+                    performed_writes(github.actions().get(actions_before..).unwrap_or_default())
+                });
+                let calls = calls_since(github.calls(), &calls_before);
+                if !finish(at, &audit, result, writes, calls, None)? {
+                    break;
+                }
+            }
         }
         Adapter::Rest => {
             let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -243,35 +324,47 @@ fn world_tick(args: &TickArgs, path: &Path) -> anyhow::Result<Result<TickRun, Ti
                 let server = LoopbackServer::start(loaded.world, FaultScript::default())
                     .await
                     .context("starting the loopback server")?;
-                let mut config = RestConfig::new(
+                let mut config_rest = RestConfig::new(
                     server.base_url(),
                     Credentials::Token(Secret::new("loopback-token")),
                 );
-                config.revert = RevertMode::LoopbackExtension;
-                let client = rest_client(config, args.http_cache.as_deref())?;
-                let (result, planned) = tick_over(&client, &inputs).await;
-                let writes =
-                    planned.unwrap_or_else(|| performed_writes(&server.memory().actions()));
+                config_rest.revert = RevertMode::LoopbackExtension;
+                let client = rest_client(config_rest, args.http_cache.as_deref())?;
+                for &at in &instants {
+                    server.memory().set_now(at);
+                    let actions_before = server.memory().actions().len();
+                    let calls_before = rest_calls(&client);
+                    let audit = CliAuditLog::new(args.audit_log.clone());
+                    let inputs = TickInputs {
+                        audit: &audit,
+                        config: &config,
+                        options: &options,
+                        now: at,
+                        dry_run: args.dry_run,
+                    };
+                    let (result, planned) = tick_over(&client, &inputs).await;
+                    let writes = planned.unwrap_or_else(|| {
+                        performed_writes(
+                            server
+                                .memory()
+                                .actions()
+                                .get(actions_before..)
+                                .unwrap_or_default(),
+                        )
+                    });
+                    let calls = calls_since(rest_calls(&client), &calls_before);
+                    let http = Some(http_json(&client));
+                    if !finish(at, &audit, result, writes, calls, http)? {
+                        break;
+                    }
+                }
                 save_cache(&client, args.http_cache.as_deref())?;
-                let calls = rest_calls(&client);
-                let http = Some(http_json(&client));
                 server.shutdown().await;
-                anyhow::Ok((result, writes, calls, http))
-            })?
+                anyhow::Ok(())
+            })?;
         }
-    };
-    audit.append_lines(skill_calls.take().iter().map(|call| call.to_json_line(now)))?;
-    Ok(result.map(|report| TickRun {
-        report,
-        writes: writes.0,
-        writes_json: writes.1,
-        audit: audit.records().iter().map(|r| r.to_json_line()).collect(),
-        calls,
-        http,
-        config_warnings: loaded.warnings,
-        merge_mode: merge_mode_name(&options),
-        now: now.to_string(),
-    }))
+    }
+    Ok(out)
 }
 
 /// The REST client with the ETag cache loaded from `cache`, when given.
@@ -524,39 +617,172 @@ fn print_text(run: &TickRun, out: &mut dyn Write) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn run(args: &TickArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
-    let run = match run_tick(args)? {
-        Ok(run) => run,
-        Err(error) => {
-            tracing::error!(error = %error, "tick failed closed");
-            #[allow(clippy::print_stderr)]
-            {
-                eprintln!("mp: tick failed closed: {error}");
+/// What a sequence of ticks came to: when each pull request merged, what the others
+/// ended as, and the totals of writes and calls.
+fn summary_json(docs: &[Value]) -> Value {
+    let mut merged = Vec::new();
+    let mut last: BTreeMap<String, Value> = BTreeMap::new();
+    let (mut writes, mut calls) = (0_usize, 0_u64);
+    let mut by_action: BTreeMap<String, u64> = BTreeMap::new();
+    for (index, doc) in docs.iter().enumerate() {
+        for outcome in doc["outcomes"].as_array().into_iter().flatten() {
+            let pr = outcome["pr"].as_str().unwrap_or_default().to_owned();
+            if outcome["action"] == "merged" {
+                merged.push(json!({"pr": pr, "tick": index + 1, "at": doc["now"]}));
             }
+            last.insert(pr, outcome.clone());
+        }
+        for write in doc["writes"].as_array().into_iter().flatten() {
+            writes += 1;
+            let action = write["action"].as_str().unwrap_or("other").to_owned();
+            *by_action.entry(action).or_default() += 1;
+        }
+        calls += doc["calls"]
+            .as_object()
+            .map_or(0, |c| c.values().filter_map(Value::as_u64).sum());
+    }
+    let merged_prs: Vec<&str> = merged.iter().filter_map(|m| m["pr"].as_str()).collect();
+    let open: Vec<Value> = last
+        .iter()
+        .filter(|(pr, _)| !merged_prs.contains(&pr.as_str()))
+        .map(|(pr, o)| json!({"pr": pr, "action": o["action"], "detail": o["detail"]}))
+        .collect();
+    let first = docs.first().map_or(Value::Null, |d| d["now"].clone());
+    let final_at = docs.last().map_or(Value::Null, |d| d["now"].clone());
+    json!({
+        "ticks": docs.len(),
+        "from": first,
+        "to": final_at,
+        "merged": merged,
+        "not_merged": open,
+        "writes": writes,
+        "writes_by_action": by_action,
+        "api_calls": calls,
+    })
+}
+
+fn print_summary(summary: &Value, out: &mut dyn Write) -> anyhow::Result<()> {
+    writeln!(
+        out,
+        "{} ticks from {} to {}",
+        summary["ticks"],
+        summary["from"].as_str().unwrap_or("-"),
+        summary["to"].as_str().unwrap_or("-")
+    )?;
+    writeln!(out, "merged:")?;
+    let merged = summary["merged"].as_array().cloned().unwrap_or_default();
+    if merged.is_empty() {
+        writeln!(out, "  (none)")?;
+    }
+    for m in &merged {
+        writeln!(
+            out,
+            "  {:<24} tick {:>3} at {}",
+            m["pr"].as_str().unwrap_or_default(),
+            m["tick"],
+            m["at"].as_str().unwrap_or_default()
+        )?;
+    }
+    let open = summary["not_merged"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    if !open.is_empty() {
+        writeln!(out, "not merged (as of the last tick):")?;
+        for o in &open {
+            writeln!(
+                out,
+                "  {:<24} {:<13} {}",
+                o["pr"].as_str().unwrap_or_default(),
+                o["action"].as_str().unwrap_or_default(),
+                o["detail"].as_str().unwrap_or_default()
+            )?;
+        }
+    }
+    writeln!(
+        out,
+        "writes: {} {}; api calls: {}",
+        summary["writes"], summary["writes_by_action"], summary["api_calls"]
+    )?;
+    Ok(())
+}
+
+/// Reports a tick that failed closed on stderr and in the log.
+fn report_failure(error: &TickError) {
+    tracing::error!(error = %error, "tick failed closed");
+    #[allow(clippy::print_stderr)]
+    {
+        eprintln!("mp: tick failed closed: {error}");
+    }
+}
+
+pub fn run(args: &TickArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
+    let WorldRuns { runs, failed } = run_tick(args)?;
+    let docs: Vec<Value> = runs.iter().map(run_json).collect();
+    for (run, doc) in runs.iter().zip(&docs) {
+        log_tick(doc);
+        if let Some(path) = &args.audit_log {
+            crate::audit_tick::append(path, &run.report, doc, args.dry_run)?;
+        }
+        if let Some(path) = &args.report_file {
+            let mut file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .with_context(|| format!("opening {}", path.display()))?;
+            file.write_all(crate::report_md::render(doc).as_bytes())
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+    }
+    if args.ticks <= 1 {
+        if let Some(error) = &failed {
+            report_failure(error);
             return Ok(Exit::FailedClosed);
         }
-    };
-    let doc = run_json(&run);
-    log_tick(&doc);
-    if let Some(path) = &args.audit_log {
-        crate::audit_tick::append(path, &run.report, &doc, args.dry_run)?;
+        let (Some(run), Some(doc)) = (runs.first(), docs.first()) else {
+            bail!("the tick produced no report");
+        };
+        match (args.report, args.format) {
+            (Some(ReportKind::Md), _) => out.write_all(crate::report_md::render(doc).as_bytes())?,
+            (None, Format::Text) => print_text(run, out)?,
+            (None, Format::Json) => crate::output::json(out, doc)?,
+        }
+        if args.annotations {
+            out.write_all(crate::report_md::annotations(doc).as_bytes())?;
+        }
+        return Ok(Exit::Ok);
     }
-    if let Some(path) = &args.report_file {
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .with_context(|| format!("opening {}", path.display()))?;
-        file.write_all(crate::report_md::render(&doc).as_bytes())
-            .with_context(|| format!("writing {}", path.display()))?;
-    }
+    let summary = summary_json(&docs);
     match (args.report, args.format) {
-        (Some(ReportKind::Md), _) => out.write_all(crate::report_md::render(&doc).as_bytes())?,
-        (None, Format::Text) => print_text(&run, out)?,
-        (None, Format::Json) => crate::output::json(out, &doc)?,
+        (Some(ReportKind::Md), _) => {
+            for doc in &docs {
+                out.write_all(crate::report_md::render(doc).as_bytes())?;
+            }
+        }
+        (None, Format::Text) => {
+            for run in &runs {
+                print_text(run, out)?;
+                writeln!(out)?;
+            }
+            print_summary(&summary, out)?;
+        }
+        (None, Format::Json) => {
+            let doc = json!({
+                "ticks": docs,
+                "summary": summary,
+                "failed": failed.as_ref().map(ToString::to_string),
+            });
+            crate::output::json(out, &doc)?;
+        }
     }
-    if args.annotations {
-        out.write_all(crate::report_md::annotations(&doc).as_bytes())?;
+    if args.annotations
+        && let Some(doc) = docs.last()
+    {
+        out.write_all(crate::report_md::annotations(doc).as_bytes())?;
+    }
+    if let Some(error) = &failed {
+        report_failure(error);
+        return Ok(Exit::FailedClosed);
     }
     Ok(Exit::Ok)
 }

@@ -47,10 +47,12 @@ fn readme(dir: &Path) -> String {
 /// `mp tick --world <world> --format json`: must exit 0 and print one JSON document, or
 /// exit with the code in the scenario's `exit-code` file.
 fn tick_json(world: &Path) -> Value {
+    let ticks = ticks_args(world);
     let output = mp()
         .args(["tick", "--world"])
         .arg(world)
         .args(["--format", "json"])
+        .args(&ticks)
         .output()
         .expect("the mp binary starts");
     let expected = world
@@ -85,12 +87,99 @@ fn tick_json(world: &Path) -> Value {
         output.status,
         String::from_utf8_lossy(&output.stderr)
     );
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+    let doc: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
         panic!(
             "mp tick --world {} printed no JSON document: {e}\nstdout:\n{}",
             world.display(),
             String::from_utf8_lossy(&output.stdout)
         )
+    });
+    if ticks.is_empty() {
+        doc
+    } else {
+        compact_ticks(&doc)
+    }
+}
+
+/// The `--ticks N --every D` of a scenario whose directory holds a file `ticks` reading
+/// `<N> every <D>` (e.g. `24 every 5m`); none for a one-tick scenario.
+fn ticks_args(world: &Path) -> Vec<String> {
+    let Some(path) = world
+        .parent()
+        .map(|dir| dir.join("ticks"))
+        .filter(|p| p.is_file())
+    else {
+        return Vec::new();
+    };
+    let text = std::fs::read_to_string(&path).expect("readable ticks file");
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let [count, "every", every] = words.as_slice() else {
+        panic!(
+            "{}: expected `<N> every <duration>`, found {text:?}",
+            path.display()
+        );
+    };
+    vec![
+        "--ticks".to_owned(),
+        (*count).to_owned(),
+        "--every".to_owned(),
+        (*every).to_owned(),
+    ]
+}
+
+/// A many-tick run as its snapshot shows it: per tick the instant, each outcome's action
+/// and detail, and the writes by kind and pull request; then the summary. Each write's
+/// full text is pinned by the one-tick scenarios.
+fn compact_ticks(doc: &Value) -> Value {
+    let ticks: Vec<Value> = doc["ticks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|tick| {
+            let outcomes: Vec<String> = tick["outcomes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|o| {
+                    format!(
+                        "{} {}: {}",
+                        o["pr"].as_str().unwrap_or_default(),
+                        o["action"].as_str().unwrap_or_default(),
+                        o["detail"].as_str().unwrap_or_default()
+                    )
+                })
+                .collect();
+            let writes: Vec<String> = tick["writes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|w| {
+                    let target = w["number"]
+                        .as_u64()
+                        .map(|n| format!(" #{n}"))
+                        .or_else(|| w["branch"].as_str().map(|b| format!(" {b}")))
+                        .unwrap_or_default();
+                    format!("{}{target}", w["action"].as_str().unwrap_or_default())
+                })
+                .collect();
+            serde_json::json!({
+                "now": tick["now"],
+                "outcomes": outcomes,
+                "writes": writes,
+                "warnings": tick["warnings"],
+            })
+        })
+        .collect();
+    // What the expectations read: every outcome of the last tick, and the merged ones.
+    let last = doc["ticks"]
+        .as_array()
+        .and_then(|t| t.last())
+        .map_or(Value::Null, |t| t["outcomes"].clone());
+    serde_json::json!({
+        "ticks": ticks,
+        "summary": doc["summary"],
+        "failed": doc["failed"],
+        "last_outcomes": last,
     })
 }
 
@@ -126,7 +215,21 @@ fn check_expectations(dir: &Path, report: &Value) {
         );
         return;
     };
-    let outcomes = report["outcomes"].as_array().cloned().unwrap_or_default();
+    // A many-tick run: a pull request merged in any tick counts as merged; the others
+    // are judged by their outcome in the last tick.
+    let merged_in_some_tick: Vec<String> = report["summary"]["merged"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["pr"].as_str().map(str::to_owned))
+        .collect();
+    let mut outcomes = report["outcomes"].as_array().cloned().unwrap_or_default();
+    if let Some(last) = report["last_outcomes"].as_array() {
+        outcomes.clone_from(last);
+        for pr in &merged_in_some_tick {
+            outcomes.push(serde_json::json!({"pr": pr, "action": "merged"}));
+        }
+    }
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
         let mut words = line.splitn(3, ' ');
         let (pr, verdict, why) = (

@@ -572,6 +572,11 @@ impl BindPlan {
         )
     }
 
+    /// Whether the plan carries a binding over through mp's own branch update.
+    pub fn carries_over(&self) -> bool {
+        matches!(self.decision, BindDecision::CarryOver { .. })
+    }
+
     /// Stable machine-readable code.
     pub fn code(&self) -> &'static str {
         match &self.decision {

@@ -102,9 +102,15 @@ impl PrEvaluation {
         }
     }
 
-    /// The receipt plans that write a receipt this tick.
+    /// The receipt plans that write a receipt this tick. A carried-over binding is
+    /// re-proved from GitHub's activity log on every tick, so its record is written only
+    /// when the pull request merges on it: a pull request that waits through several of
+    /// mp's updates gets one comment, not one per update (decisions/0026).
     pub fn receipts_to_write(&self) -> impl Iterator<Item = &BindPlan> {
-        self.receipt_plans.iter().filter(|plan| plan.binds())
+        let merging = self.route() == Route::Mergeable;
+        self.receipt_plans
+            .iter()
+            .filter(move |plan| plan.binds() && (merging || !plan.carries_over()))
     }
 
     /// The blocking results, one line each, joined with `"; "`.

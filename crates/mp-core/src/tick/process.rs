@@ -85,8 +85,9 @@ pub(crate) struct Runner<'a> {
     setup: &'a TickSetup<'a>,
     now: Timestamp,
     /// `main` head per repository, read once when the repository's first pull request is
-    /// evaluated. C4 compares with this value; the race guard re-reads `main` before every
-    /// merge, so a merge earlier in the same tick is caught there (decisions/0004).
+    /// evaluated and replaced by what the tick learns: its own squash merge, or a head the
+    /// race guard re-read. C4 compares with this value; the race guard re-reads `main`
+    /// before every merge, so a move by anyone else is caught there (decisions/0004).
     main_heads: BTreeMap<RepoName, CommitSha>,
     /// The open decision-inbox issues, listed once per tick when the first Quadrant-D pull
     /// request needs them; issues opened during the tick are added, so a second pull
@@ -417,6 +418,8 @@ impl<'a> Runner<'a> {
             .await
             .map_err(|e| Skip::github("cannot re-read the main head", &e))?;
         if main_now != pr.base_sha {
+            // Later pull requests of this repository compare with the head just read.
+            self.main_heads.insert(pr.repo.clone(), main_now.clone());
             let update = self
                 .github
                 .update_branch(&pr.repo, pr.number, &pr.head_sha)
@@ -449,7 +452,14 @@ impl<'a> Runner<'a> {
             commit_message: identity_block(pr.commits.iter().map(|c| &c.trailers)),
         };
         let merged = match self.github.merge_pull(&pr.repo, pr.number, &request).await {
-            Ok(sha) => sha,
+            Ok(sha) => {
+                // The squash commit is `main`'s new head: later pull requests of this
+                // repository see their base is stale (C4) and are updated, not merged on a
+                // stale evaluation, and no receipt is written for a merge that cannot
+                // happen this tick (decisions/0004).
+                self.main_heads.insert(pr.repo.clone(), sha.clone());
+                sha
+            }
             Err(GitHubError::NotMergeable { message, .. }) => {
                 // Every condition holds but GitHub refuses (conflicts, branch protection):
                 // say so on the pull request, once, so its author can act.

@@ -10,6 +10,7 @@
 //! is in the `history` module.
 
 mod action;
+mod ci;
 mod endpoint;
 mod history;
 mod index;
@@ -24,7 +25,7 @@ use mp_core::context::{
     CheckRun, Comment, CommentId, CommitContext, FileChange, FileStatus, LabelAction, LabelEvent,
     PrState, Reaction, RefUpdate, RefUpdateKind,
 };
-use mp_core::ids::{CommitSha, Login, PrNumber, RepoName};
+use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use mp_core::port::{
     GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeRequest, NewIssue, PullRequest,
     UpdateBranchOutcome,
@@ -67,6 +68,8 @@ impl MemoryGitHub {
             .map(|c| c.id.get())
             .max()
             .unwrap_or(0);
+        let mut world = world;
+        ci::advance(&mut world);
         Self {
             state: Mutex::new(State {
                 world,
@@ -76,6 +79,71 @@ impl MemoryGitHub {
                 next_comment_id: largest + 1,
             }),
         }
+    }
+
+    /// Moves the world's clock to `now` (later writes happen then) and brings the simulated
+    /// CI (`ci:`) up to it. A clock moved backwards is taken as given.
+    pub fn set_now(&self, now: Timestamp) {
+        let mut state = self.lock();
+        state.world.now = now;
+        ci::advance(&mut state.world);
+    }
+
+    /// Publishes a check run on commit `sha` of `repo`, as a CI App does (not a bot
+    /// action: nothing is logged or counted). Returns its position among the commit's runs.
+    ///
+    /// # Errors
+    /// [`GitHubError::NotFound`] for an unknown repository or commit.
+    pub fn add_check_run(
+        &self,
+        repo: &RepoName,
+        sha: &CommitSha,
+        run: CheckRun,
+    ) -> Result<usize, GitHubError> {
+        self.edit_commit(repo, sha, |commit| {
+            commit.checks.push(run);
+            commit.checks.len() - 1
+        })
+    }
+
+    /// Changes run `index` of commit `sha` of `repo` (a CI App completing its run).
+    ///
+    /// # Errors
+    /// [`GitHubError::NotFound`] for an unknown repository, commit or run.
+    pub fn edit_check_run<R>(
+        &self,
+        repo: &RepoName,
+        sha: &CommitSha,
+        index: usize,
+        edit: impl FnOnce(&mut CheckRun) -> R,
+    ) -> Result<R, GitHubError> {
+        self.edit_commit(repo, sha, |commit| commit.checks.get_mut(index).map(edit))?
+            .ok_or_else(|| GitHubError::NotFound {
+                what: format!("check run {index} of {sha} in {repo}"),
+            })
+    }
+
+    fn edit_commit<R>(
+        &self,
+        repo: &RepoName,
+        sha: &CommitSha,
+        edit: impl FnOnce(&mut Commit) -> R,
+    ) -> Result<R, GitHubError> {
+        let mut state = self.lock();
+        let found = state.repo_mut(repo)?;
+        let commit = found
+            .commits
+            .iter_mut()
+            .find(|c| &c.sha == sha)
+            .ok_or_else(|| GitHubError::NotFound {
+                what: format!("commit {sha} in {repo}"),
+            })?;
+        Ok(edit(commit))
+    }
+
+    /// The world's clock.
+    pub fn now(&self) -> Timestamp {
+        self.lock().world.now
     }
 
     /// The accepted mutations so far, in order.
@@ -125,6 +193,8 @@ impl MemoryGitHub {
     fn call(&self, endpoint: Endpoint) -> Result<MutexGuard<'_, State>, GitHubError> {
         let mut state = self.lock();
         *state.calls.entry(endpoint).or_default() += 1;
+        // Runs started by a write of this tick (a new head) show at once, as on GitHub.
+        ci::advance(&mut state.world);
         if endpoint.spends_rate_limit()
             && let Some(remaining) = state.world.rate_limit_remaining.as_mut()
         {

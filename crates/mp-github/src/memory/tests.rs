@@ -717,3 +717,115 @@ async fn the_action_log_keeps_order_and_serializes_with_snake_case_tags() {
         "##,
     );
 }
+
+/// A world with simulated CI: pull request 1 changes `src/a.rs` (green), 2 changes
+/// `src/flaky/b.rs` (red), 3 is behind `main` and gets updated.
+const CI_WORLD: &str = r##"
+now: 2026-03-01T12:05:00Z
+bot: mp-gate
+ci: {checks: [test], app: github-actions, minutes: 10, fails: ["src/flaky/**"]}
+repos:
+  - name: acme/app
+    commits:
+      - {id: m1, message: init, date: 2026-02-01T00:00:00Z}
+      - {id: m2, message: next, parents: [m1], date: 2026-02-02T00:00:00Z}
+      - {id: a1, message: a, parents: [m2], date: 2026-03-01T12:00:00Z}
+      - {id: b1, message: b, parents: [m2], date: 2026-03-01T12:00:00Z}
+      - {id: c1, message: c, parents: [m1], date: 2026-03-01T11:00:00Z,
+         checks: [{name: test, app: github-actions, started_at: 2026-03-01T11:00:00Z, completed_at: 2026-03-01T11:03:00Z}]}
+    branches: {main: m2, a: a1, b: b1, c: c1}
+    pulls:
+      - {number: 1, title: A, author: agent-1, head: a, files: [{path: src/a.rs}]}
+      - {number: 2, title: B, author: agent-2, head: b, files: [{path: src/flaky/b.rs}]}
+      - {number: 3, title: C, author: agent-3, head: c, base_commit: m1, files: [{path: src/c.rs}]}
+"##;
+
+fn runs_of(gh: &MemoryGitHub, id: &str) -> Vec<String> {
+    gh.read(|w| {
+        let commit = w.repos[0].commit(&sha(id)).map(|c| c.checks.clone());
+        commit
+            .unwrap_or_default()
+            .iter()
+            .map(|run| {
+                format!(
+                    "{} {} {} {}..{}",
+                    run.name,
+                    run.status.as_str(),
+                    run.conclusion.as_ref().map_or("-", |c| c.as_str()),
+                    run.started_at.map_or("-".to_owned(), |t| t.to_string()),
+                    run.completed_at.map_or("-".to_owned(), |t| t.to_string()),
+                )
+            })
+            .collect()
+    })
+}
+
+#[tokio::test]
+async fn simulated_ci_runs_on_every_new_head_and_completes_on_time() {
+    let gh = memory(CI_WORLD);
+    // Started at the push (the commit's date here), not finished at 12:05.
+    assert_eq!(
+        runs_of(&gh, "a1"),
+        ["test in_progress - 2026-03-01T12:00:00Z..-"]
+    );
+    // A head the world already lists a completed run for is left alone.
+    assert_eq!(
+        runs_of(&gh, "c1"),
+        ["test completed success 2026-03-01T11:00:00Z..2026-03-01T11:03:00Z"]
+    );
+    gh.set_now(mp_core::Timestamp::parse("2026-03-01T12:10:00Z").expect("a time"));
+    assert_eq!(
+        runs_of(&gh, "a1"),
+        ["test completed success 2026-03-01T12:00:00Z..2026-03-01T12:10:00Z"]
+    );
+    assert_eq!(
+        runs_of(&gh, "b1"),
+        ["test completed failure 2026-03-01T12:00:00Z..2026-03-01T12:10:00Z"]
+    );
+
+    // The bot's update makes a new head: its run starts at once and is seen by the next read.
+    let outcome = gh.update_branch(&app(), n(3), &sha("c1")).await;
+    assert!(matches!(
+        outcome,
+        Ok(mp_core::port::UpdateBranchOutcome::Accepted)
+    ));
+    let head = gh.read(|w| w.repos[0].pulls[2].head_sha.clone());
+    let runs = gh
+        .check_runs(&app(), &head)
+        .await
+        .expect("the new head is known");
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].status.as_str(), "in_progress");
+    assert_eq!(runs[0].app_slug.as_deref(), Some("github-actions"));
+    gh.set_now(mp_core::Timestamp::parse("2026-03-01T12:19:59Z").expect("a time"));
+    let runs = gh.check_runs(&app(), &head).await.expect("known");
+    assert_eq!(
+        runs[0].status.as_str(),
+        "in_progress",
+        "10 minutes are not over"
+    );
+    gh.set_now(mp_core::Timestamp::parse("2026-03-01T12:20:00Z").expect("a time"));
+    let runs = gh.check_runs(&app(), &head).await.expect("known");
+    assert_eq!(runs[0].status.as_str(), "completed");
+}
+
+#[test]
+fn simulated_ci_is_checked_when_loaded() {
+    for (ci, message) in [
+        ("{checks: [], app: ci, minutes: 1}", "names no check"),
+        ("{checks: [t, t], app: ci, minutes: 1}", "listed twice"),
+        ("{checks: [t], app: ci, minutes: 0}", "`ci.minutes` is 0"),
+        (
+            "{checks: [t], app: ci, minutes: 1, fails: [\"a[\"]}",
+            "is not a glob",
+        ),
+        ("{checks: [t], minutes: 1}", "app"),
+    ] {
+        let text = format!("now: 2026-03-01T12:00:00Z\nbot: mp-gate\nci: {ci}\n");
+        let error = parse_world("world.yaml", &text, None)
+            .map(|_| ())
+            .expect_err(ci)
+            .to_string();
+        assert!(error.contains(message), "{ci}: {error}");
+    }
+}

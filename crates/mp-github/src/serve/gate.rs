@@ -30,10 +30,14 @@ pub(super) const DEFAULT_LIMIT: u32 = 5000;
 
 /// The routes made with the App's JWT (their own budget) or not REST at all: they do not
 /// spend the installation's primary limit, as in the in-memory port.
-const FREE_ROUTES: [&str; 3] = [
+const FREE_ROUTES: [&str; 6] = [
     "GET /app",
     "POST /app/installations/{id}/access_tokens",
     "POST /repos/{o}/{r}/_loopback/revert",
+    // Another App's calls (CI publishing its runs) spend that App's budget, not mp's.
+    "POST /_loopback/apps/{slug}/token",
+    "POST /repos/{o}/{r}/check-runs",
+    "PATCH /repos/{o}/{r}/check-runs/{id}",
 ];
 
 /// State shared by the gate and the handlers.
@@ -57,6 +61,8 @@ struct GateState {
     fired: Vec<String>,
     unauthenticated: u64,
     tokens_issued: u64,
+    /// Installation tokens this server issued, and the App slug each belongs to.
+    app_tokens: BTreeMap<String, String>,
 }
 
 #[derive(Debug)]
@@ -98,6 +104,7 @@ impl Shared {
                 fired: Vec::new(),
                 unauthenticated: 0,
                 tokens_issued: 0,
+                app_tokens: BTreeMap::new(),
             }),
         }
     }
@@ -127,11 +134,21 @@ impl Shared {
         self.lock().unauthenticated
     }
 
-    /// The next installation token number, from 1.
-    pub(super) fn next_token(&self) -> u64 {
+    /// A new installation token of the App `slug` (`ghs_loopback_<n>`, numbered from 1).
+    pub(super) fn issue_token(&self, slug: &str) -> String {
         let mut state = self.lock();
         state.tokens_issued += 1;
-        state.tokens_issued
+        let token = format!("ghs_loopback_{}", state.tokens_issued);
+        state.app_tokens.insert(token.clone(), slug.to_owned());
+        token
+    }
+
+    /// The App whose installation token authenticates the request, if any: only tokens
+    /// this server issued belong to an App (a personal token or an unknown one does not).
+    pub(super) fn token_app(&self, headers: &HeaderMap) -> Option<String> {
+        let value = headers.get(AUTHORIZATION)?.to_str().ok()?;
+        let (_, token) = value.trim().split_once(' ')?;
+        self.lock().app_tokens.get(token.trim()).cloned()
     }
 
     fn record(&self, template: &str, authenticated: bool) {

@@ -347,6 +347,11 @@ pub(super) fn pull_file(base: &str, repo: &RepoName, file: &PullFile) -> Value {
     value
 }
 
+/// The id of run `index` on commit `head_sha`.
+pub(super) fn check_run_id(repo: &RepoName, head_sha: &CommitSha, index: usize) -> u64 {
+    stable_id("check", &format!("{repo}@{head_sha}#{index}"))
+}
+
 /// One check run on `head_sha`; `index` is its position on the commit.
 pub(super) fn check_run(
     base: &str,
@@ -355,7 +360,7 @@ pub(super) fn check_run(
     index: usize,
     run: &CheckRun,
 ) -> Value {
-    let id = stable_id("check", &format!("{repo}@{head_sha}#{index}"));
+    let id = check_run_id(repo, head_sha, index);
     let app = run.app_slug.as_ref().map(|slug| {
         let app_id = stable_id("app", slug);
         json!({ "id": app_id, "slug": slug, "name": slug, "node_id": node_id("A", app_id) })

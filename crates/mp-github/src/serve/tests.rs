@@ -1314,3 +1314,155 @@ fn bad_fault_lines_name_the_line_and_the_problem() {
         Err("fault script line 1: `drop` takes no argument, found `now`: `* #1 drop now`"),
     );
 }
+
+// ---- check runs published by another App -------------------------------------------------
+
+async fn send_as(builder: reqwest::RequestBuilder, token: &str) -> Answer {
+    let response = builder
+        .header("Authorization", format!("Bearer {token}"))
+        .send()
+        .await
+        .expect("the server answers");
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let text = response.text().await.expect("the body is complete");
+    Answer {
+        status,
+        headers,
+        text,
+    }
+}
+
+async fn call_as(
+    server: &LoopbackServer,
+    token: &str,
+    method: reqwest::Method,
+    path: &str,
+    body: Value,
+) -> Answer {
+    let url = format!("{}{path}", server.base_url());
+    send_as(
+        reqwest::Client::new().request(method, url).json(&body),
+        token,
+    )
+    .await
+}
+
+#[tokio::test]
+async fn an_app_publishes_and_completes_check_runs_over_github_routes() {
+    let server = serve("").await;
+    let runs = "/repos/jane-doe/webapp/check-runs";
+    let head = sha_of(REPO, "f1");
+    let start = json!({"name": "ci", "head_sha": head, "status": "in_progress"});
+
+    // A token that is no App's installation token cannot write check runs.
+    let refused = call(&server, reqwest::Method::POST, runs, start.clone()).await;
+    check(
+        &refused,
+        403,
+        &[("/message", json!("You must authenticate via a GitHub App."))],
+    );
+
+    let minted = call(
+        &server,
+        reqwest::Method::POST,
+        "/_loopback/apps/ci-app/token",
+        json!({}),
+    )
+    .await;
+    check(&minted, 201, &[("/app", json!("ci-app"))]);
+    let ci = minted.json()["token"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let created = call_as(&server, &ci, reqwest::Method::POST, runs, start).await;
+    check(
+        &created,
+        201,
+        &[
+            ("/status", json!("in_progress")),
+            ("/conclusion", Value::Null),
+            ("/app/slug", json!("ci-app")),
+            ("/head_sha", json!(head)),
+            ("/started_at", json!("2026-03-02T09:00:00Z")),
+        ],
+    );
+    let id = created.json()["id"].as_u64().unwrap_or_default();
+    let run_path = format!("{runs}/{id}");
+
+    // The bot's own installation token is another App's: it may not touch the run.
+    let bot = call(
+        &server,
+        reqwest::Method::POST,
+        "/app/installations/1/access_tokens",
+        json!({}),
+    )
+    .await;
+    let bot = bot.json()["token"].as_str().unwrap_or_default().to_owned();
+    let done = json!({"conclusion": "success"});
+    let foreign = call_as(
+        &server,
+        &bot,
+        reqwest::Method::PATCH,
+        &run_path,
+        done.clone(),
+    )
+    .await;
+    assert_eq!(foreign.status, 403, "{foreign:?}");
+
+    let completed = call_as(&server, &ci, reqwest::Method::PATCH, &run_path, done).await;
+    check(
+        &completed,
+        200,
+        &[
+            ("/id", json!(id)),
+            ("/status", json!("completed")),
+            ("/conclusion", json!("success")),
+            ("/completed_at", json!("2026-03-02T09:00:00Z")),
+        ],
+    );
+    check(
+        &get(&server, &run_path).await,
+        200,
+        &[("/conclusion", json!("success"))],
+    );
+
+    // The bot reads the run through the port as any other.
+    let port_runs = server
+        .memory()
+        .check_runs(
+            &repo(REPO),
+            &mp_core::ids::CommitSha::parse(&head).expect("a SHA"),
+        )
+        .await
+        .expect("the commit is known");
+    let last = port_runs.last().expect("the new run is listed");
+    assert_eq!(
+        (
+            last.name.as_str(),
+            last.app_slug.as_deref(),
+            last.status.as_str()
+        ),
+        ("ci", Some("ci-app"), "completed")
+    );
+
+    // GitHub's refusals: an unknown commit, `completed` without a conclusion, a bad value.
+    for (body, message) in [
+        (
+            json!({"name": "ci", "head_sha": "0000000000000000000000000000000000000000"}),
+            "No commit found for SHA: 0000000000000000000000000000000000000000",
+        ),
+        (
+            json!({"name": "ci", "head_sha": head, "status": "completed"}),
+            "Invalid request: `conclusion` is required when the status is `completed`",
+        ),
+        (
+            json!({"name": "ci", "head_sha": head, "conclusion": "great"}),
+            "Invalid request: `great` is not a check run conclusion",
+        ),
+    ] {
+        let answer = call_as(&server, &ci, reqwest::Method::POST, runs, body).await;
+        check(&answer, 422, &[("/message", json!(message))]);
+    }
+    server.shutdown().await;
+}

@@ -75,6 +75,18 @@ pub(super) struct RawWorld {
     pub(super) rate_limit: Option<RawRateLimit>,
     #[serde(default)]
     pub(super) repos: Vec<Spanned<RawRepo>>,
+    #[serde(default)]
+    pub(super) ci: Option<Spanned<RawCi>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawCi {
+    pub(super) checks: Vec<Spanned<String>>,
+    pub(super) app: Spanned<String>,
+    pub(super) minutes: u32,
+    #[serde(default)]
+    pub(super) fails: Vec<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -7,6 +7,7 @@
 //! [`World`] in code: every field is public, and [`commit_sha`] gives the SHA a commit id
 //! resolves to.
 
+pub mod drain;
 mod error;
 mod file;
 mod resolve;
@@ -95,6 +96,25 @@ pub struct World {
     pub rate_limit_remaining: Option<u32>,
     /// The repositories, in file order.
     pub repos: Vec<Repo>,
+    /// Simulated CI: named checks completed on every new head of an open pull request.
+    pub ci: Option<CiSimulation>,
+}
+
+/// Simulated CI (the world file's `ci:`): on every head of an open pull request, each
+/// named check starts when the head appears and completes `minutes` later, green unless one
+/// of the pull request's changed files matches a `fails` pattern. The in-memory GitHub
+/// applies it whenever its clock moves (`MemoryGitHub::set_now`), so a world can run many
+/// ticks without a hand-written check run per head.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CiSimulation {
+    /// The check names, e.g. `[test]`.
+    pub checks: Vec<String>,
+    /// The slug of the App that publishes the runs (`app.slug`).
+    pub app: String,
+    /// Minutes from the head's push to the run's completion.
+    pub minutes: u32,
+    /// Glob patterns (`src/flaky/**`) on changed paths that make the runs fail.
+    pub fails: Vec<String>,
 }
 
 impl World {
@@ -107,6 +127,7 @@ impl World {
             receipt_key: None,
             rate_limit_remaining: None,
             repos: Vec::new(),
+            ci: None,
         }
     }
 

@@ -14,10 +14,12 @@ use mp_core::port::IssueState;
 use serde_saphyr::Spanned;
 
 use super::file::{
-    RawCheck, RawCheckStatus, RawComment, RawConfig, RawEvent, RawFile, RawFileStatus, RawIssue,
-    RawPull, RawPush, RawReaction, RawRepo, RawState, RawWorld,
+    RawCheck, RawCheckStatus, RawCi, RawComment, RawConfig, RawEvent, RawFile, RawFileStatus,
+    RawIssue, RawPull, RawPush, RawReaction, RawRepo, RawState, RawWorld,
 };
-use super::{Commit, IssueRecord, LoadWorldError, Pull, PullFile, Repo, World, commit_sha};
+use super::{
+    CiSimulation, Commit, IssueRecord, LoadWorldError, Pull, PullFile, Repo, World, commit_sha,
+};
 
 type Result<T> = std::result::Result<T, LoadWorldError>;
 
@@ -56,6 +58,7 @@ pub(super) fn resolve(file: &str, config_base: Option<&Path>, raw: RawWorld) -> 
         receipt_key,
         rate_limit_remaining: raw.rate_limit.map(|r| r.remaining),
         repos: Vec::new(),
+        ci: raw.ci.map(|ci| resolve_ci(cx, ci)).transpose()?,
     };
     let mut comment_ids = 0;
     for raw_repo in raw.repos {
@@ -70,6 +73,46 @@ pub(super) fn resolve(file: &str, config_base: Option<&Path>, raw: RawWorld) -> 
         world.repos.push(repo);
     }
     Ok(world)
+}
+
+/// Checks the simulated CI: at least one check, each named once, an App slug, a positive
+/// duration and patterns that compile.
+fn resolve_ci(cx: Cx<'_>, raw: Spanned<RawCi>) -> Result<CiSimulation> {
+    let ci = &raw.value;
+    if ci.checks.is_empty() {
+        return Err(cx.at(&raw, "`ci.checks` names no check; name at least one"));
+    }
+    let mut checks: Vec<String> = Vec::new();
+    for check in &ci.checks {
+        if check.value.trim().is_empty() {
+            return Err(cx.at(check, "a check name is empty"));
+        }
+        if checks.contains(&check.value) {
+            return Err(cx.at(check, format!("check `{}` is listed twice", check.value)));
+        }
+        checks.push(check.value.clone());
+    }
+    if ci.app.value.trim().is_empty() {
+        return Err(cx.at(
+            &ci.app,
+            "`ci.app` is empty; name the App that publishes the runs",
+        ));
+    }
+    if ci.minutes == 0 {
+        return Err(cx.at(&raw, "`ci.minutes` is 0; CI takes at least a minute"));
+    }
+    let mut fails = Vec::new();
+    for pattern in &ci.fails {
+        globset::Glob::new(&pattern.value)
+            .map_err(|err| cx.at(pattern, format!("`{}` is not a glob: {err}", pattern.value)))?;
+        fails.push(pattern.value.clone());
+    }
+    Ok(CiSimulation {
+        checks,
+        app: ci.app.value.clone(),
+        minutes: ci.minutes,
+        fails,
+    })
 }
 
 /// Reads `config.dir` (every regular, non-hidden file, not recursively) and lays

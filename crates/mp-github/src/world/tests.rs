@@ -651,3 +651,27 @@ fn the_documented_example_is_a_valid_world() {
         "##,
     );
 }
+
+/// The drain scenario's world file is exactly what `drain_world` writes for the default
+/// spec; `MP_REGENERATE=1` rewrites it.
+#[test]
+fn the_drain_scenario_is_the_generated_drain_world() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/scenarios/drain-four-agents/world.yaml");
+    let world = super::drain::drain_world(&super::drain::DrainSpec::default());
+    let text = super::world_to_yaml(&world, None);
+    if std::env::var_os("MP_REGENERATE").is_some() {
+        std::fs::write(&path, &text).expect("the fixture is writable");
+    }
+    let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        on_disk == text,
+        "{} is not the generated drain world; regenerate it with MP_REGENERATE=1 cargo test -p mp-github drain_scenario",
+        path.display()
+    );
+    let parsed = super::parse_world("world.yaml", &on_disk, None).expect("the fixture loads");
+    assert_eq!(
+        parsed, world,
+        "the fixture reads back as the generated world"
+    );
+}

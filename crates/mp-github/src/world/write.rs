@@ -33,6 +33,7 @@ pub fn world_to_yaml(world: &World, receipt_key: Option<&str>) -> String {
         receipt_key: _,
         rate_limit_remaining,
         repos,
+        ci,
     } = world;
     let mut out = Writer::default();
     out.line(0, &format!("now: {}", time(*now)));
@@ -48,6 +49,19 @@ pub fn world_to_yaml(world: &World, receipt_key: Option<&str>) -> String {
         out.line(1, "files:");
         for (name, text) in config {
             out.text(2, &quoted(name), text);
+        }
+    }
+    if let Some(ci) = ci {
+        let list = |items: &[String]| {
+            let quoted: Vec<String> = items.iter().map(|i| quoted(i)).collect();
+            format!("[{}]", quoted.join(", "))
+        };
+        out.line(0, "ci:");
+        out.line(1, &format!("checks: {}", list(&ci.checks)));
+        out.line(1, &format!("app: {}", quoted(&ci.app)));
+        out.line(1, &format!("minutes: {}", ci.minutes));
+        if !ci.fails.is_empty() {
+            out.line(1, &format!("fails: {}", list(&ci.fails)));
         }
     }
     if !repos.is_empty() {

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use mp_core::config::{self, Config, ConfigFiles};
-use mp_core::ids::{CommitSha, RepoName};
+use mp_core::ids::{CommitSha, RepoName, Timestamp};
 use mp_core::port::{AuditError, AuditLog, AuditRecord, GitHubHistory};
 use mp_core::state::{BOT_STATE_BRANCH, Layer, WATERMARKS_PATH, Watermarks};
 use mp_core::tick::{self, FullTickReport, TickOptions};
@@ -49,6 +49,35 @@ pub struct Scenario {
     pub config: Config,
     /// Options from the configuration and the world's receipt key.
     pub options: TickOptions,
+    /// The instants of its ticks: the world's `now`, then more when the scenario
+    /// directory holds a file `ticks` reading `<N> every <D>` (`D` in `s`, `m` or `h`).
+    pub instants: Vec<Timestamp>,
+}
+
+/// The tick instants of the scenario at `path` (see [`Scenario::instants`]).
+fn instants(world: &World, path: &Path) -> Vec<Timestamp> {
+    let Some(text) = path
+        .parent()
+        .and_then(|dir| std::fs::read_to_string(dir.join("ticks")).ok())
+    else {
+        return vec![world.now];
+    };
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let [count, "every", every] = words.as_slice() else {
+        panic!("{}: a ticks file reads `<N> every <D>`", path.display());
+    };
+    let count: i64 = count.parse().expect("a whole number of ticks");
+    let (number, unit) = every.split_at(every.len() - 1);
+    let scale = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        other => panic!("{}: unknown unit {other:?}", path.display()),
+    };
+    let step = number.parse::<i64>().expect("a whole number") * scale;
+    (0..count)
+        .map(|i| world.now.plus_seconds(i * step))
+        .collect()
 }
 
 impl Scenario {
@@ -68,6 +97,7 @@ impl Scenario {
             options = options.with_receipt_key(key);
         }
         Self {
+            instants: instants(&world, path),
             world,
             config,
             options,
@@ -124,27 +154,23 @@ impl TickResult {
 
 /// One tick over `github`.
 pub async fn tick_over(github: &dyn GitHubHistory, scenario: &Scenario) -> TickResult {
+    tick_at(github, scenario, scenario.world.now).await
+}
+
+/// One tick over `github` at `now` (the caller moves the world's clock).
+pub async fn tick_at(
+    github: &dyn GitHubHistory,
+    scenario: &Scenario,
+    now: Timestamp,
+) -> TickResult {
     let audit = MemoryAudit::default();
-    let report = tick::run_tick(
-        github,
-        &audit,
-        &scenario.config,
-        &scenario.options,
-        scenario.world.now,
-    )
-    .await
-    .map_err(|e| e.to_string());
+    let report = tick::run_tick(github, &audit, &scenario.config, &scenario.options, now)
+        .await
+        .map_err(|e| e.to_string());
     TickResult {
         report,
         audit: audit.lines(),
     }
-}
-
-/// One tick on the in-memory adapter; returns the result and the adapter.
-pub async fn memory_tick(scenario: &Scenario) -> (TickResult, MemoryGitHub) {
-    let github = MemoryGitHub::new(scenario.world.clone());
-    let result = tick_over(&github, scenario).await;
-    (result, github)
 }
 
 /// The REST client for a loopback server, with fast retries and a short timeout.

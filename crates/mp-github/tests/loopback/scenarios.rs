@@ -3,9 +3,9 @@
 //! records must be identical.
 
 use crate::harness::{
-    Scenario, client_for, memory_tick, runtime, scenario_worlds, serve, tick_over,
+    Scenario, TickResult, client_for, runtime, scenario_worlds, serve, tick_at, tick_over,
 };
-use mp_github::FaultScript;
+use mp_github::{FaultScript, MemoryGitHub};
 
 /// An outcome detail with the words of a failed call cut after its route: how a failure
 /// reads differs by adapter (an HTTP status after retries, an in-memory fault hook), what
@@ -32,22 +32,22 @@ fn normalised(outcomes: Result<Vec<(String, String, String)>, String>) -> Vec<St
 }
 
 /// What the scenario's `expect` file (see the mp-cli scenario harness) says of each pull
-/// request that the REST run's `outcomes` contradict: `merged` must merge, `not-merged`
-/// must not.
-fn unmet_expectations(
-    world: &std::path::Path,
-    outcomes: &Result<Vec<(String, String, String)>, String>,
-) -> Vec<String> {
+/// request that the REST run's ticks contradict: `merged` must merge in some tick,
+/// `not-merged` must never merge and still have an outcome in the last tick.
+fn unmet_expectations(world: &std::path::Path, ticks: &[TickResult]) -> Vec<String> {
     let Some(text) = world
         .parent()
         .and_then(|dir| std::fs::read_to_string(dir.join("expect")).ok())
     else {
         return Vec::new();
     };
-    let outcomes = match outcomes {
-        Ok(outcomes) => outcomes,
-        Err(error) => return vec![format!("the REST tick failed: {error}")],
-    };
+    let mut all = Vec::new();
+    for tick in ticks {
+        match tick.outcomes() {
+            Ok(outcomes) => all.push(outcomes),
+            Err(error) => return vec![format!("a REST tick failed: {error}")],
+        }
+    }
     let mut unmet = Vec::new();
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
         let mut words = line.split_whitespace();
@@ -55,28 +55,67 @@ fn unmet_expectations(
             words.next().unwrap_or_default(),
             words.next().unwrap_or_default(),
         );
-        let action = outcomes
+        let merged = all
             .iter()
-            .find(|(p, _, _)| p == pr)
+            .flatten()
+            .any(|(p, action, _)| p == pr && action == "merged");
+        let last = all
+            .last()
+            .and_then(|outcomes| outcomes.iter().find(|(p, _, _)| p == pr))
             .map(|(_, action, _)| action.as_str());
         let holds = match verdict {
-            "merged" => action == Some("merged"),
-            "not-merged" => action.is_some_and(|a| a != "merged"),
+            "merged" => merged,
+            "not-merged" => !merged && last.is_some(),
             _ => false,
         };
         if !holds {
-            unmet.push(format!("expected `{line}`, the REST tick did {action:?}"));
+            unmet.push(format!(
+                "expected `{line}`, the REST ticks merged it: {merged}, last did {last:?}"
+            ));
         }
     }
     unmet
 }
 
+/// Every tick of the scenario over `github`, moving the world's clock with `set_now`.
+async fn ticks_over(
+    github: &dyn mp_core::port::GitHubHistory,
+    memory: &MemoryGitHub,
+    scenario: &Scenario,
+) -> Vec<TickResult> {
+    let mut results = Vec::new();
+    for &at in &scenario.instants {
+        memory.set_now(at);
+        let result = tick_at(github, scenario, at).await;
+        let failed = result.report.is_err();
+        results.push(result);
+        if failed {
+            break;
+        }
+    }
+    results
+}
+
+/// Every tick's outcomes, normalised, each prefixed with its tick number.
+fn all_outcomes(ticks: &[TickResult]) -> Vec<String> {
+    ticks
+        .iter()
+        .enumerate()
+        .flat_map(|(i, tick)| {
+            normalised(tick.outcomes())
+                .into_iter()
+                .map(move |line| format!("tick {}: {line}", i + 1))
+        })
+        .collect()
+}
+
 /// The differences between the two runs of one scenario, empty when they agree.
 async fn compare(scenario: &Scenario, world: &std::path::Path) -> Vec<String> {
-    let (memory, memory_github) = memory_tick(scenario).await;
+    let memory_github = MemoryGitHub::new(scenario.world.clone());
+    let memory = ticks_over(&memory_github, &memory_github, scenario).await;
     let server = serve(scenario, FaultScript::default()).await;
     let client = client_for(&server);
-    let rest = tick_over(&client, scenario).await;
+    let rest = ticks_over(&client, server.memory(), scenario).await;
     let mut problems = Vec::new();
     let memory_actions = memory_github.actions();
     let rest_actions = server.memory().actions();
@@ -85,18 +124,21 @@ async fn compare(scenario: &Scenario, world: &std::path::Path) -> Vec<String> {
             "writes differ\n    memory: {memory_actions:#?}\n    rest:   {rest_actions:#?}"
         ));
     }
-    problems.extend(unmet_expectations(world, &rest.outcomes()));
-    let (memory_outcomes, rest_outcomes) =
-        (normalised(memory.outcomes()), normalised(rest.outcomes()));
+    problems.extend(unmet_expectations(world, &rest));
+    let (memory_outcomes, rest_outcomes) = (all_outcomes(&memory), all_outcomes(&rest));
     if memory_outcomes != rest_outcomes {
         problems.push(format!(
             "outcomes differ\n    memory: {memory_outcomes:?}\n    rest:   {rest_outcomes:?}"
         ));
     }
-    if memory.audit != rest.audit {
+    let audit = |ticks: &[TickResult]| -> Vec<String> {
+        ticks.iter().flat_map(|t| t.audit.clone()).collect()
+    };
+    if audit(&memory) != audit(&rest) {
         problems.push(format!(
             "audit records differ\n    memory: {:?}\n    rest:   {:?}",
-            memory.audit, rest.audit
+            audit(&memory),
+            audit(&rest)
         ));
     }
     if server.saw_unauthenticated() {

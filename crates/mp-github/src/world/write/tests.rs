@@ -91,6 +91,12 @@ fn everything() -> World {
     let mut world = World::new(at("2026-03-02T09:00:00Z"), "acme-gate");
     world.receipt_key = ReceiptKey::new("k3y");
     world.rate_limit_remaining = Some(42);
+    world.ci = Some(crate::world::CiSimulation {
+        checks: vec!["test".to_owned(), "lint: \"strict\"".to_owned()],
+        app: "github-actions".to_owned(),
+        minutes: 10,
+        fails: vec!["src/flaky/**".to_owned()],
+    });
     world.config.insert(
         "owner.yml".to_owned(),
         "github_login: alice\n# a comment\n".to_owned(),

@@ -1,0 +1,213 @@
+//! The drain world: one busy repository where several agents each have several pull
+//! requests ready at once, and CI is simulated (`ci:`), so a run of many ticks shows
+//! whether every ready pull request reaches `main` with no human action.
+//!
+//! Every pull request adds its own file (`src/agent<a>/change<k>.rs`), so none conflicts
+//! with another; each carries the identity trailers, was pushed an hour before the clock,
+//! labelled `ready-to-merge` by the owner half an hour later, and is green on its head
+//! against the current `main`. The check `test` takes `ci_minutes` per head, published by
+//! GitHub Actions. Pull requests listed in `failing` (by their place, from 0) change a
+//! path under `src/flaky/` instead, which the simulated CI fails.
+
+use mp_core::approval::READY_TO_MERGE;
+use mp_core::context::{FileChange, FileStatus, LabelAction, LabelEvent, RefUpdate, RefUpdateKind};
+use mp_core::ids::{Login, PrNumber, RepoName, Timestamp};
+
+use super::{CiSimulation, Commit, Pull, PullFile, Repo, World, commit_sha};
+
+/// The App slug of the drain world.
+pub const DRAIN_BOT: &str = "drain-merge-gate";
+/// The owner, the only allowlisted human.
+pub const DRAIN_OWNER: &str = "drain-owner";
+/// The gated repository.
+pub const DRAIN_REPO: &str = "drain/app";
+/// The governance repository.
+pub const DRAIN_GOVERNANCE: &str = "drain/governance";
+/// The clock of the drain world.
+pub const DRAIN_NOW: &str = "2026-06-01T12:00:00Z";
+
+/// The shape of a drain world.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DrainSpec {
+    /// Agents, each with its own login (`agent-1`, ...).
+    pub agents: usize,
+    /// Ready pull requests per agent.
+    pub per_agent: usize,
+    /// Minutes the `test` check takes on each head.
+    pub ci_minutes: u32,
+    /// The places (from 0, agent by agent) of pull requests whose CI fails.
+    pub failing: Vec<usize>,
+}
+
+impl Default for DrainSpec {
+    /// The issue's drain: 4 agents × 3 pull requests, CI taking 10 minutes, all green.
+    fn default() -> Self {
+        Self {
+            agents: 4,
+            per_agent: 3,
+            ci_minutes: 10,
+            failing: Vec::new(),
+        }
+    }
+}
+
+fn login(text: &str) -> Login {
+    Login::parse(text).expect("the drain logins are valid")
+}
+
+fn repo_name(text: &str) -> RepoName {
+    RepoName::parse(text).expect("the drain repository names are valid")
+}
+
+/// The drain world of `spec`.
+pub fn drain_world(spec: &DrainSpec) -> World {
+    let now = Timestamp::parse(DRAIN_NOW).expect("the drain clock is a valid time");
+    let mut world = World::new(now, DRAIN_BOT);
+    world.ci = Some(CiSimulation {
+        checks: vec!["test".to_owned()],
+        app: "github-actions".to_owned(),
+        minutes: spec.ci_minutes,
+        fails: vec!["src/flaky/**".to_owned()],
+    });
+    let agents: Vec<String> = (1..=spec.agents).map(|a| format!("agent-{a}")).collect();
+    let texts = [
+        ("owner.yml", format!("github_login: {DRAIN_OWNER}\n")),
+        (
+            "projects.yml",
+            format!("governance_repo: {DRAIN_GOVERNANCE}\nsupervised_repos: [{DRAIN_REPO}]\n"),
+        ),
+        (
+            "env.yml",
+            format!("bot_app_slug: {DRAIN_BOT}\nrequired_checks: [test]\nmerge_enabled: true\n"),
+        ),
+        (
+            "agent_registry.yml",
+            "tools: [claude-code]\nmodels:\n  claude-code: [\"*\"]\n".to_owned(),
+        ),
+    ];
+    world.config = texts
+        .into_iter()
+        .map(|(name, text)| (name.to_owned(), text))
+        .collect();
+
+    let owner = login(DRAIN_OWNER);
+    let mut repo = Repo::new(repo_name(DRAIN_REPO));
+    let main = commit_sha(&repo.name, "main-1");
+    let started = now.plus_hours(-24 * 7);
+    repo.commits.push(Commit {
+        id: "main-1".to_owned(),
+        sha: main.clone(),
+        message: "Initial import".to_owned(),
+        parents: Vec::new(),
+        author: Some(owner.clone()),
+        committer: Some(owner.clone()),
+        date: Some(started),
+        checks: Vec::new(),
+    });
+    repo.branches.insert("main".to_owned(), main.clone());
+    repo.files
+        .insert("src/lib.rs".to_owned(), "pub fn run() {}\n".to_owned());
+
+    let pushed = now.plus_seconds(-3600);
+    let labelled = now.plus_seconds(-1800);
+    let mut place = 0;
+    for (a, agent) in agents.iter().enumerate() {
+        let author = login(agent);
+        for k in 1..=spec.per_agent {
+            let number = PrNumber::new(place as u64 + 1);
+            let fails = spec.failing.contains(&place);
+            place += 1;
+            let id = format!("agent{}-change{k}", a + 1);
+            let sha = commit_sha(&repo.name, &id);
+            let path = if fails {
+                format!("src/flaky/agent{}_change{k}.rs", a + 1)
+            } else {
+                format!("src/agent{}/change{k}.rs", a + 1)
+            };
+            let title = format!("Agent {} change {k}", a + 1);
+            repo.commits.push(Commit {
+                id: id.clone(),
+                sha: sha.clone(),
+                message: format!(
+                    "{title}\n\nAgent-Tool: claude-code\nAgent-Model: claude-opus-4\nAgent-Session: s_drain-{}-{k}\nAgent-Machine: runner-{}\nTask-Ref: Issue#{}\n",
+                    a + 1,
+                    a + 1,
+                    100 + number.get()
+                ),
+                parents: vec![main.clone()],
+                author: Some(author.clone()),
+                committer: Some(author.clone()),
+                date: Some(pushed),
+                checks: Vec::new(),
+            });
+            let head_ref = format!("{agent}/change-{k}");
+            repo.branches.insert(head_ref.clone(), sha.clone());
+            repo.pulls.push(Pull {
+                number,
+                title,
+                body: String::new(),
+                author: author.clone(),
+                head_ref,
+                head_sha: sha.clone(),
+                base_ref: "main".to_owned(),
+                base_sha: main.clone(),
+                commits: vec![sha.clone()],
+                labels: vec![READY_TO_MERGE.to_owned()],
+                events: vec![LabelEvent {
+                    action: LabelAction::Labeled,
+                    label: READY_TO_MERGE.to_owned(),
+                    actor: Some(owner.clone()),
+                    at: Some(labelled),
+                }],
+                files: vec![PullFile {
+                    change: FileChange {
+                        path: path.clone(),
+                        status: FileStatus::Added,
+                        additions: 1,
+                        deletions: 0,
+                        previous_filename: None,
+                    },
+                    content: Some(format!("pub fn change_{}_{k}() {{}}\n", a + 1)),
+                }],
+                comments: Vec::new(),
+                reactions: Vec::new(),
+                state: mp_core::context::PrState::Open,
+                merged: false,
+                mergeable: true,
+                merged_by: None,
+                merge_commit: None,
+                created_at: Some(pushed),
+                comments_unreadable: false,
+                head_repo: None,
+                pushes: vec![RefUpdate {
+                    kind: RefUpdateKind::BranchCreation,
+                    before: None,
+                    after: Some(sha),
+                    at: Some(pushed),
+                    actor: Some(author.clone()),
+                }],
+            });
+        }
+    }
+    world.repos.push(repo);
+
+    let mut governance = Repo::new(repo_name(DRAIN_GOVERNANCE));
+    let g1 = commit_sha(&governance.name, "g1");
+    governance.commits.push(Commit {
+        id: "g1".to_owned(),
+        sha: g1.clone(),
+        message: "Doctrine".to_owned(),
+        parents: Vec::new(),
+        author: Some(owner.clone()),
+        committer: Some(owner),
+        date: Some(started),
+        checks: Vec::new(),
+    });
+    governance.branches.insert("main".to_owned(), g1);
+    governance.files.insert(
+        "docs/decisions/0001-start.md".to_owned(),
+        "# Start\n".to_owned(),
+    );
+    world.repos.push(governance);
+    world
+}
