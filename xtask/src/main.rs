@@ -3,12 +3,14 @@
 //! Commands: `tidy` (architecture checks, also run as tests), `schemas [--check]`
 //! (regenerate or verify the JSON Schemas of the configuration files), `gen-world`
 //! (write a synthetic world file for benchmarks), `bench api` (REST calls per tick),
+//! `bench drain` (many agents' ready pull requests draining into `main`),
 //! `test` (install the test suite's prerequisites, then run every test).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod bench_api;
+mod bench_drain;
 mod gen_world;
 mod schemas;
 mod test;
@@ -28,7 +30,10 @@ commands:
                     each (stdout without --out)
   bench api [--repos N] [--prs M] [--seed S]
                     REST calls per tick through the loopback GitHub server, by
-                    endpoint: a cold tick and three warm ones (default 6 x 5)";
+                    endpoint: a cold tick and three warm ones (default 6 x 5)
+  bench drain       ready pull requests of several agents draining into main on a
+                    simulated clock and CI: ticks, minutes, merges/hour, CI rounds,
+                    comments and API calls";
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -47,6 +52,7 @@ fn main() -> ExitCode {
         ["schemas", "--check"] => schemas::run(&root, true),
         ["gen-world", rest @ ..] => gen_world::run(rest),
         ["bench", "api", rest @ ..] => bench_api::run(rest),
+        ["bench", "drain", rest @ ..] => bench_drain::run(rest),
         _ => {
             #[allow(clippy::print_stderr)]
             {
