@@ -1,9 +1,13 @@
 //! C2: the required checks are green, and green from the expected publisher.
 //!
-//! With named required checks, only runs published by the expected app count, and every
-//! one of them is inspected (same-named runs are never collapsed): each name needs at least
-//! one run from the expected app, and every such run completed with `success` (`neutral`
-//! and `skipped` do not count). Runs of the name from other apps are ignored — any App an
+//! With named required checks, only runs published by the expected app count, and of those
+//! the latest run of each name decides, as GitHub's own required-checks rule does: a job
+//! that failed and passed on a re-run is green, a job that passed and fails on a re-run is
+//! red (decisions/0027). The latest run is the one started last; a run without a start
+//! time counts as the newest, and equal times go to the run listed later (adapters list
+//! runs in creation order). Each name needs a run from the expected app, and its latest
+//! completed with `success` (`neutral` and `skipped` do not count). Runs of the name from
+//! other apps are ignored — any App an
 //! agent installs can publish a run of any name, so they can neither open nor block the
 //! gate — and reported as a non-blocking warning; with none from the expected app the
 //! check fails as published by the wrong app. Runs of other names are ignored. Without named checks, every run must be completed with
@@ -66,6 +70,16 @@ fn run_failures(
         }));
     }
     failures
+}
+
+/// The latest of same-named runs of one App (none when `runs` is empty): started last, a
+/// run without a start time counting as the newest, ties to the run listed later.
+fn latest_run<'a>(runs: &[&'a CheckRun]) -> Vec<&'a CheckRun> {
+    runs.iter()
+        .enumerate()
+        .max_by_key(|(position, run)| (run.started_at.is_none(), run.started_at, *position))
+        .map(|(_, run)| vec![*run])
+        .unwrap_or_default()
 }
 
 /// Evaluates C2 at `now` against `policy.required_checks`, `policy.expected_publisher`,
@@ -133,7 +147,8 @@ fn evaluate_named(pr: &PrContext, policy: &GatePolicy, now: Timestamp) -> Vec<Co
             }));
             continue;
         }
-        failures.extend(run_failures(name, &ours, |c| {
+        let latest = latest_run(&ours);
+        failures.extend(run_failures(name, &latest, |c| {
             *c == CheckConclusion::Success
         }));
     }

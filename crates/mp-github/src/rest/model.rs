@@ -138,6 +138,8 @@ pub(crate) struct OutputJson {
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct CheckRunJson {
+    #[serde(default)]
+    pub(crate) id: Option<u64>,
     pub(crate) name: String,
     pub(crate) status: String,
     #[serde(default)]

@@ -204,16 +204,25 @@ impl GitHub for RestGitHub {
             &[("filter", "all")],
         );
         let what = || format!("commit {sha} in {repo}");
-        self.transport
+        let mut runs = self
+            .transport
             .get_pages(
                 endpoint.route(),
                 url,
                 repo,
                 &what,
                 None,
-                |page: CheckRunsPage| page.check_runs.into_iter().map(model::check_run).collect(),
+                |page: CheckRunsPage| {
+                    page.check_runs
+                        .into_iter()
+                        .map(|json| (json.id, model::check_run(json)))
+                        .collect()
+                },
             )
-            .await
+            .await?;
+        // Creation order (GitHub's ids grow), which C2's "latest run" falls back on.
+        runs.sort_by_key(|(id, _)| *id);
+        Ok(runs.into_iter().map(|(_, run)| run).collect())
     }
 
     async fn label_events(

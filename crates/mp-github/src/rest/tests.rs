@@ -545,6 +545,8 @@ async fn files_map_statuses() {
     );
 }
 
+/// The envelope is unwrapped and the runs come back in creation (id) order, whatever the
+/// listing order: C2's latest run falls back on it.
 #[tokio::test]
 async fn check_runs_unwrap_the_envelope() {
     let stub = Stub::start(|_| {
@@ -565,7 +567,7 @@ async fn check_runs_unwrap_the_envelope() {
                         "pull_requests": []
                     },
                     {
-                        "id": 5, "head_sha": HEAD, "status": "queued", "conclusion": null,
+                        "id": 3, "head_sha": HEAD, "status": "queued", "conclusion": null,
                         "started_at": null, "completed_at": null,
                         "output": { "title": null, "summary": null },
                         "name": "lint", "app": null
@@ -581,15 +583,6 @@ async fn check_runs_unwrap_the_envelope() {
         runs,
         Ok(vec![
             CheckRun {
-                name: "test".to_owned(),
-                status: CheckStatus::Completed,
-                conclusion: Some(CheckConclusion::Success),
-                started_at: at("2018-05-04T01:14:52Z"),
-                completed_at: at("2018-05-04T01:14:52Z"),
-                app_slug: Some("octoapp".to_owned()),
-                output_summary: Some("There are 0 failures.".to_owned()),
-            },
-            CheckRun {
                 name: "lint".to_owned(),
                 status: CheckStatus::Queued,
                 conclusion: None,
@@ -597,6 +590,15 @@ async fn check_runs_unwrap_the_envelope() {
                 completed_at: None,
                 app_slug: None,
                 output_summary: None,
+            },
+            CheckRun {
+                name: "test".to_owned(),
+                status: CheckStatus::Completed,
+                conclusion: Some(CheckConclusion::Success),
+                started_at: at("2018-05-04T01:14:52Z"),
+                completed_at: at("2018-05-04T01:14:52Z"),
+                app_slug: Some("octoapp".to_owned()),
+                output_summary: Some("There are 0 failures.".to_owned()),
             },
         ]),
     );

@@ -347,9 +347,12 @@ pub(super) fn pull_file(base: &str, repo: &RepoName, file: &PullFile) -> Value {
     value
 }
 
-/// The id of run `index` on commit `head_sha`.
+/// The id of run `index` on commit `head_sha`: stable, and growing with the index as
+/// GitHub's ids grow with creation (a client may order a commit's runs by id). Below 2^53,
+/// as GitHub's ids are, so JavaScript clients read it exactly.
 pub(super) fn check_run_id(repo: &RepoName, head_sha: &CommitSha, index: usize) -> u64 {
-    stable_id("check", &format!("{repo}@{head_sha}#{index}"))
+    let commit = stable_id("check", &format!("{repo}@{head_sha}")) >> 8;
+    commit * 1024 + u64::try_from(index).unwrap_or(1023).min(1023)
 }
 
 /// One check run on `head_sha`; `index` is its position on the commit.
