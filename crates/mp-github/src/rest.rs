@@ -135,6 +135,11 @@ pub struct RestConfig {
     pub user_agent: String,
     /// How reverts are pushed.
     pub revert: RevertMode,
+    /// The App a plain token acts for, when it is an installation token (`ghs_...`, e.g.
+    /// Actions' `GITHUB_TOKEN`, whose App is `github-actions`): GitHub does not serve
+    /// `GET /user` to those, so the bot's login is `<slug>[bot]`. Normally env.yml's
+    /// `bot_app_slug`. Ignored for App credentials (`GET /app` names the App).
+    pub token_app_slug: Option<String>,
 }
 
 impl RestConfig {
@@ -150,6 +155,7 @@ impl RestConfig {
             retry: RetryPolicy::default(),
             user_agent: concat!("mp-gate/", env!("CARGO_PKG_VERSION")).to_owned(),
             revert,
+            token_app_slug: None,
         }
     }
 }
@@ -206,8 +212,9 @@ impl RestGitHub {
             retry,
             user_agent,
             revert,
+            token_app_slug,
         } = config;
-        let authenticator = Authenticator::new(credentials)?;
+        let authenticator = Authenticator::new(credentials)?.with_token_app_slug(token_app_slug);
         let transport = Transport::new(&api_url, authenticator, timeout, retry, &user_agent)?;
         Ok(Self {
             transport,

@@ -463,10 +463,10 @@ fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Tick
         now,
         dry_run: args.dry_run,
     };
-    let client = rest_client(
-        RestConfig::new(args.api_url.clone(), credentials),
-        args.http_cache.as_deref(),
-    )?;
+    let mut rest = RestConfig::new(args.api_url.clone(), credentials);
+    // An installation token (Actions' GITHUB_TOKEN) cannot ask GitHub who it is.
+    rest.token_app_slug = Some(config.env().bot_app_slug().to_owned());
+    let client = rest_client(rest, args.http_cache.as_deref())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

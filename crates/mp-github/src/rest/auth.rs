@@ -69,6 +69,9 @@ pub enum Credentials {
     App(AppCredentials),
 }
 
+/// How an installation token (an App's, or Actions' `GITHUB_TOKEN`) starts.
+pub const INSTALLATION_TOKEN_PREFIX: &str = "ghs_";
+
 /// The environment variable holding a plain token.
 pub const ENV_TOKEN: &str = "MP_GITHUB_TOKEN";
 /// The environment variable holding the App id.
@@ -206,6 +209,8 @@ type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
 /// Turns credentials into `Authorization` headers, caching installation tokens.
 pub struct Authenticator {
     credentials: Credentials,
+    /// The App of a plain installation token (see `RestConfig::token_app_slug`).
+    token_app_slug: Option<String>,
     /// The parsed App key, present exactly for App credentials.
     signer: Option<EncodingKey>,
     cache: Mutex<Cache>,
@@ -258,6 +263,7 @@ impl Authenticator {
             }
         };
         Ok(Self {
+            token_app_slug: None,
             credentials,
             signer,
             cache: Mutex::new(Cache::default()),
@@ -341,11 +347,21 @@ impl Authenticator {
         Ok(token)
     }
 
-    /// The bot's login: `<slug>[bot]` from `GET /app` for an App, the token owner from
-    /// `GET /user` for a plain token.
+    /// Names the App a plain installation token acts for (normally env.yml's
+    /// `bot_app_slug`).
+    #[must_use]
+    pub fn with_token_app_slug(mut self, slug: Option<String>) -> Self {
+        self.token_app_slug = slug.filter(|s| !s.trim().is_empty());
+        self
+    }
+
+    /// The bot's login: `<slug>[bot]` from `GET /app` for an App; for a plain token, the
+    /// token owner from `GET /user`, except for an installation token (`ghs_...`, Actions'
+    /// `GITHUB_TOKEN`), which GitHub does not serve `/user` to: `<token_app_slug>[bot]`.
     ///
     /// # Errors
-    /// A [`GitHubError`] when the identity cannot be read.
+    /// A [`GitHubError`] when the identity cannot be read, naming the fix when an
+    /// installation token comes without an App slug.
     pub async fn bot_login(
         &self,
         http: &reqwest::Client,
@@ -359,9 +375,36 @@ impl Authenticator {
                     login: String,
                 }
                 let route = "GET /user";
-                let user: User =
-                    get_json(http, &format!("{api}/user"), route, "user", token).await?;
-                Login::parse(&user.login).map_err(|err| malformed(route, &err.to_string()))
+                let as_app = |slug: &str| {
+                    Login::for_app(slug)
+                        .map_err(|err| malformed(route, &format!("bot_app_slug `{slug}`: {err}")))
+                };
+                let installation = token.expose().starts_with(INSTALLATION_TOKEN_PREFIX);
+                if installation && let Some(slug) = &self.token_app_slug {
+                    return as_app(slug);
+                }
+                match get_json::<User>(http, &format!("{api}/user"), route, "user", token).await {
+                    Ok(user) => {
+                        Login::parse(&user.login).map_err(|err| malformed(route, &err.to_string()))
+                    }
+                    Err(GitHubError::Status { status: 403, .. })
+                        if self.token_app_slug.is_some() =>
+                    {
+                        as_app(self.token_app_slug.as_deref().unwrap_or_default())
+                    }
+                    Err(GitHubError::Status {
+                        status: 403,
+                        message,
+                        ..
+                    }) => Err(GitHubError::Status {
+                        route: route.to_owned(),
+                        status: 403,
+                        message: format!(
+                            "{message}: GitHub does not tell an installation token (such as Actions' GITHUB_TOKEN) who it is; set bot_app_slug in env.yml to the App's slug (github-actions for GITHUB_TOKEN)"
+                        ),
+                    }),
+                    Err(other) => Err(other),
+                }
             }
             Credentials::App(_) => {
                 #[derive(Deserialize)]

@@ -1751,6 +1751,49 @@ async fn bot_login_is_read_once() {
     check("requests", stub.lines(), vec!["GET /user".to_owned()]);
 }
 
+/// GitHub does not serve `GET /user` to an installation token (Actions' `GITHUB_TOKEN`):
+/// with env.yml's App slug the bot is `<slug>[bot]` without asking; without it the error
+/// says what to set. A personal token still asks `GET /user`.
+#[tokio::test]
+async fn an_installation_token_is_the_configured_app() {
+    let stub = Stub::start(|hit| match hit.path.as_str() {
+        "/user" => Reply::message(403, "Resource not accessible by integration"),
+        _ => Reply::message(404, "Not Found"),
+    })
+    .await;
+    let mut config = stub.config(RetryPolicy::fast());
+    config.token_app_slug = Some("github-actions".to_owned());
+    let client = RestGitHub::new(config).expect("a valid configuration");
+    check(
+        "login",
+        client.bot_login().await,
+        Ok(login("github-actions[bot]")),
+    );
+    check("no request", stub.lines(), Vec::<String>::new());
+
+    let error = stub.client().bot_login().await.map_err(|e| e.to_string());
+    let said = error.as_ref().err().cloned().unwrap_or_default();
+    check(
+        "names the fix",
+        said.contains("Resource not accessible by integration") && said.contains("bot_app_slug"),
+        true,
+    );
+
+    let personal = Stub::start(|hit| match hit.path.as_str() {
+        "/user" => Reply::json(200, user("jane-doe", 7)),
+        _ => Reply::message(404, "Not Found"),
+    })
+    .await;
+    let mut config = RestConfig::new(
+        personal.base(),
+        Credentials::Token(Secret::new("ghp_personal_token")),
+    );
+    config.token_app_slug = Some("github-actions".to_owned());
+    let client = RestGitHub::new(config).expect("a valid configuration");
+    check("personal", client.bot_login().await, Ok(login("jane-doe")));
+    check("asked", personal.lines(), vec!["GET /user".to_owned()]);
+}
+
 #[test]
 fn revert_mode_follows_the_api_host() {
     let remote = |url: &str| match RevertMode::git_for(url) {

@@ -269,7 +269,20 @@ async fn get_app(State(s): Ctx) -> ApiResult {
     ))
 }
 
-async fn get_user(State(s): Ctx) -> ApiResult {
+/// `GET /user`: the token's owner. Installation tokens (`ghs_...`, an App's or Actions'
+/// `GITHUB_TOKEN`) belong to no user: GitHub answers them 403.
+async fn get_user(State(s): Ctx, headers: HeaderMap) -> ApiResult {
+    let installation = headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().split_once(' '))
+        .is_some_and(|(_, token)| token.trim().starts_with("ghs_"));
+    if installation {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "Resource not accessible by integration",
+        ));
+    }
     let login = s
         .memory
         .read(World::bot_login)

@@ -213,8 +213,15 @@ async fn app_user_and_installation_name_the_bot_and_owner() {
             ("/name", json!("jane-merge-gate")),
         ],
     );
+    // An installation token has no user, as on GitHub; a personal token does.
     check(
         &get(&server, "/user").await,
+        403,
+        &[("/message", json!("Resource not accessible by integration"))],
+    );
+    let url = format!("{}/user", server.base_url());
+    check(
+        &send_as(reqwest::Client::new().get(url), "ghp_personal").await,
         200,
         &[
             ("/login", json!("jane-merge-gate[bot]")),

@@ -176,6 +176,8 @@ pub async fn tick_at(
 /// The REST client for a loopback server, with fast retries and a short timeout.
 pub fn client_for(server: &LoopbackServer) -> RestGitHub {
     let mut config = RestConfig::new(server.base_url(), Credentials::Token(Secret::new(TOKEN)));
+    // An installation token: GitHub (and the server) do not say who it is.
+    config.token_app_slug = Some(server.memory().read(|w| w.bot_slug.clone()));
     config.revert = RevertMode::LoopbackExtension;
     config.retry = RetryPolicy::fast();
     config.timeout = CLIENT_TIMEOUT;
