@@ -204,7 +204,22 @@ impl Login {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// GitHub's placeholder for a deleted account (`ghost`), which adapters also give an
+    /// author GitHub sends as `null`. It is never trusted: the configuration refuses it as
+    /// the owner, an allowlisted actor or the bot.
+    pub fn ghost() -> Self {
+        Self(GHOST_LOGIN.to_owned())
+    }
+
+    /// Whether this is [`Login::ghost`].
+    pub fn is_ghost(&self) -> bool {
+        self.0 == GHOST_LOGIN
+    }
 }
+
+/// The login GitHub shows for deleted accounts.
+pub const GHOST_LOGIN: &str = "ghost";
 
 impl fmt::Display for Login {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

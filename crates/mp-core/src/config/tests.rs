@@ -230,6 +230,19 @@ fn bad_login_is_named() {
 }
 
 #[test]
+fn the_ghost_of_deleted_accounts_is_never_trusted() {
+    check(
+        &[(
+            OWNER_FILE,
+            "github_login: alice\nallowlisted_actors: [alice, Ghost]\n",
+        )],
+        &[
+            "owner.yml:2:29: error[invalid_value]: `ghost` is GitHub's placeholder for deleted accounts and can never be trusted (field `allowlisted_actors[1]`)",
+        ],
+    );
+}
+
+#[test]
 fn explicit_allowlist_replaces_the_default() {
     let config = check(
         &[(

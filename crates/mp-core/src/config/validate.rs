@@ -108,6 +108,15 @@ pub(crate) fn login(sink: &mut Sink<'_>, field: &str, value: &Spanned<String>) -
             ),
         );
     }
+    if parsed.as_ref().is_some_and(Login::is_ghost) {
+        sink.error(
+            codes::INVALID_VALUE,
+            field,
+            &value.referenced,
+            "`ghost` is GitHub's placeholder for deleted accounts and can never be trusted",
+        );
+        return None;
+    }
     parsed
 }
 

@@ -318,7 +318,8 @@ impl Convert {
                 _ => None,
             },
             labels: label_names(json.labels),
-            author: self.login(json.user.as_ref(), "user")?,
+            // A deleted account comes as `null`: GitHub's ghost, never trusted.
+            author: optional_login(json.user.as_ref()).unwrap_or_else(Login::ghost),
             created_at: timestamp(json.created_at.as_deref()),
         })
     }
@@ -385,12 +386,17 @@ impl Convert {
         })
     }
 
-    pub(crate) fn reaction(self, json: ReactionJson) -> Result<Reaction, GitHubError> {
-        Ok(Reaction {
+    /// A reaction; `None` for one whose user is `null` (a deleted account): nobody's vote,
+    /// and not a reason to lose the others.
+    pub(crate) fn reaction(self, json: ReactionJson) -> Result<Option<Reaction>, GitHubError> {
+        let Some(user) = json.user.as_ref() else {
+            return Ok(None);
+        };
+        Ok(Some(Reaction {
             kind: ReactionKind::from_github(&json.content),
-            user: self.login(json.user.as_ref(), "reaction user")?,
+            user: self.login(Some(user), "reaction user")?,
             created_at: timestamp(json.created_at.as_deref()),
-        })
+        }))
     }
 
     pub(crate) fn issue(self, repo: &RepoName, json: IssueJson) -> Result<Issue, GitHubError> {

@@ -306,7 +306,11 @@ impl GitHub for RestGitHub {
             )
             .await?;
         let convert = Self::convert(endpoint);
-        reactions.into_iter().map(|r| convert.reaction(r)).collect()
+        let converted: Vec<Option<Reaction>> = reactions
+            .into_iter()
+            .map(|r| convert.reaction(r))
+            .collect::<Result<_, _>>()?;
+        Ok(converted.into_iter().flatten().collect())
     }
 
     async fn branch_head(&self, repo: &RepoName, branch: &str) -> Result<CommitSha, GitHubError> {

@@ -433,6 +433,24 @@ async fn pull_converts_from_github_json() {
     check("pull", pull, Ok(expected_pull(1347)));
 }
 
+/// A pull request by a deleted account (`"user": null`) is still read, by GitHub's `ghost`,
+/// whom nothing trusts.
+#[tokio::test]
+async fn a_pull_by_a_deleted_account_is_the_ghost() {
+    let stub = Stub::start(|_| {
+        let mut pull = pull_json(7, "open");
+        pull["user"] = Value::Null;
+        Reply::json(200, pull)
+    })
+    .await;
+    let pull = stub.client().pull(&repo(), PrNumber::new(7)).await;
+    check(
+        "author",
+        pull.map(|p| p.author),
+        Ok(mp_core::ids::Login::ghost()),
+    );
+}
+
 #[tokio::test]
 async fn merged_comes_from_merged_or_merged_at() {
     let stub = Stub::start(|hit| {
@@ -664,6 +682,7 @@ async fn comments_and_reactions_convert() {
                 json!([
                     { "id": 1, "node_id": "MDg6UmVhY3Rpb24x", "user": user("octocat", 1), "content": "+1", "created_at": "2016-05-20T20:09:31Z" },
                     { "id": 2, "user": user("hubot", 3), "content": "-1", "created_at": "2016-05-20T20:10:31Z" },
+                    { "id": 4, "user": null, "content": "+1", "created_at": "2016-05-20T20:11:31Z" },
                     { "id": 3, "user": user("hubot", 3), "content": "heart", "created_at": null }
                 ]),
             )

@@ -146,7 +146,8 @@ pub(super) fn pull(base: &str, repo: &Repo, pull: &Pull, now: Timestamp, full: b
         "state": state_name(pull.state),
         "locked": false,
         "title": pull.title,
-        "user": user(base, pull.author.as_str()),
+        // A deleted account: GitHub sends `null`.
+        "user": if pull.author.is_ghost() { Value::Null } else { user(base, pull.author.as_str()) },
         "body": body_or_null(&pull.body),
         "labels": labels(base, name, &pull.labels),
         "created_at": time(pull.created_at),

@@ -338,7 +338,9 @@ pub(super) struct RawPull {
     pub(super) title: String,
     #[serde(default)]
     pub(super) body: String,
-    pub(super) author: LoginText,
+    /// Absent: a deleted account (GitHub sends `"user": null`).
+    #[serde(default)]
+    pub(super) author: Option<LoginText>,
     pub(super) head: Spanned<String>,
     #[serde(default)]
     pub(super) head_commit: Option<Spanned<String>>,

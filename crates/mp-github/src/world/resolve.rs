@@ -420,16 +420,17 @@ fn resolve_pull(
         }
         None => None,
     };
+    let author = raw.author.map_or_else(Login::ghost, |a| a.0);
     let pushes = match &raw.pushes {
         Some(pushes) => resolve_pushes(cx, repo, pushes, &head_sha)?,
-        None => pushes_from_commits(repo, &commits, &raw.author.0),
+        None => pushes_from_commits(repo, &commits, &author),
     };
 
     Ok(Pull {
         number,
         title: raw.title,
         body: raw.body,
-        author: raw.author.0,
+        author,
         head_ref,
         head_sha,
         base_ref,

@@ -368,7 +368,9 @@ fn write_pull(out: &mut Writer, names: &CommitNames<'_>, pull: &Pull) {
     if !body.is_empty() {
         out.text(4, "body", body);
     }
-    out.line(4, &format!("author: {}", quoted(author.as_str())));
+    if !author.is_ghost() {
+        out.line(4, &format!("author: {}", quoted(author.as_str())));
+    }
     out.line(4, &format!("head: {}", quoted(head_ref)));
     out.line(4, &format!("head_commit: {}", names.name(head_sha)));
     out.line(4, &format!("base: {}", quoted(base_ref)));
