@@ -242,7 +242,10 @@ pub fn classify_under(
     ];
     let mut votes: Vec<Vote> = rules
         .into_iter()
-        .filter(|(id, _)| builtin::runs(id.code(), skills))
+        .filter(|(id, _)| {
+            builtin::runs(id.code(), skills)
+                || (*id == RuleId::EmptyPr && empty_pr::at_listing_cap(pr))
+        })
         .map(|(_, run)| run())
         .collect();
     votes.extend(user_votes);

@@ -344,6 +344,40 @@ proptest! {
     }
 }
 
+/// Disabling `classifier_empty_pr` does not turn off its listing-cap half: a file list
+/// GitHub cut short is never classified as if it were whole.
+#[test]
+fn the_listing_cap_votes_d_even_with_the_empty_pr_rule_disabled() {
+    let bot_repo = repo("acme/governance");
+    let path_rules = PathRules::default();
+    let facts = ClassifierFacts {
+        bot_repo: &bot_repo,
+        path_rules: &path_rules,
+        publisher_slug: Some(PUBLISHER),
+        auto_revert: AutoRevertLabel::Absent,
+    };
+    let files: Vec<FileChange> = (0..empty_pr::FILE_LISTING_CAP)
+        .map(|i| FileChange {
+            path: format!("docs/page-{i}.md"),
+            status: crate::context::FileStatus::Modified,
+            additions: 1,
+            deletions: 0,
+            previous_filename: None,
+        })
+        .collect();
+    let pr = ordinary_pr(files);
+    let skills = SkillsPolicy::default().with_disabled("classifier_empty_pr");
+    let verdict = classify_under(&pr, &facts, Vec::new(), &skills);
+    assert_eq!(verdict.quadrant, Quadrant::D, "{verdict:?}");
+    let mut small = pr.clone();
+    small.files.truncate(10);
+    let verdict = classify_under(&small, &facts, Vec::new(), &skills);
+    assert!(
+        verdict.votes.iter().all(|v| v.rule != RuleId::EmptyPr),
+        "disabled below the cap: {verdict:?}"
+    );
+}
+
 #[test]
 fn a_rule_disabled_in_skills_yml_is_not_run_and_the_required_one_still_is() {
     let bot_repo = repo("acme/governance");

@@ -566,7 +566,13 @@ impl GitHub for MemoryGitHub {
     ) -> Result<Vec<FileChange>, GitHubError> {
         let mut state = self.call(Endpoint::ListPullFiles)?;
         let pull = state.indexed_pull(repo, number)?;
-        Ok(pull.files.iter().map(|f| f.change.clone()).collect())
+        // GitHub lists at most 3,000 files of a pull request, silently.
+        Ok(pull
+            .files
+            .iter()
+            .take(mp_core::classifier::empty_pr::FILE_LISTING_CAP)
+            .map(|f| f.change.clone())
+            .collect())
     }
 
     async fn check_runs(

@@ -403,8 +403,10 @@ async fn list_pull_files(
     let items = read(&s, |w| {
         let pull = repo_of(w, &name)?.pull(number)?;
         Some(
+            // GitHub lists at most 3,000 files of a pull request, silently.
             pull.files
                 .iter()
+                .take(mp_core::classifier::empty_pr::FILE_LISTING_CAP)
                 .map(|f| render::pull_file(&s.base_url, &name, f))
                 .collect::<Vec<_>>(),
         )

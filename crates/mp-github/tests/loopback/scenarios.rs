@@ -202,3 +202,46 @@ fn a_second_tick_is_answered_from_the_etag_cache() {
         server.shutdown().await;
     });
 }
+
+/// GitHub lists at most 3,000 files of a pull request, silently. A pull request with more
+/// is never classified on the partial list: through both adapters it is Quadrant D and goes
+/// to the owner's decision inbox instead of merging.
+#[test]
+fn a_pull_request_past_github_s_file_cap_goes_to_the_owner() {
+    let runtime = runtime();
+    let (name, path) = scenario_worlds()
+        .into_iter()
+        .find(|(name, _)| name == "c1-pass")
+        .expect("the c1-pass scenario exists");
+    let mut scenario = Scenario::load(&name, &path);
+    let pull = &mut scenario.world.repos[0].pulls[0];
+    for i in 0..3001 {
+        pull.files.push(mp_github::world::PullFile {
+            change: mp_core::context::FileChange {
+                path: format!("docs/pages/page-{i}.md"),
+                status: mp_core::context::FileStatus::Added,
+                additions: 1,
+                deletions: 0,
+                previous_filename: None,
+            },
+            content: None,
+        });
+    }
+    runtime.block_on(async {
+        let memory_github = MemoryGitHub::new(scenario.world.clone());
+        let memory = tick_at(&memory_github, &scenario, scenario.world.now).await;
+        let server = serve(&scenario, FaultScript::default()).await;
+        let client = client_for(&server);
+        let rest = tick_at(&client, &scenario, scenario.world.now).await;
+        server.shutdown().await;
+        for (adapter, result) in [("memory", memory), ("rest", rest)] {
+            let report = result.report.expect("the tick runs");
+            let outcome = &report.outcomes[0];
+            assert_eq!(
+                (outcome.action.as_str(), outcome.quadrant),
+                ("inbox", Some(mp_core::quadrant::Quadrant::D)),
+                "{adapter}: {outcome}"
+            );
+        }
+    });
+}

@@ -35,6 +35,21 @@ fn removals_count_as_changes() {
 }
 
 #[test]
+fn a_list_at_github_s_cap_is_d() {
+    let files: Vec<FileChange> = (0..FILE_LISTING_CAP)
+        .map(|i| modified(&format!("docs/page-{i}.md")))
+        .collect();
+    check(
+        files.clone(),
+        "classifier_empty_pr voted D: GitHub lists 3000 changed files, its cap: the files past it cannot be read or classified",
+    );
+    check(
+        files[1..].to_vec(),
+        "classifier_empty_pr voted A: the pull request changes 2999 files",
+    );
+}
+
+#[test]
 fn codes_are_stable() {
     assert_eq!(
         [
