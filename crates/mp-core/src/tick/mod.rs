@@ -359,7 +359,10 @@ pub(crate) async fn run_pr_path_as(
                     .report
                     .warnings
                     .push(format!("{repo}: cannot list open pull requests: {error}"));
-                if matches!(error, GitHubError::RateLimited { .. }) {
+                if matches!(
+                    error,
+                    GitHubError::RateLimited { .. } | GitHubError::Throttled { .. }
+                ) {
                     runner.report.metrics.rate_limited = true;
                     break 'repos;
                 }
@@ -370,11 +373,13 @@ pub(crate) async fn run_pr_path_as(
             let left = pulls.len() - index - 1;
             match runner.process_pr(pull).await {
                 Flow::Continue => {}
-                Flow::EndRepository => {
+                Flow::Throttled => {
+                    runner.report.metrics.rate_limited = true;
                     runner.report.warnings.push(format!(
-                        "{repo}: secondary rate limit; {left} pull request(s) left for the next tick"
+                        "GitHub's secondary rate limit at {}#{}: no more calls this tick (GitHub asks for at least a minute's pause); {left} pull request(s) of {repo} and the repositories after it wait for the next tick",
+                        pull.repo, pull.number
                     ));
-                    continue 'repos;
+                    break 'repos;
                 }
                 Flow::EndTick => {
                     runner.report.metrics.rate_limited = true;

@@ -30,8 +30,9 @@ pub const RECEIPTS_UNAVAILABLE: &str = "approval receipts unavailable";
 pub(crate) enum Flow {
     /// Next pull request.
     Continue,
-    /// A secondary rate limit: leave the rest of this repository for the next tick.
-    EndRepository,
+    /// A secondary rate limit: GitHub asks for a pause, so mp stops calling it for this
+    /// tick (every repository is the same installation's budget).
+    Throttled,
     /// The primary rate limit: stop the pull-request path.
     EndTick,
 }
@@ -40,7 +41,7 @@ impl Flow {
     fn after(error: &GitHubError) -> Self {
         match error {
             GitHubError::RateLimited { .. } => Self::EndTick,
-            GitHubError::Throttled { .. } => Self::EndRepository,
+            GitHubError::Throttled { .. } => Self::Throttled,
             _ => Self::Continue,
         }
     }

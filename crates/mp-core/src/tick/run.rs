@@ -268,7 +268,7 @@ impl Tick<'_> {
         self.report.warnings.extend(pr.warnings);
         if self.report.metrics.rate_limited {
             self.report.end_early(
-                "primary rate limit reached during the pull-request path; the branch supervisor waits for the next tick"
+                "a rate limit stopped the pull-request path (see the warnings); the branch supervisor waits for the next tick"
                     .to_owned(),
             );
             return Ok(());

@@ -1620,6 +1620,29 @@ async fn bare_403_is_returned_as_is() {
     check("requests", stub.hits().len(), 1);
 }
 
+/// GitHub's secondary limit as it often really comes: a bare 403 with calls left in the
+/// primary window and no `Retry-After`. It is a limit, not a refusal: the client waits at
+/// least a minute before asking again, which a tick's wait budget turns into `Throttled`.
+#[tokio::test]
+async fn a_bare_secondary_limit_403_is_throttling_not_a_refusal() {
+    let stub = Stub::start(|_| {
+        Reply::message(
+            403,
+            "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+        )
+    })
+    .await;
+    let result = stub.client().pull(&repo(), PrNumber::new(7)).await;
+    check(
+        "throttled",
+        result,
+        Err(GitHubError::Throttled {
+            retry_after_secs: 60,
+        }),
+    );
+    check("requests", stub.hits().len(), 1);
+}
+
 #[tokio::test]
 async fn mutation_is_not_retried_after_502() {
     let stub = Stub::start(|_| Reply::message(502, "Bad Gateway")).await;

@@ -16,6 +16,9 @@ use super::link;
 use super::stats::RestStats;
 use super::{Authenticator, RestError, RetryPolicy};
 
+/// The least wait after a secondary rate limit without `Retry-After` (GitHub's advice).
+const SECONDARY_MIN_WAIT: Duration = Duration::from_secs(60);
+
 /// Statuses a read retries: timeouts and server-side failures.
 const TRANSIENT: [u16; 5] = [408, 500, 502, 503, 504];
 
@@ -498,13 +501,23 @@ impl Transport {
             Exchange::Answered(received) => received,
         };
         let status = received.status;
+        // GitHub's secondary limit often comes as a bare 403, without `Retry-After` and with
+        // calls left in the primary window; only its message tells it from a refusal.
+        let secondary = status == 403
+            && String::from_utf8_lossy(&received.body)
+                .to_ascii_lowercase()
+                .contains("secondary rate limit");
         let limited = status == 429
-            || (status == 403 && (received.retry_after.is_some() || received.remaining == Some(0)));
+            || (status == 403
+                && (received.retry_after.is_some() || received.remaining == Some(0) || secondary));
         if limited {
-            let primary = received.remaining == Some(0) && received.retry_after.is_none();
+            let primary =
+                received.remaining == Some(0) && received.retry_after.is_none() && !secondary;
             let wait = match (received.retry_after, received.reset) {
                 (Some(seconds), _) => Duration::from_secs(seconds),
-                (None, Some(reset)) if received.remaining == Some(0) => until(reset),
+                (None, Some(reset)) if primary => until(reset),
+                // GitHub asks to wait at least a minute, then back off exponentially.
+                _ if secondary => policy.backoff(attempt).max(SECONDARY_MIN_WAIT),
                 _ => policy.backoff(attempt),
             };
             let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);

@@ -220,12 +220,36 @@ fn the_final_save_runs_even_when_the_pull_request_path_ends_the_tick() {
             PUT_STATE,
             "=> acme/app#1 skipped: cannot read the pull request: rate limit exhausted: 0 calls left",
             "! primary rate limit reached at acme/app#1; the rest of the pull requests wait for the next tick",
-            "! primary rate limit reached during the pull-request path; the branch supervisor waits for the next tick",
+            "! a rate limit stopped the pull-request path (see the warnings); the branch supervisor waits for the next tick",
         ],
     )
     .expect("the tick ends early without failing");
     assert!(report.supervisor.is_empty());
     assert!(report.metrics.rate_limited);
+
+    // A secondary limit is a request to pause: no further call this tick, the state saved.
+    let throttled = world(vec![clean(1), clean(2)], Some(&compact));
+    throttled.fail(
+        "pull_commits",
+        1,
+        GitHubError::Throttled {
+            retry_after_secs: 60,
+        },
+    );
+    let report = check(
+        &throttled,
+        &config_with(&[]),
+        NOW,
+        &[
+            PUT_STATE,
+            "=> acme/app#1 skipped: cannot read the pull request: secondary rate limit; retry after 60 s",
+            "! GitHub's secondary rate limit at acme/app#1: no more calls this tick (GitHub asks for at least a minute's pause); 1 pull request(s) of acme/app and the repositories after it wait for the next tick",
+            "! a rate limit stopped the pull-request path (see the warnings); the branch supervisor waits for the next tick",
+        ],
+    )
+    .expect("the tick ends early without failing");
+    assert!(report.supervisor.is_empty());
+    assert_eq!(report.outcomes.len(), 1, "acme/app#2 is not touched");
 }
 
 #[test]
