@@ -283,9 +283,9 @@ impl Poller<'_> {
         let counter = failure_count(&comments, self.bot);
         let mut visit = match self.decide(issue, &question, &comments).await {
             Ok(resolution) => {
-                if resolution.leaves_open() {
-                    self.recover(issue, counter).await;
-                }
+                // Reset on every success, closing ones included: a question reopened later
+                // starts from zero, not one failure short of `decision:inbox-error`.
+                self.recover(issue, counter).await;
                 Visit::new(pr, resolution)
             }
             Err(error) if error.is_transient() => Visit::failed(pr, error, None),

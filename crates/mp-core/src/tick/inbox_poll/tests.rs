@@ -126,6 +126,49 @@ fn check(world: &World, poll: &Poll, expected: &[&str]) -> InboxReport {
     report
 }
 
+/// The tick that recovers and resolves the question in one go (the owner approved while it
+/// was failing) resets the count too: reopened later, the question does not start one
+/// failure short of `decision:inbox-error`.
+#[test]
+fn a_recovering_tick_that_closes_the_question_resets_the_count() {
+    let poll = Poll::new();
+    let world = asked(&poll, quadrant_d());
+    let missing = GitHubError::NotFound {
+        what: "acme/app#1".to_owned(),
+    };
+    world.fake.fail("pull", 1, missing);
+    check(
+        &world,
+        &poll,
+        &[
+            "comment acme/governance#100: The bot failed to process this inbox question on 1 consecutive tick(s);",
+            &format!("=> {ISSUE} failed: failed (1 consecutive): acme/app#1 not found"),
+        ],
+    );
+    check(
+        &world,
+        &poll,
+        &[
+            "update-comment 1002: The bot failed to process this inbox question on 2 consecutive tick(s); last er",
+            &format!("=> {ISSUE} failed: failed (2 consecutive): acme/app#1 not found"),
+        ],
+    );
+    world.fake.heal();
+    world.react(&inbox(), 100, "+1", OWNER, LATER);
+    let [label, receipt, close, outcome] = approved_a_lines();
+    check(
+        &world,
+        &poll,
+        &[
+            label,
+            receipt,
+            close,
+            "update-comment 1002: The bot processed this inbox question again after 2 failed tick(s).",
+            outcome,
+        ],
+    );
+}
+
 fn approved_a_lines() -> [&'static str; 4] {
     [
         "label acme/app#1: decision:approved-A",

@@ -223,10 +223,25 @@ impl Scan<'_> {
                     short = sha.short(),
                 ))
             }
-            Err(error) if existed && is_conflict(&error) => Ok(format!(
-                "**Auto-revert:** branch `{branch}` already has an open pull request in {repo}; \
-                 nothing new was opened."
-            )),
+            Err(error) if existed && is_conflict(&error) => {
+                // Name the open pull request (GitHub links `owner/repo#N` in the issue).
+                let open = self.github.open_pulls(repo).await.ok().and_then(|pulls| {
+                    pulls.into_iter().find(|p| {
+                        p.head_ref == branch && p.head_repo.as_ref().is_none_or(|r| r == repo)
+                    })
+                });
+                Ok(match open {
+                    Some(open) => format!(
+                        "**Auto-revert:** branch `{branch}` already has an open pull request, \
+                         {repo}#{}; nothing new was opened.",
+                        open.number
+                    ),
+                    None => format!(
+                        "**Auto-revert:** branch `{branch}` already has an open pull request in {repo}; \
+                         nothing new was opened."
+                    ),
+                })
+            }
             Err(error) => match SupervisorStop::for_error(&error) {
                 Some(stop) => Err(stop),
                 None => Ok(not_created(
