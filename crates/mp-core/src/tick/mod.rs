@@ -351,45 +351,20 @@ pub(crate) async fn run_pr_path_as(
 
     let gated = setup.gated_repos();
     options.progress.phase(TickPhase::PullRequests, gated.len());
-    'repos: for repo in gated {
-        let pulls = match github.open_pulls(repo).await {
-            Ok(pulls) => pulls,
-            Err(error) => {
-                runner
-                    .report
-                    .warnings
-                    .push(format!("{repo}: cannot list open pull requests: {error}"));
-                if matches!(
-                    error,
-                    GitHubError::RateLimited { .. } | GitHubError::Throttled { .. }
-                ) {
-                    runner.report.metrics.rate_limited = true;
-                    break 'repos;
-                }
-                continue 'repos;
-            }
-        };
-        for (index, pull) in pulls.iter().enumerate() {
-            let left = pulls.len() - index - 1;
-            match runner.process_pr(pull).await {
-                Flow::Continue => {}
-                Flow::Throttled => {
-                    runner.report.metrics.rate_limited = true;
-                    runner.report.warnings.push(format!(
-                        "GitHub's secondary rate limit at {}#{}: no more calls this tick (GitHub asks for at least a minute's pause); {left} pull request(s) of {repo} and the repositories after it wait for the next tick",
-                        pull.repo, pull.number
-                    ));
-                    break 'repos;
-                }
-                Flow::EndTick => {
-                    runner.report.metrics.rate_limited = true;
-                    runner.report.warnings.push(format!(
-                        "primary rate limit reached at {}#{}; the rest of the pull requests wait for the next tick",
-                        pull.repo, pull.number
-                    ));
-                    break 'repos;
-                }
-            }
+    for (done, repo) in gated.iter().enumerate() {
+        // Leave the branch supervisor, the drift check and the state save their share of
+        // the hour: a tick over very many pull requests must not spend it all here.
+        if let Some(remaining) = github.rate_limit_remaining()
+            && remaining < PR_PATH_RESERVE
+        {
+            runner.report.warnings.push(format!(
+                "rate-limit reserve of the pull-request path reached: {remaining} calls left (reserve {PR_PATH_RESERVE}, kept for the branch supervisor and the state); repositories left for the next tick: {}",
+                gated.len() - done
+            ));
+            break;
+        }
+        if !process_repo(github, &mut runner, repo).await {
+            break;
         }
         options
             .progress
@@ -397,6 +372,54 @@ pub(crate) async fn run_pr_path_as(
     }
     runner.report.metrics.rate_limit_remaining = github.rate_limit_remaining();
     Ok(runner.report)
+}
+
+/// Calls the pull-request path keeps for the rest of the tick: it stops before a repository
+/// when fewer are left (the branch supervisor then stops at [`RATE_LIMIT_RESERVE`]).
+pub const PR_PATH_RESERVE: u32 = 2 * RATE_LIMIT_RESERVE;
+
+/// One repository's pull requests; `false` when a rate limit ends the pull-request path.
+async fn process_repo(github: &dyn GitHub, runner: &mut Runner<'_>, repo: &RepoName) -> bool {
+    let pulls = match github.open_pulls(repo).await {
+        Ok(pulls) => pulls,
+        Err(error) => {
+            runner
+                .report
+                .warnings
+                .push(format!("{repo}: cannot list open pull requests: {error}"));
+            if matches!(
+                error,
+                GitHubError::RateLimited { .. } | GitHubError::Throttled { .. }
+            ) {
+                runner.report.metrics.rate_limited = true;
+                return false;
+            }
+            return true;
+        }
+    };
+    for (index, pull) in pulls.iter().enumerate() {
+        let left = pulls.len() - index - 1;
+        match runner.process_pr(pull).await {
+            Flow::Continue => {}
+            Flow::Throttled => {
+                runner.report.metrics.rate_limited = true;
+                runner.report.warnings.push(format!(
+                    "GitHub's secondary rate limit at {}#{}: no more calls this tick (GitHub asks for at least a minute's pause); {left} pull request(s) of {repo} and the repositories after it wait for the next tick",
+                    pull.repo, pull.number
+                ));
+                return false;
+            }
+            Flow::EndTick => {
+                runner.report.metrics.rate_limited = true;
+                runner.report.warnings.push(format!(
+                    "primary rate limit reached at {}#{}; the rest of the pull requests wait for the next tick",
+                    pull.repo, pull.number
+                ));
+                return false;
+            }
+        }
+    }
+    true
 }
 
 /// Warnings about the setup itself: unsigned receipts, and a configured App slug that is

@@ -9,6 +9,7 @@ use crate::context::CommitContext;
 use crate::gate::burn_in::BurnInStatus;
 use crate::port::GitHubError;
 use crate::state::{BOT_STATE_BRANCH, BURN_IN_STATE_PATH, Layer, WATERMARKS_PATH, Watermarks};
+use crate::tick::PR_PATH_RESERVE;
 use crate::tick::testkit::{Fake, FakePr, at, block_on, clean, config_with, repo, sha};
 use crate::tick::testkit_history::{check_run, commit_by, merged};
 
@@ -287,6 +288,37 @@ fn under_the_rate_limit_reserve_the_tick_saves_and_ends_early() {
     let stored = Watermarks::parse(&stored_state(&fake).expect("saved")).expect("valid");
     assert_eq!(stored.get(&repo("acme/app"), Layer::L5), Some(&sha("c1")));
     assert_eq!(stored.get(&repo("acme/old"), Layer::L5), Some(&sha("0b")));
+}
+
+/// A tick over very many pull requests must not spend the hour before the branch
+/// supervisor runs: under the pull-request path's reserve it stops before the next
+/// repository, and the supervisor still gets its share.
+#[test]
+fn the_pull_request_path_keeps_a_reserve_for_the_supervisor() {
+    let fake = world(vec![clean(1)], Some(&settled()));
+    land(
+        &fake,
+        "acme/app",
+        vec![commit_by("c1", "direct push", Some("mallory"))],
+    );
+    fake.history(|h| h.rate_limit_remaining = Some(PR_PATH_RESERVE - 1));
+    let report = check(
+        &fake,
+        &config_with(&[]),
+        NOW,
+        &[
+            "issue acme/governance#100 [decision:unauthorized-push]: [decision:unauthorized-push] c100000",
+            PUT_STATE,
+            "! rate-limit reserve of the pull-request path reached: 399 calls left (reserve 400, kept for the branch supervisor and the state); repositories left for the next tick: 1",
+        ],
+    )
+    .expect("the tick runs");
+    assert!(report.outcomes.is_empty(), "no pull request was touched");
+    assert_eq!(
+        report.metrics_json()["l5_incidents"],
+        1,
+        "the supervisor ran"
+    );
 }
 
 #[test]
