@@ -178,7 +178,8 @@ impl Every {
 /// `--every`: a whole number followed by `s`, `m` or `h`.
 fn parse_every(text: &str) -> Result<Every, String> {
     let text = text.trim();
-    let split = text.len().saturating_sub(1);
+    // Split before the last character, whatever its width (`5µ` must not panic).
+    let split = text.char_indices().last().map_or(0, |(at, _)| at);
     let (number, unit) = text.split_at(split);
     let scale = match unit {
         "s" => 1,

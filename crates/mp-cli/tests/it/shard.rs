@@ -324,3 +324,20 @@ fn help_shows_the_shard_flag_with_an_example() {
         predicate::str::contains("--shard <I/N>").and(predicate::str::contains("--shard 0/3")),
     );
 }
+
+/// `--every` refuses what is not a whole number with a unit, including a unit of several
+/// bytes, with exit 2 and the reason (never a panic).
+#[test]
+fn a_malformed_every_exits_2() {
+    for (every, said) in [
+        ("5µ", "needs a unit: s, m or h"),
+        ("m", "is not a whole number of m"),
+        ("0m", "must be more than 0 and at most a week"),
+    ] {
+        mp().args(["tick", "--ticks", "2", "--every", every, "--world"])
+            .arg(demo())
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(said));
+    }
+}
