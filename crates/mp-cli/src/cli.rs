@@ -120,6 +120,10 @@ pub struct TickArgs {
     /// HTTP server and runs the tick through the REST client, as production does.
     #[arg(long, value_enum, default_value_t = Adapter::Memory, requires = "world")]
     pub adapter: Adapter,
+    /// With `--adapter rest`: inject faults into the loopback server by script, one rule
+    /// per line (docs/deploy.md), e.g. `PUT /repos/{o}/{r}/contents/{path} #2 status 422`.
+    #[arg(long, value_name = "FILE", requires = "world")]
+    pub faults: Option<PathBuf>,
     /// Run at this instant (RFC 3339) instead of the world's `now` (world ticks only).
     #[arg(long, value_name = "TIME", requires = "world")]
     pub now: Option<String>,

@@ -214,7 +214,9 @@ impl RestGitHub {
             revert,
             token_app_slug,
         } = config;
-        let authenticator = Authenticator::new(credentials)?.with_token_app_slug(token_app_slug);
+        let authenticator = Authenticator::new(credentials)?
+            .with_token_app_slug(token_app_slug)
+            .with_retry(retry);
         let transport = Transport::new(&api_url, authenticator, timeout, retry, &user_agent)?;
         Ok(Self {
             transport,

@@ -9,17 +9,25 @@ use mp_github::{FaultScript, LoopbackServer};
 use crate::Exit;
 use crate::cli::ServeWorldArgs;
 
-/// Starts the loopback server and serves until interrupted (Ctrl-C).
-pub fn serve_world(args: &ServeWorldArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
-    let world = mp_github::load_world(&args.world)?;
-    let faults = match &args.faults {
+/// The fault script in `path`, or none.
+///
+/// # Errors
+/// The file cannot be read or is not a fault script (exit 2).
+pub fn read_faults(path: Option<&std::path::Path>) -> anyhow::Result<FaultScript> {
+    match path {
         Some(path) => {
             let text = super::read_input(path)?;
             text.parse::<FaultScript>()
-                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
         }
-        None => FaultScript::default(),
-    };
+        None => Ok(FaultScript::default()),
+    }
+}
+
+/// Starts the loopback server and serves until interrupted (Ctrl-C).
+pub fn serve_world(args: &ServeWorldArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
+    let world = mp_github::load_world(&args.world)?;
+    let faults = read_faults(args.faults.as_deref())?;
     if let Some(dir) = &args.config_out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         for (name, text) in &world.config {

@@ -11,7 +11,7 @@ use mp_core::gate::ConditionResult;
 use mp_core::port::{DryRun, GitHubHistory, PlannedWrite, Recording};
 use mp_core::tick::{self, FullTickReport, PrOutcome, TickError, TickOptions};
 use mp_github::rest::{Credentials, EtagCache, RestConfig, RestGitHub, RevertMode, Secret};
-use mp_github::{Action, FaultScript, LoopbackServer, MemoryGitHub};
+use mp_github::{Action, LoopbackServer, MemoryGitHub};
 use serde_json::{Value, json};
 
 use crate::Exit;
@@ -210,10 +210,43 @@ fn run_tick(args: &TickArgs) -> anyhow::Result<WorldRuns> {
     }
 }
 
-/// The ticks over a world file that ran, and the error that stopped the sequence early.
+/// The ticks over a world file that ran, and the failure that stopped the sequence early.
 struct WorldRuns {
     runs: Vec<TickRun>,
-    failed: Option<TickError>,
+    failed: Option<Failure>,
+}
+
+/// A tick that failed closed, with the writes GitHub accepted before it stopped (none in a
+/// dry run), so the message never claims "nothing was written" when something was.
+struct Failure {
+    error: TickError,
+    writes: Vec<String>,
+}
+
+impl Failure {
+    fn new(error: TickError, writes: &Writes, dry_run: bool) -> Self {
+        Self {
+            error,
+            writes: if dry_run { Vec::new() } else { writes.0.clone() },
+        }
+    }
+
+    /// The error, then what was written before it.
+    fn message(&self) -> String {
+        if self.writes.is_empty() {
+            return format!("{}; nothing was written", self.error);
+        }
+        let mut text = format!(
+            "{}; {} write(s) were made before it failed:",
+            self.error,
+            self.writes.len()
+        );
+        for line in &self.writes {
+            text.push_str("\n  ");
+            text.push_str(line);
+        }
+        text
+    }
 }
 
 /// Calls per route made since `before`.
@@ -234,6 +267,10 @@ fn calls_since(
 /// CI); a tick that fails closed ends the sequence.
 fn world_ticks(args: &TickArgs, path: &Path) -> anyhow::Result<WorldRuns> {
     let (mut loaded, now) = world::load(path, args.now.as_deref())?;
+    if args.faults.is_some() && args.adapter != Adapter::Rest {
+        bail!("--faults needs --adapter rest: faults are injected into the loopback server");
+    }
+    let faults = super::dev::read_faults(args.faults.as_deref())?;
     loaded.world.now = now;
     let every = args.every.seconds();
     let mut options = TickOptions::from_config(&loaded.config);
@@ -253,6 +290,7 @@ fn world_ticks(args: &TickArgs, path: &Path) -> anyhow::Result<WorldRuns> {
     let merge_mode = merge_mode_name(&options);
     let config_warnings = loaded.warnings.clone();
     let config = loaded.config.clone();
+    let dry_run = args.dry_run;
     let mut out = WorldRuns {
         runs: Vec::new(),
         failed: None,
@@ -282,7 +320,7 @@ fn world_ticks(args: &TickArgs, path: &Path) -> anyhow::Result<WorldRuns> {
                 Ok(true)
             }
             Err(error) => {
-                out.failed = Some(error);
+                out.failed = Some(Failure::new(error, &writes, dry_run));
                 Ok(false)
             }
         }
@@ -321,7 +359,7 @@ fn world_ticks(args: &TickArgs, path: &Path) -> anyhow::Result<WorldRuns> {
                 .enable_all()
                 .build()?;
             runtime.block_on(async {
-                let server = LoopbackServer::start(loaded.world, FaultScript::default())
+                let server = LoopbackServer::start(loaded.world, faults)
                     .await
                     .context("starting the loopback server")?;
                 let mut config_rest = RestConfig::new(
@@ -419,7 +457,7 @@ fn rest_calls(client: &RestGitHub) -> BTreeMap<String, u64> {
 
 /// A tick against GitHub: configuration from a directory, credentials from the
 /// environment, the clock from the system.
-fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, TickError>> {
+fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Failure>> {
     let files = read_config_dir(dir)?;
     let report = mp_core::config::load(&files);
     let warnings: Vec<String> = report.warnings().map(ToString::to_string).collect();
@@ -477,6 +515,7 @@ fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Tick
     save_cache(&client, args.http_cache.as_deref())?;
     let writes = planned.unwrap_or_else(|| done_writes(&recording.into_writes()));
     audit.append_lines(skill_calls.take().iter().map(|call| call.to_json_line(now)))?;
+    let result = result.map_err(|error| Failure::new(error, &writes, args.dry_run));
     Ok(result.map(|report| TickRun {
         report,
         writes: writes.0,
@@ -707,12 +746,12 @@ fn print_summary(summary: &Value, out: &mut dyn Write) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Reports a tick that failed closed on stderr and in the log.
-fn report_failure(error: &TickError) {
-    tracing::error!(error = %error, "tick failed closed");
+/// Reports a tick that failed closed on stderr and in the log, with what it wrote first.
+fn report_failure(failure: &Failure) {
+    tracing::error!(error = %failure.error, writes = failure.writes.len(), "tick failed closed");
     #[allow(clippy::print_stderr)]
     {
-        eprintln!("mp: tick failed closed: {error}");
+        eprintln!("mp: tick failed closed: {}", failure.message());
     }
 }
 
@@ -770,7 +809,8 @@ pub fn run(args: &TickArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
             let doc = json!({
                 "ticks": docs,
                 "summary": summary,
-                "failed": failed.as_ref().map(ToString::to_string),
+                "failed": failed.as_ref().map(|f| f.error.to_string()),
+                "failed_writes": failed.as_ref().map(|f| f.writes.clone()),
             });
             crate::output::json(out, &doc)?;
         }

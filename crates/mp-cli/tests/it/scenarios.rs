@@ -9,6 +9,10 @@
 //! `acme/app#1 not-merged <words>` where `<words>` must appear in a blocking reason (an
 //! attack names why it fails). The adversarial scenarios (`attack-*`) must have one.
 //!
+//! A scenario whose directory holds a file `faults` (a loopback fault script, see
+//! docs/deploy.md) runs with `--adapter rest --faults <file>`: GitHub's edges that only HTTP
+//! can show.
+//!
 //! Run one scenario alone with `MP_SCENARIO=<name> cargo test -p mp-cli --test it smoke`.
 //! Accept changed reports with `INSTA_UPDATE=always`, then read every changed snapshot.
 
@@ -48,13 +52,22 @@ fn readme(dir: &Path) -> String {
 /// exit with the code in the scenario's `exit-code` file.
 fn tick_json(world: &Path) -> Value {
     let ticks = ticks_args(world);
-    let output = mp()
+    let mut command = mp();
+    command
         .args(["tick", "--world"])
         .arg(world)
         .args(["--format", "json"])
-        .args(&ticks)
-        .output()
-        .expect("the mp binary starts");
+        .args(&ticks);
+    // A scenario with a fault script runs through the REST client and the loopback
+    // server, which injects the faults.
+    if let Some(faults) = world
+        .parent()
+        .map(|dir| dir.join("faults"))
+        .filter(|p| p.is_file())
+    {
+        command.args(["--adapter", "rest", "--faults"]).arg(faults);
+    }
+    let output = command.output().expect("the mp binary starts");
     let expected = world
         .parent()
         .map(|dir| dir.join("exit-code"))

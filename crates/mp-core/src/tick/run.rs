@@ -30,7 +30,7 @@ use serde_json::Value;
 use crate::config::Config;
 use crate::gate::ConditionId;
 use crate::gate::burn_in::{BurnInStatus, burn_in};
-use crate::ids::{RepoName, Timestamp};
+use crate::ids::{Login, RepoName, Timestamp};
 use crate::port::{AuditLog, GitHubError, GitHubHistory};
 use crate::state::Watermarks;
 
@@ -174,6 +174,9 @@ pub async fn run_tick(
     options: &TickOptions,
     now: Timestamp,
 ) -> Result<FullTickReport, TickError> {
+    // Who the bot is comes first: a tick that cannot tell its own receipts fails before
+    // it writes anything, the first run's state branch included.
+    let bot = github.bot_login().await.map_err(TickError::BotLogin)?;
     let governance = config.projects().governance_repo();
     let (mut store, mut state) = StateStore::load(github, governance).await?;
     let mut report = FullTickReport {
@@ -193,7 +196,7 @@ pub async fn run_tick(
         report: &mut report,
         shard: options.shard,
     };
-    let body = tick.body(audit, config, options, now).await;
+    let body = tick.body(audit, config, options, &bot, now).await;
     // The final save: every way out of the body passes here.
     let saved = tick.save().await;
     report.l2_unsettled = match options.shard {
@@ -238,10 +241,10 @@ impl Tick<'_> {
         audit: &dyn AuditLog,
         config: &Config,
         options: &TickOptions,
+        bot: &Login,
         now: Timestamp,
     ) -> Result<(), TickError> {
         let mut options = options.clone();
-        let bot = self.github.bot_login().await.map_err(TickError::BotLogin)?;
 
         // The decision inbox first: an owner's approval then merges this very tick, and a
         // rejected pull request is already closed when the pull-request path lists them.
@@ -251,7 +254,7 @@ impl Tick<'_> {
             self.github,
             config,
             &options,
-            &bot,
+            bot,
             availability.as_deref(),
             now,
         )
@@ -274,7 +277,7 @@ impl Tick<'_> {
             return Ok(());
         }
 
-        let mut run = SupervisorRun::new(bot).with_skills(options.skills.clone());
+        let mut run = SupervisorRun::new(bot.clone()).with_skills(options.skills.clone());
         let repos: Vec<&RepoName> = config
             .projects()
             .supervised_repos()

@@ -26,6 +26,9 @@ mod tests;
 /// The branch whose files are `Repo::files`.
 const MAIN: &str = "main";
 
+/// GitHub's 422 message for a `PUT /contents` over an existing file without its blob `sha`.
+pub(crate) const MISSING_SHA_MESSAGE: &str = "Invalid request.\n\n\"sha\" wasn't supplied.";
+
 /// The files of a branch the world lists no files for.
 static NO_FILES: BTreeMap<String, String> = BTreeMap::new();
 
@@ -51,7 +54,7 @@ fn invalid(endpoint: Endpoint, message: String) -> GitHubError {
 }
 
 /// The files at `branch`: `files` for `main`, else its `branch_files` (none if unlisted).
-fn branch_files<'r>(repo: &'r Repo, branch: &str) -> &'r BTreeMap<String, String> {
+pub(crate) fn branch_files<'r>(repo: &'r Repo, branch: &str) -> &'r BTreeMap<String, String> {
     if branch == MAIN {
         &repo.files
     } else {
@@ -290,22 +293,14 @@ impl GitHubHistory for MemoryGitHub {
         let current = branch_files(found, &write.branch)
             .get(&write.path)
             .map(|text| blob_sha(text.as_bytes()));
+        // GitHub's answers: a stale `sha` is 409 `<path> does not match <sha>`, a missing
+        // one for an existing file 422 `"sha" wasn't supplied`; a `sha` for a file that does
+        // not exist is ignored and the file created.
         let refused = match (write.expected_blob_sha.as_deref(), current.as_deref()) {
-            (None, None) => None,
+            (_, None) => None,
             (Some(expected), Some(current)) if expected.eq_ignore_ascii_case(current) => None,
-            (None, Some(current)) => Some(format!(
-                "the file exists (blob {}) and no blob sha was given",
-                short(current)
-            )),
-            (Some(expected), None) => Some(format!(
-                "the file does not exist, expected blob {}",
-                short(expected)
-            )),
-            (Some(expected), Some(current)) => Some(format!(
-                "the file is at blob {}, not {}",
-                short(current),
-                short(expected)
-            )),
+            (None, Some(_)) => Some(MISSING_SHA_MESSAGE.to_owned()),
+            (Some(expected), Some(_)) => Some(format!("{} does not match {expected}", write.path)),
         };
         if let Some(message) = refused {
             return Err(GitHubError::Conflict {
@@ -599,8 +594,4 @@ impl GitHubHistory for MemoryGitHub {
         });
         Ok(revert_sha)
     }
-}
-
-fn short(sha: &str) -> &str {
-    sha.get(..7).unwrap_or(sha)
 }

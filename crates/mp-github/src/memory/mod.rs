@@ -12,7 +12,7 @@
 mod action;
 mod ci;
 mod endpoint;
-mod history;
+pub(crate) mod history;
 mod index;
 
 #[cfg(test)]

@@ -215,6 +215,8 @@ pub struct Authenticator {
     signer: Option<EncodingKey>,
     cache: Mutex<Cache>,
     now: Clock,
+    /// How identity and token calls retry a transport failure or a 5xx.
+    retry: super::RetryPolicy,
 }
 
 /// Installation ids learnt from GitHub and installation tokens not yet due for renewal.
@@ -268,7 +270,16 @@ impl Authenticator {
             signer,
             cache: Mutex::new(Cache::default()),
             now: Arc::new(|| jiff::Timestamp::now().as_second()),
+            retry: super::RetryPolicy::default(),
         })
+    }
+
+    /// How the identity, installation and token calls retry a transport failure or a 5xx
+    /// (as reads do; minting a second installation token is harmless).
+    #[must_use]
+    pub fn with_retry(mut self, retry: super::RetryPolicy) -> Self {
+        self.retry = retry;
+        self
     }
 
     /// Replaces the system clock (Unix seconds) used for JWTs and token renewal.
@@ -383,7 +394,16 @@ impl Authenticator {
                 if installation && let Some(slug) = &self.token_app_slug {
                     return as_app(slug);
                 }
-                match get_json::<User>(http, &format!("{api}/user"), route, "user", token).await {
+                match get_json::<User>(
+                    &self.retry,
+                    http,
+                    &format!("{api}/user"),
+                    route,
+                    "user",
+                    token,
+                )
+                .await
+                {
                     Ok(user) => {
                         Login::parse(&user.login).map_err(|err| malformed(route, &err.to_string()))
                     }
@@ -413,7 +433,8 @@ impl Authenticator {
                 }
                 let route = "GET /app";
                 let jwt = self.jwt_for(route)?;
-                let app: App = get_json(http, &format!("{api}/app"), route, "app", &jwt).await?;
+                let app: App =
+                    get_json(&self.retry, http, &format!("{api}/app"), route, "app", &jwt).await?;
                 Login::for_app(&app.slug).map_err(|err| malformed(route, &err.to_string()))
             }
         }
@@ -445,7 +466,8 @@ impl Authenticator {
                 let jwt = self.jwt_for(route)?;
                 let url = format!("{api}/repos/{}/{}/installation", repo.owner(), repo.name());
                 let what = format!("App installation on {repo}");
-                let found: Installation = get_json(http, &url, route, &what, &jwt).await?;
+                let found: Installation =
+                    get_json(&self.retry, http, &url, route, &what, &jwt).await?;
                 found.id
             }
             None => {
@@ -453,7 +475,8 @@ impl Authenticator {
                 let jwt = self.jwt_for(route)?;
                 let url = format!("{api}/app/installations?per_page=100");
                 let what = "App installations";
-                let found: Vec<Installation> = get_json(http, &url, route, what, &jwt).await?;
+                let found: Vec<Installation> =
+                    get_json(&self.retry, http, &url, route, what, &jwt).await?;
                 match found.as_slice() {
                     [only] => only.id,
                     [] => {
@@ -496,7 +519,7 @@ impl Authenticator {
         let url = format!("{api}/app/installations/{installation}/access_tokens");
         let request = with_headers(http.post(url), &jwt);
         let what = format!("App installation {installation}");
-        let answer: Answer = send(request, route, &what, &jwt).await?;
+        let answer: Answer = send(&self.retry, request, route, &what, &jwt).await?;
         let token = Secret::new(answer.token);
         let expires_at = answer
             .expires_at
@@ -555,17 +578,48 @@ fn with_headers(request: reqwest::RequestBuilder, auth: &Secret) -> reqwest::Req
 }
 
 async fn get_json<T: DeserializeOwned>(
+    retry: &super::RetryPolicy,
     http: &reqwest::Client,
     url: &str,
     route: &str,
     what: &str,
     auth: &Secret,
 ) -> Result<T, GitHubError> {
-    send(with_headers(http.get(url), auth), route, what, auth).await
+    send(retry, with_headers(http.get(url), auth), route, what, auth).await
 }
 
-/// Sends `request` and reads a 2xx JSON answer; every error text is scrubbed of `auth`.
+/// Sends `request` and reads a 2xx JSON answer, retrying a transport failure or a 5xx
+/// with `retry`'s back-off; every error text is scrubbed of `auth`.
 async fn send<T: DeserializeOwned>(
+    retry: &super::RetryPolicy,
+    request: reqwest::RequestBuilder,
+    route: &str,
+    what: &str,
+    auth: &Secret,
+) -> Result<T, GitHubError> {
+    let mut attempt = 0;
+    loop {
+        let Some(this) = request.try_clone() else {
+            return send_once(request, route, what, auth).await;
+        };
+        match send_once(this, route, what, auth).await {
+            Err(GitHubError::Unavailable { route, message }) => {
+                if attempt >= retry.max_retries {
+                    return Err(GitHubError::Unavailable {
+                        route,
+                        message: format!("{message} after {attempt} retries"),
+                    });
+                }
+                tokio::time::sleep(retry.backoff(attempt)).await;
+                attempt += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// One attempt of [`send`].
+async fn send_once<T: DeserializeOwned>(
     request: reqwest::RequestBuilder,
     route: &str,
     what: &str,

@@ -127,10 +127,14 @@ impl GitHubHistory for RestGitHub {
             .await?;
         match answer.status {
             200..=299 => Ok(answer.json::<PutContentJson>()?.content.sha),
-            409 | 422 => Err(GitHubError::Conflict {
-                what: format!("{repo} {}", write.path),
-                message: answer.message(),
-            }),
+            409 | 422 if is_blob_mismatch(answer.status, &answer.message()) => {
+                Err(GitHubError::Conflict {
+                    what: format!("{repo} {}", write.path),
+                    message: answer.message(),
+                })
+            }
+            // Any other 409/422 (a file too large, a protected branch, a validation
+            // failure) is permanent: retrying with a fresh blob would not help.
             _ => Err(answer.refusal(|| format!("branch {} of {repo}", write.branch))),
         }
     }
@@ -326,5 +330,17 @@ impl GitHubHistory for RestGitHub {
                 pushed
             }
         }
+    }
+}
+
+/// Whether a refused `PUT /contents` is GitHub's answer to a stale or missing blob
+/// precondition (another writer got there first), which a re-read and a new write can
+/// fix: 409 `<path> does not match <sha>` (a stale `sha`), or 422 `"sha" wasn't supplied`
+/// (the file appeared since it was read).
+fn is_blob_mismatch(status: u16, message: &str) -> bool {
+    match status {
+        409 => message.contains("does not match"),
+        422 => message.contains("\"sha\" wasn't supplied"),
+        _ => false,
     }
 }

@@ -1072,6 +1072,12 @@ async fn put_file_sends_base64_and_maps_conflicts() {
         if hit.json()["sha"].is_null() {
             return Reply::message(422, "Invalid request.\n\n\"sha\" wasn't supplied.");
         }
+        if hit.json()["sha"] == "0000000000000000000000000000000000000000" {
+            return Reply::message(409, "bot-state/x.json does not match 0000000000000000000000000000000000000000");
+        }
+        if hit.json()["message"] == "too large" {
+            return Reply::message(422, "content is too large");
+        }
         Reply::json(
             200,
             json!({ "content": { "name": "x.json", "path": "bot-state/x.json", "sha": "95b966ae1c166bd92f8ae7d1c313e738c731dfc3" },
@@ -1088,17 +1094,34 @@ async fn put_file_sends_base64_and_maps_conflicts() {
         message: "state: update".to_owned(),
     };
     let written = client.put_file(&repo(), &write).await;
+    write.expected_blob_sha = Some("0".repeat(40));
+    let stale = client.put_file(&repo(), &write).await;
     write.expected_blob_sha = None;
     let conflict = client.put_file(&repo(), &write).await;
+    // A 422 that is not about the blob is permanent: not a conflict to retry.
+    write.expected_blob_sha = Some("3d21ec53a331a6f037a91c368710b99387d012c1".to_owned());
+    write.message = "too large".to_owned();
+    let permanent = client.put_file(&repo(), &write).await;
+    let is_conflict = |r: Result<String, GitHubError>| {
+        r.map_err(|e| (matches!(e, GitHubError::Conflict { .. }), e.to_string()))
+    };
     check(
         "results",
         (
             written,
-            conflict.map_err(|e| matches!(e, GitHubError::Conflict { .. })),
+            is_conflict(stale).map_err(|e| e.0),
+            is_conflict(conflict).map_err(|e| e.0),
+            is_conflict(permanent),
         ),
         (
             Ok("95b966ae1c166bd92f8ae7d1c313e738c731dfc3".to_owned()),
             Err(true),
+            Err(true),
+            Err((
+                false,
+                "PUT /repos/{o}/{r}/contents/{path} answered HTTP 422: content is too large"
+                    .to_owned(),
+            )),
         ),
     );
     check(

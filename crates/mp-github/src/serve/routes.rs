@@ -1168,23 +1168,31 @@ async fn put_contents(
         expected_blob_sha: expected.clone(),
         message: message.clone(),
     };
+    // 201 when the file is created, 200 when it is replaced (a `sha` given for a file
+    // that does not exist is ignored, as GitHub does).
+    let existed = read(&s, |w| {
+        let repo = repo_of(w, &name)?;
+        Some(crate::memory::history::branch_files(repo, &branch).contains_key(&path))
+    })
+    .unwrap_or(false);
     let blob = s
         .memory
         .put_file(&name, &write)
         .await
         .map_err(|err| match err {
-            // A missing `sha` for an existing file is a validation failure; a wrong one a
-            // conflict.
-            GitHubError::Conflict { message, .. } if expected.is_none() => ApiError::invalid(
-                format!("Invalid request: \"sha\" wasn't supplied. ({message})"),
-            ),
+            // A missing `sha` for an existing file is a validation failure (422); a wrong
+            // one a conflict (409). Both carry GitHub's own message.
+            GitHubError::Conflict { message, .. } if expected.is_none() => ApiError {
+                status: StatusCode::UNPROCESSABLE_ENTITY,
+                message,
+            },
             other => ApiError::from(other),
         })?;
     let commit = read(&s, |w| repo_of(w, &name)?.branch_head(&branch).cloned())?;
-    let status = if expected.is_none() {
-        StatusCode::CREATED
-    } else {
+    let status = if existed {
         StatusCode::OK
+    } else {
+        StatusCode::CREATED
     };
     let base = &s.base_url;
     let file_name = path.rsplit('/').next().unwrap_or(&path);

@@ -343,19 +343,23 @@ async fn put_file_holds_the_blob_precondition_and_commits_on_the_branch() {
         &gh,
         &answers,
         r##"
-        error: acme/app bot-state/w.json: the file exists (blob 0967ef4) and no blob sha was given
-        error: acme/app bot-state/w.json: the file is at blob 0967ef4, not 0000000
-        error: acme/app docs/new.md: the file does not exist, expected blob 0967ef4
+        error: acme/app bot-state/w.json: Invalid request.
+
+        "sha" wasn't supplied.
+        error: acme/app bot-state/w.json: bot-state/w.json does not match 0000000000
+        "587be6b4c3f93f93c489c0111bba5596147a26cb"
         error: branch nope of acme/app not found
         "0187f3b09d66cef7911083ad49f890f5a6589589"
-        "587be6b4c3f93f93c489c0111bba5596147a26cb"
+        error: acme/app docs/new.md: Invalid request.
+
+        "sha" wasn't supplied.
         Some("\"{\\\"a\\\":1}\\n\" blob 0187f3b")
         ["write bot-state/w.json on bot-state \"chore: write bot-state/w.json\" by mp-gate[bot]/mp-gate[bot] parents st1 at 2026-03-01T12:00:00Z", "st1 \"state\" by mp-gate[bot]/mp-gate[bot] parents m1 at 2026-02-01T06:00:00Z"]
         "write docs/new.md on main"
         main files: {"README.md": "hello\n", "docs/b.md": "doc\n", "docs/new.md": "x\n", "src/new.rs": "new\n"}
         actions:
-          write acme/app@bot-state bot-state/w.json (blob 0187f3b, commit write bot-state/w.json on bot-state): chore: write bot-state/w.json
           write acme/app@main docs/new.md (blob 587be6b, commit write docs/new.md on main): chore: write docs/new.md
+          write acme/app@bot-state bot-state/w.json (blob 0187f3b, commit write bot-state/w.json on bot-state): chore: write bot-state/w.json
         calls:
           1 GET /repos/{o}/{r}/branches/{branch}
           1 GET /repos/{o}/{r}/commits

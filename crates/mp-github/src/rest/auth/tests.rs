@@ -40,9 +40,19 @@ struct Stub {
     expires_at: AtomicI64,
     installations: Vec<u64>,
     fail_tokens: AtomicBool,
+    /// How many more identity, installation and token calls answer 502 first.
+    bad_gateways: AtomicUsize,
 }
 
 impl Stub {
+    /// A 502 while the stub still has some to give.
+    fn bad_gateway(&self) -> Option<Answer> {
+        self.bad_gateways
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .ok()
+            .map(|_| refuse(StatusCode::BAD_GATEWAY, "Server Error".into()))
+    }
+
     fn new(installations: Vec<u64>) -> Arc<Self> {
         Arc::new(Self {
             token_calls: AtomicUsize::new(0),
@@ -50,6 +60,7 @@ impl Stub {
             expires_at: AtomicI64::new(T0 + 3600),
             installations,
             fail_tokens: AtomicBool::new(false),
+            bad_gateways: AtomicUsize::new(0),
         })
     }
 }
@@ -98,6 +109,9 @@ async fn access_token(
     Path(id): Path<u64>,
     headers: HeaderMap,
 ) -> Answer {
+    if let Some(answer) = stub.bad_gateway() {
+        return answer;
+    }
     if stub.fail_tokens.load(Ordering::SeqCst) {
         let sent = headers
             .get("authorization")
@@ -129,6 +143,9 @@ async fn repo_installation(
     Path((owner, _repo)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Answer {
+    if let Some(answer) = stub.bad_gateway() {
+        return answer;
+    }
     if verified_claims(&headers).is_none() {
         return refuse(StatusCode::UNAUTHORIZED, "bad jwt".into());
     }
@@ -152,7 +169,10 @@ async fn app_installations(State(stub): State<Arc<Stub>>, headers: HeaderMap) ->
     (StatusCode::OK, Json(Value::Array(list)))
 }
 
-async fn app(headers: HeaderMap) -> Answer {
+async fn app(State(stub): State<Arc<Stub>>, headers: HeaderMap) -> Answer {
+    if let Some(answer) = stub.bad_gateway() {
+        return answer;
+    }
     let Some(claims) = verified_claims(&headers) else {
         return refuse(StatusCode::UNAUTHORIZED, "bad jwt".into());
     };
@@ -572,11 +592,49 @@ async fn an_unreachable_api_is_unavailable() {
     drop(listener);
     let http = reqwest::Client::new();
     let clock = Arc::new(AtomicI64::new(T0));
-    let auth = authenticator(app_credentials(Some(7)), &clock);
+    let auth = authenticator(app_credentials(Some(7)), &clock).with_retry(fast_retry());
     let err = auth
         .header(&http, &format!("http://{addr}"), None)
         .await
         .expect_err("nothing listens");
     assert!(matches!(err, GitHubError::Unavailable { .. }), "{err}");
     assert!(err.is_transient());
+}
+
+#[tokio::test]
+async fn identity_installation_and_token_calls_retry_a_bad_gateway() {
+    let stub = Stub::new(vec![]);
+    let api = serve(Arc::clone(&stub)).await;
+    let http = reqwest::Client::new();
+    let clock = Arc::new(AtomicI64::new(T0));
+    let auth = authenticator(app_credentials(None), &clock).with_retry(fast_retry());
+    // Each call below meets two 502s and gets through on its third attempt.
+    stub.bad_gateways.store(2, Ordering::SeqCst);
+    let login = auth.bot_login(&http, &api).await;
+    assert_eq!(login.map(|l| l.to_string()).ok(), Some("mp-gate[bot]".to_owned()));
+    let repo = RepoName::parse("acme/app").expect("a repo name");
+    stub.bad_gateways.store(2, Ordering::SeqCst);
+    let installation = auth.header(&http, &api, Some(&repo)).await;
+    assert!(installation.is_ok(), "{installation:?}");
+    assert_eq!(stub.discovery_calls.load(Ordering::SeqCst), 1);
+    assert_eq!(stub.token_calls.load(Ordering::SeqCst), 1);
+    // The token expires: its renewal meets the 502s.
+    clock.store(T0 + 3600, Ordering::SeqCst);
+    stub.bad_gateways.store(2, Ordering::SeqCst);
+    let renewed = auth.header(&http, &api, Some(&repo)).await;
+    assert!(renewed.is_ok(), "{renewed:?}");
+    assert_eq!(stub.token_calls.load(Ordering::SeqCst), 2);
+    // Past the retries, the call is Unavailable and says how often it tried.
+    clock.store(T0 + 86_400, Ordering::SeqCst);
+    stub.bad_gateways.store(10, Ordering::SeqCst);
+    let err = auth
+        .header(&http, &api, Some(&repo))
+        .await
+        .expect_err("four 502s in a row");
+    assert!(matches!(err, GitHubError::Unavailable { .. }), "{err}");
+    assert!(err.to_string().contains("after 3 retries"), "{err}");
+}
+
+fn fast_retry() -> crate::rest::RetryPolicy {
+    crate::rest::RetryPolicy::fast()
 }
