@@ -28,6 +28,8 @@ pub enum Exit {
     Usage = 2,
     /// The tick failed closed (e.g. the bot user could not be learned).
     FailedClosed = 3,
+    /// Another tick holds the lease: this one did nothing.
+    Busy = 4,
 }
 
 /// The exit code of a command that ended in an error: 1 when a built-in skill failed to

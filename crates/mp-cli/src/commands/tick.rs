@@ -227,7 +227,19 @@ impl Failure {
     fn new(error: TickError, writes: &Writes, dry_run: bool) -> Self {
         Self {
             error,
-            writes: if dry_run { Vec::new() } else { writes.0.clone() },
+            writes: if dry_run {
+                Vec::new()
+            } else {
+                writes.0.clone()
+            },
+        }
+    }
+
+    /// Exit 4 when another tick holds the lease, 3 for every other failure.
+    fn exit(&self) -> Exit {
+        match &self.error {
+            TickError::Lease(mp_core::tick::lease::LeaseError::Held { .. }) => Exit::Busy,
+            _ => Exit::FailedClosed,
         }
     }
 
@@ -455,6 +467,18 @@ fn rest_calls(client: &RestGitHub) -> BTreeMap<String, u64> {
         .collect()
 }
 
+/// Who a live tick is in the lease file: `mp tick on <host> pid <pid>` (the host from
+/// `HOSTNAME`, else `/etc/hostname`).
+fn lease_holder() -> String {
+    let host = std::env::var("HOSTNAME")
+        .ok()
+        .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "an unnamed host".to_owned());
+    format!("mp tick on {host} pid {}", std::process::id())
+}
+
 /// A tick against GitHub: configuration from a directory, credentials from the
 /// environment, the clock from the system.
 fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Failure>> {
@@ -490,7 +514,7 @@ fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Fail
         &dir.join("skills"),
         &skill_calls,
     )?);
-    options = with_progress(options);
+    options = with_progress(options).with_lease_holder(lease_holder());
     let now = mp_core::Timestamp::from_unix_seconds(jiff::Timestamp::now().as_second())
         .context("reading the system clock")?;
     let audit = CliAuditLog::new(args.audit_log.clone());
@@ -748,10 +772,14 @@ fn print_summary(summary: &Value, out: &mut dyn Write) -> anyhow::Result<()> {
 
 /// Reports a tick that failed closed on stderr and in the log, with what it wrote first.
 fn report_failure(failure: &Failure) {
-    tracing::error!(error = %failure.error, writes = failure.writes.len(), "tick failed closed");
+    let what = match failure.exit() {
+        Exit::Busy => "tick did not run",
+        _ => "tick failed closed",
+    };
+    tracing::error!(error = %failure.error, writes = failure.writes.len(), "{what}");
     #[allow(clippy::print_stderr)]
     {
-        eprintln!("mp: tick failed closed: {}", failure.message());
+        eprintln!("mp: {what}: {}", failure.message());
     }
 }
 
@@ -774,9 +802,9 @@ pub fn run(args: &TickArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
         }
     }
     if args.ticks <= 1 {
-        if let Some(error) = &failed {
-            report_failure(error);
-            return Ok(Exit::FailedClosed);
+        if let Some(failure) = &failed {
+            report_failure(failure);
+            return Ok(failure.exit());
         }
         let (Some(run), Some(doc)) = (runs.first(), docs.first()) else {
             bail!("the tick produced no report");
@@ -820,9 +848,9 @@ pub fn run(args: &TickArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     {
         out.write_all(crate::report_md::annotations(doc).as_bytes())?;
     }
-    if let Some(error) = &failed {
-        report_failure(error);
-        return Ok(Exit::FailedClosed);
+    if let Some(failure) = &failed {
+        report_failure(failure);
+        return Ok(failure.exit());
     }
     Ok(Exit::Ok)
 }

@@ -101,7 +101,14 @@ fn run(loaded: &Loaded, shards: &[Option<Shard>]) -> Effect {
             loaded.world.now,
         ));
     }
-    let mut writes: Vec<String> = github.actions().iter().map(normalised).collect();
+    // Each tick takes and gives back its lease: one pair of writes per tick, not work.
+    let lease = format!("\"path\":\"{}\"", tick::lease::LEASE_PATH);
+    let mut writes: Vec<String> = github
+        .actions()
+        .iter()
+        .map(normalised)
+        .filter(|w| !w.contains(&lease))
+        .collect();
     writes.sort();
     let governance = loaded.config.projects().governance_repo();
     let watermarks = runtime

@@ -25,6 +25,7 @@ pub mod drift_check;
 mod evaluate;
 pub mod inbox;
 pub mod inbox_poll;
+pub mod lease;
 mod process;
 pub mod progress;
 mod report;
@@ -107,6 +108,8 @@ pub struct TickOptions {
     pub shard: Option<Shard>,
     /// Where the tick reports its progress (nowhere by default).
     pub progress: ProgressSink,
+    /// Who this tick is in the lease file (e.g. `host:pid`); empty means `mp tick`.
+    pub lease_holder: String,
 }
 
 impl TickOptions {
@@ -151,6 +154,13 @@ impl TickOptions {
     #[must_use]
     pub fn with_skills(mut self, skills: SkillSet) -> Self {
         self.skills = skills;
+        self
+    }
+
+    /// These options naming the tick `holder` in the lease file (see [`lease`]).
+    #[must_use]
+    pub fn with_lease_holder(mut self, holder: impl Into<String>) -> Self {
+        self.lease_holder = holder.into();
         self
     }
 
@@ -210,6 +220,9 @@ pub enum TickError {
         /// Why.
         reason: String,
     },
+    /// Another tick holds the lease, or the lease file cannot be used: act on nothing.
+    #[error("{0}")]
+    Lease(#[from] lease::LeaseError),
     /// Saving the durable state failed for a reason other than a stale blob or a secondary
     /// rate limit.
     #[error("cannot save bot-state file {path}: {error}")]

@@ -21,6 +21,9 @@
 //! 6. The drift check (bot.md §15), sharing the tick's new-issue budget.
 //! 7. The final save, on every path that got past step 1, errors included.
 //!
+//! Between steps 1 and 2 the tick takes the lease (`lease`), and after step 7 gives it
+//! back: a second tick started meanwhile stops with [`TickError::Lease`] before writing.
+//!
 //! A sharded tick ([`TickOptions::shard`]) does steps 3-5 for its own repositories and
 //! inbox issues only, runs the drift check only in shard 0, and saves the watermarks by
 //! merging its entries into the file (`StateStore::save_shard`); docs/decisions/0021.
@@ -36,6 +39,7 @@ use crate::state::Watermarks;
 
 use super::drift_check::{DriftIncident, DriftReport, check_drift};
 use super::inbox_poll::{InboxReport, poll_inbox};
+use super::lease::Lease;
 use super::progress::TickPhase;
 use super::report::{PrOutcome, TickMetrics};
 use super::state_store::{SHARD_SAVE_ATTEMPTS, SaveOutcome, StateStore};
@@ -179,6 +183,13 @@ pub async fn run_tick(
     let bot = github.bot_login().await.map_err(TickError::BotLogin)?;
     let governance = config.projects().governance_repo();
     let (mut store, mut state) = StateStore::load(github, governance).await?;
+    // One tick at a time: a second one stops here, before its first write.
+    let holder = if options.lease_holder.is_empty() {
+        "mp tick"
+    } else {
+        options.lease_holder.as_str()
+    };
+    let lease = Lease::take(github, governance, options.shard, holder, now).await?;
     let mut report = FullTickReport {
         shard: options.shard,
         ..FullTickReport::default()
@@ -197,8 +208,11 @@ pub async fn run_tick(
         shard: options.shard,
     };
     let body = tick.body(audit, config, options, &bot, now).await;
-    // The final save: every way out of the body passes here.
+    // The final save: every way out of the body passes here, then the lease goes back.
     let saved = tick.save().await;
+    if let Err(warning) = lease.release(github, now).await {
+        report.warnings.push(warning);
+    }
     report.l2_unsettled = match options.shard {
         Some(shard) => state.unsettled_count_of(|repo| shard.owns(repo)),
         None => state.unsettled_count(),

@@ -3,7 +3,7 @@
 //! records must be identical.
 
 use crate::harness::{
-    Scenario, TickResult, client_for, runtime, scenario_worlds, serve, tick_at, tick_over,
+    Scenario, TickResult, client_for, merges, runtime, scenario_worlds, serve, tick_at, tick_over,
 };
 use mp_github::{FaultScript, MemoryGitHub};
 
@@ -243,5 +243,68 @@ fn a_pull_request_past_github_s_file_cap_goes_to_the_owner() {
                 "{adapter}: {outcome}"
             );
         }
+    });
+}
+
+/// Two ticks started at once against one GitHub (a cron run and a manual one): one takes
+/// the lease and acts, the other stops before writing anything, so nothing is posted or
+/// merged twice. Each runs on its own task through its own REST client, as two processes
+/// would.
+#[test]
+fn two_ticks_at_once_act_once() {
+    let runtime = runtime();
+    let (name, path) = scenario_worlds()
+        .into_iter()
+        .find(|(name, _)| name == "many-two-ready-prs-both-merge")
+        .expect("the many-two-ready-prs-both-merge scenario exists");
+    let scenario = Scenario::load(&name, &path);
+    // The writes of work (each tick also takes and gives back its lease), as text.
+    let work = |server: &mp_github::LoopbackServer| -> Vec<String> {
+        server
+            .memory()
+            .actions()
+            .iter()
+            .map(ToString::to_string)
+            .filter(|a| !a.contains(mp_core::tick::lease::LEASE_PATH))
+            .collect()
+    };
+    runtime.block_on(async {
+        let alone = serve(&scenario, FaultScript::default()).await;
+        tick_over(&client_for(&alone), &scenario)
+            .await
+            .report
+            .expect("a tick alone runs");
+        let one_tick = work(&alone);
+        alone.shutdown().await;
+
+        let server = serve(&scenario, FaultScript::default()).await;
+        let ticks = ["cron", "manual"].map(|holder| {
+            let client = client_for(&server);
+            let mut scenario = Scenario::load(&name, &path);
+            scenario.options = scenario.options.clone().with_lease_holder(holder);
+            tokio::spawn(async move { tick_over(&client, &scenario).await.report })
+        });
+        let mut acted = 0;
+        let mut held = Vec::new();
+        for tick in ticks {
+            match tick.await.expect("the tick task ends") {
+                Ok(_) => acted += 1,
+                Err(error) => held.push(error),
+            }
+        }
+        let both = work(&server);
+        let merged = merges(&server.memory().actions());
+        server.shutdown().await;
+        assert_eq!(acted, 1, "exactly one tick acts; the other said {held:?}");
+        assert!(
+            held.iter()
+                .all(|e| e.starts_with("another tick holds the lease (all, ")),
+            "{held:?}"
+        );
+        assert_eq!(merged.len(), 1, "{merged:?}");
+        assert_eq!(
+            both, one_tick,
+            "two ticks at once write what one tick writes"
+        );
     });
 }

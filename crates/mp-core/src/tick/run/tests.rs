@@ -9,13 +9,16 @@ use crate::context::CommitContext;
 use crate::gate::burn_in::BurnInStatus;
 use crate::port::GitHubError;
 use crate::state::{BOT_STATE_BRANCH, BURN_IN_STATE_PATH, Layer, WATERMARKS_PATH, Watermarks};
-use crate::tick::PR_PATH_RESERVE;
 use crate::tick::testkit::{Fake, FakePr, at, block_on, clean, config_with, repo, sha};
 use crate::tick::testkit_history::{check_run, commit_by, merged};
+use crate::tick::{PR_PATH_RESERVE, lease};
 
 const GOV: &str = "acme/governance";
 const NOW: &str = "2026-03-01T12:00:00Z";
 const PUT_STATE: &str = "put acme/governance@bot-state bot-state/branch_supervisor_watermarks.json: chore(bot-state): update branch_supervisor watermarks";
+const TAKE_LEASE: &str =
+    "put acme/governance@bot-state bot-state/lease.json: chore(bot-state): take the tick lease";
+const GIVE_BACK_LEASE: &str = "put acme/governance@bot-state bot-state/lease.json: chore(bot-state): give back the tick lease";
 const PUT_BURN_IN: &str = "put acme/governance@bot-state bot-state/l4_burn_in.json: chore(bot-state): update l4 burn-in clock";
 const BURN_IN_ENV: &str =
     "bot_app_slug: mp-gate\nrequired_checks: [test]\nmerge_enabled: true\nl4_burn_in_days: 3\n";
@@ -77,7 +80,7 @@ fn check(
 ) -> Result<FullTickReport, TickError> {
     let options = TickOptions::from_config(config);
     let result = block_on(run_tick(fake, fake, config, &options, at(when)));
-    let mut lines = fake.take_log();
+    let mut lines = without_lease(fake.take_log());
     match &result {
         Ok(report) => {
             lines.extend(report.outcomes.iter().map(|o| format!("=> {o}")));
@@ -93,6 +96,34 @@ fn check(
     }
     assert_eq!(lines, expected);
     result
+}
+
+/// The log without the lease's two writes, after checking that a tick which took the lease
+/// wrote nothing before it (but the first run's branch and file) and gave it back last.
+fn without_lease(lines: Vec<String>) -> Vec<String> {
+    let Some(taken) = lines.iter().position(|l| l == TAKE_LEASE) else {
+        assert!(
+            !lines.iter().any(|l| l == GIVE_BACK_LEASE),
+            "given back, never taken: {lines:?}"
+        );
+        return lines;
+    };
+    assert!(
+        lines[..taken]
+            .iter()
+            .all(|l| l.starts_with("branch ") || l == PUT_STATE),
+        "a write before the lease: {lines:?}"
+    );
+    let last_write = lines.iter().rposition(|l| !l.starts_with('!'));
+    assert_eq!(
+        last_write.map(|i| lines[i].as_str()),
+        Some(GIVE_BACK_LEASE),
+        "the lease is given back after every other write: {lines:?}"
+    );
+    lines
+        .into_iter()
+        .filter(|l| l != TAKE_LEASE && l != GIVE_BACK_LEASE)
+        .collect()
 }
 
 fn unavailable(route: &str) -> GitHubError {
@@ -205,7 +236,6 @@ fn the_final_save_runs_even_when_the_pull_request_path_ends_the_tick() {
         &config_with(&[]),
         NOW,
         &[
-            PUT_STATE,
             "error: cannot learn the bot user, failing closed (receipts cannot be recognised): GET /app: bad credentials",
         ],
     )
@@ -428,4 +458,126 @@ fn the_burn_in_clock_starts_promotes_and_restarts_when_its_file_is_bad() {
         "{:?}",
         report.burn_in
     );
+}
+
+/// A lease file holding `scope` for `holder` until `until`.
+fn lease_text(scope: &str, holder: &str, until: &str) -> String {
+    format!(
+        "{{\"leases\": {{\"{scope}\": {{\"holder\": \"{holder}\", \"since\": \"2026-03-01T11:55:00Z\", \"until\": \"{until}\"}}}}}}\n"
+    )
+}
+
+fn run_with(
+    fake: &Fake,
+    options: &TickOptions,
+    when: &str,
+) -> (Result<FullTickReport, TickError>, Vec<String>) {
+    let config = config_with(&[]);
+    let result = block_on(run_tick(fake, fake, &config, options, at(when)));
+    (result, fake.take_log())
+}
+
+fn lease_error(result: Result<FullTickReport, TickError>) -> Option<String> {
+    match result {
+        Err(error @ TickError::Lease(_)) => Some(error.to_string()),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_second_tick_finds_the_lease_held_and_writes_nothing() {
+    // NOW is 12:00; another tick took the lease at 11:55 until 12:25.
+    let fake = world(vec![clean(1)], Some(&settled()));
+    let held = lease_text("all", "mp tick on cron-1 pid 7", "2026-03-01T12:25:00Z");
+    fake.add_file(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH, &held);
+    let options = TickOptions::from_config(&config_with(&[])).with_lease_holder("me");
+    let (result, log) = run_with(&fake, &options, NOW);
+    assert_eq!(
+        lease_error(result).as_deref(),
+        Some(
+            "another tick holds the lease (all, mp tick on cron-1 pid 7) until 2026-03-01T12:25:00Z"
+        )
+    );
+    assert_eq!(log, Vec::<String>::new(), "not merged, nothing written");
+    assert_eq!(
+        fake.file_text(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH),
+        Some(held)
+    );
+
+    // Once it has expired, the next tick takes it, merges, and gives it back.
+    let (result, log) = run_with(&fake, &options, "2026-03-01T12:25:00Z");
+    result.expect("the tick runs");
+    assert_eq!(log.first().map(String::as_str), Some(TAKE_LEASE), "{log:?}");
+    assert_eq!(
+        log.last().map(String::as_str),
+        Some(GIVE_BACK_LEASE),
+        "{log:?}"
+    );
+    assert!(
+        log.iter().any(|l| l.starts_with("merge acme/app#1")),
+        "{log:?}"
+    );
+    assert_eq!(
+        fake.file_text(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH)
+            .as_deref(),
+        Some("{\n  \"leases\": {}\n}\n"),
+        "given back, the expired entry dropped"
+    );
+}
+
+#[test]
+fn a_hand_written_lease_that_outlasts_any_tick_holds_no_one_out() {
+    // An agent with push access writes a lease until 2099: mp never takes one that long.
+    let fake = world(vec![clean(1)], Some(&settled()));
+    let forged = lease_text("all", "mp tick on cron-1 pid 7", "2099-01-01T00:00:00Z");
+    fake.add_file(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH, &forged);
+    let options = TickOptions::from_config(&config_with(&[]));
+    let (result, log) = run_with(&fake, &options, NOW);
+    result.expect("the tick runs");
+    assert!(
+        log.iter().any(|l| l.starts_with("merge acme/app#1")),
+        "{log:?}"
+    );
+}
+
+#[test]
+fn shards_of_one_count_share_the_lease_and_every_other_tick_waits() {
+    let held = lease_text("0/2", "shard zero", "2026-03-01T12:25:00Z");
+    let outcome = |options: TickOptions| {
+        let fake = world(Vec::new(), Some(&settled()));
+        fake.add_file(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH, &held);
+        let (result, _) = run_with(&fake, &options, NOW);
+        lease_error(result).unwrap_or_else(|| "ran".to_owned())
+    };
+    let base = || TickOptions::from_config(&config_with(&[]));
+    let shard = |text: &str| Shard::parse(text).expect("a shard");
+    let held_by_zero =
+        "another tick holds the lease (0/2, shard zero) until 2026-03-01T12:25:00Z".to_owned();
+    assert_eq!(
+        [
+            outcome(base().with_shard(shard("1/2"))),
+            outcome(base().with_shard(shard("0/2"))),
+            outcome(base().with_shard(shard("1/3"))),
+            outcome(base()),
+        ],
+        [
+            "ran".to_owned(),
+            held_by_zero.clone(),
+            held_by_zero.clone(),
+            held_by_zero,
+        ]
+    );
+}
+
+#[test]
+fn a_broken_lease_file_fails_the_tick_closed() {
+    let fake = world(vec![clean(1)], Some(&settled()));
+    fake.add_file(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH, "not json");
+    let (result, log) = run_with(&fake, &TickOptions::from_config(&config_with(&[])), NOW);
+    let error = lease_error(result).unwrap_or_default();
+    assert!(
+        error.starts_with("cannot take the tick lease (bot-state/lease.json): not a lease file"),
+        "{error}"
+    );
+    assert_eq!(log, Vec::<String>::new());
 }

@@ -611,7 +611,10 @@ async fn identity_installation_and_token_calls_retry_a_bad_gateway() {
     // Each call below meets two 502s and gets through on its third attempt.
     stub.bad_gateways.store(2, Ordering::SeqCst);
     let login = auth.bot_login(&http, &api).await;
-    assert_eq!(login.map(|l| l.to_string()).ok(), Some("mp-gate[bot]".to_owned()));
+    assert_eq!(
+        login.map(|l| l.to_string()).ok(),
+        Some("mp-gate[bot]".to_owned())
+    );
     let repo = RepoName::parse("acme/app").expect("a repo name");
     stub.bad_gateways.store(2, Ordering::SeqCst);
     let installation = auth.header(&http, &api, Some(&repo)).await;
