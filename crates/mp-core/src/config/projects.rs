@@ -223,6 +223,15 @@ struct RepoOverrideSection {
         schemars(with = "Option<String>", length(min = 1, max = 100))
     )]
     expected_check_publisher: Option<Spanned<String>>,
+    /// The branch mp gates, merges into and supervises in this repository (for the
+    /// governance repository: where the doctrine is read and `bot-state` starts from).
+    /// Default: the repository's default branch as GitHub reports it (one call per tick).
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<String>", length(min = 1, max = 255))
+    )]
+    default_branch: Option<Spanned<String>>,
 }
 
 /// The resolved `projects.yml`, defaults applied.
@@ -306,6 +315,7 @@ impl Projects {
 pub struct RepoOverride {
     required_checks: Option<Vec<String>>,
     expected_check_publisher: Option<String>,
+    default_branch: Option<String>,
 }
 
 impl RepoOverride {
@@ -318,6 +328,11 @@ impl RepoOverride {
     /// The repository's own expected check publisher, when set.
     pub fn expected_check_publisher(&self) -> Option<&str> {
         self.expected_check_publisher.as_deref()
+    }
+
+    /// The branch mp gates and supervises, when set (otherwise GitHub's default branch).
+    pub fn default_branch(&self) -> Option<&str> {
+        self.default_branch.as_deref()
     }
 }
 
@@ -426,7 +441,12 @@ pub(crate) fn load(sink: &mut Sink<'_>, text: &str, env: Option<&Env>) -> Option
         Some(inbox) => decision_inbox(sink, inbox, governance_repo.as_ref()),
     };
     let adr_deadline_hours = break_glass(sink, raw.break_glass.as_ref());
-    let repo_overrides = repo_overrides(sink, &raw.repo_overrides, &supervised_repos);
+    let repo_overrides = repo_overrides(
+        sink,
+        &raw.repo_overrides,
+        &supervised_repos,
+        governance_repo.as_ref(),
+    );
 
     let governance_repo = governance_repo?;
     let projects = Projects {
@@ -570,11 +590,42 @@ fn break_glass(sink: &mut Sink<'_>, raw: Option<&BreakGlassSection>) -> u32 {
     }
 }
 
+/// Whether `branch` can name a git branch (no spaces, no `..`, no leading `-` or `/`, not
+/// `bot-state`, which holds mp's own state); reports the problem when not.
+fn branch_name(sink: &mut Sink<'_>, field: &str, branch: &Spanned<String>) -> bool {
+    let name = branch.value.as_str();
+    let bad = name.contains(|c: char| c.is_whitespace() || "~^:?*[\\".contains(c))
+        || name.contains("..")
+        || name.starts_with(['-', '/'])
+        || name.ends_with(['/', '.'])
+        || name.ends_with(".lock");
+    if bad {
+        sink.error(
+            codes::INVALID_VALUE,
+            field,
+            &branch.referenced,
+            format!("`{name}` is not a branch name"),
+        );
+        return false;
+    }
+    if name == crate::state::BOT_STATE_BRANCH {
+        sink.error(
+            codes::INVALID_VALUE,
+            field,
+            &branch.referenced,
+            "`bot-state` holds mp's own state and cannot be the gated branch".to_owned(),
+        );
+        return false;
+    }
+    true
+}
+
 /// Checks `repo_overrides`: valid keys, each repository once, valid values.
 fn repo_overrides(
     sink: &mut Sink<'_>,
     raw: &SpannedMap<RepoOverrideSection>,
     supervised: &[RepoName],
+    governance: Option<&RepoName>,
 ) -> BTreeMap<RepoName, RepoOverride> {
     let mut out = BTreeMap::new();
     let mut seen: BTreeMap<RepoName, u64> = BTreeMap::new();
@@ -593,7 +644,7 @@ fn repo_overrides(
             continue;
         }
         seen.insert(repo.clone(), key.referenced.line());
-        if !supervised.contains(&repo) {
+        if !supervised.contains(&repo) && governance != Some(&repo) {
             sink.warning(
                 codes::UNSUPERVISED_REPO,
                 &field,
@@ -623,11 +674,20 @@ fn repo_overrides(
                 )
             })
             .map(|publisher| publisher.value.clone());
+        let default_branch = section
+            .default_branch
+            .as_ref()
+            .filter(|branch| {
+                let field = format!("{field}.default_branch");
+                validate::text(sink, &field, branch, 1, 255) && branch_name(sink, &field, branch)
+            })
+            .map(|branch| branch.value.clone());
         out.insert(
             repo,
             RepoOverride {
                 required_checks,
                 expected_check_publisher,
+                default_branch,
             },
         );
     }

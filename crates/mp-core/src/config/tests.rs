@@ -106,7 +106,7 @@ fn unknown_nested_key_names_its_dotted_path() {
             "governance_repo: acme/governance\nsupervised_repos: [acme/app]\nrepo_overrides:\n  acme/app:\n    required_checks: [build]\n    merge_method: squash\n",
         )],
         &[
-            "projects.yml:6:5: error[unknown_field]: unknown field `merge_method`, expected one of `required_checks`, `expected_check_publisher` (field `repo_overrides.acme/app.merge_method`)",
+            "projects.yml:6:5: error[unknown_field]: unknown field `merge_method`, expected one of `required_checks`, `expected_check_publisher`, `default_branch` (field `repo_overrides.acme/app.merge_method`)",
         ],
     );
 }
@@ -804,6 +804,35 @@ fn skill_limits_out_of_range_are_errors_naming_the_field() {
         &[(SKILLS_FILE, "limits:\n  budget: 5\n")],
         &[
             "skills.yml:2:3: error[unknown_field]: unknown field `budget`, expected one of `call_budget_ms`, `memory_mib`, `output_kib` (field `limits.budget`)",
+        ],
+    );
+}
+
+#[test]
+fn a_repository_may_name_its_gated_branch() {
+    let text = "governance_repo: acme/governance\nsupervised_repos: [acme/app]\nrepo_overrides:\n  acme/app:\n    default_branch: master\n  acme/governance:\n    default_branch: trunk\n";
+    let config = check(&[(PROJECTS_FILE, text)], &[]).expect("valid");
+    let branch = |name: &str| {
+        config
+            .projects()
+            .repo_override(&repo(name))
+            .and_then(|o| o.default_branch())
+            .map(str::to_owned)
+    };
+    assert_eq!(branch("acme/app").as_deref(), Some("master"));
+    assert_eq!(branch("acme/governance").as_deref(), Some("trunk"));
+}
+
+#[test]
+fn a_gated_branch_must_be_a_branch_name_and_not_bot_state() {
+    check(
+        &[(
+            PROJECTS_FILE,
+            "governance_repo: acme/governance\nsupervised_repos: [acme/app, acme/lib]\nrepo_overrides:\n  acme/app:\n    default_branch: \"my branch\"\n  acme/lib:\n    default_branch: bot-state\n",
+        )],
+        &[
+            "projects.yml:5:21: error[invalid_value]: `my branch` is not a branch name (field `repo_overrides.acme/app.default_branch`)",
+            "projects.yml:7:21: error[invalid_value]: `bot-state` holds mp's own state and cannot be the gated branch (field `repo_overrides.acme/lib.default_branch`)",
         ],
     );
 }

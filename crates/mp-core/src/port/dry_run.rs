@@ -454,6 +454,10 @@ impl GitHub for DryRun<'_> {
         self.inner.branch_head(repo, branch).await
     }
 
+    async fn default_branch(&self, repo: &RepoName) -> Result<String, GitHubError> {
+        self.inner.default_branch(repo).await
+    }
+
     async fn issues(&self, repo: &RepoName, query: &IssueQuery) -> Result<Vec<Issue>, GitHubError> {
         self.inner.issues(repo, query).await
     }

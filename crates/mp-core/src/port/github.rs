@@ -220,6 +220,9 @@ impl GitHubError {
     }
 }
 
+/// The branch an adapter that cannot tell names as every repository's default.
+pub const DEFAULT_BRANCH_FALLBACK: &str = "main";
+
 /// The GitHub reads and writes of one tick.
 ///
 /// All methods take `&self`: adapters keep their own interior state (caches, counters).
@@ -334,6 +337,18 @@ pub trait GitHub: Send + Sync {
     /// # Errors
     /// [`GitHubError::NotFound`] when the branch does not exist.
     async fn branch_head(&self, repo: &RepoName, branch: &str) -> Result<CommitSha, GitHubError>;
+
+    /// The repository's default branch (`GET /repos/{o}/{r}`, `default_branch`): the branch
+    /// mp gates, merges into and supervises unless `projects.yml` names another. The
+    /// default answers `main`, for adapters whose repositories all use it; wrappers must
+    /// forward it.
+    ///
+    /// # Errors
+    /// [`GitHubError::NotFound`] when there is no such repository.
+    async fn default_branch(&self, repo: &RepoName) -> Result<String, GitHubError> {
+        let _ = repo;
+        Ok(DEFAULT_BRANCH_FALLBACK.to_owned())
+    }
 
     /// Issues matching a query (`GET /issues?state=&labels=`, all pages), pull requests
     /// included and marked.

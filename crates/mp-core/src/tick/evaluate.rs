@@ -16,8 +16,8 @@ use crate::port::{AuditRecord, AuditVote, GitHub, GitHubError, PullRequest};
 use crate::quadrant::Quadrant;
 use crate::skill::SkillFailure;
 
+use super::TickSetup;
 use super::skills::{user_results, user_votes};
-use super::{MAIN_BRANCH, TickSetup};
 
 /// Where the gate sends a pull request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,8 +73,11 @@ pub struct PrEvaluation {
     pub auto_revert: AutoRevertLabel,
     /// The classifier verdict (votes of disabled rules left out).
     pub verdict: Verdict,
-    /// The `main` head the gate compared the base with (C4).
+    /// The gated branch's head the gate compared the base with (C4).
     pub main_head: CommitSha,
+    /// The branch the repository gates (`main` unless GitHub or `projects.yml` says
+    /// otherwise); a pull request into any other base is ignored.
+    pub gated_branch: String,
     /// The policy the gate ran with.
     pub policy: GatePolicy,
     /// The gate report (results of disabled validators left out; user validators last).
@@ -87,7 +90,7 @@ pub struct PrEvaluation {
 impl PrEvaluation {
     /// Where the gate sends the pull request.
     pub fn route(&self) -> Route {
-        if self.pr.base_ref != MAIN_BRANCH {
+        if self.pr.base_ref != self.gated_branch {
             Route::Ignored
         } else if self.gate.passed() {
             Route::Mergeable
@@ -224,7 +227,9 @@ pub async fn evaluate_pr(
 ) -> Result<PrEvaluation, GitHubError> {
     let pr = fetch_context(github, pull).await?;
     let comments = github.comments(&pull.repo, pull.number).await?;
-    let main_head = github.branch_head(&pull.repo, MAIN_BRANCH).await?;
+    let main_head = github
+        .branch_head(&pull.repo, setup.options.gated_branch(&pull.repo))
+        .await?;
     Ok(assess_pr(setup, pr, comments, main_head, now))
 }
 
@@ -283,7 +288,9 @@ pub fn assess_pr(
     );
     gate.extend(user_results(user_skills, skills, &pr, &mut skill_failures));
 
+    let gated_branch = setup.options.gated_branch(&pr.repo).to_owned();
     PrEvaluation {
+        gated_branch,
         pr,
         comments,
         receipts,

@@ -51,6 +51,8 @@ pub use run::{FullTickReport, GovernanceReport, RATE_LIMIT_RESERVE, run_tick};
 pub use shard::{ParseShardError, Shard};
 pub use skills::USER_VALIDATOR_PASSED;
 
+use std::collections::BTreeMap;
+
 use crate::approval::{ReceiptKey, UNSIGNED_RECEIPTS_WARNING};
 use crate::classifier::{CompilePathRulesError, PathRules};
 use crate::config::Config;
@@ -62,8 +64,70 @@ use crate::skill::SkillSet;
 
 use process::{Flow, Runner};
 
-/// The branch pull requests merge into; C4 and the race guard compare with its head.
+/// The gated branch of a repository whose default branch is not known (see
+/// [`DefaultBranches`]).
 pub const MAIN_BRANCH: &str = "main";
+
+/// The branch mp gates, merges into and supervises, per repository: `projects.yml`
+/// `repo_overrides.<repo>.default_branch`, else the repository's default branch on GitHub,
+/// resolved once at the start of a tick ([`resolve_default_branches`]); [`MAIN_BRANCH`]
+/// for a repository not resolved.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DefaultBranches(BTreeMap<RepoName, String>);
+
+impl DefaultBranches {
+    /// The branch of `repo`.
+    pub fn of(&self, repo: &RepoName) -> &str {
+        self.0.get(repo).map_or(MAIN_BRANCH, String::as_str)
+    }
+
+    /// Sets the branch of `repo`.
+    pub fn set(&mut self, repo: RepoName, branch: String) {
+        self.0.insert(repo, branch);
+    }
+}
+
+/// Resolves the gated branch of the governance repository and of every supervised
+/// repository `options` covers: the configured override, else one `GET /repos/{o}/{r}`
+/// each. A repository GitHub does not answer for keeps `main`, with a warning.
+pub async fn resolve_default_branches(
+    github: &dyn GitHub,
+    config: &Config,
+    options: &TickOptions,
+) -> (DefaultBranches, Vec<String>) {
+    let projects = config.projects();
+    let mut repos = vec![projects.governance_repo().clone()];
+    repos.extend(
+        projects
+            .supervised_repos()
+            .iter()
+            .filter(|repo| options.covers(repo) && *repo != projects.governance_repo())
+            .cloned(),
+    );
+    let mut branches = DefaultBranches::default();
+    let mut warnings = Vec::new();
+    for repo in repos {
+        let configured = projects
+            .repo_override(&repo)
+            .and_then(|o| o.default_branch())
+            .map(str::to_owned);
+        let branch = match configured {
+            Some(branch) => branch,
+            None => match github.default_branch(&repo).await {
+                Ok(branch) if !branch.trim().is_empty() => branch,
+                Ok(_) => MAIN_BRANCH.to_owned(),
+                Err(error) => {
+                    warnings.push(format!(
+                        "{repo}: cannot read the default branch ({error}); `{MAIN_BRANCH}` is assumed (set repo_overrides.{repo}.default_branch to skip the call)"
+                    ));
+                    MAIN_BRANCH.to_owned()
+                }
+            },
+        };
+        branches.set(repo, branch);
+    }
+    (branches, warnings)
+}
 
 /// Whether the tick really merges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -110,6 +174,9 @@ pub struct TickOptions {
     pub progress: ProgressSink,
     /// Who this tick is in the lease file (e.g. `host:pid`); empty means `mp tick`.
     pub lease_holder: String,
+    /// The gated branch per repository; [`run_tick`] resolves it at its start
+    /// ([`resolve_default_branches`]) unless it is already set.
+    pub default_branches: DefaultBranches,
 }
 
 impl TickOptions {
@@ -155,6 +222,18 @@ impl TickOptions {
     pub fn with_skills(mut self, skills: SkillSet) -> Self {
         self.skills = skills;
         self
+    }
+
+    /// These options with the gated branch of each repository already known.
+    #[must_use]
+    pub fn with_default_branches(mut self, branches: DefaultBranches) -> Self {
+        self.default_branches = branches;
+        self
+    }
+
+    /// The branch mp gates and supervises in `repo`.
+    pub fn gated_branch(&self, repo: &RepoName) -> &str {
+        self.default_branches.of(repo)
     }
 
     /// These options naming the tick `holder` in the lease file (see [`lease`]).

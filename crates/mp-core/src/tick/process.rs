@@ -20,7 +20,7 @@ use super::evaluate::{PrEvaluation, Route, assess_pr, fetch_context};
 use super::inbox::{PENDING_OWNER, audit_issue, find_pending, inbox_issue};
 use super::report::{PrAction, PrOutcome, TickReport};
 use super::skills::failure_warning;
-use super::{MAIN_BRANCH, MergeMode, TickSetup};
+use super::{MergeMode, TickSetup};
 
 /// The skip detail when a pull request's comments cannot be read (bot.md §5.1).
 pub const RECEIPTS_UNAVAILABLE: &str = "approval receipts unavailable";
@@ -97,10 +97,10 @@ pub(crate) struct Runner<'a> {
     pub(crate) report: TickReport,
 }
 
-/// Why a pull request into `base` is not gated.
-fn ignored_detail(base: &str) -> String {
+/// Why a pull request into `base` is not gated, when the repository gates `gated`.
+fn ignored_detail(base: &str, gated: &str) -> String {
     format!(
-        "ignored: base is {base}, not {MAIN_BRANCH} (mp gates and merges only pull requests into {MAIN_BRANCH})"
+        "ignored: base is {base}, not {gated} (mp gates and merges only pull requests into {gated})"
     )
 }
 
@@ -144,11 +144,12 @@ impl<'a> Runner<'a> {
         let (repo, number) = (&pull.repo, pull.number);
         // (0) Only pull requests into the gated branch are gated: a green gate on another
         // base would squash-merge into that branch on the strength of `main`'s checks.
-        if pull.base_ref != MAIN_BRANCH {
+        let gated = self.setup.options.gated_branch(repo);
+        if pull.base_ref != gated {
             return Ok(PrOutcome::new(
                 format!("{repo}#{number}"),
                 PrAction::Ignored,
-                ignored_detail(&pull.base_ref),
+                ignored_detail(&pull.base_ref, gated),
             ));
         }
         // (1) Context.
@@ -165,7 +166,7 @@ impl<'a> Runner<'a> {
             Some(head) => head.clone(),
             None => {
                 let head = github
-                    .branch_head(repo, MAIN_BRANCH)
+                    .branch_head(repo, gated)
                     .await
                     .map_err(|e| Skip::github("cannot read the main head", &e))?;
                 self.main_heads.insert(repo.clone(), head.clone());
@@ -215,7 +216,10 @@ impl<'a> Runner<'a> {
             Route::Inbox => self.inbox(&evaluation).await,
             Route::Mergeable => self.merge(&evaluation).await,
             // Handled before any read, in step (0); kept for completeness.
-            Route::Ignored => Ok((PrAction::Ignored, ignored_detail(&evaluation.pr.base_ref))),
+            Route::Ignored => Ok((
+                PrAction::Ignored,
+                ignored_detail(&evaluation.pr.base_ref, &evaluation.gated_branch),
+            )),
             Route::Waiting => self.waiting(&evaluation).await,
             Route::Update => {
                 let main_head = self.main_heads.get(&evaluation.pr.repo).cloned();
@@ -415,7 +419,7 @@ impl<'a> Runner<'a> {
         // (8) L3: `main` must not have moved since C4 looked.
         let main_now = self
             .github
-            .branch_head(&pr.repo, MAIN_BRANCH)
+            .branch_head(&pr.repo, self.setup.options.gated_branch(&pr.repo))
             .await
             .map_err(|e| Skip::github("cannot re-read the main head", &e))?;
         if main_now != pr.base_sha {

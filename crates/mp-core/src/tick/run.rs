@@ -182,7 +182,18 @@ pub async fn run_tick(
     // it writes anything, the first run's state branch included.
     let bot = github.bot_login().await.map_err(TickError::BotLogin)?;
     let governance = config.projects().governance_repo();
-    let (mut store, mut state) = StateStore::load(github, governance).await?;
+    // Which branch each repository gates (`main` unless GitHub or the configuration says
+    // otherwise), read once.
+    let mut branch_warnings = Vec::new();
+    let mut options = options.clone();
+    if options.default_branches == super::DefaultBranches::default() {
+        let (branches, warnings) = super::resolve_default_branches(github, config, &options).await;
+        options = options.with_default_branches(branches);
+        branch_warnings = warnings;
+    }
+    let options = &options;
+    let (mut store, mut state) =
+        StateStore::load(github, governance, options.gated_branch(governance)).await?;
     // One tick at a time: a second one stops here, before its first write.
     let holder = if options.lease_holder.is_empty() {
         "mp tick"
@@ -192,6 +203,7 @@ pub async fn run_tick(
     let lease = Lease::take(github, governance, options.shard, holder, now).await?;
     let mut report = FullTickReport {
         shard: options.shard,
+        warnings: branch_warnings,
         ..FullTickReport::default()
     };
     if let Some(head) = store.created_branch_at() {
@@ -291,7 +303,9 @@ impl Tick<'_> {
             return Ok(());
         }
 
-        let mut run = SupervisorRun::new(bot.clone()).with_skills(options.skills.clone());
+        let mut run = SupervisorRun::new(bot.clone())
+            .with_skills(options.skills.clone())
+            .with_default_branches(options.default_branches.clone());
         let repos: Vec<&RepoName> = config
             .projects()
             .supervised_repos()

@@ -26,7 +26,7 @@ use crate::state::{
     WATERMARKS_PATH, Watermarks, burn_in_text, stored_burn_in,
 };
 
-use super::{MAIN_BRANCH, Shard, TickError};
+use super::{Shard, TickError};
 
 #[cfg(test)]
 mod tests;
@@ -84,7 +84,7 @@ fn load_reason(what: &str, repo: &RepoName, error: &GitHubError) -> String {
 
 impl StateStore {
     /// Loads the watermarks of the governance repository `repo`, creating the `bot-state`
-    /// branch (and an empty state file) on the first run.
+    /// branch from `base_branch` (and an empty state file) on the first run.
     ///
     /// # Errors
     /// [`TickError::StateCorrupt`] when the file is not a valid state;
@@ -95,6 +95,7 @@ impl StateStore {
     pub async fn load(
         github: &dyn GitHubHistory,
         repo: &RepoName,
+        base_branch: &str,
     ) -> Result<(Self, Watermarks), TickError> {
         let mut store = Self {
             repo: repo.clone(),
@@ -140,7 +141,7 @@ impl StateStore {
                 )));
             }
         }
-        let state = store.first_run(github).await?;
+        let state = store.first_run(github, base_branch).await?;
         Ok((store, state))
     }
 
@@ -153,11 +154,17 @@ impl StateStore {
 
     /// Creates the branch from `main` and writes an empty state. A branch created by a
     /// concurrent tick in between is tolerated: its file is read instead.
-    async fn first_run(&mut self, github: &dyn GitHubHistory) -> Result<Watermarks, TickError> {
+    async fn first_run(
+        &mut self,
+        github: &dyn GitHubHistory,
+        base_branch: &str,
+    ) -> Result<Watermarks, TickError> {
         let repo = self.repo.clone();
-        let head = github.branch_head(&repo, MAIN_BRANCH).await.map_err(|e| {
+        let head = github.branch_head(&repo, base_branch).await.map_err(|e| {
             unavailable(load_reason(
-                "cannot read main to create the bot-state branch; retries next cron",
+                &format!(
+                    "cannot read {base_branch} to create the bot-state branch; retries next cron"
+                ),
                 &repo,
                 &e,
             ))

@@ -57,7 +57,7 @@ use crate::port::{GitHubError, GitHubHistory, Issue};
 use crate::skill::SkillSet;
 use crate::state::{Layer, Watermarks};
 
-use super::MAIN_BRANCH;
+use super::DefaultBranches;
 
 /// At most this many new commits are processed per repository, layer and tick.
 pub const COMMITS_PER_LAYER: usize = 100;
@@ -81,6 +81,7 @@ pub struct SupervisorRun {
     issues: BTreeMap<IncidentLabel, Vec<Issue>>,
     adrs: Option<Vec<(String, String)>>,
     skills: SkillSet,
+    branches: DefaultBranches,
 }
 
 impl SupervisorRun {
@@ -92,7 +93,15 @@ impl SupervisorRun {
             issues: BTreeMap::new(),
             adrs: None,
             skills: SkillSet::default(),
+            branches: DefaultBranches::default(),
         }
+    }
+
+    /// The same run supervising each repository's gated branch (`main` when unknown).
+    #[must_use]
+    pub fn with_default_branches(mut self, branches: DefaultBranches) -> Self {
+        self.branches = branches;
+        self
     }
 
     /// The same run with the user branch hooks of `skills` in the L5 pass.
@@ -390,7 +399,7 @@ impl Scan<'_> {
     ) -> Result<Option<Vec<CommitContext>>, SupervisorStop> {
         match self
             .github
-            .branch_commits(self.repo, MAIN_BRANCH, limit)
+            .branch_commits(self.repo, self.run.branches.of(self.repo), limit)
             .await
         {
             Ok(commits) => Ok(Some(commits)),

@@ -29,6 +29,8 @@ pub enum Endpoint {
     ListReactions,
     /// `GET /repos/{o}/{r}/branches/{branch}`.
     GetBranch,
+    /// `GET /repos/{o}/{r}` (the repository, for its `default_branch`).
+    GetRepo,
     /// `GET /repos/{o}/{r}/issues`.
     ListIssues,
     /// `POST /repos/{o}/{r}/issues/{n}/comments`.
@@ -83,6 +85,7 @@ impl Endpoint {
             Self::ListComments => "GET /repos/{o}/{r}/issues/{n}/comments",
             Self::ListReactions => "GET /repos/{o}/{r}/issues/{n}/reactions",
             Self::GetBranch => "GET /repos/{o}/{r}/branches/{branch}",
+            Self::GetRepo => "GET /repos/{o}/{r}",
             Self::ListIssues => "GET /repos/{o}/{r}/issues",
             Self::CreateComment => "POST /repos/{o}/{r}/issues/{n}/comments",
             Self::UpdateComment => "PATCH /repos/{o}/{r}/issues/comments/{id}",

@@ -53,9 +53,10 @@ fn invalid(endpoint: Endpoint, message: String) -> GitHubError {
     }
 }
 
-/// The files at `branch`: `files` for `main`, else its `branch_files` (none if unlisted).
+/// The files at `branch`: `files` for the default branch, else its `branch_files` (none
+/// if unlisted).
 pub(crate) fn branch_files<'r>(repo: &'r Repo, branch: &str) -> &'r BTreeMap<String, String> {
-    if branch == MAIN {
+    if branch == repo.default_branch {
         &repo.files
     } else {
         repo.branch_files.get(branch).unwrap_or(&NO_FILES)
@@ -64,7 +65,7 @@ pub(crate) fn branch_files<'r>(repo: &'r Repo, branch: &str) -> &'r BTreeMap<Str
 
 /// The files at `branch`, for changing them.
 fn branch_files_mut<'r>(repo: &'r mut Repo, branch: &str) -> &'r mut BTreeMap<String, String> {
-    if branch == MAIN {
+    if branch == repo.default_branch {
         &mut repo.files
     } else {
         repo.branch_files.entry(branch.to_owned()).or_default()
@@ -101,13 +102,13 @@ fn commits_between(repo: &Repo, base: &CommitSha, head: &CommitSha) -> Vec<Commi
         .collect()
 }
 
-/// The branches in lookup order: `main` first, then the others by name.
+/// The branches in lookup order: the default branch first, then the others by name.
 fn branches_in_order(repo: &Repo) -> impl Iterator<Item = (&String, &CommitSha)> {
-    let main = repo.branches.get_key_value(MAIN);
+    let main = repo.branches.get_key_value(&repo.default_branch);
     main.into_iter().chain(
         repo.branches
             .iter()
-            .filter(|(name, _)| name.as_str() != MAIN),
+            .filter(|(name, _)| **name != repo.default_branch),
     )
 }
 
@@ -479,7 +480,8 @@ impl GitHubHistory for MemoryGitHub {
                 pull.base, pull.head
             )));
         }
-        let has_files = pull.head == MAIN || found.branch_files.contains_key(&pull.head);
+        let has_files =
+            pull.head == found.default_branch || found.branch_files.contains_key(&pull.head);
         let files = if has_files {
             diff_files(
                 branch_files(found, &pull.base),

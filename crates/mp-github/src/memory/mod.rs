@@ -471,7 +471,7 @@ fn squash_message(repo: &Repo, pull: &Pull, given: Option<&str>) -> String {
 
 /// Applies a merged pull request's file changes to the base branch's files.
 fn apply_files(repo: &mut Repo, base_ref: &str, changes: &[crate::world::PullFile]) {
-    let files = if base_ref == "main" {
+    let files = if base_ref == repo.default_branch {
         &mut repo.files
     } else {
         repo.branch_files.entry(base_ref.to_owned()).or_default()
@@ -656,6 +656,11 @@ impl GitHub for MemoryGitHub {
     ) -> Result<Vec<Reaction>, GitHubError> {
         let mut state = self.call(Endpoint::ListReactions)?;
         Ok(state.indexed_thread(repo, number)?.reactions().to_vec())
+    }
+
+    async fn default_branch(&self, repo: &RepoName) -> Result<String, GitHubError> {
+        let state = self.call(Endpoint::GetRepo)?;
+        Ok(state.repo(repo)?.default_branch.clone())
     }
 
     async fn branch_head(&self, repo: &RepoName, branch: &str) -> Result<CommitSha, GitHubError> {

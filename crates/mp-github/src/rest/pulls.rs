@@ -324,6 +324,19 @@ impl GitHub for RestGitHub {
         Self::convert(endpoint).sha(&json.commit.sha)
     }
 
+    async fn default_branch(&self, repo: &RepoName) -> Result<String, GitHubError> {
+        #[derive(serde::Deserialize)]
+        struct RepoJson {
+            default_branch: String,
+        }
+        let endpoint = Endpoint::GetRepo;
+        let url = self.transport.repo_url(repo, &[]);
+        let json: RepoJson = self
+            .read(endpoint, url, repo, || format!("repository {repo}"))
+            .await?;
+        Ok(json.default_branch)
+    }
+
     async fn issues(&self, repo: &RepoName, query: &IssueQuery) -> Result<Vec<Issue>, GitHubError> {
         let endpoint = Endpoint::ListIssues;
         let state = match query.state {

@@ -80,7 +80,7 @@ fn labels(base: &str, repo: &RepoName, names: &[String]) -> Value {
 }
 
 /// A repository object.
-pub(super) fn repository(base: &str, repo: &RepoName) -> Value {
+pub(super) fn repository(base: &str, repo: &RepoName, default_branch: &str) -> Value {
     let id = stable_id("repo", repo.as_str());
     json!({
         "id": id,
@@ -91,17 +91,22 @@ pub(super) fn repository(base: &str, repo: &RepoName) -> Value {
         "owner": user(base, repo.owner()),
         "url": format!("{base}/repos/{repo}"),
         "html_url": format!("https://github.com/{repo}"),
-        "default_branch": "main",
+        "default_branch": default_branch,
     })
 }
 
-fn branch_end(base: &str, repo: &RepoName, git_ref: &str, sha: &CommitSha) -> Value {
+fn branch_end(
+    base: &str,
+    (repo, default_branch): (&RepoName, &str),
+    git_ref: &str,
+    sha: &CommitSha,
+) -> Value {
     json!({
         "label": format!("{}:{git_ref}", repo.owner()),
         "ref": git_ref,
         "sha": sha.as_str(),
         "user": user(base, repo.owner()),
-        "repo": repository(base, repo),
+        "repo": repository(base, repo, default_branch),
     })
 }
 
@@ -156,13 +161,14 @@ pub(super) fn pull(base: &str, repo: &Repo, pull: &Pull, now: Timestamp, full: b
         "merged_at": time(merged_at),
         "merge_commit_sha": pull.merge_commit.as_ref().map(CommitSha::as_str),
         "draft": false,
+        // A fork's default branch is not in the world: `main`.
         "head": branch_end(
             base,
-            pull.head_repo.as_ref().unwrap_or(name),
+            pull.head_repo.as_ref().map_or((name, repo.default_branch.as_str()), |fork| (fork, "main")),
             &pull.head_ref,
             &pull.head_sha
         ),
-        "base": branch_end(base, name, &pull.base_ref, &pull.base_sha),
+        "base": branch_end(base, (name, &repo.default_branch), &pull.base_ref, &pull.base_sha),
         "author_association": "CONTRIBUTOR",
     });
     if full && let Value::Object(map) = &mut value {

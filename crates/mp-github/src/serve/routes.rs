@@ -112,6 +112,7 @@ pub(super) fn router(shared: Arc<Shared>) -> Router {
         ("/app", get(get_app)),
         ("/user", get(get_user)),
         ("/app/installations/{id}/access_tokens", post(create_token)),
+        ("/repos/{o}/{r}", get(get_repo)),
         ("/repos/{o}/{r}/installation", get(get_installation)),
         ("/repos/{o}/{r}/pulls", get(list_pulls).post(create_pull)),
         ("/repos/{o}/{r}/pulls/{n}", get(get_pull)),
@@ -213,6 +214,11 @@ fn commits_by_sha(repo: &Repo) -> HashMap<&CommitSha, &Commit> {
 
 fn repo_of<'w>(world: &'w World, name: &RepoName) -> Option<&'w Repo> {
     world.repo(name)
+}
+
+/// The repository's default branch, which GitHub reads when a request names no branch.
+fn default_branch_of(s: &Shared, name: &RepoName) -> Result<String, ApiError> {
+    read(s, |w| repo_of(w, name).map(|r| r.default_branch.clone()))
 }
 
 fn body_json(bytes: &Bytes) -> Result<Value, ApiError> {
@@ -542,8 +548,11 @@ async fn list_commits(
     uri: Uri,
 ) -> ApiResult {
     let name = repo_name(&o, &r)?;
-    let branch = q.get("sha").map_or("main", String::as_str);
-    let contexts = s.memory.branch_commits(&name, branch, usize::MAX).await?;
+    let branch = match q.get("sha") {
+        Some(branch) => branch.clone(),
+        None => default_branch_of(&s, &name)?,
+    };
+    let contexts = s.memory.branch_commits(&name, &branch, usize::MAX).await?;
     let items = read(&s, |w| {
         let by_sha = commits_by_sha(repo_of(w, &name)?);
         Some(
@@ -800,6 +809,15 @@ async fn list_commit_pulls(
         )
     })?;
     Ok(paged(&s, &uri, items))
+}
+
+async fn get_repo(State(s): Ctx, Path((o, r)): Path<(String, String)>) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    let default_branch = s.memory.default_branch(&name).await?;
+    Ok(json_answer(
+        StatusCode::OK,
+        super::render::repository(&s.base_url, &name, &default_branch),
+    ))
 }
 
 async fn get_branch(
@@ -1118,7 +1136,11 @@ async fn get_contents(
     Query(q): Params,
 ) -> ApiResult {
     let name = repo_name(&o, &r)?;
-    let git_ref = q.get("ref").map_or("main", String::as_str);
+    let git_ref = match q.get("ref") {
+        Some(git_ref) => git_ref.clone(),
+        None => default_branch_of(&s, &name)?,
+    };
+    let git_ref = git_ref.as_str();
     let file = s
         .memory
         .file(&name, &path, git_ref)
@@ -1160,7 +1182,10 @@ async fn put_contents(
         ApiError::invalid("content is not UTF-8 text (the loopback world keeps text)")
     })?;
     let expected = text_field(&body, "sha");
-    let branch = text_field(&body, "branch").unwrap_or_else(|| "main".to_owned());
+    let branch = match text_field(&body, "branch") {
+        Some(branch) => branch,
+        None => default_branch_of(&s, &name)?,
+    };
     let write = FileWrite {
         branch: branch.clone(),
         path: path.clone(),

@@ -122,6 +122,8 @@ pub(super) struct RawRepo {
     pub(super) issues: Vec<Spanned<RawIssue>>,
     #[serde(default)]
     pub(super) tree_truncated: bool,
+    #[serde(default)]
+    pub(super) default_branch: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

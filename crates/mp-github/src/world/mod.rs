@@ -159,7 +159,7 @@ pub struct Repo {
     pub commits: Vec<Commit>,
     /// Branch name to head commit.
     pub branches: BTreeMap<String, CommitSha>,
-    /// Files at `main`: path to content.
+    /// Files at the default branch: path to content.
     pub files: BTreeMap<String, String>,
     /// Files at other branches (e.g. `bot-state`): branch to path to content.
     pub branch_files: BTreeMap<String, BTreeMap<String, String>>,
@@ -169,6 +169,9 @@ pub struct Repo {
     pub issues: Vec<IssueRecord>,
     /// Fault hook: recursive tree listings come back cut short (`truncated: true`).
     pub tree_truncated: bool,
+    /// The repository's default branch (`GET /repos/{o}/{r}`), `main` unless the world
+    /// names another; `files` are its files.
+    pub default_branch: String,
 }
 
 impl Repo {
@@ -183,6 +186,7 @@ impl Repo {
             pulls: Vec::new(),
             issues: Vec::new(),
             tree_truncated: false,
+            default_branch: "main".to_owned(),
         }
     }
 

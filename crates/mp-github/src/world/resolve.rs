@@ -272,9 +272,24 @@ fn resolve_repo(cx: Cx<'_>, raw: RawRepo, comment_ids: &mut u64) -> Result<Repo>
     }
     repo.files = raw.files;
     repo.tree_truncated = raw.tree_truncated;
+    if let Some(default) = &raw.default_branch {
+        if !repo.branches.contains_key(&default.value) {
+            return Err(cx.at(
+                default,
+                format!("default branch `{}` is not in `branches`", default.value),
+            ));
+        }
+        repo.default_branch = default.value.clone();
+    }
     for (branch, files) in raw.branch_files.0 {
-        if branch.value == "main" {
-            return Err(cx.at(&branch, "files at `main` go under `files`"));
+        if branch.value == repo.default_branch {
+            return Err(cx.at(
+                &branch,
+                format!(
+                    "files at the default branch `{}` go under `files`",
+                    branch.value
+                ),
+            ));
         }
         if !repo.branches.contains_key(&branch.value) {
             return Err(cx.at(
@@ -359,7 +374,7 @@ fn resolve_pull(
     let base_ref = raw
         .base
         .as_ref()
-        .map_or_else(|| "main".to_owned(), |b| b.value.clone());
+        .map_or_else(|| repo.default_branch.clone(), |b| b.value.clone());
     let base_sha = match (&raw.base_commit, repo.branches.get(&base_ref)) {
         (Some(explicit), _) => resolve_ref(cx, repo, explicit)?,
         (None, Some(sha)) => sha.clone(),

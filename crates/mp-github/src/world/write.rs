@@ -220,6 +220,7 @@ fn write_repo(out: &mut Writer, repo: &Repo) {
         pulls,
         issues,
         tree_truncated,
+        default_branch,
     } = repo;
     let names = CommitNames::new(repo);
     out.line(1, &format!("- name: {}", quoted(name.as_str())));
@@ -256,6 +257,9 @@ fn write_repo(out: &mut Writer, repo: &Repo) {
     }
     if *tree_truncated {
         out.line(2, "tree_truncated: true");
+    }
+    if default_branch != "main" {
+        out.line(2, &format!("default_branch: {}", quoted(default_branch)));
     }
     if !pulls.is_empty() {
         out.line(2, "pulls:");

@@ -277,7 +277,12 @@ fn two_ticks_at_once_act_once() {
         let one_tick = work(&alone);
         alone.shutdown().await;
 
-        let server = serve(&scenario, FaultScript::default()).await;
+        // The first listing of pull requests (made after its tick took the lease) stalls,
+        // so the ticks overlap however the runtime schedules them.
+        let stall: FaultScript = "GET /repos/{o}/{r}/pulls #1 delay 200"
+            .parse()
+            .expect("a fault script");
+        let server = serve(&scenario, stall).await;
         let ticks = ["cron", "manual"].map(|holder| {
             let client = client_for(&server);
             let mut scenario = Scenario::load(&name, &path);

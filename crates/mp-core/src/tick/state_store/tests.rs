@@ -37,7 +37,7 @@ fn fake_with(entries: &[(&str, &str)]) -> Fake {
 }
 
 fn load(fake: &Fake) -> (StateStore, Watermarks) {
-    block_on(StateStore::load(fake, &repo(GOV))).expect("the state loads")
+    block_on(StateStore::load(fake, &repo(GOV), "main")).expect("the state loads")
 }
 
 fn outcome_name(saved: &Result<SaveOutcome, TickError>) -> String {

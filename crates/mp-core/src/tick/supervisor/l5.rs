@@ -15,7 +15,7 @@ use crate::state::Layer;
 
 use super::super::skills::{failure_warning, hook_incidents};
 use super::incidents::Surfaced;
-use super::{DECISIONS_DIR, HALLUCINATION_GUARD, MAIN_BRANCH, Scan, SupervisorStop, capped};
+use super::{DECISIONS_DIR, HALLUCINATION_GUARD, Scan, SupervisorStop, capped};
 
 /// The merge actor of `sha` among the pull requests that contain it: the one whose merge
 /// produced the commit, else the first merged one that names its merger.
@@ -173,7 +173,8 @@ impl Scan<'_> {
         }
         let governance = self.governance().clone();
         let what = "cannot read the ADRs; break-glass commits wait";
-        let tree = match self.github.tree(&governance, MAIN_BRANCH).await {
+        let branch = self.run.branches.of(&governance).to_owned();
+        let tree = match self.github.tree(&governance, &branch).await {
             Ok(tree) => tree,
             Err(error) => {
                 self.stop_or_warn(&error, what)?;
@@ -186,11 +187,7 @@ impl Scan<'_> {
         }
         let mut adrs = Vec::new();
         for entry in tree.entries.iter().filter(|e| is_adr(&e.path)) {
-            match self
-                .github
-                .file(&governance, &entry.path, MAIN_BRANCH)
-                .await
-            {
+            match self.github.file(&governance, &entry.path, &branch).await {
                 Ok(Some(file)) => adrs.push((entry.path.clone(), file.text)),
                 Ok(None) => {}
                 Err(error) => {

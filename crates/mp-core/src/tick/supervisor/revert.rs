@@ -16,7 +16,8 @@ use crate::context::CommitContext;
 use crate::ids::{CommitSha, PrNumber, RepoName};
 use crate::port::{GitHubError, Issue, NewPull};
 
-use super::{MAIN_BRANCH, Scan, SupervisorStop};
+use super::{Scan, SupervisorStop};
+use crate::tick::MAIN_BRANCH;
 
 /// The prefix of revert branches: `revert/<sha7>`.
 pub const REVERT_BRANCH_PREFIX: &str = "revert/";
@@ -178,6 +179,17 @@ impl Scan<'_> {
             (RevertEligibility::Eligible { .. }, _) => {}
         }
 
+        // The revert is made on `main` (the git adapter fetches it); another gated branch
+        // is left to a human for now.
+        let gated = self.run.branches.of(repo);
+        if gated != MAIN_BRANCH {
+            return Ok(not_created(
+                RevertStage::Push,
+                &format!(
+                    "auto-revert supports `{MAIN_BRANCH}` only and this repository gates `{gated}`; revert by hand following the recovery instructions above"
+                ),
+            ));
+        }
         let branch = revert_branch(sha);
         let existed = match self.github.branch_commits(repo, &branch, 1).await {
             Ok(_) => true,
