@@ -4,6 +4,7 @@
 //! (regenerate or verify the JSON Schemas of the configuration files), `gen-world`
 //! (write a synthetic world file for benchmarks), `bench api` (REST calls per tick),
 //! `bench drain` (many agents' ready pull requests draining into `main`),
+//! `openapi` (fetch GitHub's pinned REST description for the conformance test),
 //! `test` (install the test suite's prerequisites, then run every test).
 
 use std::path::{Path, PathBuf};
@@ -12,6 +13,7 @@ use std::process::ExitCode;
 mod bench_api;
 mod bench_drain;
 mod gen_world;
+mod openapi;
 mod schemas;
 mod test;
 mod tidy;
@@ -20,8 +22,10 @@ const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   test [--no-install] [-- ARGS]
-                    install what the tests need (Debian's chromium), then run
-                    cargo test --workspace --locked [ARGS]
+                    install what the tests need (Debian's chromium, GitHub's
+                    REST description), then run cargo test --workspace --locked [ARGS]
+  openapi [--check] fetch @octokit/openapi at the pinned version and integrity into
+                    target/openapi/ (the loopback conformance test reads it)
   tidy              check dependency edges and file headers
   schemas           regenerate schemas/*.schema.json from the configuration types
   schemas --check   fail if schemas/*.schema.json are stale
@@ -47,6 +51,7 @@ fn main() -> ExitCode {
     let root = workspace_root();
     let result = match args.as_slice() {
         ["test", rest @ ..] => test::run(&root, rest),
+        ["openapi", rest @ ..] => openapi::run(&root, rest),
         ["tidy"] => tidy::run(&root),
         ["schemas"] => schemas::run(&root, false),
         ["schemas", "--check"] => schemas::run(&root, true),

@@ -1,8 +1,11 @@
 //! `cargo xtask test`: the whole test suite on a fresh machine — installs what the tests
-//! need (Debian's `chromium` for the HTML report test), then runs the workspace tests.
+//! need (Debian's `chromium` for the HTML report test, GitHub's pinned REST description for
+//! the loopback conformance test through `cargo xtask openapi`), then runs the workspace
+//! tests.
 //!
 //! Installing needs root or password-less `sudo` and an `apt-get`; without them the
-//! command stops before the tests and names the package to install by hand.
+//! command stops before the tests and names the package to install by hand. The REST
+//! description needs `npm` and the npm registry.
 
 use std::path::Path;
 use std::process::Command;
@@ -42,9 +45,20 @@ pub(crate) fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
         }
         install(&missing)?;
     }
+    let description = if no_install {
+        crate::openapi::present(root).with_context(|| {
+            format!(
+                "missing test prerequisite: {} (run `cargo xtask openapi`)",
+                crate::openapi::DESCRIPTION
+            )
+        })?
+    } else {
+        crate::openapi::fetch(root)?
+    };
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let status = Command::new(cargo)
         .current_dir(root)
+        .env(crate::openapi::ENV, &description)
         .args(["test", "--workspace", "--locked"])
         .args(cargo_args)
         .status()
@@ -58,8 +72,9 @@ pub(crate) fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
 const HELP: &str = "cargo xtask test [--no-install] [-- CARGO TEST ARGS]
 
 Installs what the test suite needs when it is missing (Debian's `chromium`, with
-apt-get, as root or through password-less sudo), then runs
-`cargo test --workspace --locked` with any further arguments.
+apt-get, as root or through password-less sudo; GitHub's REST description, with
+`cargo xtask openapi`), then runs `cargo test --workspace --locked` with any further
+arguments.
 --no-install  only check the prerequisites; fail naming what is missing";
 
 fn install(packages: &[&str]) -> anyhow::Result<()> {

@@ -11,6 +11,7 @@
 //! Besides GitHub's routes it serves `POST /repos/{o}/{r}/_loopback/revert`
 //! (`{sha, branch, message}`), the world's stand-in for pushing a revert with git.
 
+mod boilerplate;
 mod conn;
 mod fault;
 mod gate;

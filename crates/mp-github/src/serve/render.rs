@@ -12,6 +12,7 @@ use mp_core::port::{Issue, IssueState};
 use serde_json::{Value, json};
 use sha1::{Digest, Sha1};
 
+use super::boilerplate;
 use crate::world::{Commit, IssueRecord, Pull, PullFile, Repo};
 
 /// A stable numeric id for `key` of kind `kind`, below 2^48 so JSON readers keep it exact.
@@ -45,15 +46,17 @@ pub(super) fn user(base: &str, login: &str) -> Value {
     } else {
         "User"
     };
-    json!({
+    let mut value = json!({
         "login": login,
         "id": id,
         "node_id": node_id("U", id),
         "type": kind,
         "site_admin": false,
-        "url": format!("{base}/users/{login}"),
-        "html_url": format!("https://github.com/{login}"),
-    })
+        "url": boilerplate::user_url(base, login),
+        "html_url": boilerplate::user_html_url(login),
+    });
+    boilerplate::add_missing(&mut value, boilerplate::user(base, login, id));
+    value
 }
 
 /// A user object, or `null`.
@@ -71,7 +74,8 @@ pub(super) fn label(base: &str, repo: &RepoName, name: &str) -> Value {
         "name": name,
         "color": "ededed",
         "default": false,
-        "description": Value::Null,
+        // No description: GitHub's pull request listing describes a string here.
+        "description": "",
     })
 }
 
@@ -82,7 +86,7 @@ fn labels(base: &str, repo: &RepoName, names: &[String]) -> Value {
 /// A repository object.
 pub(super) fn repository(base: &str, repo: &RepoName, default_branch: &str) -> Value {
     let id = stable_id("repo", repo.as_str());
-    json!({
+    let mut value = json!({
         "id": id,
         "node_id": node_id("R", id),
         "name": repo.name(),
@@ -92,7 +96,9 @@ pub(super) fn repository(base: &str, repo: &RepoName, default_branch: &str) -> V
         "url": format!("{base}/repos/{repo}"),
         "html_url": format!("https://github.com/{repo}"),
         "default_branch": default_branch,
-    })
+    });
+    boilerplate::add_missing(&mut value, boilerplate::repository(base, repo));
+    value
 }
 
 fn branch_end(
@@ -123,6 +129,15 @@ fn merged_at(repo: &Repo, pull: &Pull, now: Timestamp) -> Option<Timestamp> {
     Some(date.unwrap_or(now))
 }
 
+/// When a pull request was opened: the world's time, else its head commit's date, else
+/// [`boilerplate::CREATED_AT`]. GitHub always sends one, and the core never reads it (an
+/// issue's creation time, which the inbox lifecycle reads, stays `null` when unknown).
+pub(super) fn pull_created_at(repo: &Repo, pull: &Pull) -> Option<Timestamp> {
+    pull.created_at
+        .or_else(|| repo.commit(&pull.head_sha).and_then(|c| c.date))
+        .or_else(|| Timestamp::parse(boilerplate::CREATED_AT).ok())
+}
+
 fn state_name(state: PrState) -> &'static str {
     match state {
         PrState::Open => "open",
@@ -151,12 +166,13 @@ pub(super) fn pull(base: &str, repo: &Repo, pull: &Pull, now: Timestamp, full: b
         "state": state_name(pull.state),
         "locked": false,
         "title": pull.title,
-        // A deleted account: GitHub sends `null`.
-        "user": if pull.author.is_ghost() { Value::Null } else { user(base, pull.author.as_str()) },
+        // A deleted account is GitHub's `ghost` user (`Login::ghost`); the description
+        // has no `null` here.
+        "user": user(base, pull.author.as_str()),
         "body": body_or_null(&pull.body),
         "labels": labels(base, name, &pull.labels),
-        "created_at": time(pull.created_at),
-        "updated_at": time(pull.created_at),
+        "created_at": time(pull_created_at(repo, pull)),
+        "updated_at": time(pull_created_at(repo, pull)),
         "closed_at": time(closed_at),
         "merged_at": time(merged_at),
         "merge_commit_sha": pull.merge_commit.as_ref().map(CommitSha::as_str),
@@ -171,6 +187,13 @@ pub(super) fn pull(base: &str, repo: &Repo, pull: &Pull, now: Timestamp, full: b
         "base": branch_end(base, (name, &repo.default_branch), &pull.base_ref, &pull.base_sha),
         "author_association": "CONTRIBUTOR",
     });
+    boilerplate::add_missing(
+        &mut value,
+        boilerplate::pull(base, name, number.get(), pull.head_sha.as_str()),
+    );
+    if full {
+        boilerplate::add_missing(&mut value, boilerplate::full_pull());
+    }
     if full && let Value::Object(map) = &mut value {
         let additions: u64 = pull.files.iter().map(|f| f.change.additions).sum();
         let deletions: u64 = pull.files.iter().map(|f| f.change.deletions).sum();
@@ -228,6 +251,7 @@ pub(super) fn issue(base: &str, issue: &Issue, comments: usize) -> Value {
         "body": body_or_null(&issue.body),
         "author_association": "NONE",
     });
+    boilerplate::add_missing(&mut value, boilerplate::issue(base, name, number.get()));
     if issue.is_pull_request
         && let Value::Object(map) = &mut value
     {
@@ -260,7 +284,7 @@ pub(super) fn thread_issue(repo: &Repo, number: PrNumber) -> Option<(Issue, usiz
             state,
             labels: pull.labels.clone(),
             author: Some(pull.author.clone()),
-            created_at: pull.created_at,
+            created_at: pull_created_at(repo, pull),
             is_pull_request: true,
         };
         return Some((issue, pull.comments.len()));
@@ -314,12 +338,15 @@ pub(super) fn commit(base: &str, repo: &RepoName, commit: &Commit) -> Value {
         })
         .collect();
     let tree = hex::encode(Sha1::digest(format!("tree of {sha}").as_bytes()));
+    let (comments_url, git_url) = boilerplate::commit(base, repo, sha);
     json!({
         "sha": sha,
         "node_id": node_id("C", stable_id("commit", sha)),
         "url": format!("{base}/repos/{repo}/commits/{sha}"),
         "html_url": format!("https://github.com/{repo}/commit/{sha}"),
+        "comments_url": comments_url,
         "commit": {
+            "url": git_url,
             "author": git_person(commit.author.as_ref(), commit.date),
             "committer": git_person(commit.committer.as_ref(), commit.date),
             "message": commit.message,
@@ -332,8 +359,13 @@ pub(super) fn commit(base: &str, repo: &RepoName, commit: &Commit) -> Value {
     })
 }
 
-/// One changed file of a pull request.
-pub(super) fn pull_file(base: &str, repo: &RepoName, file: &PullFile) -> Value {
+/// One changed file of a pull request whose head is `head_sha`.
+pub(super) fn pull_file(
+    base: &str,
+    repo: &RepoName,
+    head_sha: &CommitSha,
+    file: &PullFile,
+) -> Value {
     let change = &file.change;
     let sha = file
         .content
@@ -346,8 +378,15 @@ pub(super) fn pull_file(base: &str, repo: &RepoName, file: &PullFile) -> Value {
         "additions": change.additions,
         "deletions": change.deletions,
         "changes": change.additions + change.deletions,
-        "contents_url": format!("{base}/repos/{repo}/contents/{}", change.path),
+        "contents_url": format!(
+            "{base}/repos/{repo}/contents/{}?ref={head_sha}",
+            boilerplate::url_path(&change.path)
+        ),
     });
+    boilerplate::add_missing(
+        &mut value,
+        boilerplate::pull_file(repo, head_sha.as_str(), &change.path),
+    );
     if let (Some(previous), Value::Object(map)) = (&change.previous_filename, &mut value) {
         map.insert("previous_filename".to_owned(), json!(previous));
     }
@@ -371,11 +410,12 @@ pub(super) fn check_run(
     run: &CheckRun,
 ) -> Value {
     let id = check_run_id(repo, head_sha, index);
-    let app = run.app_slug.as_ref().map(|slug| {
-        let app_id = stable_id("app", slug);
-        json!({ "id": app_id, "slug": slug, "name": slug, "node_id": node_id("A", app_id) })
-    });
-    json!({
+    let app = run
+        .app_slug
+        .as_ref()
+        .map(|slug| boilerplate::app(slug, stable_id("app", slug), user(base, repo.owner())));
+    let suite = stable_id("suite", &format!("{repo}@{head_sha}"));
+    let mut value = json!({
         "id": id,
         "node_id": node_id("CR", id),
         "name": run.name,
@@ -391,8 +431,11 @@ pub(super) fn check_run(
             "summary": run.output_summary,
             "text": Value::Null,
             "annotations_count": 0,
+            "annotations_url": format!("{base}/repos/{repo}/check-runs/{id}/annotations"),
         },
-    })
+    });
+    boilerplate::add_missing(&mut value, boilerplate::check_run(repo, id, suite));
+    value
 }
 
 /// A comment; `number` is the issue or pull request it is on, when known.
@@ -478,7 +521,7 @@ pub(super) fn label_event(
         LabelAction::Labeled => "labeled",
         LabelAction::Unlabeled => "unlabeled",
     };
-    json!({
+    let mut value = json!({
         "id": id,
         "node_id": node_id("LE", id),
         "url": format!("{base}/repos/{repo}/issues/events/{id}"),
@@ -487,5 +530,7 @@ pub(super) fn label_event(
         "commit_id": Value::Null,
         "created_at": time(event.at),
         "label": { "name": event.label, "color": "ededed" },
-    })
+    });
+    boilerplate::add_missing(&mut value, boilerplate::label_event());
+    value
 }

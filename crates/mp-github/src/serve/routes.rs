@@ -23,6 +23,7 @@ use mp_core::port::{
 use serde_json::{Value, json};
 use sha1::{Digest, Sha1};
 
+use super::boilerplate;
 use super::gate::{DOCUMENTATION_URL, Gated, Shared, gate};
 use super::page::paginate;
 use super::render;
@@ -264,14 +265,7 @@ async fn get_app(State(s): Ctx) -> ApiResult {
     let id = render::stable_id("app", &slug);
     Ok(json_answer(
         StatusCode::OK,
-        json!({
-            "id": id,
-            "slug": slug,
-            "node_id": format!("A_loopback{id}"),
-            "name": slug,
-            "owner": render::user(&s.base_url, &owner),
-            "html_url": format!("https://github.com/apps/{slug}"),
-        }),
+        boilerplate::app(&slug, id, render::user(&s.base_url, &owner)),
     ))
 }
 
@@ -293,10 +287,9 @@ async fn get_user(State(s): Ctx, headers: HeaderMap) -> ApiResult {
         .memory
         .read(World::bot_login)
         .map_err(|err| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()))?;
-    Ok(json_answer(
-        StatusCode::OK,
-        render::user(&s.base_url, login.as_str()),
-    ))
+    let mut user = render::user(&s.base_url, login.as_str());
+    boilerplate::add_missing(&mut user, boilerplate::private_user(login.as_str()));
+    Ok(json_answer(StatusCode::OK, user))
 }
 
 async fn create_token(State(s): Ctx, Path(_id): Path<String>) -> ApiResult {
@@ -316,10 +309,12 @@ async fn create_token(State(s): Ctx, Path(_id): Path<String>) -> ApiResult {
 
 async fn get_installation(State(s): Ctx, Path((o, r)): Path<(String, String)>) -> ApiResult {
     let name = repo_name(&o, &r)?;
-    read(&s, |w| repo_of(w, &name).map(|_| ()))?;
+    let slug = read(&s, |w| repo_of(w, &name).map(|_| w.bot_slug.clone()))?;
+    let app_id = render::stable_id("app", &slug);
+    let account = render::user(&s.base_url, &o);
     Ok(json_answer(
         StatusCode::OK,
-        json!({ "id": 1, "account": render::user(&s.base_url, &o), "target_type": "Organization" }),
+        boilerplate::installation(&s.base_url, 1, app_id, &slug, account),
     ))
 }
 
@@ -413,7 +408,7 @@ async fn list_pull_files(
             pull.files
                 .iter()
                 .take(mp_core::classifier::empty_pr::FILE_LISTING_CAP)
-                .map(|f| render::pull_file(&s.base_url, &name, f))
+                .map(|f| render::pull_file(&s.base_url, &name, &pull.head_sha, f))
                 .collect::<Vec<_>>(),
         )
     })?;
@@ -836,18 +831,28 @@ async fn get_branch(
             other => ApiError::from(other),
         })?;
     let base = &s.base_url;
-    Ok(json_answer(
-        StatusCode::OK,
-        json!({
-            "name": branch,
-            "commit": { "sha": head.as_str(), "url": format!("{base}/repos/{name}/commits/{head}") },
-            "protected": false,
-            "_links": {
-                "self": format!("{base}/repos/{name}/branches/{branch}"),
-                "html": format!("https://github.com/{name}/tree/{branch}"),
-            },
-        }),
-    ))
+    // GitHub sends the head as a full commit.
+    let commit = s
+        .memory
+        .read(|w| {
+            let commit = repo_of(w, &name)?.commit(&head)?;
+            Some(render::commit(base, &name, commit))
+        })
+        .unwrap_or_else(|| {
+            json!({ "sha": head.as_str(), "url": format!("{base}/repos/{name}/commits/{head}") })
+        });
+    let encoded = boilerplate::url_path(&branch);
+    let mut value = json!({
+        "name": branch,
+        "commit": commit,
+        "protected": false,
+        "_links": {
+            "self": format!("{base}/repos/{name}/branches/{encoded}"),
+            "html": format!("https://github.com/{name}/tree/{encoded}"),
+        },
+    });
+    boilerplate::add_missing(&mut value, boilerplate::no_protection(base, &name, &branch));
+    Ok(json_answer(StatusCode::OK, value))
 }
 
 // ---- issues, comments, labels, reactions, timeline -------------------------------------
@@ -891,7 +896,14 @@ async fn list_issues(
                 .iter()
                 .map(|issue| {
                     let count = comments.get(&issue.number).copied().unwrap_or(0);
-                    render::issue(&s.base_url, issue, count)
+                    // A pull request's opening time, as its own answer gives it.
+                    let mut issue = issue.clone();
+                    if issue.is_pull_request && issue.created_at.is_none() {
+                        issue.created_at = repo
+                            .pull(issue.number)
+                            .and_then(|pull| render::pull_created_at(repo, pull));
+                    }
+                    render::issue(&s.base_url, &issue, count)
                 })
                 .collect::<Vec<_>>(),
         )
@@ -1146,21 +1158,21 @@ async fn get_contents(
         .file(&name, &path, git_ref)
         .await?
         .ok_or_else(ApiError::not_found)?;
-    let base = &s.base_url;
     let file_name = path.rsplit('/').next().unwrap_or(&path);
-    Ok(json_answer(
-        StatusCode::OK,
-        json!({
-            "type": "file",
-            "encoding": "base64",
-            "size": file.text.len(),
-            "name": file_name,
-            "path": path,
-            "sha": file.blob_sha,
-            "content": wrapped_base64(file.text.as_bytes()),
-            "url": format!("{base}/repos/{name}/contents/{path}?ref={git_ref}"),
-        }),
-    ))
+    let mut value = json!({
+        "type": "file",
+        "encoding": "base64",
+        "size": file.text.len(),
+        "name": file_name,
+        "path": path,
+        "sha": file.blob_sha,
+        "content": wrapped_base64(file.text.as_bytes()),
+    });
+    boilerplate::add_missing(
+        &mut value,
+        boilerplate::content_file(&s.base_url, &name, &path, git_ref, &file.blob_sha),
+    );
+    Ok(json_answer(StatusCode::OK, value))
 }
 
 async fn put_contents(
