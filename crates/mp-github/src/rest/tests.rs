@@ -1625,6 +1625,19 @@ async fn primary_exhaustion_is_rate_limited() {
     );
     check("remaining", client.rate_limit_remaining(), Some(0));
     check("requests", stub.hits().len(), 1);
+    // Until the reset, every further call fails the same way without being sent: an
+    // exhausted limit is not probed again, reads and writes alike.
+    let again = client.pull(&repo(), PrNumber::new(8)).await;
+    let branch = client.branch_head(&repo(), "main").await;
+    check(
+        "after exhaustion",
+        (again, branch),
+        (
+            Err(GitHubError::RateLimited { remaining: 0 }),
+            Err(GitHubError::RateLimited { remaining: 0 }),
+        ),
+    );
+    check("requests after exhaustion", stub.hits().len(), 1);
 }
 
 #[tokio::test]

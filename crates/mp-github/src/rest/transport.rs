@@ -320,6 +320,12 @@ impl Transport {
         } else {
             Some(self.writes.lock().await)
         };
+        // The primary limit is spent until its reset: asking again only earns more 403s
+        // (and GitHub may ban an integration that keeps asking).
+        if let Some(refusal) = self.exhausted() {
+            lock(&self.stats).entry(request.route).failures += 1;
+            return Err(refusal);
+        }
         let mut attempt: u32 = 0;
         loop {
             let exchange = self.exchange(request).await?;
@@ -338,6 +344,17 @@ impl Transport {
                 }
             }
         }
+    }
+
+    /// [`GitHubError::RateLimited`] when the last answer left no calls in a window whose
+    /// reset is still ahead.
+    fn exhausted(&self) -> Option<GitHubError> {
+        let budget = lock(&self.budget);
+        let reset_ahead = budget
+            .reset
+            .is_some_and(|reset| until(reset) > Duration::ZERO);
+        (budget.remaining == Some(0) && reset_ahead)
+            .then_some(GitHubError::RateLimited { remaining: 0 })
     }
 
     /// Sends a GET and decodes a 2xx answer as `T`; other statuses become the refusal of
@@ -531,8 +548,12 @@ impl Transport {
                 }));
             }
             if attempt >= policy.max_retries {
-                return Step::Done(Err(GitHubError::Throttled {
-                    retry_after_secs: seconds,
+                return Step::Done(Err(if primary {
+                    GitHubError::RateLimited { remaining: 0 }
+                } else {
+                    GitHubError::Throttled {
+                        retry_after_secs: seconds,
+                    }
                 }));
             }
             return Step::Retry(wait);
