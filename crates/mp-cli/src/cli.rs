@@ -247,6 +247,21 @@ pub struct ServeWorldArgs {
     /// Write the world's configuration files into this directory, for `mp tick --config`.
     #[arg(long, value_name = "DIR")]
     pub config_out: Option<PathBuf>,
+    /// The served world's clock. `real` (the default) moves the world to the system time
+    /// on every request, as a live `mp tick` expects: what the server writes is dated now
+    /// and installation tokens last an hour from now. `world` keeps the world file's `now`
+    /// fixed, for reproducible answers.
+    #[arg(long, value_enum, default_value_t = ClockKind::Real)]
+    pub clock: ClockKind,
+}
+
+/// The clock of `mp dev serve-world`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ClockKind {
+    /// The world file's `now`, fixed.
+    World,
+    /// The system clock.
+    Real,
 }
 
 /// Arguments of `mp report`.

@@ -13,5 +13,5 @@ pub use memory::{Action, Endpoint, MemoryGitHub};
 pub use rest::{
     Credentials, EtagCache, RestConfig, RestGitHub, RestStats, RetryPolicy, RevertMode, Secret,
 };
-pub use serve::{Fault, FaultRule, FaultScript, LoopbackServer};
+pub use serve::{Fault, FaultRule, FaultScript, LoopbackServer, ServerClock};
 pub use world::{CiSimulation, LoadWorldError, World, load_world, parse_world};

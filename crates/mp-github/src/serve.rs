@@ -48,6 +48,19 @@ pub struct RouteCount {
     pub not_modified: u64,
 }
 
+/// The clock of a served world.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ServerClock {
+    /// The world's `now`, fixed (moved only by [`MemoryGitHub::set_now`]): reproducible
+    /// answers, as tests want.
+    #[default]
+    World,
+    /// The system clock: each request moves the world to the present, so commits and
+    /// comments the server writes, token expiries and the rate-limit reset are real times,
+    /// as a live `mp tick` (which reads the system clock) expects.
+    Real,
+}
+
 /// A running loopback server.
 #[derive(Debug)]
 pub struct LoopbackServer {
@@ -71,10 +84,29 @@ impl LoopbackServer {
     /// # Errors
     /// When `addr` cannot be bound.
     pub async fn bind(
-        mut world: World,
+        world: World,
         faults: FaultScript,
         addr: SocketAddr,
     ) -> std::io::Result<Self> {
+        Self::bind_with_clock(world, faults, addr, ServerClock::World).await
+    }
+
+    /// Serves `world` at `addr` on `clock`.
+    ///
+    /// # Errors
+    /// When `addr` cannot be bound.
+    pub async fn bind_with_clock(
+        mut world: World,
+        faults: FaultScript,
+        addr: SocketAddr,
+        clock: ServerClock,
+    ) -> std::io::Result<Self> {
+        if clock == ServerClock::Real
+            && let Ok(now) =
+                mp_core::ids::Timestamp::from_unix_seconds(jiff::Timestamp::now().as_second())
+        {
+            world.now = now;
+        }
         let listener = TcpListener::bind(addr).await?;
         let addr = listener.local_addr()?;
         // The server counts the limit; the port must not spend it a second time.
@@ -87,6 +119,7 @@ impl LoopbackServer {
             format!("http://{addr}"),
             faults,
             (limit, remaining, reset),
+            clock == ServerClock::Real,
         ));
         let app = routes::router(Arc::clone(&shared))
             .into_make_service_with_connect_info::<ConnectionSwitch>();

@@ -50,7 +50,11 @@ pub fn serve_world(args: &ServeWorldArgs, out: &mut dyn Write) -> anyhow::Result
         .build()?;
     runtime.block_on(async {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, args.port));
-        let server = LoopbackServer::bind(world, faults, addr)
+        let clock = match args.clock {
+            crate::cli::ClockKind::World => mp_github::ServerClock::World,
+            crate::cli::ClockKind::Real => mp_github::ServerClock::Real,
+        };
+        let server = LoopbackServer::bind_with_clock(world, faults, addr, clock)
             .await
             .with_context(|| format!("binding {addr}"))?;
         writeln!(
@@ -58,6 +62,15 @@ pub fn serve_world(args: &ServeWorldArgs, out: &mut dyn Write) -> anyhow::Result
             "serving {} at {}",
             args.world.display(),
             server.base_url()
+        )?;
+        writeln!(
+            out,
+            "clock: {}",
+            match clock {
+                mp_github::ServerClock::Real =>
+                    "the system clock (--clock world keeps the world's now)",
+                _ => "the world's now, fixed (--clock real follows the system clock)",
+            }
         )?;
         writeln!(
             out,

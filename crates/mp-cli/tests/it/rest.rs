@@ -191,3 +191,39 @@ fn a_live_tick_against_a_served_world_merges_like_the_world_tick() {
         "the accepted writes are listed: {lines:?}"
     );
 }
+
+/// A live tick reads the system clock, and `mp dev serve-world` (on the system clock by
+/// default) dates the squash commits it makes now: the live tick opens exactly the issues
+/// the world tick opens, and no post-merge incident on mp's own fresh merges.
+#[test]
+fn a_live_tick_opens_the_issues_the_world_tick_opens() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let (_served, url, config) = serve_demo(dir.path());
+    let (live, _) = live_tick(&url, &config, &[]);
+    let live_titles: Vec<String> = live["writes"]
+        .as_array()
+        .expect("writes")
+        .iter()
+        .filter_map(|w| w["line"].as_str())
+        .filter_map(|l| l.strip_prefix("opened an issue in "))
+        .map(str::to_owned)
+        .collect();
+    let world = demo();
+    let world_tick = tick_json(&["--world", world.to_str().expect("a UTF-8 path")]);
+    let world_titles: Vec<String> = world_tick["writes"]
+        .as_array()
+        .expect("writes")
+        .iter()
+        .filter(|w| w["action"] == "create_issue")
+        .map(|w| {
+            format!(
+                "{} [{}]: {}",
+                w["repo"].as_str().unwrap_or_default(),
+                w["labels"][0].as_str().unwrap_or_default(),
+                w["title"].as_str().unwrap_or_default()
+            )
+        })
+        .collect();
+    assert!(!world_titles.is_empty());
+    assert_eq!(live_titles, world_titles);
+}

@@ -21,6 +21,7 @@ use super::RouteCount;
 use super::conn::ConnectionSwitch;
 use super::fault::{Fault, FaultRule, FaultScript};
 use crate::memory::MemoryGitHub;
+use mp_core::ids::Timestamp;
 
 /// Where GitHub's error bodies point.
 pub(super) const DOCUMENTATION_URL: &str = "https://docs.github.com/rest";
@@ -47,6 +48,8 @@ pub(super) struct Shared {
     pub(super) memory: Arc<MemoryGitHub>,
     /// `http://127.0.0.1:<port>`.
     pub(super) base_url: String,
+    /// Whether the world's clock follows the system clock (`ServerClock::Real`).
+    real_clock: bool,
     state: Mutex<GateState>,
 }
 
@@ -91,10 +94,12 @@ impl Shared {
         base_url: String,
         faults: FaultScript,
         (limit, remaining, reset): (u32, u32, i64),
+        real_clock: bool,
     ) -> Self {
         Self {
             memory,
             base_url,
+            real_clock,
             state: Mutex::new(GateState {
                 requests: BTreeMap::new(),
                 limit,
@@ -340,6 +345,13 @@ fn no_switch(shared: &Shared, fault: &str) -> Response {
 /// The middleware every request passes through.
 pub(super) async fn gate(State(gated): State<Gated>, request: Request, next: Next) -> Response {
     let Gated { shared, path } = gated;
+    // On the system clock, every request sees the world at the present moment: what the
+    // handler writes is dated now, tokens expire an hour from now, simulated CI catches up.
+    if shared.real_clock
+        && let Ok(now) = Timestamp::from_unix_seconds(jiff::Timestamp::now().as_second())
+    {
+        shared.memory.set_now(now);
+    }
     let template = template(path, &request);
     let is_authenticated = authenticated(request.headers());
     shared.record(&template, is_authenticated);

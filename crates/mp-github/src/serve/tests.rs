@@ -1473,3 +1473,42 @@ async fn an_app_publishes_and_completes_check_runs_over_github_routes() {
     }
     server.shutdown().await;
 }
+
+/// On the system clock the world moves to the present with each request: an installation
+/// token expires an hour from now (a live client keeps it, instead of minting one per
+/// request), and what the server writes is dated now.
+#[tokio::test]
+async fn on_the_system_clock_tokens_and_writes_follow_the_present() {
+    let server = LoopbackServer::bind_with_clock(
+        world(None),
+        FaultScript::default(),
+        std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+        crate::ServerClock::Real,
+    )
+    .await
+    .expect("the server binds");
+    let before = jiff::Timestamp::now().as_second();
+    let token = call(
+        &server,
+        reqwest::Method::POST,
+        "/app/installations/1/access_tokens",
+        json!({}),
+    )
+    .await;
+    let expires = token.json()["expires_at"]
+        .as_str()
+        .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+        .map(jiff::Timestamp::as_second)
+        .expect("an expiry");
+    assert!(
+        (before + 3600..=before + 3700).contains(&expires),
+        "expires {expires}, an hour after {before}"
+    );
+    let after = jiff::Timestamp::now().as_second();
+    let world_now = server.memory().read(|w| w.now.unix_seconds());
+    assert!(
+        (before..=after).contains(&world_now),
+        "the world's now {world_now} is the present"
+    );
+    server.shutdown().await;
+}
