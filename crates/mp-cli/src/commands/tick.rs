@@ -379,6 +379,10 @@ fn world_ticks(args: &TickArgs, path: &Path) -> anyhow::Result<WorldRuns> {
                     Credentials::Token(Secret::new("loopback-token")),
                 );
                 config_rest.revert = RevertMode::LoopbackExtension;
+                // A simulated tick does not sleep: waits are milliseconds, and a wait the
+                // server asks for (Retry-After, a secondary limit's minute) gives up at
+                // once, as a wait past the live budget does.
+                config_rest.retry = mp_github::rest::RetryPolicy::fast();
                 let client = rest_client(config_rest, args.http_cache.as_deref())?;
                 for &at in &instants {
                     server.memory().set_now(at);

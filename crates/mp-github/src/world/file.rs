@@ -382,6 +382,8 @@ pub(super) struct RawPull {
     pub(super) head_repo: Option<Spanned<String>>,
     #[serde(default)]
     pub(super) pushes: Option<Vec<Spanned<RawPush>>>,
+    #[serde(default)]
+    pub(super) generated_files: u32,
 }
 
 fn yes() -> bool {

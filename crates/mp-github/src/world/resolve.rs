@@ -457,6 +457,7 @@ fn resolve_pull(
             .files
             .iter()
             .map(|file| resolve_file(cx, file))
+            .chain((1..=raw.generated_files).map(|i| Ok(generated_file(i))))
             .collect::<Result<Vec<_>>>()?,
         comments: resolve_comments(raw.comments, comment_ids),
         reactions: resolve_reactions(raw.reactions),
@@ -653,6 +654,20 @@ fn pushes_from_commits(repo: &Repo, commits: &[CommitSha], author: &Login) -> Ve
             update
         })
         .collect()
+}
+
+/// The `i`-th file of a pull request's `generated_files`: an added one-line text file.
+fn generated_file(i: u32) -> PullFile {
+    PullFile {
+        change: FileChange {
+            path: format!("generated/file-{i:05}.txt"),
+            status: FileStatus::Added,
+            additions: 1,
+            deletions: 0,
+            previous_filename: None,
+        },
+        content: None,
+    }
 }
 
 fn resolve_file(cx: Cx<'_>, spanned: &Spanned<RawFile>) -> Result<PullFile> {
