@@ -5,6 +5,7 @@
 //! (write a synthetic world file for benchmarks), `bench api` (REST calls per tick),
 //! `bench drain` (many agents' ready pull requests draining into `main`),
 //! `openapi` (fetch GitHub's pinned REST description for the conformance test),
+//! `pyclient` (install the pinned PyGithub for the third-party client test),
 //! `test` (install the test suite's prerequisites, then run every test).
 
 use std::path::{Path, PathBuf};
@@ -14,6 +15,7 @@ mod bench_api;
 mod bench_drain;
 mod gen_world;
 mod openapi;
+mod pyclient;
 mod schemas;
 mod test;
 mod tidy;
@@ -23,9 +25,13 @@ const USAGE: &str = "usage: cargo xtask <command>
 commands:
   test [--no-install] [-- ARGS]
                     install what the tests need (Debian's chromium, GitHub's
-                    REST description), then run cargo test --workspace --locked [ARGS]
+                    REST description, PyGithub), then run cargo test --workspace
+                    --locked [ARGS]
   openapi [--check] fetch @octokit/openapi at the pinned version and integrity into
                     target/openapi/ (the loopback conformance test reads it)
+  pyclient [--check]
+                    pip-install PyGithub and its dependencies at pinned versions
+                    into target/pyclient/ (the third-party client test runs it)
   tidy              check dependency edges and file headers
   schemas           regenerate schemas/*.schema.json from the configuration types
   schemas --check   fail if schemas/*.schema.json are stale
@@ -52,6 +58,7 @@ fn main() -> ExitCode {
     let result = match args.as_slice() {
         ["test", rest @ ..] => test::run(&root, rest),
         ["openapi", rest @ ..] => openapi::run(&root, rest),
+        ["pyclient", rest @ ..] => pyclient::run(&root, rest),
         ["tidy"] => tidy::run(&root),
         ["schemas"] => schemas::run(&root, false),
         ["schemas", "--check"] => schemas::run(&root, true),

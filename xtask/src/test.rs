@@ -1,11 +1,11 @@
 //! `cargo xtask test`: the whole test suite on a fresh machine — installs what the tests
 //! need (Debian's `chromium` for the HTML report test, GitHub's pinned REST description for
-//! the loopback conformance test through `cargo xtask openapi`), then runs the workspace
-//! tests.
+//! the loopback conformance test through `cargo xtask openapi`, the pinned PyGithub for the
+//! third-party client test through `cargo xtask pyclient`), then runs the workspace tests.
 //!
 //! Installing needs root or password-less `sudo` and an `apt-get`; without them the
 //! command stops before the tests and names the package to install by hand. The REST
-//! description needs `npm` and the npm registry.
+//! description needs `npm` and the npm registry; PyGithub needs `python3 -m pip` and PyPI.
 
 use std::path::Path;
 use std::process::Command;
@@ -55,10 +55,21 @@ pub(crate) fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
     } else {
         crate::openapi::fetch(root)?
     };
+    let pyclient = if no_install {
+        crate::pyclient::present(root).with_context(|| {
+            format!(
+                "missing test prerequisite: PyGithub in {} (run `cargo xtask pyclient`)",
+                crate::pyclient::DIR
+            )
+        })?
+    } else {
+        crate::pyclient::install(root)?
+    };
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let status = Command::new(cargo)
         .current_dir(root)
         .env(crate::openapi::ENV, &description)
+        .env(crate::pyclient::ENV, &pyclient)
         .args(["test", "--workspace", "--locked"])
         .args(cargo_args)
         .status()
@@ -73,8 +84,8 @@ const HELP: &str = "cargo xtask test [--no-install] [-- CARGO TEST ARGS]
 
 Installs what the test suite needs when it is missing (Debian's `chromium`, with
 apt-get, as root or through password-less sudo; GitHub's REST description, with
-`cargo xtask openapi`), then runs `cargo test --workspace --locked` with any further
-arguments.
+`cargo xtask openapi`; PyGithub, with `cargo xtask pyclient`), then runs
+`cargo test --workspace --locked` with any further arguments.
 --no-install  only check the prerequisites; fail naming what is missing";
 
 fn install(packages: &[&str]) -> anyhow::Result<()> {

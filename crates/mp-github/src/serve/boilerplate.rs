@@ -311,6 +311,28 @@ pub(super) fn content_file(
     })
 }
 
+/// The links of a directory of `GET /contents/{path}` at `git_ref`; `tree_sha` is its tree.
+pub(super) fn content_dir(
+    base: &str,
+    repo: &RepoName,
+    path: &str,
+    git_ref: &str,
+    tree_sha: &str,
+) -> Value {
+    let path = url_path(path);
+    let git_ref = url_path(git_ref);
+    let url = format!("{base}/repos/{repo}/contents/{path}?ref={git_ref}");
+    let git = format!("{base}/repos/{repo}/git/trees/{tree_sha}");
+    let html = format!("https://github.com/{repo}/tree/{git_ref}/{path}");
+    json!({
+        "url": url,
+        "git_url": git,
+        "html_url": html,
+        "download_url": Value::Null,
+        "_links": { "self": url, "git": git, "html": html },
+    })
+}
+
 /// The branch protection of an unprotected branch.
 pub(super) fn no_protection(base: &str, repo: &RepoName, branch: &str) -> Value {
     json!({

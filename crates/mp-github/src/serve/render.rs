@@ -414,7 +414,9 @@ pub(super) fn check_run(
         .app_slug
         .as_ref()
         .map(|slug| boilerplate::app(slug, stable_id("app", slug), user(base, repo.owner())));
-    let suite = stable_id("suite", &format!("{repo}@{head_sha}"));
+    // GitHub keeps one check suite per App and commit.
+    let app_slug = run.app_slug.as_deref().unwrap_or_default();
+    let suite = stable_id("suite", &format!("{repo}@{head_sha}/{app_slug}"));
     let mut value = json!({
         "id": id,
         "node_id": node_id("CR", id),

@@ -3,7 +3,7 @@
 //! one a direct in-memory run writes) and rendered from the world where GitHub sends more
 //! than the port's values carry.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use axum::Router;
@@ -112,6 +112,7 @@ pub(super) fn router(shared: Arc<Shared>) -> Router {
     let routes: Vec<(&'static str, MethodRouter<Arc<Shared>>)> = vec![
         ("/app", get(get_app)),
         ("/user", get(get_user)),
+        ("/app/installations", get(list_installations)),
         ("/app/installations/{id}/access_tokens", post(create_token)),
         ("/repos/{o}/{r}", get(get_repo)),
         ("/repos/{o}/{r}/installation", get(get_installation)),
@@ -150,11 +151,14 @@ pub(super) fn router(shared: Arc<Shared>) -> Router {
         ("/repos/{o}/{r}/issues/{n}/reactions", get(list_reactions)),
         ("/repos/{o}/{r}/issues/{n}/timeline", get(list_timeline)),
         ("/repos/{o}/{r}/activity", get(list_activity)),
+        ("/repos/{o}/{r}/contents", get(get_root_contents)),
+        ("/repos/{o}/{r}/contents/", get(get_root_contents)),
         (
             "/repos/{o}/{r}/contents/{*path}",
             get(get_contents).put(put_contents),
         ),
         ("/repos/{o}/{r}/git/trees/{*ref}", get(get_tree)),
+        ("/repos/{o}/{r}/git/ref/{*ref}", get(get_ref)),
         ("/repos/{o}/{r}/git/refs", post(create_ref)),
         ("/repos/{o}/{r}/_loopback/revert", post(push_revert)),
     ];
@@ -307,15 +311,50 @@ async fn create_token(State(s): Ctx, Path(_id): Path<String>) -> ApiResult {
     ))
 }
 
+/// The accounts the App is installed on: every owner of the world's repositories, in the
+/// order the world first names them; installation `n` (from 1) is the `n`-th.
+fn installed_owners(world: &World) -> Vec<&str> {
+    let mut owners: Vec<&str> = Vec::new();
+    for repo in &world.repos {
+        let owner = repo.name.owner();
+        if !owners.contains(&owner) {
+            owners.push(owner);
+        }
+    }
+    owners
+}
+
+/// The installation `id` of the App `slug` on `owner`'s account.
+fn installation_of(s: &Shared, slug: &str, id: usize, owner: &str) -> Value {
+    let app_id = render::stable_id("app", slug);
+    let account = render::user(&s.base_url, owner);
+    let id = u64::try_from(id).unwrap_or(u64::MAX);
+    boilerplate::installation(&s.base_url, id, app_id, slug, account)
+}
+
+/// `GET /app/installations` (an App JWT's call on GitHub): one installation per owner.
+async fn list_installations(State(s): Ctx, uri: Uri) -> ApiResult {
+    let items = s.memory.read(|w| {
+        installed_owners(w)
+            .into_iter()
+            .enumerate()
+            .map(|(index, owner)| installation_of(&s, &w.bot_slug, index + 1, owner))
+            .collect()
+    });
+    Ok(paged(&s, &uri, items))
+}
+
 async fn get_installation(State(s): Ctx, Path((o, r)): Path<(String, String)>) -> ApiResult {
     let name = repo_name(&o, &r)?;
-    let slug = read(&s, |w| repo_of(w, &name).map(|_| w.bot_slug.clone()))?;
-    let app_id = render::stable_id("app", &slug);
-    let account = render::user(&s.base_url, &o);
-    Ok(json_answer(
-        StatusCode::OK,
-        boilerplate::installation(&s.base_url, 1, app_id, &slug, account),
-    ))
+    let value = read(&s, |w| {
+        repo_of(w, &name)?;
+        let (index, owner) = installed_owners(w)
+            .into_iter()
+            .enumerate()
+            .find(|(_, owner)| *owner == name.owner())?;
+        Some(installation_of(&s, &w.bot_slug, index + 1, owner))
+    })?;
+    Ok(json_answer(StatusCode::OK, value))
 }
 
 // ---- pull requests ---------------------------------------------------------------------
@@ -574,17 +613,50 @@ async fn get_commit(
     Ok(json_answer(StatusCode::OK, value))
 }
 
+/// The runs of a commit that `GET /commits/{sha}/check-runs` lists, each with its position
+/// on the commit (its id). `filter=latest` (GitHub's default) keeps the most recently
+/// created run of each name in each check suite, which is one per App here; `filter=all`
+/// keeps every run. `check_name`, `status` and `app_id` then narrow the list.
+fn listed_runs<'r>(
+    runs: &'r [CheckRun],
+    query: &BTreeMap<String, String>,
+) -> Vec<(usize, &'r CheckRun)> {
+    let mut listed: Vec<(usize, &CheckRun)> = runs.iter().enumerate().collect();
+    if query.get("filter").is_none_or(|filter| filter != "all") {
+        let mut seen = BTreeSet::new();
+        listed.reverse();
+        listed.retain(|(_, run)| seen.insert((run.app_slug.as_deref(), run.name.as_str())));
+        listed.reverse();
+    }
+    let app_id = |run: &CheckRun| {
+        run.app_slug
+            .as_deref()
+            .map(|slug| render::stable_id("app", slug).to_string())
+    };
+    listed.retain(|(_, run)| {
+        query.get("check_name").is_none_or(|name| *name == run.name)
+            && query
+                .get("status")
+                .is_none_or(|status| status == run.status.as_str())
+            && query
+                .get("app_id")
+                .is_none_or(|id| app_id(run).as_ref() == Some(id))
+    });
+    listed
+}
+
 async fn list_check_runs(
     State(s): Ctx,
     Path((o, r, sha_text)): Path<(String, String, String)>,
+    Query(q): Params,
     uri: Uri,
 ) -> ApiResult {
     let (name, sha) = (repo_name(&o, &r)?, sha(&sha_text)?);
     let runs = s.memory.check_runs(&name, &sha).await?;
-    let total = runs.len();
-    let items: Vec<Value> = runs
-        .iter()
-        .enumerate()
+    let listed = listed_runs(&runs, &q);
+    let total = listed.len();
+    let items: Vec<Value> = listed
+        .into_iter()
         .map(|(index, run)| render::check_run(&s.base_url, &name, &sha, index, run))
         .collect();
     let page = paginate(items, &uri, &s.base_url);
@@ -1147,18 +1219,52 @@ async fn get_contents(
     Path((o, r, path)): Path<(String, String, String)>,
     Query(q): Params,
 ) -> ApiResult {
-    let name = repo_name(&o, &r)?;
+    contents(&s, &repo_name(&o, &r)?, &path, &q).await
+}
+
+/// `GET /contents` and `GET /contents/`: the root directory.
+async fn get_root_contents(
+    State(s): Ctx,
+    Path((o, r)): Path<(String, String)>,
+    Query(q): Params,
+) -> ApiResult {
+    contents(&s, &repo_name(&o, &r)?, "", &q).await
+}
+
+/// The commit a tree listing names for `git_ref`: a branch's head, else `git_ref` itself.
+fn resolved_ref(s: &Shared, name: &RepoName, git_ref: &str) -> String {
+    s.memory
+        .read(|w| repo_of(w, name)?.branch_head(git_ref).cloned())
+        .map_or_else(|| git_ref.to_owned(), |sha| sha.to_string())
+}
+
+/// The SHA given to `directory`'s tree at `resolved` (the world keeps no trees).
+fn directory_sha(resolved: &str, directory: &str) -> String {
+    hex::encode(Sha1::digest(format!("tree {resolved} {directory}")))
+}
+
+/// `path` at `?ref=` (the default branch without it): a file as an object with its content,
+/// a directory (the root for an empty path) as the array of its entries.
+async fn contents(
+    s: &Shared,
+    name: &RepoName,
+    path: &str,
+    q: &BTreeMap<String, String>,
+) -> ApiResult {
     let git_ref = match q.get("ref") {
         Some(git_ref) => git_ref.clone(),
-        None => default_branch_of(&s, &name)?,
+        None => default_branch_of(s, name)?,
     };
     let git_ref = git_ref.as_str();
-    let file = s
-        .memory
-        .file(&name, &path, git_ref)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
-    let file_name = path.rsplit('/').next().unwrap_or(&path);
+    let path = path.trim_matches('/');
+    let file = match path {
+        "" => None,
+        path => s.memory.file(name, path, git_ref).await?,
+    };
+    let Some(file) = file else {
+        return directory(s, name, path, git_ref).await;
+    };
+    let file_name = path.rsplit('/').next().unwrap_or(path);
     let mut value = json!({
         "type": "file",
         "encoding": "base64",
@@ -1170,9 +1276,63 @@ async fn get_contents(
     });
     boilerplate::add_missing(
         &mut value,
-        boilerplate::content_file(&s.base_url, &name, &path, git_ref, &file.blob_sha),
+        boilerplate::content_file(&s.base_url, name, path, git_ref, &file.blob_sha),
     );
     Ok(json_answer(StatusCode::OK, value))
+}
+
+/// The entries of the directory `path` at `git_ref` (the root when empty): its files and
+/// subdirectories in git's tree order, which sorts a directory as if its name ended in `/`.
+/// A path that names nothing is a 404.
+async fn directory(s: &Shared, name: &RepoName, path: &str, git_ref: &str) -> ApiResult {
+    let tree = s.memory.tree(name, git_ref).await?;
+    let prefix = match path {
+        "" => String::new(),
+        path => format!("{path}/"),
+    };
+    let resolved = resolved_ref(s, name, git_ref);
+    let base = &s.base_url;
+    let mut entries: BTreeMap<String, Value> = BTreeMap::new();
+    for entry in &tree.entries {
+        let Some(rest) = entry.path.strip_prefix(&prefix) else {
+            continue;
+        };
+        if let Some((child, _)) = rest.split_once('/') {
+            let child_path = format!("{prefix}{child}");
+            entries.entry(format!("{child}/")).or_insert_with(|| {
+                let sha = directory_sha(&resolved, &child_path);
+                let mut value = json!({
+                    "type": "dir", "size": 0, "name": child, "path": child_path, "sha": sha,
+                });
+                boilerplate::add_missing(
+                    &mut value,
+                    boilerplate::content_dir(base, name, &child_path, git_ref, &sha),
+                );
+                value
+            });
+            continue;
+        }
+        let size = s
+            .memory
+            .file(name, &entry.path, git_ref)
+            .await?
+            .map_or(0, |file| file.text.len());
+        let mut value = json!({
+            "type": "file", "size": size, "name": rest, "path": entry.path, "sha": entry.blob_sha,
+        });
+        boilerplate::add_missing(
+            &mut value,
+            boilerplate::content_file(base, name, &entry.path, git_ref, &entry.blob_sha),
+        );
+        entries.insert(rest.to_owned(), value);
+    }
+    if entries.is_empty() {
+        return Err(ApiError::not_found());
+    }
+    Ok(json_answer(
+        StatusCode::OK,
+        Value::Array(entries.into_values().collect()),
+    ))
 }
 
 async fn put_contents(
@@ -1263,17 +1423,14 @@ async fn get_tree(
         .get("recursive")
         .is_some_and(|v| !v.is_empty() && v != "0" && v != "false");
     let tree = s.memory.tree(&name, &git_ref).await?;
-    let resolved = s
-        .memory
-        .read(|w| repo_of(w, &name)?.branch_head(&git_ref).cloned())
-        .map_or(git_ref.clone(), |sha| sha.to_string());
+    let resolved = resolved_ref(&s, &name, &git_ref);
     let mut entries: BTreeMap<String, Value> = BTreeMap::new();
     for entry in &tree.entries {
         // Each directory above the file gets a `tree` entry, as a recursive listing has.
         for (at, _) in entry.path.match_indices('/') {
             let directory = &entry.path[..at];
             entries.entry(directory.to_owned()).or_insert_with(|| {
-                let sha = hex::encode(Sha1::digest(format!("tree {resolved} {directory}")));
+                let sha = directory_sha(&resolved, directory);
                 json!({ "path": directory, "mode": "040000", "type": "tree", "sha": sha })
             });
         }
@@ -1321,19 +1478,43 @@ async fn create_ref(
             GitHubError::Conflict { .. } => ApiError::invalid("Reference already exists"),
             other => ApiError::from(other),
         })?;
-    let base = &s.base_url;
     Ok(json_answer(
         StatusCode::CREATED,
-        json!({
-            "ref": full_ref,
-            "node_id": format!("REF_loopback{}", render::stable_id("ref", &format!("{name}:{full_ref}"))),
-            "url": format!("{base}/repos/{name}/git/{full_ref}"),
-            "object": {
-                "sha": target.as_str(),
-                "type": "commit",
-                "url": format!("{base}/repos/{name}/git/commits/{target}"),
-            },
-        }),
+        git_ref_value(&s.base_url, &name, &full_ref, &target),
+    ))
+}
+
+/// A reference as GitHub's git database shows it: `full_ref` (`refs/heads/main`) at the
+/// commit `target`.
+fn git_ref_value(base: &str, name: &RepoName, full_ref: &str, target: &CommitSha) -> Value {
+    let id = render::stable_id("ref", &format!("{name}:{full_ref}"));
+    json!({
+        "ref": full_ref,
+        "node_id": format!("REF_loopback{id}"),
+        "url": format!("{base}/repos/{name}/git/{}", boilerplate::url_path(full_ref)),
+        "object": {
+            "sha": target.as_str(),
+            "type": "commit",
+            "url": format!("{base}/repos/{name}/git/commits/{target}"),
+        },
+    })
+}
+
+/// `GET /git/ref/{ref}`: one reference named without `refs/`, e.g. `heads/main` (the world
+/// has branches only, so any other reference is a 404).
+async fn get_ref(
+    State(s): Ctx,
+    Path((o, r, git_ref)): Path<(String, String, String)>,
+) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    let branch = git_ref
+        .strip_prefix("heads/")
+        .filter(|branch| !branch.is_empty())
+        .ok_or_else(ApiError::not_found)?;
+    let head = s.memory.branch_head(&name, branch).await?;
+    Ok(json_answer(
+        StatusCode::OK,
+        git_ref_value(&s.base_url, &name, &format!("refs/{git_ref}"), &head),
     ))
 }
 

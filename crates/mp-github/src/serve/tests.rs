@@ -532,6 +532,193 @@ async fn branches_issues_contents_and_trees_have_github_shapes() {
 }
 
 #[tokio::test]
+async fn installations_refs_and_directories_have_github_shapes() {
+    let server = serve("").await;
+    let installations = get(&server, "/app/installations").await;
+    check(
+        &installations,
+        200,
+        &[
+            ("/0/id", json!(1)),
+            ("/0/account/login", json!("jane-doe")),
+            ("/0/app_slug", json!("jane-merge-gate")),
+        ],
+    );
+    assert_eq!(
+        installations.json().as_array().map(Vec::len),
+        Some(1),
+        "one installation per owner: {}",
+        installations.text
+    );
+    // A reference is named without `refs/`, and may hold slashes.
+    check(
+        &get(&server, "/repos/jane-doe/webapp/git/ref/heads/agent/health").await,
+        200,
+        &[
+            ("/ref", json!("refs/heads/agent/health")),
+            ("/object/type", json!("commit")),
+            ("/object/sha", json!(sha_of(REPO, "f1"))),
+        ],
+    );
+    for missing in ["heads/gone", "tags/v1", "refs/heads/main", "heads/"] {
+        check(
+            &get(
+                &server,
+                &format!("/repos/jane-doe/webapp/git/ref/{missing}"),
+            )
+            .await,
+            404,
+            &[("/message", json!("Not Found"))],
+        );
+    }
+    // A directory (the root too) is the array of its entries in git's order.
+    let root = get(&server, "/repos/jane-doe/webapp/contents/").await;
+    check(
+        &root,
+        200,
+        &[
+            ("/0/type", json!("file")),
+            ("/0/name", json!("README.md")),
+            ("/0/size", json!(9)),
+            ("/1/type", json!("dir")),
+            ("/1/path", json!("src")),
+            ("/1/size", json!(0)),
+            ("/1/download_url", Value::Null),
+        ],
+    );
+    assert_eq!(
+        root.json().as_array().map(Vec::len),
+        Some(2),
+        "{}",
+        root.text
+    );
+    let tree = get(&server, "/repos/jane-doe/webapp/git/trees/main").await;
+    assert_eq!(
+        tree.json().pointer("/tree/1/sha"),
+        root.json().pointer("/1/sha"),
+        "a directory's SHA is its tree's"
+    );
+    check(
+        &get(&server, "/repos/jane-doe/webapp/contents").await,
+        200,
+        &[("/1/name", json!("src"))],
+    );
+    check(
+        &get(&server, "/repos/jane-doe/webapp/contents/src/?ref=main").await,
+        200,
+        &[
+            ("/0/type", json!("file")),
+            ("/0/path", json!("src/lib.rs")),
+            (
+                "/0/sha",
+                json!(mp_core::branch::drift::blob_sha(b"pub mod health;\n")),
+            ),
+        ],
+    );
+    check(
+        &get(
+            &server,
+            "/repos/jane-doe/governance/contents/bot-state?ref=bot-state",
+        )
+        .await,
+        200,
+        &[("/0/path", json!("bot-state/state.json"))],
+    );
+    check(
+        &get(&server, "/repos/jane-doe/webapp/contents/sr").await,
+        404,
+        &[],
+    );
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn check_runs_list_the_latest_run_of_each_name_and_app_unless_all() {
+    let server = serve("").await;
+    let head = sha_of(REPO, "f1");
+    let minted = call(
+        &server,
+        reqwest::Method::POST,
+        "/_loopback/apps/ci-app/token",
+        json!({}),
+    )
+    .await;
+    let ci = minted.json()["token"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    // After github-actions' `test` (success): ci-app's `test` fails, is re-run and passes;
+    // ci-app's `lint` runs.
+    for run in [
+        json!({"name": "test", "head_sha": head, "conclusion": "failure"}),
+        json!({"name": "test", "head_sha": head, "conclusion": "success"}),
+        json!({"name": "lint", "head_sha": head, "status": "in_progress"}),
+    ] {
+        let created = call_as(
+            &server,
+            &ci,
+            reqwest::Method::POST,
+            "/repos/jane-doe/webapp/check-runs",
+            run,
+        )
+        .await;
+        assert_eq!(created.status, 201, "{created:?}");
+    }
+    let listing = |query: &str| format!("/repos/jane-doe/webapp/commits/{head}/check-runs{query}");
+    let latest = get(&server, &listing("")).await;
+    check(
+        &latest,
+        200,
+        &[
+            ("/total_count", json!(3)),
+            ("/check_runs/0/app/slug", json!("github-actions")),
+            ("/check_runs/1/app/slug", json!("ci-app")),
+            ("/check_runs/1/conclusion", json!("success")),
+            ("/check_runs/2/name", json!("lint")),
+        ],
+    );
+    let ci_app = latest.json()["check_runs"][1]["app"]["id"].clone();
+    check(
+        &get(&server, &listing("?filter=latest")).await,
+        200,
+        &[("/total_count", json!(3))],
+    );
+    check(
+        &get(&server, &listing("?filter=all")).await,
+        200,
+        &[
+            ("/total_count", json!(4)),
+            ("/check_runs/1/conclusion", json!("failure")),
+            ("/check_runs/2/conclusion", json!("success")),
+        ],
+    );
+    check(
+        &get(&server, &listing("?filter=all&check_name=test")).await,
+        200,
+        &[("/total_count", json!(3))],
+    );
+    check(
+        &get(&server, &listing("?status=in_progress")).await,
+        200,
+        &[
+            ("/total_count", json!(1)),
+            ("/check_runs/0/name", json!("lint")),
+        ],
+    );
+    check(
+        &get(&server, &listing(&format!("?filter=all&app_id={ci_app}"))).await,
+        200,
+        &[("/total_count", json!(3))],
+    );
+    // Each App's runs sit in that App's suite.
+    let all = get(&server, &listing("?filter=all")).await.json();
+    let suite = |index: usize| all["check_runs"][index]["check_suite"]["id"].clone();
+    assert_ne!(suite(0), suite(1));
+    assert_eq!(suite(1), suite(3));
+    server.shutdown().await;
+}
+
+#[tokio::test]
 async fn long_listings_are_paged_with_link_headers() {
     let server = serve("").await;
     let base = server.base_url();

@@ -21,6 +21,38 @@ const ENV: &str = "MP_GITHUB_OPENAPI";
 /// Where `cargo xtask openapi` extracts the description, from the workspace root.
 const DEFAULT_PATH: &str = "target/openapi/api.github.com.deref.json";
 
+/// Known defects of the pinned description, each corrected before its schema compiles:
+/// the method and path of the operation, the JSON pointer of a schema object in its
+/// response schema, and a keyword of that object renamed (`from`, `to`).
+///
+/// `GET /app/installations` describes an installation's `account` as both a simple user and
+/// an enterprise (`allOf`), which no account is (an organization has no enterprise `slug`);
+/// every other installation answer in the description has one or the other (`anyOf`), and
+/// GitHub sends the same installation object on all of them.
+pub const ERRATA: &[(&str, &str, &str, &str, &str)] = &[(
+    "GET",
+    "/app/installations",
+    "/items/properties/account",
+    "allOf",
+    "anyOf",
+)];
+
+/// `schema` of `method path` with [`ERRATA`] corrected.
+fn corrected(method: &str, path: &str, schema: &Value) -> Value {
+    let mut schema = schema.clone();
+    for (m, p, pointer, from, to) in ERRATA {
+        if !(m.eq_ignore_ascii_case(method) && *p == path) {
+            continue;
+        }
+        if let Some(Value::Object(object)) = schema.pointer_mut(pointer)
+            && let Some(value) = object.remove(*from)
+        {
+            object.insert((*to).to_owned(), value);
+        }
+    }
+    schema
+}
+
 /// The description's path: `MP_GITHUB_OPENAPI`, else the place `cargo xtask openapi` uses.
 pub fn description_path() -> PathBuf {
     std::env::var_os(ENV).map_or_else(
@@ -107,7 +139,8 @@ impl Description {
         if let Some(found) = self.lock().get(&key) {
             return Ok(Arc::clone(found));
         }
-        let schema = translate(self.response_schema(method, path, status)?);
+        let schema = corrected(method, path, self.response_schema(method, path, status)?);
+        let schema = translate(&schema);
         let validator = jsonschema::options()
             .with_draft(Draft::Draft202012)
             .should_validate_formats(true)
