@@ -51,6 +51,9 @@ pub fn run(args: &ExplainArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let runtime = tokio::runtime::Builder::new_current_thread().build()?;
     let evaluation = runtime.block_on(async {
         let bot = github.bot_login().await?;
+        // The gated branch of each repository, as the tick resolves it.
+        let (branches, _) = tick::resolve_default_branches(&github, &loaded.config, &options).await;
+        let options = options.clone().with_default_branches(branches);
         let setup = TickSetup::new(&loaded.config, &options, bot)?;
         let pull = github.pull(&repo, number).await?;
         let evaluation = tick::evaluate_pr(&github, &setup, &pull, now).await?;

@@ -84,6 +84,21 @@ fn explain_names_every_failed_condition_and_vote() {
         );
 }
 
+/// `mp explain` judges a pull request against the branch its repository gates, as the
+/// tick does: into `master`, where `master` is the default branch, it is mergeable.
+#[test]
+fn explain_follows_the_repository_s_default_branch() {
+    mp().args(["explain", "--world"])
+        .arg(
+            crate::workspace_root()
+                .join("fixtures/scenarios/github-default-branch-master/world.yaml"),
+        )
+        .arg("acme/app#1")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("route: mergeable"));
+}
+
 #[test]
 fn explain_refuses_a_bad_reference() {
     mp().args(["explain", "--world"])

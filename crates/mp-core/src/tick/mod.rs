@@ -423,6 +423,13 @@ pub async fn run_pr_path(
     now: Timestamp,
 ) -> Result<TickReport, TickError> {
     let bot = github.bot_login().await.map_err(TickError::BotLogin)?;
+    if options.default_branches == DefaultBranches::default() {
+        let (branches, warnings) = resolve_default_branches(github, config, options).await;
+        let options = options.clone().with_default_branches(branches);
+        let mut report = run_pr_path_as(github, audit, config, &options, bot, now).await?;
+        report.warnings.splice(0..0, warnings);
+        return Ok(report);
+    }
     run_pr_path_as(github, audit, config, options, bot, now).await
 }
 
