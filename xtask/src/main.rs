@@ -15,6 +15,7 @@ mod bench_api;
 mod bench_drain;
 mod gen_world;
 mod openapi;
+mod prereq;
 mod pyclient;
 mod schemas;
 mod test;
@@ -57,8 +58,8 @@ fn main() -> ExitCode {
     let root = workspace_root();
     let result = match args.as_slice() {
         ["test", rest @ ..] => test::run(&root, rest),
-        ["openapi", rest @ ..] => openapi::run(&root, rest),
-        ["pyclient", rest @ ..] => pyclient::run(&root, rest),
+        ["openapi", rest @ ..] => openapi::STEP.run(&root, rest),
+        ["pyclient", rest @ ..] => pyclient::STEP.run(&root, rest),
         ["tidy"] => tidy::run(&root),
         ["schemas"] => schemas::run(&root, false),
         ["schemas", "--check"] => schemas::run(&root, true),

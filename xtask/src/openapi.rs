@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{Context, bail};
+
+use crate::prereq::Prerequisite;
 use base64::Engine as _;
 use sha2::{Digest, Sha512};
 
@@ -39,32 +41,19 @@ pub(crate) const DESCRIPTION: &str = "target/openapi/api.github.com.deref.json";
 /// The environment variable through which `cargo xtask test` hands the path to the test.
 pub(crate) const ENV: &str = "MP_GITHUB_OPENAPI";
 
-pub(crate) fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
-    match args {
-        [] => {
-            let path = fetch(root)?;
-            say(&format!("{PACKAGE}@{VERSION}: {}", path.display()));
-            Ok(())
-        }
-        ["--check"] => {
-            let path = present(root).with_context(|| {
-                format!("{PACKAGE}@{VERSION} is not extracted: run `cargo xtask openapi`")
-            })?;
-            say(&format!("{PACKAGE}@{VERSION}: {}", path.display()));
-            Ok(())
-        }
-        _ => {
-            say(HELP);
-            bail!("unknown arguments: {}", args.join(" "))
-        }
-    }
-}
-
-const HELP: &str = "cargo xtask openapi [--check]
+/// `cargo xtask openapi`, and how `cargo xtask test` gets the description.
+pub(crate) const STEP: Prerequisite = Prerequisite {
+    command: "openapi",
+    name: "@octokit/openapi@23.0.2",
+    path: DESCRIPTION,
+    help: "cargo xtask openapi [--check]
 
 Packs @octokit/openapi at the pinned version with `npm pack`, checks its sha512
 integrity and extracts target/openapi/api.github.com.deref.json for the loopback
-conformance test. --check only says whether it is there.";
+conformance test. --check only says whether it is there.",
+    present,
+    install: fetch,
+};
 
 /// The description's path when it is extracted from the pinned tarball.
 pub(crate) fn present(root: &Path) -> Option<PathBuf> {
@@ -172,15 +161,17 @@ fn extract(tarball: &[u8], description: &Path) -> anyhow::Result<()> {
 }
 
 fn say(line: &str) {
-    #[allow(clippy::print_stderr)]
-    {
-        eprintln!("xtask openapi: {line}");
-    }
+    STEP.say(line);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_step_names_the_pinned_version() {
+        assert_eq!(STEP.name, format!("{PACKAGE}@{VERSION}"));
+    }
 
     #[test]
     fn integrity_is_npm_sha512_base64() {

@@ -13,6 +13,8 @@ use std::process::Command;
 
 use anyhow::{Context, bail};
 
+use crate::prereq::Prerequisite;
+
 /// PyGithub's pinned version; bump it together with [`PINS`].
 const PYGITHUB: &str = "PyGithub==2.10.0";
 
@@ -44,33 +46,21 @@ pub(crate) const ENV: &str = "MP_PYCLIENT";
 /// The file in [`DIR`] that lists the installed pins.
 const STAMP: &str = "pins.txt";
 
-pub(crate) fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
-    match args {
-        [] => {
-            let dir = install(root)?;
-            say(&format!("{PYGITHUB}: {}", dir.display()));
-            Ok(())
-        }
-        ["--check"] => {
-            let dir = present(root).with_context(|| {
-                format!("{PYGITHUB} is not installed: run `cargo xtask pyclient`")
-            })?;
-            say(&format!("{PYGITHUB}: {}", dir.display()));
-            Ok(())
-        }
-        _ => {
-            say(HELP);
-            bail!("unknown arguments: {}", args.join(" "))
-        }
-    }
-}
-
-const HELP: &str = "cargo xtask pyclient [--check]
+/// `cargo xtask pyclient`, and how `cargo xtask test` gets PyGithub.
+pub(crate) const STEP: Prerequisite = Prerequisite {
+    command: "pyclient",
+    name: PYGITHUB,
+    path: DIR,
+    help: "cargo xtask pyclient [--check]
 
 Installs PyGithub and its dependencies at pinned versions from PyPI into
 target/pyclient/ (python3 -m pip install --target, wheels only) for the test that
-runs PyGithub against mp dev serve-world. --check only says whether it is there.";
+runs PyGithub against mp dev serve-world. --check only says whether it is there.",
+    present,
+    install,
+};
 
+/// The stamp's text: every pin, one per line.
 fn stamp_text() -> String {
     let mut text = PINS.join("\n");
     text.push('\n');
@@ -135,10 +125,7 @@ pub(crate) fn install(root: &Path) -> anyhow::Result<PathBuf> {
 }
 
 fn say(line: &str) {
-    #[allow(clippy::print_stderr)]
-    {
-        eprintln!("xtask pyclient: {line}");
-    }
+    STEP.say(line);
 }
 
 #[cfg(test)]

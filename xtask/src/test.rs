@@ -45,26 +45,8 @@ pub(crate) fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
         }
         install(&missing)?;
     }
-    let description = if no_install {
-        crate::openapi::present(root).with_context(|| {
-            format!(
-                "missing test prerequisite: {} (run `cargo xtask openapi`)",
-                crate::openapi::DESCRIPTION
-            )
-        })?
-    } else {
-        crate::openapi::fetch(root)?
-    };
-    let pyclient = if no_install {
-        crate::pyclient::present(root).with_context(|| {
-            format!(
-                "missing test prerequisite: PyGithub in {} (run `cargo xtask pyclient`)",
-                crate::pyclient::DIR
-            )
-        })?
-    } else {
-        crate::pyclient::install(root)?
-    };
+    let description = crate::openapi::STEP.prepare(root, no_install)?;
+    let pyclient = crate::pyclient::STEP.prepare(root, no_install)?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let status = Command::new(cargo)
         .current_dir(root)

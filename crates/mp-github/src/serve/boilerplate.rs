@@ -297,18 +297,7 @@ pub(super) fn content_file(
     git_ref: &str,
     blob_sha: &str,
 ) -> Value {
-    let path = url_path(path);
-    let git_ref = url_path(git_ref);
-    let url = format!("{base}/repos/{repo}/contents/{path}?ref={git_ref}");
-    let git = format!("{base}/repos/{repo}/git/blobs/{blob_sha}");
-    let html = format!("https://github.com/{repo}/blob/{git_ref}/{path}");
-    json!({
-        "url": url,
-        "git_url": git,
-        "html_url": html,
-        "download_url": format!("https://raw.githubusercontent.com/{repo}/{git_ref}/{path}"),
-        "_links": { "self": url, "git": git, "html": html },
-    })
+    content_links(base, repo, (path, git_ref), ("blobs", "blob", blob_sha))
 }
 
 /// The links of a directory of `GET /contents/{path}` at `git_ref`; `tree_sha` is its tree.
@@ -319,16 +308,29 @@ pub(super) fn content_dir(
     git_ref: &str,
     tree_sha: &str,
 ) -> Value {
+    content_links(base, repo, (path, git_ref), ("trees", "tree", tree_sha))
+}
+
+/// The links of a contents entry: its git object (`git/{objects}/{sha}`) and web page
+/// (`{page}/{ref}/{path}`); only a file (a blob) can be downloaded.
+fn content_links(
+    base: &str,
+    repo: &RepoName,
+    (path, git_ref): (&str, &str),
+    (objects, page, sha): (&str, &str, &str),
+) -> Value {
     let path = url_path(path);
     let git_ref = url_path(git_ref);
     let url = format!("{base}/repos/{repo}/contents/{path}?ref={git_ref}");
-    let git = format!("{base}/repos/{repo}/git/trees/{tree_sha}");
-    let html = format!("https://github.com/{repo}/tree/{git_ref}/{path}");
+    let git = format!("{base}/repos/{repo}/git/{objects}/{sha}");
+    let html = format!("https://github.com/{repo}/{page}/{git_ref}/{path}");
+    let download = (objects == "blobs")
+        .then(|| format!("https://raw.githubusercontent.com/{repo}/{git_ref}/{path}"));
     json!({
         "url": url,
         "git_url": git,
         "html_url": html,
-        "download_url": Value::Null,
+        "download_url": download,
         "_links": { "self": url, "git": git, "html": html },
     })
 }
