@@ -42,6 +42,7 @@ const ATTEMPTS: u32 = 4;
 
 const TAKE_MESSAGE: &str = "chore(bot-state): take the tick lease";
 const RELEASE_MESSAGE: &str = "chore(bot-state): give back the tick lease";
+const RENEW_MESSAGE: &str = "chore(bot-state): renew the tick lease";
 
 /// One holder of the lease.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -230,6 +231,64 @@ impl Lease {
         Err(unavailable(format!(
             "the file changed, or the write failed, on every one of {ATTEMPTS} attempts"
         )))
+    }
+
+    /// Extends the lease to [`LEASE_SECONDS`] from `now`, for a holder that runs longer
+    /// than one tick (`mp serve` renews it well before it expires).
+    ///
+    /// # Errors
+    /// [`LeaseError::Held`] when the lease expired and another tick took it (the caller
+    /// must stop writing); [`LeaseError::Unavailable`] when the file cannot be read or
+    /// written. A failed renewal leaves the lease as it was: it still expires on time.
+    pub async fn renew(
+        &mut self,
+        github: &dyn GitHubHistory,
+        now: Timestamp,
+    ) -> Result<(), LeaseError> {
+        for _ in 0..ATTEMPTS {
+            let (mut file, blob) = match self.written.take() {
+                Some((file, blob)) => (file, Some(blob)),
+                None => read(github, &self.repo).await?,
+            };
+            let Some(entry) = file.leases.get_mut(&self.scope) else {
+                // Expired and given back by someone else: take it afresh if no one holds it.
+                *self = Self::take(github, &self.repo, self.shard_of_scope(), &self.holder, now)
+                    .await?;
+                return Ok(());
+            };
+            if entry.holder != self.holder {
+                return Err(LeaseError::Held {
+                    scope: self.scope.clone(),
+                    holder: entry.holder.clone(),
+                    until: entry.until.clone(),
+                });
+            }
+            entry.until = now.plus_seconds(LEASE_SECONDS).to_string();
+            let write = FileWrite {
+                branch: BOT_STATE_BRANCH.to_owned(),
+                path: LEASE_PATH.to_owned(),
+                text: text_of(&file),
+                expected_blob_sha: blob,
+                message: RENEW_MESSAGE.to_owned(),
+            };
+            match github.put_file(&self.repo, &write).await {
+                Ok(blob) => {
+                    self.written = Some((file, blob));
+                    return Ok(());
+                }
+                Err(GitHubError::Conflict { .. }) => {}
+                Err(error) if error.is_transient() => {}
+                Err(error) => return Err(unavailable(error.to_string())),
+            }
+        }
+        Err(unavailable(format!(
+            "the file changed, or the write failed, on every one of {ATTEMPTS} attempts"
+        )))
+    }
+
+    /// The shard this lease's scope names (`None` for `all`).
+    fn shard_of_scope(&self) -> Option<Shard> {
+        self.scope.parse().ok()
     }
 
     /// Gives the lease back: removes this tick's entry (and expired ones).

@@ -57,8 +57,8 @@ use crate::approval::{ReceiptKey, UNSIGNED_RECEIPTS_WARNING};
 use crate::classifier::{CompilePathRulesError, PathRules};
 use crate::config::Config;
 use crate::gate::{ConditionId, DEFAULT_REGISTRY_SEVERITY, GatePolicy};
-use crate::ids::{Login, RepoName, Timestamp};
-use crate::port::{AuditLog, GitHub, GitHubError};
+use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
+use crate::port::{AuditLog, GitHub, GitHubError, PullRequest};
 use crate::severity::Severity;
 use crate::skill::SkillSet;
 
@@ -177,6 +177,54 @@ pub struct TickOptions {
     /// The gated branch per repository; [`run_tick`] resolves it at its start
     /// ([`resolve_default_branches`]) unless it is already set.
     pub default_branches: DefaultBranches,
+    /// Only these pull requests (by number or head commit); `None` is every open pull
+    /// request. `mp serve` evaluates just the pull requests a webhook named.
+    pub pulls: Option<PullSelection>,
+    /// The caller already holds the tick lease (`mp serve` holds it while it runs):
+    /// [`run_tick`] neither takes nor gives it back.
+    pub lease_held: bool,
+}
+
+/// Which open pull requests of a repository the pull-request path visits when
+/// [`TickOptions::pulls`] is set: those whose number or head commit is listed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PullSelection {
+    numbers: std::collections::BTreeSet<(RepoName, PrNumber)>,
+    heads: std::collections::BTreeSet<(RepoName, CommitSha)>,
+}
+
+impl PullSelection {
+    /// Adds pull request `number` of `repo`.
+    pub fn add_number(&mut self, repo: RepoName, number: PrNumber) {
+        self.numbers.insert((repo, number));
+    }
+
+    /// Adds the open pull requests of `repo` whose head is `head`.
+    pub fn add_head(&mut self, repo: RepoName, head: CommitSha) {
+        self.heads.insert((repo, head));
+    }
+
+    /// Whether nothing is selected.
+    pub fn is_empty(&self) -> bool {
+        self.numbers.is_empty() && self.heads.is_empty()
+    }
+
+    /// The repositories with something selected.
+    pub fn repos(&self) -> std::collections::BTreeSet<&RepoName> {
+        self.numbers
+            .iter()
+            .map(|(repo, _)| repo)
+            .chain(self.heads.iter().map(|(repo, _)| repo))
+            .collect()
+    }
+
+    /// Whether `pull` is selected.
+    pub fn selects(&self, pull: &PullRequest) -> bool {
+        self.numbers.contains(&(pull.repo.clone(), pull.number))
+            || self
+                .heads
+                .contains(&(pull.repo.clone(), pull.head_sha.clone()))
+    }
 }
 
 impl TickOptions {
@@ -240,6 +288,20 @@ impl TickOptions {
     #[must_use]
     pub fn with_lease_holder(mut self, holder: impl Into<String>) -> Self {
         self.lease_holder = holder.into();
+        self
+    }
+
+    /// These options visiting only the pull requests of `pulls`.
+    #[must_use]
+    pub fn with_pulls(mut self, pulls: PullSelection) -> Self {
+        self.pulls = Some(pulls);
+        self
+    }
+
+    /// These options for a caller that holds the tick lease itself.
+    #[must_use]
+    pub fn with_lease_held(mut self) -> Self {
+        self.lease_held = true;
         self
     }
 
@@ -372,6 +434,12 @@ impl<'a> TickSetup<'a> {
             .iter()
             .filter(|repo| projects.is_gated(repo))
             .filter(|repo| self.options.covers(repo))
+            .filter(|repo| {
+                self.options
+                    .pulls
+                    .as_ref()
+                    .is_none_or(|only| only.repos().contains(repo))
+            })
             .collect()
     }
 
@@ -496,6 +564,11 @@ async fn process_repo(github: &dyn GitHub, runner: &mut Runner<'_>, repo: &RepoN
             return true;
         }
     };
+    let selection = runner.setup.options().pulls.as_ref();
+    let pulls: Vec<&PullRequest> = pulls
+        .iter()
+        .filter(|pull| selection.is_none_or(|only| only.selects(pull)))
+        .collect();
     for (index, pull) in pulls.iter().enumerate() {
         let left = pulls.len() - index - 1;
         match runner.process_pr(pull).await {

@@ -83,7 +83,7 @@ impl Skip {
 pub(crate) struct Runner<'a> {
     github: &'a dyn GitHub,
     audit: &'a dyn AuditLog,
-    setup: &'a TickSetup<'a>,
+    pub(crate) setup: &'a TickSetup<'a>,
     now: Timestamp,
     /// `main` head per repository, read once when the repository's first pull request is
     /// evaluated and replaced by what the tick learns: its own squash merge, or a head the

@@ -200,7 +200,11 @@ pub async fn run_tick(
     } else {
         options.lease_holder.as_str()
     };
-    let lease = Lease::take(github, governance, options.shard, holder, now).await?;
+    let lease = if options.lease_held {
+        None
+    } else {
+        Some(Lease::take(github, governance, options.shard, holder, now).await?)
+    };
     let mut report = FullTickReport {
         shard: options.shard,
         warnings: branch_warnings,
@@ -222,7 +226,9 @@ pub async fn run_tick(
     let body = tick.body(audit, config, options, &bot, now).await;
     // The final save: every way out of the body passes here, then the lease goes back.
     let saved = tick.save().await;
-    if let Err(warning) = lease.release(github, now).await {
+    if let Some(lease) = lease
+        && let Err(warning) = lease.release(github, now).await
+    {
         report.warnings.push(warning);
     }
     report.l2_unsettled = match options.shard {

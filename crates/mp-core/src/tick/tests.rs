@@ -631,3 +631,37 @@ fn skills_overrides_and_repository_settings_shape_the_evaluation() {
     );
     assert_eq!(evaluation.route(), Route::Blocked);
 }
+
+#[test]
+fn a_pull_selection_visits_only_the_pull_requests_it_names() {
+    let fake = Fake::new(vec![clean(1), clean(2), clean(3)]);
+    let mut only = PullSelection::default();
+    only.add_number(repo("acme/app"), PrNumber::new(2));
+    let head_of_3 = fake.with(|s| s.pulls[2].pull.head_sha.clone());
+    only.add_head(repo("acme/app"), head_of_3);
+    let report = block_on(run_pr_path(
+        &fake,
+        &fake,
+        &config(),
+        &observing().with_pulls(only),
+        now(),
+    ))
+    .expect("the tick runs");
+    let visited: Vec<&str> = report.outcomes.iter().map(|o| o.pr.as_str()).collect();
+    assert_eq!(visited, ["acme/app#2", "acme/app#3"]);
+
+    // A selection naming another repository lists no pull requests of this one.
+    let mut elsewhere = PullSelection::default();
+    elsewhere.add_number(repo("acme/other"), PrNumber::new(1));
+    fake.take_log();
+    let report = block_on(run_pr_path(
+        &fake,
+        &fake,
+        &config(),
+        &observing().with_pulls(elsewhere),
+        now(),
+    ))
+    .expect("the tick runs");
+    assert!(report.outcomes.is_empty());
+    assert_eq!(fake.take_log(), Vec::<String>::new());
+}

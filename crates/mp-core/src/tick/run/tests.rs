@@ -581,3 +581,68 @@ fn a_broken_lease_file_fails_the_tick_closed() {
     );
     assert_eq!(log, Vec::<String>::new());
 }
+
+#[test]
+fn a_service_renews_its_lease_and_loses_it_only_to_another_tick_after_expiry() {
+    let fake = world(Vec::new(), Some(&settled()));
+    let governance = repo(GOV);
+    let mut lease = block_on(lease::Lease::take(
+        &fake,
+        &governance,
+        None,
+        "mp serve",
+        at(NOW),
+    ))
+    .expect("taken");
+    block_on(lease.renew(&fake, at("2026-03-01T12:20:00Z"))).expect("renewed");
+    let text = fake
+        .file_text(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH)
+        .expect("a lease file");
+    assert!(
+        text.contains("\"until\": \"2026-03-01T12:50:00Z\""),
+        "{text}"
+    );
+    fake.take_log();
+    // A cron tick at 12:40 finds it held: the renewal counted.
+    let options = TickOptions::from_config(&config_with(&[]));
+    let (result, log) = run_with(&fake, &options, "2026-03-01T12:40:00Z");
+    assert!(lease_error(result).is_some());
+    assert_eq!(log, Vec::<String>::new());
+
+    // Not renewed in time: a cron tick takes it over, and the service's renewal says so.
+    let (result, _) = run_with(
+        &fake,
+        &options.clone().with_lease_holder("cron"),
+        "2026-03-01T12:51:00Z",
+    );
+    result.expect("the cron tick runs");
+    let cron = lease_text("all", "cron", "2026-03-01T13:30:00Z");
+    fake.add_file(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH, &cron);
+    let error = block_on(lease.renew(&fake, at("2026-03-01T13:00:00Z"))).expect_err("taken over");
+    assert_eq!(
+        error.to_string(),
+        "another tick holds the lease (all, cron) until 2026-03-01T13:30:00Z"
+    );
+}
+
+#[test]
+fn a_tick_under_a_held_lease_neither_takes_nor_gives_it_back() {
+    let fake = world(vec![clean(1)], Some(&settled()));
+    let held = lease_text("all", "mp serve", "2026-03-01T12:25:00Z");
+    fake.add_file(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH, &held);
+    let options = TickOptions::from_config(&config_with(&[])).with_lease_held();
+    let (result, log) = run_with(&fake, &options, NOW);
+    result.expect("the tick runs");
+    assert!(
+        log.iter().all(|l| !l.contains(lease::LEASE_PATH)),
+        "{log:?}"
+    );
+    assert!(
+        log.iter().any(|l| l.starts_with("merge acme/app#1")),
+        "{log:?}"
+    );
+    assert_eq!(
+        fake.file_text(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH),
+        Some(held)
+    );
+}
