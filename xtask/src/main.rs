@@ -3,9 +3,12 @@
 //! Commands: `tidy` (architecture checks, also run as tests), `schemas [--check]`
 //! (regenerate or verify the JSON Schemas of the configuration files), `gen-world`
 //! (write a synthetic world file for benchmarks), `bench api` (REST calls per tick),
-//! `bench drain` (many agents' ready pull requests draining into `main`),
+//! `bench drain` (many agents' ready pull requests draining into `main`), `bench serve`
+//! (`mp serve`'s label-to-merge latency and idle cost against the loopback GitHub),
 //! `openapi` (fetch GitHub's pinned REST description for the conformance test),
 //! `pyclient` (install the pinned PyGithub for the third-party client test),
+//! `webhooks` (fetch GitHub's pinned webhook examples and schemas for mp-serve's payload
+//! test),
 //! `test` (install the test suite's prerequisites, then run every test).
 
 use std::path::{Path, PathBuf};
@@ -13,6 +16,7 @@ use std::process::ExitCode;
 
 mod bench_api;
 mod bench_drain;
+mod bench_serve;
 mod gen_world;
 mod openapi;
 mod prereq;
@@ -20,19 +24,24 @@ mod pyclient;
 mod schemas;
 mod test;
 mod tidy;
+mod webhooks;
 
 const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   test [--no-install] [-- ARGS]
                     install what the tests need (Debian's chromium, GitHub's
-                    REST description, PyGithub), then run cargo test --workspace
-                    --locked [ARGS]
+                    REST description, PyGithub, GitHub's webhook examples and
+                    schemas), then run cargo test --workspace --locked [ARGS]
   openapi [--check] fetch @octokit/openapi at the pinned version and integrity into
                     target/openapi/ (the loopback conformance test reads it)
   pyclient [--check]
                     pip-install PyGithub and its dependencies at pinned versions
                     into target/pyclient/ (the third-party client test runs it)
+  webhooks [--check]
+                    fetch @octokit/webhooks-examples and @octokit/openapi-webhooks
+                    at the pinned versions and integrity into target/webhooks/
+                    (mp-serve's payload test reads them)
   tidy              check dependency edges and file headers
   schemas           regenerate schemas/*.schema.json from the configuration types
   schemas --check   fail if schemas/*.schema.json are stale
@@ -44,7 +53,12 @@ commands:
                     endpoint: a cold tick and three warm ones (default 6 x 5)
   bench drain       ready pull requests of several agents draining into main on a
                     simulated clock and CI: ticks, minutes, merges/hour, CI rounds,
-                    comments and API calls";
+                    comments and API calls
+  bench serve [--repos N] [--delay-ms D] [--workers W]
+                    mp serve in-process against the loopback GitHub (D ms added to
+                    every request): owner's label to merge, one at a time and in a
+                    burst (p50/p90/p99/max), and the API cost of idle resyncs
+                    (default 100 repositories, 20 ms, 2 workers)";
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -60,12 +74,14 @@ fn main() -> ExitCode {
         ["test", rest @ ..] => test::run(&root, rest),
         ["openapi", rest @ ..] => openapi::STEP.run(&root, rest),
         ["pyclient", rest @ ..] => pyclient::STEP.run(&root, rest),
+        ["webhooks", rest @ ..] => webhooks::STEP.run(&root, rest),
         ["tidy"] => tidy::run(&root),
         ["schemas"] => schemas::run(&root, false),
         ["schemas", "--check"] => schemas::run(&root, true),
         ["gen-world", rest @ ..] => gen_world::run(rest),
         ["bench", "api", rest @ ..] => bench_api::run(rest),
         ["bench", "drain", rest @ ..] => bench_drain::run(rest),
+        ["bench", "serve", rest @ ..] => bench_serve::run(rest),
         _ => {
             #[allow(clippy::print_stderr)]
             {

@@ -1,6 +1,6 @@
 //! Test prerequisites fetched from a registry at pinned versions (`cargo xtask openapi`,
-//! `cargo xtask pyclient`): one command shape, and one way for `cargo xtask test` to get
-//! them or, with `--no-install`, only check them.
+//! `cargo xtask pyclient`, `cargo xtask webhooks`): one command shape, and one way for
+//! `cargo xtask test` to get them or, with `--no-install`, only check them.
 
 use std::path::{Path, PathBuf};
 

@@ -1,11 +1,14 @@
 //! `cargo xtask test`: the whole test suite on a fresh machine — installs what the tests
 //! need (Debian's `chromium` for the HTML report test, GitHub's pinned REST description for
 //! the loopback conformance test through `cargo xtask openapi`, the pinned PyGithub for the
-//! third-party client test through `cargo xtask pyclient`), then runs the workspace tests.
+//! third-party client test through `cargo xtask pyclient`, GitHub's pinned webhook examples
+//! and schemas for mp-serve's payload test through `cargo xtask webhooks`), then runs the
+//! workspace tests.
 //!
 //! Installing needs root or password-less `sudo` and an `apt-get`; without them the
 //! command stops before the tests and names the package to install by hand. The REST
-//! description needs `npm` and the npm registry; PyGithub needs `python3 -m pip` and PyPI.
+//! description and the webhook packages need `npm` and the npm registry; PyGithub needs
+//! `python3 -m pip` and PyPI.
 
 use std::path::Path;
 use std::process::Command;
@@ -47,11 +50,13 @@ pub(crate) fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
     }
     let description = crate::openapi::STEP.prepare(root, no_install)?;
     let pyclient = crate::pyclient::STEP.prepare(root, no_install)?;
+    let webhooks = crate::webhooks::STEP.prepare(root, no_install)?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let status = Command::new(cargo)
         .current_dir(root)
         .env(crate::openapi::ENV, &description)
         .env(crate::pyclient::ENV, &pyclient)
+        .envs(crate::webhooks::envs(&webhooks))
         .args(["test", "--workspace", "--locked"])
         .args(cargo_args)
         .status()
@@ -66,7 +71,8 @@ const HELP: &str = "cargo xtask test [--no-install] [-- CARGO TEST ARGS]
 
 Installs what the test suite needs when it is missing (Debian's `chromium`, with
 apt-get, as root or through password-less sudo; GitHub's REST description, with
-`cargo xtask openapi`; PyGithub, with `cargo xtask pyclient`), then runs
+`cargo xtask openapi`; PyGithub, with `cargo xtask pyclient`; GitHub's webhook
+examples and schemas, with `cargo xtask webhooks`), then runs
 `cargo test --workspace --locked` with any further arguments.
 --no-install  only check the prerequisites; fail naming what is missing";
 

@@ -16,13 +16,26 @@ const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
     ("mp-contracts", &[]),
     ("mp-skills", &["mp-core"]),
     ("mp-github", &["mp-core"]),
+    ("mp-serve", &["mp-core"]),
     (
         "mp-cli",
-        &["mp-core", "mp-contracts", "mp-skills", "mp-github"],
+        &[
+            "mp-core",
+            "mp-contracts",
+            "mp-skills",
+            "mp-github",
+            "mp-serve",
+        ],
     ),
     (
         "xtask",
-        &["mp-core", "mp-contracts", "mp-skills", "mp-github"],
+        &[
+            "mp-core",
+            "mp-contracts",
+            "mp-skills",
+            "mp-github",
+            "mp-serve",
+        ],
     ),
 ];
 
@@ -54,6 +67,11 @@ const FORBIDDEN_EXTERNAL: &[(&str, &[&str])] = &[
     (
         "mp-skills",
         &["reqwest", "hyper", "ureq", "clap", "octocrab"],
+    ),
+    // The service takes its GitHub adapter from the embedder: no HTTP client of its own.
+    (
+        "mp-serve",
+        &["reqwest", "ureq", "clap", "octocrab", "wasmi", "wasmtime"],
     ),
 ];
 

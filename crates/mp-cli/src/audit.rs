@@ -8,10 +8,18 @@ use std::sync::Mutex;
 use mp_core::port::{AuditError, AuditLog, AuditRecord};
 
 /// Keeps every record in memory and, when a path is given, appends it to a JSONL file.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct CliAuditLog {
     records: Mutex<Vec<AuditRecord>>,
     file: Option<PathBuf>,
+    /// Whether records are kept in memory (not in a long-running service).
+    keep: bool,
+}
+
+impl Default for CliAuditLog {
+    fn default() -> Self {
+        Self::new(None)
+    }
 }
 
 impl CliAuditLog {
@@ -20,6 +28,16 @@ impl CliAuditLog {
         Self {
             records: Mutex::new(Vec::new()),
             file,
+            keep: true,
+        }
+    }
+
+    /// A log that only appends to `file` (when given) and keeps nothing in memory, for a
+    /// process that runs for weeks.
+    pub fn streaming(file: Option<PathBuf>) -> Self {
+        Self {
+            keep: false,
+            ..Self::new(file)
         }
     }
 
@@ -70,10 +88,12 @@ impl AuditLog for CliAuditLog {
             file.write_all(line.as_bytes())
                 .map_err(|e| AuditError(format!("{}: {e}", path.display())))?;
         }
-        self.records
-            .lock()
-            .map_err(|_| AuditError("audit log lock poisoned".to_owned()))?
-            .push(record.clone());
+        if self.keep {
+            self.records
+                .lock()
+                .map_err(|_| AuditError("audit log lock poisoned".to_owned()))?
+                .push(record.clone());
+        }
         Ok(())
     }
 }

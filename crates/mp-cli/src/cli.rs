@@ -85,11 +85,60 @@ pub enum Command {
     /// counted. Exit 0 when the page was written, 2 when the log cannot be read or the
     /// page cannot be written.
     Report(ReportArgs),
+    /// Run mp as a service: GitHub webhooks in, decisions within seconds, and the whole
+    /// tick every --resync-every as a backstop (docs/serve.md).
+    ///
+    /// Serves POST /webhook (signed with the secret in MP_WEBHOOK_SECRET), GET /healthz,
+    /// GET /readyz and GET /metrics on --listen. Holds the tick lease while it runs, so a
+    /// cron `mp tick` kept as a backstop does nothing until the service stops. Stops on
+    /// SIGTERM or Ctrl-C: finishes the repositories in hand, gives the lease back, exits 0.
+    /// Exit 2 when the configuration, credentials, secret or address are unusable; 3 when
+    /// it fails closed at start (bot user unknown, state corrupt).
+    Serve(ServeArgs),
     /// Developer tools: serve a world over HTTP.
     #[command(subcommand)]
     Dev(DevCommand),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
+}
+
+/// Arguments of `mp serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The configuration directory (see docs/deploy.md). Credentials come from the
+    /// environment as for `mp tick --config`; the webhook secret from MP_WEBHOOK_SECRET.
+    #[arg(long, value_name = "DIR")]
+    pub config: PathBuf,
+    /// The address to listen on, e.g. `0.0.0.0:8080` in a container.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    pub listen: std::net::SocketAddr,
+    /// The GitHub REST API root (GitHub Enterprise Server: https://HOST/api/v3).
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "MP_API_URL",
+        default_value = "https://api.github.com"
+    )]
+    pub api_url: String,
+    /// The period of the full resync (the work of one `mp tick`), e.g. `10m`: a missed
+    /// webhook costs at most this long.
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_every)]
+    pub resync_every: Every,
+    /// Serve only shard I of N (as `mp tick --shard`): the webhooks of other shards'
+    /// repositories are answered 202 and ignored.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
+    /// How many repositories are worked on at once (one worker per repository at most).
+    #[arg(long, value_name = "N", default_value_t = 4,
+          value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub workers: u16,
+    /// The largest webhook body accepted, in bytes; larger ones are answered 413 (the
+    /// next resync covers what they said).
+    #[arg(long, value_name = "BYTES", default_value_t = 5 * 1024 * 1024)]
+    pub max_body_bytes: usize,
+    /// Also append the classifier audit records to this JSON Lines file.
+    #[arg(long, value_name = "FILE")]
+    pub audit_log: Option<PathBuf>,
 }
 
 /// Arguments of `mp tick`.
@@ -253,6 +302,20 @@ pub struct ServeWorldArgs {
     /// fixed, for reproducible answers.
     #[arg(long, value_enum, default_value_t = ClockKind::Real)]
     pub clock: ClockKind,
+    /// Deliver a GitHub-shaped webhook to this URL for each change the server makes
+    /// (pull_request, check_run, push, issues, issue_comment), signed with
+    /// --webhook-secret in X-Hub-Signature-256, as GitHub delivers an App's webhooks.
+    #[arg(long, value_name = "URL", requires = "webhook_secret")]
+    pub webhook_url: Option<String>,
+    /// The webhook secret that signs each delivery; needs --webhook-url (read from the
+    /// environment, it is ignored without one).
+    #[arg(
+        long,
+        value_name = "S",
+        env = "MP_WEBHOOK_SECRET",
+        hide_env_values = true
+    )]
+    pub webhook_secret: Option<String>,
 }
 
 /// The clock of `mp dev serve-world`.

@@ -9,7 +9,18 @@
 //! limit), pages listings with `Link` headers, tags reads with ETags and answers matching
 //! conditional requests with 304. A [`FaultScript`] injects failures into chosen requests.
 //! Besides GitHub's routes it serves `POST /repos/{o}/{r}/_loopback/revert`
-//! (`{sha, branch, message}`), the world's stand-in for pushing a revert with git.
+//! (`{sha, branch, message}`), the world's stand-in for pushing a revert with git, and
+//! `POST /repos/{o}/{r}/_loopback/label` (`{number, label, actor}`), a person applying a
+//! label: the label is applied as `actor` at the world's clock and recorded as a world
+//! file records a human's label (the `labeled` timeline event by `actor`, which the gate
+//! binds to the head through the head branch's activity log); it answers the thread's
+//! labels (200), 422 for a missing field or an invalid login, 404 for an unknown number,
+//! and spends no rate limit. A label already present changes nothing.
+//!
+//! Started with a [`WebhookTarget`] ([`LoopbackServer::bind_with_webhooks`]), the server
+//! also delivers GitHub-shaped, signed webhooks for each change a route makes (the
+//! `webhook` module lists which event for which change), in the background;
+//! [`LoopbackServer::webhook_deliveries`] counts them.
 
 mod boilerplate;
 mod conn;
@@ -18,6 +29,7 @@ mod gate;
 mod page;
 mod render;
 mod routes;
+mod webhook;
 
 #[cfg(test)]
 mod tests;
@@ -35,9 +47,11 @@ use crate::memory::MemoryGitHub;
 use crate::world::World;
 
 pub use fault::{Fault, FaultRule, FaultScript, ParseFaultError};
+pub use webhook::{DELIVERY_TIMEOUT, WebhookDeliveries, WebhookTarget, signature_256};
 
 use conn::{ConnectionSwitch, CuttableListener};
 use gate::{DEFAULT_LIMIT, Shared};
+use webhook::Webhooks;
 
 /// Requests of one route template: all of them, and those answered 304 Not Modified.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -96,11 +110,40 @@ impl LoopbackServer {
     /// # Errors
     /// When `addr` cannot be bound.
     pub async fn bind_with_clock(
-        mut world: World,
+        world: World,
         faults: FaultScript,
         addr: SocketAddr,
         clock: ServerClock,
     ) -> std::io::Result<Self> {
+        Self::bind_inner(world, faults, addr, clock, None).await
+    }
+
+    /// Serves `world` at `addr` on `clock`, delivering a webhook to `target` for each
+    /// change a request makes (see the `webhook` module for which event for which change).
+    ///
+    /// # Errors
+    /// When `addr` cannot be bound, or the target's URL is not an `http` or `https` URL
+    /// ([`std::io::ErrorKind::InvalidInput`]).
+    pub async fn bind_with_webhooks(
+        world: World,
+        faults: FaultScript,
+        addr: SocketAddr,
+        clock: ServerClock,
+        target: WebhookTarget,
+    ) -> std::io::Result<Self> {
+        Self::bind_inner(world, faults, addr, clock, Some(target)).await
+    }
+
+    async fn bind_inner(
+        mut world: World,
+        faults: FaultScript,
+        addr: SocketAddr,
+        clock: ServerClock,
+        target: Option<WebhookTarget>,
+    ) -> std::io::Result<Self> {
+        let webhooks = target
+            .map(|target| Webhooks::start(target, &world.bot_slug))
+            .transpose()?;
         if clock == ServerClock::Real
             && let Ok(now) =
                 mp_core::ids::Timestamp::from_unix_seconds(jiff::Timestamp::now().as_second())
@@ -120,6 +163,7 @@ impl LoopbackServer {
             faults,
             (limit, remaining, reset),
             clock == ServerClock::Real,
+            webhooks,
         ));
         let app = routes::router(Arc::clone(&shared))
             .into_make_service_with_connect_info::<ConnectionSwitch>();
@@ -198,10 +242,24 @@ impl LoopbackServer {
         self.shared.unauthenticated()
     }
 
+    /// The webhook deliveries so far (all zero without a [`WebhookTarget`]).
+    pub fn webhook_deliveries(&self) -> WebhookDeliveries {
+        self.shared
+            .webhooks
+            .as_ref()
+            .map(Webhooks::deliveries)
+            .unwrap_or_default()
+    }
+
     /// Stops serving: open connections are closed once idle, and after five seconds at
-    /// most.
+    /// most; then the queued webhook deliveries go out, for five seconds at most.
     pub async fn shutdown(self) {
-        let Self { stop, mut task, .. } = self;
+        let Self {
+            shared,
+            stop,
+            mut task,
+            ..
+        } = self;
         // The server task may already be gone; then there is nothing to stop.
         let _ = stop.send(());
         if tokio::time::timeout(Duration::from_secs(5), &mut task)
@@ -209,6 +267,9 @@ impl LoopbackServer {
             .is_err()
         {
             task.abort();
+        }
+        if let Some(webhooks) = &shared.webhooks {
+            webhooks.close().await;
         }
     }
 }

@@ -4,6 +4,7 @@ use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddr};
 
 use anyhow::Context;
+use mp_github::serve::WebhookTarget;
 use mp_github::{FaultScript, LoopbackServer};
 
 use crate::Exit;
@@ -24,10 +25,39 @@ pub fn read_faults(path: Option<&std::path::Path>) -> anyhow::Result<FaultScript
     }
 }
 
+/// The environment variable that may hold `--webhook-secret`.
+const WEBHOOK_SECRET_ENV: &str = "MP_WEBHOOK_SECRET";
+
+/// The webhook target of `--webhook-url` and `--webhook-secret`: both or neither. A
+/// secret from the environment without a URL is left unused (the variable may be set for
+/// another command); one given on the command line is an error.
+///
+/// # Errors
+/// `--webhook-secret` on the command line without `--webhook-url` (exit 2).
+fn webhook_target(args: &ServeWorldArgs) -> anyhow::Result<Option<WebhookTarget>> {
+    match (&args.webhook_url, &args.webhook_secret) {
+        (Some(url), Some(secret)) => Ok(Some(WebhookTarget {
+            url: url.clone(),
+            secret: secret.clone(),
+        })),
+        (Some(_), None) => anyhow::bail!("--webhook-url needs --webhook-secret"),
+        (None, Some(secret)) => {
+            let from_env = std::env::var(WEBHOOK_SECRET_ENV).is_ok_and(|env| env == *secret);
+            if from_env {
+                Ok(None)
+            } else {
+                anyhow::bail!("--webhook-secret needs --webhook-url")
+            }
+        }
+        (None, None) => Ok(None),
+    }
+}
+
 /// Starts the loopback server and serves until interrupted (Ctrl-C).
 pub fn serve_world(args: &ServeWorldArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let world = mp_github::load_world(&args.world)?;
     let faults = read_faults(args.faults.as_deref())?;
+    let webhooks = webhook_target(args)?;
     if let Some(dir) = &args.config_out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         for (name, text) in &world.config {
@@ -54,9 +84,15 @@ pub fn serve_world(args: &ServeWorldArgs, out: &mut dyn Write) -> anyhow::Result
             crate::cli::ClockKind::World => mp_github::ServerClock::World,
             crate::cli::ClockKind::Real => mp_github::ServerClock::Real,
         };
-        let server = LoopbackServer::bind_with_clock(world, faults, addr, clock)
-            .await
-            .with_context(|| format!("binding {addr}"))?;
+        let webhook_url = webhooks.as_ref().map(|target| target.url.clone());
+        let server = match webhooks {
+            Some(target) => LoopbackServer::bind_with_webhooks(world, faults, addr, clock, target)
+                .await
+                .with_context(|| format!("serving at {addr} with webhooks"))?,
+            None => LoopbackServer::bind_with_clock(world, faults, addr, clock)
+                .await
+                .with_context(|| format!("binding {addr}"))?,
+        };
         writeln!(
             out,
             "serving {} at {}",
@@ -72,6 +108,9 @@ pub fn serve_world(args: &ServeWorldArgs, out: &mut dyn Write) -> anyhow::Result
                 _ => "the world's now, fixed (--clock real follows the system clock)",
             }
         )?;
+        if let Some(url) = &webhook_url {
+            writeln!(out, "webhooks: each change is delivered to {url}, signed")?;
+        }
         writeln!(
             out,
             "try: MP_GITHUB_TOKEN=any mp tick --config {config_dir} --api-url {}",
@@ -79,17 +118,59 @@ pub fn serve_world(args: &ServeWorldArgs, out: &mut dyn Write) -> anyhow::Result
         )?;
         writeln!(out, "stop with Ctrl-C")?;
         out.flush()?;
+        let server = std::sync::Arc::new(server);
+        let watcher = webhook_url
+            .is_some()
+            .then(|| tokio::spawn(log_failed_deliveries(std::sync::Arc::clone(&server))));
         tokio::signal::ctrl_c()
             .await
             .context("waiting for Ctrl-C")?;
+        if let Some(watcher) = watcher {
+            watcher.abort();
+            // An aborted watcher has nothing to report.
+            let _ = watcher.await;
+        }
         writeln!(
             out,
             "served {} requests; {} writes applied",
             server.total_requests(),
             server.memory().actions().len()
         )?;
+        if webhook_url.is_some() {
+            let deliveries = server.webhook_deliveries();
+            writeln!(
+                out,
+                "webhooks: {} delivered, {} failed, {} still queued",
+                deliveries.sent,
+                deliveries.failed,
+                deliveries.pending()
+            )?;
+        }
+        let server = std::sync::Arc::into_inner(server)
+            .context("the server is still shared after its watcher stopped")?;
+        // Shutting down sends what is still queued.
         server.shutdown().await;
         anyhow::Ok(())
     })?;
     Ok(Exit::Ok)
+}
+
+/// Reports each failed webhook delivery on stderr as it happens (the server counts and
+/// drops them, as GitHub does), checking once a second.
+async fn log_failed_deliveries(server: std::sync::Arc<LoopbackServer>) {
+    let mut reported = 0;
+    let mut ticks = tokio::time::interval(std::time::Duration::from_secs(1));
+    loop {
+        ticks.tick().await;
+        let deliveries = server.webhook_deliveries();
+        if deliveries.failed > reported {
+            reported = deliveries.failed;
+            let last = deliveries.last_failure.unwrap_or_default();
+            // Nothing to do when stderr is gone.
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "webhook delivery failed ({reported} so far): {last}"
+            );
+        }
+    }
 }

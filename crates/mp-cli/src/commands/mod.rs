@@ -14,6 +14,7 @@ mod dev;
 pub mod evidence;
 mod explain;
 mod report;
+mod serve;
 pub mod skills;
 pub mod sources;
 mod tick;
@@ -30,6 +31,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<Exit> {
         Command::Tick(args) => tick::run(&args, out),
         Command::Explain(args) => explain::run(&args, out),
         Command::Report(args) => report::run(&args, out),
+        Command::Serve(args) => serve::run(&args, out),
         Command::Dev(DevCommand::ServeWorld(args)) => dev::serve_world(&args, out),
         Command::Completions(args) => {
             clap_complete::generate(args.shell, &mut Cli::command(), "mp", out);

@@ -473,19 +473,23 @@ fn rest_calls(client: &RestGitHub) -> BTreeMap<String, u64> {
 
 /// Who a live tick is in the lease file: `mp tick on <host> pid <pid>` (the host from
 /// `HOSTNAME`, else `/etc/hostname`).
-fn lease_holder() -> String {
+/// Who holds the lease in the lease file: `what` on this host, with the process id.
+pub(crate) fn lease_holder(what: &str) -> String {
     let host = std::env::var("HOSTNAME")
         .ok()
         .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
         .map(|h| h.trim().to_owned())
         .filter(|h| !h.is_empty())
         .unwrap_or_else(|| "an unnamed host".to_owned());
-    format!("mp tick on {host} pid {}", std::process::id())
+    format!("{what} on {host} pid {}", std::process::id())
 }
 
 /// A tick against GitHub: configuration from a directory, credentials from the
 /// environment, the clock from the system.
-fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Failure>> {
+/// A live configuration: the loaded files and their warnings.
+pub(crate) fn load_live_config(
+    dir: &Path,
+) -> anyhow::Result<(mp_core::config::Config, Vec<String>)> {
     let files = read_config_dir(dir)?;
     let report = mp_core::config::load(&files);
     let warnings: Vec<String> = report.warnings().map(ToString::to_string).collect();
@@ -497,14 +501,29 @@ fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Fail
             lines.join("\n  ")
         );
     };
-    let credentials = Credentials::from_env(|name| std::env::var(name).ok())?.ok_or_else(|| {
+    Ok((config, warnings))
+}
+
+/// The GitHub credentials of a live run, from the environment.
+pub(crate) fn live_credentials() -> anyhow::Result<Credentials> {
+    Credentials::from_env(|name| std::env::var(name).ok())?.ok_or_else(|| {
         anyhow::anyhow!(
             "no GitHub credentials: set MP_GITHUB_TOKEN, or MP_APP_ID with MP_APP_PRIVATE_KEY \
              or MP_APP_PRIVATE_KEY_PATH (see docs/deploy.md)"
         )
-    })?;
-    let mut options = TickOptions::from_config(&config);
-    if let Some(shard) = args.shard {
+    })
+}
+
+/// The options of a live run: the configuration's, the shard, the receipt key from
+/// [`RECEIPT_KEY_VAR`] and the user skills of `DIR/skills`.
+pub(crate) fn live_options(
+    config: &mp_core::config::Config,
+    dir: &Path,
+    shard: Option<mp_core::tick::Shard>,
+    skill_calls: &SkillCalls,
+) -> anyhow::Result<TickOptions> {
+    let mut options = TickOptions::from_config(config);
+    if let Some(shard) = shard {
         options = options.with_shard(shard);
     }
     if let Ok(text) = std::env::var(RECEIPT_KEY_VAR)
@@ -512,13 +531,33 @@ fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Fail
     {
         options = options.with_receipt_key(key);
     }
-    let skill_calls = SkillCalls::default();
-    options = options.with_skills(skills_load::from_dir(
-        &config,
+    Ok(options.with_skills(skills_load::from_dir(
+        config,
         &dir.join("skills"),
-        &skill_calls,
-    )?);
-    options = with_progress(options).with_lease_holder(lease_holder());
+        skill_calls,
+    )?))
+}
+
+/// The REST client of a live run against `api_url`.
+pub(crate) fn live_rest_config(
+    api_url: &str,
+    config: &mp_core::config::Config,
+    credentials: Credentials,
+) -> RestConfig {
+    let mut rest = RestConfig::new(api_url.to_owned(), credentials);
+    // An installation token (Actions' GITHUB_TOKEN) cannot ask GitHub who it is.
+    rest.token_app_slug = Some(config.env().bot_app_slug().to_owned());
+    rest
+}
+
+/// A tick against GitHub: configuration from a directory, credentials from the
+/// environment, the clock from the system.
+fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Failure>> {
+    let (config, warnings) = load_live_config(dir)?;
+    let credentials = live_credentials()?;
+    let skill_calls = SkillCalls::default();
+    let options = live_options(&config, dir, args.shard, &skill_calls)?;
+    let options = with_progress(options).with_lease_holder(lease_holder("mp tick"));
     let now = mp_core::Timestamp::from_unix_seconds(jiff::Timestamp::now().as_second())
         .context("reading the system clock")?;
     let audit = CliAuditLog::new(args.audit_log.clone());
@@ -529,9 +568,7 @@ fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Fail
         now,
         dry_run: args.dry_run,
     };
-    let mut rest = RestConfig::new(args.api_url.clone(), credentials);
-    // An installation token (Actions' GITHUB_TOKEN) cannot ask GitHub who it is.
-    rest.token_app_slug = Some(config.env().bot_app_slug().to_owned());
+    let rest = live_rest_config(&args.api_url, &config, credentials);
     let client = rest_client(rest, args.http_cache.as_deref())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -10,6 +10,7 @@ mod pygithub;
 mod report_html;
 mod rest;
 mod scenarios;
+mod serve;
 mod shard;
 mod skills;
 mod sources;

@@ -191,6 +191,7 @@ pub struct TickOptions {
 pub struct PullSelection {
     numbers: std::collections::BTreeSet<(RepoName, PrNumber)>,
     heads: std::collections::BTreeSet<(RepoName, CommitSha)>,
+    ready: std::collections::BTreeSet<RepoName>,
 }
 
 impl PullSelection {
@@ -204,9 +205,17 @@ impl PullSelection {
         self.heads.insert((repo, head));
     }
 
+    /// Adds the open pull requests of `repo` that carry an approval label
+    /// ([`ReceiptLabel`](crate::approval::receipt::ReceiptLabel)): the ones that may merge,
+    /// so the ones whose race guard a move of the gated branch concerns. The label only
+    /// chooses what to look at; the gate still proves who applied it, to which head.
+    pub fn add_ready(&mut self, repo: RepoName) {
+        self.ready.insert(repo);
+    }
+
     /// Whether nothing is selected.
     pub fn is_empty(&self) -> bool {
-        self.numbers.is_empty() && self.heads.is_empty()
+        self.numbers.is_empty() && self.heads.is_empty() && self.ready.is_empty()
     }
 
     /// The repositories with something selected.
@@ -215,6 +224,7 @@ impl PullSelection {
             .iter()
             .map(|(repo, _)| repo)
             .chain(self.heads.iter().map(|(repo, _)| repo))
+            .chain(self.ready.iter())
             .collect()
     }
 
@@ -224,6 +234,12 @@ impl PullSelection {
             || self
                 .heads
                 .contains(&(pull.repo.clone(), pull.head_sha.clone()))
+            || (self.ready.contains(&pull.repo)
+                && pull.labels.iter().any(|label| {
+                    crate::approval::receipt::ReceiptLabel::ALL
+                        .iter()
+                        .any(|ready| ready.as_str() == label)
+                }))
     }
 }
 

@@ -664,4 +664,19 @@ fn a_pull_selection_visits_only_the_pull_requests_it_names() {
     .expect("the tick runs");
     assert!(report.outcomes.is_empty());
     assert_eq!(fake.take_log(), Vec::<String>::new());
+
+    // The ready ones: those carrying an approval label.
+    fake.with(|s| s.pulls[1].pull.labels.clear());
+    let mut ready = PullSelection::default();
+    ready.add_ready(repo("acme/app"));
+    let report = block_on(run_pr_path(
+        &fake,
+        &fake,
+        &config(),
+        &observing().with_pulls(ready),
+        now(),
+    ))
+    .expect("the tick runs");
+    let visited: Vec<&str> = report.outcomes.iter().map(|o| o.pr.as_str()).collect();
+    assert_eq!(visited, ["acme/app#1", "acme/app#3"]);
 }

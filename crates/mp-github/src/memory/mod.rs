@@ -123,6 +123,37 @@ impl MemoryGitHub {
             })
     }
 
+    /// A person applies `label` to issue or pull request `number` of `repo` at the world's
+    /// clock, as on github.com: the label joins the current labels and a `labeled` timeline
+    /// event by `actor` is recorded, as a world file's `events` records a human's label (not
+    /// a bot action: nothing is logged or counted). A label already present changes
+    /// nothing, as on GitHub. Returns whether the label was applied.
+    ///
+    /// # Errors
+    /// [`GitHubError::NotFound`] for an unknown repository or number.
+    pub fn apply_label_as(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        label: &str,
+        actor: &Login,
+    ) -> Result<bool, GitHubError> {
+        let mut state = self.lock();
+        let now = state.world.now;
+        let thread = thread_mut(state.repo_mut(repo)?, number)?;
+        if thread.labels().iter().any(|l| l == label) {
+            return Ok(false);
+        }
+        thread.labels_mut().push(label.to_owned());
+        thread.events_mut().push(LabelEvent {
+            action: LabelAction::Labeled,
+            label: label.to_owned(),
+            actor: Some(actor.clone()),
+            at: Some(now),
+        });
+        Ok(true)
+    }
+
     fn edit_commit<R>(
         &self,
         repo: &RepoName,

@@ -20,6 +20,7 @@ use sha1::{Digest, Sha1};
 use super::RouteCount;
 use super::conn::ConnectionSwitch;
 use super::fault::{Fault, FaultRule, FaultScript};
+use super::webhook::Webhooks;
 use crate::memory::MemoryGitHub;
 use mp_core::ids::Timestamp;
 
@@ -31,10 +32,12 @@ pub(super) const DEFAULT_LIMIT: u32 = 5000;
 
 /// The routes made with the App's JWT (their own budget) or not REST at all: they do not
 /// spend the installation's primary limit, as in the in-memory port.
-const FREE_ROUTES: [&str; 6] = [
+const FREE_ROUTES: [&str; 7] = [
     "GET /app",
     "POST /app/installations/{id}/access_tokens",
     "POST /repos/{o}/{r}/_loopback/revert",
+    // A person's label: not the bot's call at all.
+    "POST /repos/{o}/{r}/_loopback/label",
     // Another App's calls (CI publishing its runs) spend that App's budget, not mp's.
     "POST /_loopback/apps/{slug}/token",
     "POST /repos/{o}/{r}/check-runs",
@@ -50,6 +53,8 @@ pub(super) struct Shared {
     pub(super) base_url: String,
     /// Whether the world's clock follows the system clock (`ServerClock::Real`).
     real_clock: bool,
+    /// The webhook deliveries, when the server has a target.
+    pub(super) webhooks: Option<Webhooks>,
     state: Mutex<GateState>,
 }
 
@@ -95,11 +100,13 @@ impl Shared {
         faults: FaultScript,
         (limit, remaining, reset): (u32, u32, i64),
         real_clock: bool,
+        webhooks: Option<Webhooks>,
     ) -> Self {
         Self {
             memory,
             base_url,
             real_clock,
+            webhooks,
             state: Mutex::new(GateState {
                 requests: BTreeMap::new(),
                 limit,

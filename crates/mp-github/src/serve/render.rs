@@ -323,6 +323,11 @@ fn git_person(login: Option<&Login>, date: Option<Timestamp>) -> Value {
     json!({ "name": name, "email": email, "date": time(date) })
 }
 
+/// The SHA given to commit `sha`'s tree (the world keeps no trees).
+pub(super) fn tree_sha(sha: &str) -> String {
+    hex::encode(Sha1::digest(format!("tree of {sha}").as_bytes()))
+}
+
 /// A commit object with its full message.
 pub(super) fn commit(base: &str, repo: &RepoName, commit: &Commit) -> Value {
     let sha = commit.sha.as_str();
@@ -337,7 +342,7 @@ pub(super) fn commit(base: &str, repo: &RepoName, commit: &Commit) -> Value {
             })
         })
         .collect();
-    let tree = hex::encode(Sha1::digest(format!("tree of {sha}").as_bytes()));
+    let tree = tree_sha(sha);
     let (comments_url, git_url) = boilerplate::commit(base, repo, sha);
     json!({
         "sha": sha,

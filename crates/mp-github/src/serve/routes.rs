@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, any, delete, get, patch, post, put};
 use base64::Engine as _;
 use mp_core::context::{CheckConclusion, CheckRun, CheckStatus, CommentId};
-use mp_core::ids::{CommitSha, PrNumber, RepoName, Timestamp};
+use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use mp_core::port::{
     FileWrite, GitHub, GitHubError, GitHubHistory, IssueQuery, IssueState, MergeMethod,
     MergeRequest, NewIssue, NewPull, UpdateBranchOutcome,
@@ -27,6 +27,7 @@ use super::boilerplate;
 use super::gate::{DOCUMENTATION_URL, Gated, Shared, gate};
 use super::page::paginate;
 use super::render;
+use super::webhook::{self, CheckRunChange, CommentChange, ThreadChange};
 use crate::world::{Commit, Repo, World};
 
 type Ctx = State<Arc<Shared>>;
@@ -161,6 +162,7 @@ pub(super) fn router(shared: Arc<Shared>) -> Router {
         ("/repos/{o}/{r}/git/ref/{*ref}", get(get_ref)),
         ("/repos/{o}/{r}/git/refs", post(create_ref)),
         ("/repos/{o}/{r}/_loopback/revert", post(push_revert)),
+        ("/repos/{o}/{r}/_loopback/label", post(label_as_person)),
     ];
     let mut router = Router::new();
     for (path, route) in routes {
@@ -508,7 +510,22 @@ async fn merge_pull(
             default_title.as_deref().unwrap_or(""),
         ),
     };
+    let base_ref = webhook::enabled(&s)
+        .then(|| {
+            read(&s, |w| {
+                Some(repo_of(w, &name)?.pull(number)?.base_ref.clone())
+            })
+            .ok()
+        })
+        .flatten();
+    let before = base_ref
+        .as_deref()
+        .and_then(|base_ref| webhook::before_push(&s, &name, base_ref));
     let merged = s.memory.merge_pull(&name, number, &request).await?;
+    if let Some(base_ref) = &base_ref {
+        webhook::push(&s, &name, base_ref, before, std::slice::from_ref(&merged));
+    }
+    webhook::thread(&s, &name, number, &ThreadChange::Closed, None);
     Ok(json_answer(
         StatusCode::OK,
         json!({ "sha": merged.as_str(), "merged": true, "message": "Pull Request successfully merged" }),
@@ -529,16 +546,56 @@ async fn update_branch(
             Some(repo_of(w, &name)?.pull(number)?.head_sha.clone())
         })?,
     };
+    // Read only for the webhooks: a missing pull request is the port's 404 to give.
+    let head_ref = webhook::enabled(&s)
+        .then(|| {
+            read(&s, |w| {
+                Some(repo_of(w, &name)?.pull(number)?.head_ref.clone())
+            })
+            .ok()
+        })
+        .flatten();
+    let before = head_ref
+        .as_deref()
+        .and_then(|head_ref| webhook::before_push(&s, &name, head_ref));
     match s.memory.update_branch(&name, number, &expected).await? {
-        UpdateBranchOutcome::Accepted => Ok(json_answer(
-            StatusCode::ACCEPTED,
-            json!({
-                "message": "Updating pull request branch.",
-                "url": format!("https://github.com/{name}/pull/{number}"),
-            }),
-        )),
+        UpdateBranchOutcome::Accepted => {
+            if let Some(head_ref) = &head_ref {
+                branch_updated(&s, &name, number, head_ref, before, &expected);
+            }
+            Ok(json_answer(
+                StatusCode::ACCEPTED,
+                json!({
+                    "message": "Updating pull request branch.",
+                    "url": format!("https://github.com/{name}/pull/{number}"),
+                }),
+            ))
+        }
         UpdateBranchOutcome::Refused { message } => Err(ApiError::invalid(message)),
     }
+}
+
+/// The webhooks of a pull request's head moved by update-branch from `before_head`: a
+/// `push` of the head branch, then `pull_request` `synchronize`.
+fn branch_updated(
+    s: &Shared,
+    name: &RepoName,
+    number: PrNumber,
+    head_ref: &str,
+    before: Option<webhook::BranchBefore>,
+    before_head: &CommitSha,
+) {
+    let Ok(after) = read(s, |w| {
+        Some(repo_of(w, name)?.pull(number)?.head_sha.clone())
+    }) else {
+        return;
+    };
+    webhook::push(s, name, head_ref, before, std::slice::from_ref(&after));
+    let change = ThreadChange::Synchronize {
+        before: before_head.clone(),
+        after,
+    };
+    webhook::thread(s, name, number, &change, None);
 }
 
 async fn create_pull(
@@ -567,6 +624,7 @@ async fn create_pull(
             GitHubError::Conflict { message, .. } => ApiError::invalid(message),
             other => ApiError::from(other),
         })?;
+    webhook::thread(&s, &name, created, &ThreadChange::Opened, None);
     Ok(json_answer(
         StatusCode::CREATED,
         full_pull(&s, &name, created)?,
@@ -791,6 +849,10 @@ async fn create_check_run(
             }
             other => ApiError::from(other),
         })?;
+    webhook::check_run(&s, &name, &head, index, CheckRunChange::Created);
+    if run.status == CheckStatus::Completed {
+        webhook::check_run(&s, &name, &head, index, CheckRunChange::Completed);
+    }
     Ok(json_answer(
         StatusCode::CREATED,
         render::check_run(&s.base_url, &name, &head, index, &run),
@@ -852,6 +914,9 @@ async fn update_check_run(
     let updated = run.clone();
     s.memory
         .edit_check_run(&name, &head, index, |stored| *stored = updated)?;
+    if run.status == CheckStatus::Completed && !was_completed {
+        webhook::check_run(&s, &name, &head, index, CheckRunChange::Completed);
+    }
     Ok(json_answer(
         StatusCode::OK,
         render::check_run(&s.base_url, &name, &head, index, &run),
@@ -1004,6 +1069,11 @@ async fn create_issue(
         labels: string_list(body.get("labels")),
     };
     let created = s.memory.create_issue(&name, &issue).await?;
+    webhook::thread(&s, &name, created.number, &ThreadChange::Opened, None);
+    for label in &created.labels {
+        let change = ThreadChange::Labeled(label.clone());
+        webhook::thread(&s, &name, created.number, &change, None);
+    }
     Ok(json_answer(
         StatusCode::CREATED,
         render::issue(&s.base_url, &created, 0),
@@ -1024,11 +1094,28 @@ async fn update_issue(
     {
         return Err(ApiError::invalid("state must be open or closed"));
     }
+    // The body and state before, for the webhooks.
+    let (body_before, was_open) = match s.memory.read(|w| {
+        render::thread_issue(repo_of(w, &name)?, number)
+            .map(|(issue, _)| (issue.body, issue.state == IssueState::Open))
+    }) {
+        Some((body, open)) => (Some(body), open),
+        None => (None, false),
+    };
     if let Some(text) = text_field(&body, "body") {
         s.memory.update_issue_body(&name, number, &text).await?;
+        if let Some(from) = body_before.filter(|from| *from != text) {
+            let change = ThreadChange::Edited { body_from: from };
+            webhook::thread(&s, &name, number, &change, None);
+        }
     }
     match state.as_deref() {
-        Some("closed") => s.memory.close_issue(&name, number).await?,
+        Some("closed") => {
+            s.memory.close_issue(&name, number).await?;
+            if was_open {
+                webhook::thread(&s, &name, number, &ThreadChange::Closed, None);
+            }
+        }
         Some(_) => {
             return Err(ApiError::invalid(
                 "reopening is not supported by the loopback server",
@@ -1065,6 +1152,7 @@ async fn create_comment(
     let body = body_json(&bytes)?;
     let text = required(&body, "body")?;
     let comment = s.memory.create_comment(&name, number, &text).await?;
+    webhook::issue_comment(&s, &name, number, comment.id, &CommentChange::Created);
     Ok(json_answer(
         StatusCode::CREATED,
         render::comment(&s.base_url, &name, Some(number), &comment),
@@ -1080,7 +1168,20 @@ async fn update_comment(
     let id = CommentId::new(id.parse::<u64>().map_err(|_| ApiError::not_found())?);
     let body = body_json(&bytes)?;
     let text = required(&body, "body")?;
+    let before = s.memory.read(|w| {
+        let repo = repo_of(w, &name)?;
+        let pulls = repo.pulls.iter().map(|p| (p.number, &p.comments));
+        let issues = repo.issues.iter().map(|i| (i.number, &i.comments));
+        pulls.chain(issues).find_map(|(number, comments)| {
+            let comment = comments.iter().find(|c| c.id == id)?;
+            Some((number, comment.body.clone()))
+        })
+    });
     s.memory.update_comment(&name, id, &text).await?;
+    if let Some((number, body_from)) = before {
+        let change = CommentChange::Edited { body_from };
+        webhook::issue_comment(&s, &name, number, id, &change);
+    }
     let value = read(&s, |w| {
         let repo = repo_of(w, &name)?;
         let pulls = repo.pulls.iter().map(|p| (p.number, &p.comments));
@@ -1118,7 +1219,19 @@ async fn add_labels(
         Value::Array(_) => string_list(Some(&body)),
         _ => string_list(body.get("labels")),
     };
+    let present = s
+        .memory
+        .read(|w| render::thread_labels(repo_of(w, &name)?, number))
+        .unwrap_or_default();
     s.memory.add_labels(&name, number, &labels).await?;
+    let mut applied: Vec<&String> = Vec::new();
+    for label in &labels {
+        if !present.contains(label) && !applied.contains(&label) {
+            applied.push(label);
+            let change = ThreadChange::Labeled(label.clone());
+            webhook::thread(&s, &name, number, &change, None);
+        }
+    }
     Ok(json_answer(StatusCode::OK, label_array(&s, &name, number)?))
 }
 
@@ -1136,6 +1249,10 @@ async fn remove_label(
         return Err(ApiError::new(StatusCode::NOT_FOUND, "Label does not exist"));
     }
     s.memory.remove_label(&name, number, &label).await?;
+    if present == Some(true) {
+        let change = ThreadChange::Unlabeled(label.clone());
+        webhook::thread(&s, &name, number, &change, None);
+    }
     Ok(json_answer(StatusCode::OK, label_array(&s, &name, number)?))
 }
 
@@ -1372,6 +1489,7 @@ async fn put_contents(
         Some(crate::memory::history::branch_files(repo, &branch).contains_key(&path))
     })
     .unwrap_or(false);
+    let before = webhook::before_push(&s, &name, &branch);
     let blob = s
         .memory
         .put_file(&name, &write)
@@ -1386,6 +1504,7 @@ async fn put_contents(
             other => ApiError::from(other),
         })?;
     let commit = read(&s, |w| repo_of(w, &name)?.branch_head(&branch).cloned())?;
+    webhook::push(&s, &name, &branch, before, std::slice::from_ref(&commit));
     let status = if existed {
         StatusCode::OK
     } else {
@@ -1471,6 +1590,7 @@ async fn create_ref(
     let sha_text = required(&body, "sha")?;
     let target = CommitSha::parse(&sha_text)
         .map_err(|_| ApiError::invalid(format!("sha {sha_text} is not a commit SHA")))?;
+    let before = webhook::before_creation(&s, &name, None);
     s.memory
         .create_branch(&name, &branch, &target)
         .await
@@ -1478,6 +1598,7 @@ async fn create_ref(
             GitHubError::Conflict { .. } => ApiError::invalid("Reference already exists"),
             other => ApiError::from(other),
         })?;
+    webhook::push(&s, &name, &branch, before, &[]);
     Ok(json_answer(
         StatusCode::CREATED,
         git_ref_value(&s.base_url, &name, &full_ref, &target),
@@ -1528,12 +1649,47 @@ async fn push_revert(
     let reverted = sha(&required(&body, "sha")?)?;
     let branch = required(&body, "branch")?;
     let message = required(&body, "message")?;
+    // The revert branch starts from `main` with the default branch's files, as the
+    // world's reverts do.
+    let default_branch = default_branch_of(&s, &name).ok();
+    let before = webhook::before_creation(&s, &name, default_branch.as_deref());
     let revert = s
         .memory
         .push_revert(&name, &reverted, &branch, &message)
         .await?;
+    webhook::push(&s, &name, &branch, before, std::slice::from_ref(&revert));
     Ok(json_answer(
         StatusCode::CREATED,
         json!({ "sha": revert.as_str() }),
     ))
+}
+
+/// Loopback extension (not GitHub): a person applies a label, `{"number": N, "label": L,
+/// "actor": LOGIN}`, at the world's clock, recorded as a world file records a human's
+/// label; a `pull_request` (or `issues`) `labeled` webhook names `actor` as its sender.
+/// Answers the thread's labels.
+async fn label_as_person(
+    State(s): Ctx,
+    Path((o, r)): Path<(String, String)>,
+    bytes: Bytes,
+) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    let body = body_json(&bytes)?;
+    let number = body
+        .get("number")
+        .and_then(Value::as_u64)
+        .map(PrNumber::new)
+        .ok_or_else(|| ApiError::invalid("Invalid request: `number` wasn't supplied"))?;
+    let label = required(&body, "label")?;
+    if label.trim().is_empty() {
+        return Err(ApiError::invalid("Invalid request: `label` is empty"));
+    }
+    let actor = required(&body, "actor")?;
+    let actor = Login::parse(&actor)
+        .map_err(|_| ApiError::invalid(format!("Invalid request: `{actor}` is not a login")))?;
+    if s.memory.apply_label_as(&name, number, &label, &actor)? {
+        let change = ThreadChange::Labeled(label);
+        webhook::thread(&s, &name, number, &change, Some(&actor));
+    }
+    Ok(json_answer(StatusCode::OK, label_array(&s, &name, number)?))
 }

@@ -1,0 +1,145 @@
+//! `mp serve`: the webhook service over GitHub's REST API (the service itself is the
+//! `mp-serve` crate; this module reads the configuration, builds the client and handles
+//! the signals).
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use mp_core::port::Clock;
+use mp_github::rest::RestGitHub;
+use mp_serve::{ApiCounters, Service, Settings, WebhookSecret};
+
+use crate::Exit;
+use crate::audit::CliAuditLog;
+use crate::cli::ServeArgs;
+use crate::commands::tick::{
+    lease_holder, live_credentials, live_options, live_rest_config, load_live_config,
+};
+use crate::skills_load::SkillCalls;
+
+/// The environment variable holding the webhook secret.
+pub const WEBHOOK_SECRET_VAR: &str = "MP_WEBHOOK_SECRET";
+
+/// The system clock, in whole seconds.
+struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> mp_core::Timestamp {
+        let seconds = jiff::Timestamp::now().as_second();
+        mp_core::Timestamp::from_unix_seconds(seconds).unwrap_or_else(|_| {
+            // Out of Timestamp's range only on a broken clock; the epoch fails everything
+            // time-bound closed.
+            mp_core::Timestamp::from_unix_seconds(0).unwrap_or_else(|_| unreachable!())
+        })
+    }
+}
+
+/// The REST client's totals for `/metrics`.
+struct RestCounters(Arc<RestGitHub>);
+
+impl ApiCounters for RestCounters {
+    fn totals(&self) -> (u64, u64) {
+        let stats = self.0.stats();
+        (stats.total_requests(), stats.total_not_modified())
+    }
+}
+
+/// Resolves when SIGTERM or Ctrl-C arrives.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Runs `mp serve` until a stop signal.
+pub fn run(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
+    let (config, warnings) = load_live_config(&args.config)?;
+    for warning in &warnings {
+        tracing::warn!(%warning, "configuration");
+    }
+    let secret = std::env::var(WEBHOOK_SECRET_VAR)
+        .ok()
+        .and_then(WebhookSecret::new)
+        .with_context(|| {
+            format!(
+                "no webhook secret: set {WEBHOOK_SECRET_VAR} to the secret of the App's webhook (docs/serve.md)"
+            )
+        })?;
+    let credentials = live_credentials()?;
+    let skill_calls = SkillCalls::default();
+    let options = live_options(&config, &args.config, args.shard, &skill_calls)?
+        .with_lease_holder(lease_holder("mp serve"));
+    let rest = live_rest_config(&args.api_url, &config, credentials);
+    let client = Arc::new(RestGitHub::new(rest).context("building the REST client")?);
+    let mut settings = Settings::new(config, options, secret);
+    settings.resync_every =
+        Duration::from_secs(u64::try_from(args.resync_every.seconds()).unwrap_or(600));
+    settings.workers = usize::from(args.workers);
+    settings.max_body_bytes = args.max_body_bytes;
+    let service = Service::new(
+        client.clone(),
+        Arc::new(CliAuditLog::streaming(args.audit_log.clone())),
+        Arc::new(SystemClock),
+        settings,
+    )
+    .with_api_counters(Arc::new(RestCounters(client)));
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.listen))?;
+        let addr = listener.local_addr()?;
+        writeln!(out, "mp serve listening on http://{addr}")?;
+        out.flush()?;
+        tracing::info!(%addr, "mp serve listening");
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            stop_signal().await;
+            let _ = stop_tx.send(true);
+        });
+        let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+            let _ = rx.wait_for(|stop| *stop).await;
+        };
+        let server = tokio::spawn(
+            axum::serve(listener, service.router())
+                .with_graceful_shutdown(stopped(stop_rx.clone()))
+                .into_future(),
+        );
+        if let Err(error) = service.start().await {
+            tracing::error!(%error, "mp serve cannot start");
+            writeln!(out, "mp serve failed closed: {error}")?;
+            server.abort();
+            return Ok(Exit::FailedClosed);
+        }
+        service.run(stopped(stop_rx)).await;
+        match server.await {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => tracing::warn!(%error, "the HTTP server stopped with an error"),
+            Err(error) => tracing::warn!(%error, "the HTTP server task failed"),
+        }
+        writeln!(out, "mp serve stopped")?;
+        Ok(Exit::Ok)
+    })
+}

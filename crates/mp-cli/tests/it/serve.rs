@@ -1,0 +1,171 @@
+//! `mp serve` end to end: the loopback GitHub (`mp dev serve-world --webhook-url`) delivers
+//! signed webhooks to a running `mp serve`, and an owner's label applied through the fake
+//! merges without any `mp tick`. Then SIGTERM stops the service cleanly.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::workspace_root;
+
+const SECRET: &str = "serve-test-secret";
+
+/// A child process killed on drop.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// One HTTP/1.1 request over a fresh connection: the status and the body.
+fn http(method: &str, url: &str, body: Option<&Value>) -> (u16, String) {
+    let rest = url.strip_prefix("http://").expect("an http URL");
+    let (host, path) = rest
+        .split_once('/')
+        .map_or((rest, "/".to_owned()), |(h, p)| (h, format!("/{p}")));
+    let mut stream = TcpStream::connect(host).expect("connects");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("a timeout");
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer ghs_SERVETEST\r\nAccept: application/vnd.github+json\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("writes");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("reads");
+    let status = answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+fn wait_for(what: &str, timeout: Duration, mut ready: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !ready() {
+        assert!(start.elapsed() < timeout, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn merged(api: &str) -> bool {
+    let (status, body) = http("GET", &format!("{api}/repos/acme/app/pulls/1"), None);
+    assert_eq!(status, 200, "{body}");
+    let pull: Value = serde_json::from_str(&body).expect("a pull request");
+    pull["merged"] == true
+}
+
+fn metric(service: &str, line_start: &str) -> Option<f64> {
+    let (_, text) = http("GET", &format!("{service}/metrics"), None);
+    text.lines()
+        .find(|l| l.starts_with(line_start))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|v| v.parse().ok())
+}
+
+#[test]
+fn an_owner_label_through_the_fake_merges_through_mp_serve_without_a_tick() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let config = dir.path().join("config");
+    let port = free_port();
+    let service = format!("http://127.0.0.1:{port}");
+    let mut world = Command::new(assert_cmd::cargo::cargo_bin!("mp"))
+        .args(["dev", "serve-world"])
+        .arg(workspace_root().join("fixtures/worlds/serve.yaml"))
+        .arg("--config-out")
+        .arg(&config)
+        .args(["--webhook-url", &format!("{service}/webhook")])
+        .args(["--webhook-secret", SECRET])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("mp dev serve-world starts");
+    let mut lines = BufReader::new(world.stdout.take().expect("stdout")).lines();
+    let world = Running(world);
+    let first = lines.next().expect("a first line").expect("readable");
+    let api = first.rsplit(' ').next().expect("a URL").to_owned();
+    assert!(api.starts_with("http://127.0.0.1:"), "{first}");
+
+    let mut serve = Command::new(assert_cmd::cargo::cargo_bin!("mp"))
+        .args(["serve", "--config"])
+        .arg(&config)
+        .args(["--api-url", &api, "--listen", &format!("127.0.0.1:{port}")])
+        .args(["--resync-every", "1h"])
+        .env("MP_WEBHOOK_SECRET", SECRET)
+        .env("MP_GITHUB_TOKEN", "ghs_SERVETEST")
+        .env_remove("MP_APP_ID")
+        .env_remove("MP_RECEIPT_KEY")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("mp serve starts");
+    let stdout = serve.stdout.take().expect("stdout");
+    let serve = Running(serve);
+    let mut serve_lines = BufReader::new(stdout).lines();
+    let listening = serve_lines.next().expect("a first line").expect("readable");
+    assert_eq!(listening, format!("mp serve listening on {service}"));
+
+    // Ready, and the start-up resync done: the pull request is blocked, not merged.
+    wait_for("readiness", Duration::from_secs(30), || {
+        http("GET", &format!("{service}/readyz"), None).0 == 200
+    });
+    wait_for("the start-up resync", Duration::from_secs(30), || {
+        metric(&service, "mp_serve_ticks_total") == Some(1.0)
+    });
+    assert!(!merged(&api), "nothing merges before the owner's label");
+
+    // The owner labels the pull request; GitHub (the fake) tells mp serve.
+    let (status, body) = http(
+        "POST",
+        &format!("{api}/repos/acme/app/_loopback/label"),
+        Some(&json!({"number": 1, "label": "ready-to-merge", "actor": "alice"})),
+    );
+    assert_eq!(status, 200, "{body}");
+    wait_for("the merge", Duration::from_secs(20), || merged(&api));
+
+    // The webhook did it: still one resync, and at least one lane evaluated the label.
+    assert_eq!(metric(&service, "mp_serve_ticks_total"), Some(1.0));
+    assert!(
+        metric(
+            &service,
+            "mp_serve_webhook_deliveries_total{event=\"pull_request\",verdict=\"queued\"}"
+        )
+        .is_some_and(|n| n >= 1.0)
+    );
+    assert!(metric(&service, "mp_serve_evaluations_total{outcome=\"merged\"}") == Some(1.0));
+
+    // SIGTERM: the service finishes, gives the lease back and exits 0.
+    let pid = serve.0.id().to_string();
+    let status = Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    let mut serve = serve;
+    let exit = serve.0.wait().expect("mp serve exits");
+    assert_eq!(exit.code(), Some(0));
+    let rest: Vec<String> = serve_lines.map_while(Result::ok).collect();
+    assert_eq!(rest.last().map(String::as_str), Some("mp serve stopped"));
+    drop(world);
+}

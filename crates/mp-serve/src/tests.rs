@@ -1,0 +1,609 @@
+//! The service's HTTP face and workers over the in-memory GitHub of the demo world: every
+//! bad delivery is answered with its status and acts on nothing; good ones queue work that
+//! the workers turn into the tick's decisions; a panicking job does not stop the service.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use mp_core::config::{self, ConfigFiles};
+use mp_core::port::{AuditError, AuditLog, AuditRecord, FixedClock};
+use mp_core::tick::TickOptions;
+use mp_github::MemoryGitHub;
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+use crate::{Service, Settings, WebhookSecret};
+
+const SECRET: &str = "webhook-secret";
+
+/// An audit log that panics on the records chosen, counting the others.
+#[derive(Default)]
+struct Audit {
+    panic_on: Option<usize>,
+    seen: AtomicUsize,
+}
+
+#[async_trait::async_trait]
+impl AuditLog for Audit {
+    async fn append(&self, _record: &AuditRecord) -> Result<(), AuditError> {
+        let index = self.seen.fetch_add(1, Ordering::SeqCst);
+        assert!(self.panic_on != Some(index), "an evaluation panics");
+        Ok(())
+    }
+}
+
+fn demo(audit: Arc<Audit>) -> (Service, Arc<MemoryGitHub>) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/worlds/demo.yaml");
+    let world = mp_github::load_world(&path).expect("the demo world loads");
+    let files: ConfigFiles = world
+        .config
+        .iter()
+        .filter(|(name, _)| !name.contains('/'))
+        .map(|(n, t)| (n.clone(), t.clone()))
+        .collect();
+    let config = config::load(&files)
+        .config
+        .expect("the demo configuration is valid");
+    let now = world.now;
+    let memory = Arc::new(MemoryGitHub::new(world));
+    let options = TickOptions::from_config(&config);
+    let secret = WebhookSecret::new(SECRET).expect("a secret");
+    let mut settings = Settings::new(config, options, secret);
+    settings.max_body_bytes = 1024 * 1024;
+    let service = Service::new(memory.clone(), audit, Arc::new(FixedClock(now)), settings);
+    (service, memory)
+}
+
+struct Delivery<'a> {
+    event: &'a str,
+    id: &'a str,
+    body: Vec<u8>,
+    content_type: &'a str,
+    signature: Option<String>,
+}
+
+impl<'a> Delivery<'a> {
+    fn new(event: &'a str, id: &'a str, body: &Value) -> Self {
+        let body = serde_json::to_vec(body).expect("JSON");
+        let signature = Some(WebhookSecret::new(SECRET).expect("a secret").sign(&body));
+        Self {
+            event,
+            id,
+            body,
+            content_type: "application/json",
+            signature,
+        }
+    }
+
+    async fn send(self, service: &Service) -> (StatusCode, Value) {
+        let mut request = Request::post("/webhook")
+            .header("content-type", self.content_type)
+            .header("x-github-delivery", self.id);
+        if !self.event.is_empty() {
+            request = request.header("x-github-event", self.event);
+        }
+        if let Some(signature) = self.signature {
+            request = request.header("x-hub-signature-256", signature);
+        }
+        let request = request.body(Body::from(self.body)).expect("a request");
+        let response = service.router().oneshot(request).await.expect("an answer");
+        let status = response.status();
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .expect("a body");
+        (
+            status,
+            serde_json::from_slice(&bytes).expect("a JSON answer"),
+        )
+    }
+}
+
+fn labeled(repo: &str, number: u64) -> Value {
+    json!({
+        "action": "labeled",
+        "number": number,
+        "label": {"name": "ready-to-merge"},
+        "pull_request": {
+            "number": number,
+            "head": {"sha": "0".repeat(40), "ref": "feature"},
+            "base": {"sha": "1".repeat(40), "ref": "main"},
+        },
+        "repository": {"full_name": repo, "default_branch": "main"},
+        "sender": {"login": "alice"},
+    })
+}
+
+fn depth(service: &Service) -> usize {
+    service.inner.queue.lock().expect("the queue").depth()
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime")
+}
+
+#[test]
+fn every_bad_delivery_is_answered_with_its_status_and_acts_on_nothing() {
+    runtime().block_on(async {
+        let (service, memory) = demo(Arc::default());
+        let good = labeled("acme/webapp", 1);
+        let cases: Vec<(&str, Delivery<'_>, StatusCode, &str, &str)> = vec![
+            (
+                "malformed JSON",
+                {
+                    let mut d = Delivery::new("pull_request", "m1", &good);
+                    d.body = b"{\"action\": \"labeled\", ".to_vec();
+                    d.signature = Some(WebhookSecret::new(SECRET).expect("s").sign(&d.body));
+                    d
+                },
+                StatusCode::BAD_REQUEST,
+                "rejected",
+                "not a pull_request payload",
+            ),
+            (
+                "a JSON value of the wrong shape",
+                Delivery::new("pull_request", "m2", &json!({"action": 1})),
+                StatusCode::BAD_REQUEST,
+                "rejected",
+                "not a pull_request payload",
+            ),
+            (
+                "wrong content type",
+                {
+                    let mut d = Delivery::new("pull_request", "c1", &good);
+                    d.content_type = "application/x-www-form-urlencoded";
+                    d
+                },
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "rejected",
+                "application/json",
+            ),
+            (
+                "a signature for another body",
+                {
+                    let mut d = Delivery::new("pull_request", "s1", &good);
+                    d.signature = Some(WebhookSecret::new(SECRET).expect("s").sign(b"{}"));
+                    d
+                },
+                StatusCode::UNAUTHORIZED,
+                "rejected",
+                "does not match",
+            ),
+            (
+                "a signature under another secret",
+                {
+                    let mut d = Delivery::new("pull_request", "s2", &good);
+                    d.signature = Some(WebhookSecret::new("guess").expect("s").sign(&d.body));
+                    d
+                },
+                StatusCode::UNAUTHORIZED,
+                "rejected",
+                "does not match",
+            ),
+            (
+                "no signature",
+                {
+                    let mut d = Delivery::new("pull_request", "s3", &good);
+                    d.signature = None;
+                    d
+                },
+                StatusCode::UNAUTHORIZED,
+                "rejected",
+                "no X-Hub-Signature-256",
+            ),
+            (
+                "a repository not in the configuration",
+                Delivery::new("pull_request", "r1", &labeled("evil/elsewhere", 1)),
+                StatusCode::ACCEPTED,
+                "ignored",
+                "not a supervised repository",
+            ),
+            (
+                "an event mp does not act on",
+                Delivery::new("fork", "e1", &json!({})),
+                StatusCode::ACCEPTED,
+                "ignored",
+                "not one mp acts on",
+            ),
+            (
+                "no event header",
+                Delivery::new("", "e2", &good),
+                StatusCode::BAD_REQUEST,
+                "rejected",
+                "X-GitHub-Event",
+            ),
+            (
+                "a 10 MB body",
+                {
+                    let mut d = Delivery::new("pull_request", "b1", &good);
+                    d.body = vec![b' '; 10 * 1024 * 1024];
+                    d.signature = Some(WebhookSecret::new(SECRET).expect("s").sign(&d.body));
+                    d
+                },
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "rejected",
+                "length limit",
+            ),
+        ];
+        for (name, delivery, status, verdict, reason) in cases {
+            let (got, answer) = delivery.send(&service).await;
+            assert_eq!(got, status, "{name}: {answer}");
+            assert_eq!(answer["verdict"], verdict, "{name}: {answer}");
+            let text = answer["reason"].as_str().unwrap_or_default();
+            assert!(text.contains(reason), "{name}: {text}");
+            assert_eq!(depth(&service), 0, "{name}: nothing queued");
+        }
+        assert!(memory.actions().is_empty(), "nothing written");
+        let metrics = service.metrics_text();
+        assert!(
+            metrics.contains(
+                "mp_serve_webhook_deliveries_total{event=\"pull_request\",verdict=\"rejected\"} 7"
+            ),
+            "{metrics}"
+        );
+        assert!(
+            metrics.contains(
+                "mp_serve_webhook_deliveries_total{event=\"other\",verdict=\"ignored\"} 1"
+            ),
+            "{metrics}"
+        );
+    });
+}
+
+#[test]
+fn a_replayed_delivery_is_answered_but_queued_once() {
+    runtime().block_on(async {
+        let (service, _) = demo(Arc::default());
+        let body = labeled("acme/webapp", 1);
+        let (status, answer) = Delivery::new("pull_request", "d-1", &body)
+            .send(&service)
+            .await;
+        assert_eq!(
+            (status, answer["verdict"].clone()),
+            (StatusCode::ACCEPTED, json!("queued"))
+        );
+        assert_eq!(answer["reason"], "evaluate acme/webapp#1");
+        let (status, answer) = Delivery::new("pull_request", "d-1", &body)
+            .send(&service)
+            .await;
+        assert_eq!(
+            (status, answer["verdict"].clone()),
+            (StatusCode::OK, json!("duplicate"))
+        );
+        let queue = service.inner.queue.lock().expect("the queue");
+        assert_eq!(queue.depth(), 1);
+    });
+}
+
+#[test]
+fn health_readiness_and_metrics_answer_before_and_after_start() {
+    runtime().block_on(async {
+        let (service, _) = demo(Arc::default());
+        let get = |path: &'static str| {
+            let router = service.router();
+            async move {
+                let response = router
+                    .oneshot(Request::get(path).body(Body::empty()).expect("a request"))
+                    .await
+                    .expect("an answer");
+                let status = response.status();
+                let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+                    .await
+                    .expect("a body");
+                (status, String::from_utf8_lossy(&bytes).into_owned())
+            }
+        };
+        assert_eq!(get("/healthz").await.0, StatusCode::OK);
+        let (status, body) = get("/readyz").await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+        assert!(body.contains("\"token\":false"), "{body}");
+        service.start().await.expect("the service starts");
+        let (status, body) = get("/readyz").await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let (status, body) = get("/metrics").await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(body.contains("mp_serve_queue_depth 0"), "{body}");
+    });
+}
+
+/// Runs the workers until `until` holds (or 20 s pass), then stops them.
+async fn run_until(service: &Service, until: impl Fn() -> bool) {
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let worker = {
+        let service = service.clone();
+        tokio::spawn(async move {
+            service
+                .run(async {
+                    let _ = stopped.await;
+                })
+                .await;
+        })
+    };
+    for _ in 0..400 {
+        if until() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let _ = stop.send(());
+    worker.await.expect("the workers stop");
+}
+
+#[test]
+fn a_panicking_evaluation_is_counted_and_the_service_goes_on() {
+    runtime().block_on(async {
+        // The first audit record (the start-up resync's first pull request) panics.
+        let audit = Arc::new(Audit {
+            panic_on: Some(0),
+            ..Audit::default()
+        });
+        let (service, memory) = demo(audit.clone());
+        service.start().await.expect("the service starts");
+        let metrics = || service.metrics_text();
+        run_until(&service, || {
+            metrics().contains("mp_serve_job_panics_total 1")
+        })
+        .await;
+        assert!(
+            metrics().contains("mp_serve_job_panics_total 1"),
+            "{}",
+            metrics()
+        );
+        // The queue is free again: the next delivery for the same pull requests is worked.
+        let seen = audit.seen.load(Ordering::SeqCst);
+        let (status, _) = Delivery::new("pull_request", "after", &labeled("acme/webapp", 1))
+            .send(&service)
+            .await;
+        assert_eq!(status, StatusCode::ACCEPTED);
+        run_until(&service, || audit.seen.load(Ordering::SeqCst) > seen).await;
+        assert!(
+            audit.seen.load(Ordering::SeqCst) > seen,
+            "acme/webapp#1 evaluated after the panic"
+        );
+        // The lease was given back when the workers stopped.
+        let lease = memory.read(|w| {
+            let governance = "acme/governance".parse().expect("a name");
+            w.repo(&governance)
+                .and_then(|r| r.branch_files.get("bot-state"))
+                .and_then(|files| files.get("bot-state/lease.json"))
+                .cloned()
+        });
+        assert_eq!(lease.as_deref(), Some("{\n  \"leases\": {}\n}\n"));
+    });
+}
+
+mod routing {
+    use mp_core::config::{self, ConfigFiles};
+    use mp_core::tick::{DefaultBranches, Shard};
+    use serde_json::{Value, json};
+
+    use crate::payload::Event;
+    use crate::route::{RouteContext, Routed, Work, route};
+
+    fn config() -> mp_core::config::Config {
+        let files: ConfigFiles = [
+            ("owner.yml", "github_login: alice\n"),
+            (
+                "projects.yml",
+                "governance_repo: acme/governance\nsupervised_repos: [acme/webapp, acme/infra]\naudit_only_repos: [acme/infra]\n",
+            ),
+            ("env.yml", "bot_app_slug: acme-merge-gate\nrequired_checks: [test]\n"),
+        ]
+        .into_iter()
+        .map(|(n, t)| (n.to_owned(), t.to_owned()))
+        .collect();
+        let report = config::load(&files);
+        let errors: Vec<String> = report.errors().map(ToString::to_string).collect();
+        report.config.unwrap_or_else(|| panic!("{errors:?}"))
+    }
+
+    fn routed(event: &str, body: &Value, shard: Option<&str>) -> Routed {
+        let config = config();
+        let mut branches = DefaultBranches::default();
+        branches.set("acme/webapp".parse().expect("a name"), "trunk".to_owned());
+        let parsed = Event::parse(event, &serde_json::to_vec(body).expect("JSON")).expect("parses");
+        route(
+            &parsed,
+            &RouteContext {
+                config: &config,
+                shard: shard.map(|s| Shard::parse(s).expect("a shard")),
+                branches: &branches,
+            },
+        )
+    }
+
+    fn ignored(routed: &Routed) -> &str {
+        match routed {
+            Routed::Ignored(reason) => reason,
+            other => panic!("not ignored: {other:?}"),
+        }
+    }
+
+    fn repo(name: &str) -> Value {
+        json!({"full_name": name, "default_branch": "trunk"})
+    }
+
+    fn push(name: &str, git_ref: &str, deleted: bool) -> Value {
+        json!({"ref": git_ref, "before": "a".repeat(40), "after": "b".repeat(40),
+               "deleted": deleted, "repository": repo(name)})
+    }
+
+    fn check_run(action: &str) -> Value {
+        json!({"action": action, "repository": repo("acme/webapp"),
+               "check_run": {"head_sha": "c".repeat(40), "name": "test", "status": "completed",
+                             "pull_requests": [{"number": 4}]}})
+    }
+
+    fn issue(name: &str, labels: &[&str], pull: bool) -> Value {
+        let labels: Vec<Value> = labels.iter().map(|l| json!({"name": l})).collect();
+        let mut issue = json!({"number": 9, "labels": labels});
+        if pull {
+            issue["pull_request"] = json!({"url": "x"});
+        }
+        json!({"action": "created", "issue": issue, "repository": repo(name)})
+    }
+
+    #[test]
+    fn a_push_to_the_gated_branch_supervises_and_other_pushes_are_ignored() {
+        assert_eq!(
+            routed(
+                "push",
+                &push("acme/webapp", "refs/heads/trunk", false),
+                None
+            ),
+            Routed::Work(vec![Work::BranchMoved {
+                repo: "acme/webapp".parse().expect("a name"),
+                gated: true
+            }])
+        );
+        assert_eq!(
+            routed("push", &push("acme/infra", "refs/heads/main", false), None),
+            Routed::Work(vec![Work::BranchMoved {
+                repo: "acme/infra".parse().expect("a name"),
+                gated: false
+            }]),
+            "an audit-only repository is supervised, its pull requests are not gated"
+        );
+        let main = routed("push", &push("acme/webapp", "refs/heads/main", false), None);
+        assert_eq!(
+            ignored(&main),
+            "push to main, not the gated branch trunk of acme/webapp"
+        );
+        let tag = routed("push", &push("acme/webapp", "refs/tags/v1", false), None);
+        assert_eq!(ignored(&tag), "push to refs/tags/v1 is not a branch");
+        let gone = routed("push", &push("acme/webapp", "refs/heads/trunk", true), None);
+        assert_eq!(ignored(&gone), "push deleted trunk of acme/webapp");
+    }
+
+    #[test]
+    fn a_completed_check_names_its_head_and_pull_requests() {
+        match routed("check_run", &check_run("completed"), None) {
+            Routed::Work(work) => match &work[..] {
+                [Work::Pulls { numbers, heads, .. }] => {
+                    assert_eq!(numbers.len(), 1);
+                    assert_eq!(heads[0].as_str(), "c".repeat(40));
+                }
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        }
+        let created = routed("check_run", &check_run("created"), None);
+        assert_eq!(ignored(&created), "check_run created changes no verdict");
+    }
+
+    #[test]
+    fn only_pending_inbox_issues_of_the_governance_repository_ask_for_a_resync() {
+        let pending = issue("acme/governance", &["decision:pending-owner"], false);
+        assert_eq!(
+            routed("issue_comment", &pending, None),
+            Routed::Work(vec![Work::Resync])
+        );
+        let plain = issue("acme/governance", &["bug"], false);
+        assert!(
+            ignored(&routed("issue_comment", &plain, None))
+                .contains("not a decision:pending-owner")
+        );
+        let elsewhere = issue("acme/webapp", &["decision:pending-owner"], false);
+        assert!(
+            ignored(&routed("issues", &elsewhere, None)).contains("not the governance repository")
+        );
+        let pull = issue("acme/governance", &["decision:pending-owner"], true);
+        assert!(ignored(&routed("issue_comment", &pull, None)).contains("a pull request"));
+    }
+
+    #[test]
+    fn audit_only_unknown_and_other_shards_repositories_are_ignored_with_the_reason() {
+        let pr = |name: &str, action: &str| {
+            json!({"action": action, "repository": repo(name), "sender": null,
+                   "pull_request": {"number": 1, "head": {"sha": "d".repeat(40), "ref": "f"},
+                                    "base": {"sha": "e".repeat(40), "ref": "trunk"}}})
+        };
+        assert!(
+            ignored(&routed("pull_request", &pr("acme/infra", "labeled"), None))
+                .contains("audit-only")
+        );
+        assert!(
+            ignored(&routed("pull_request", &pr("evil/fork", "labeled"), None))
+                .contains("not a supervised repository")
+        );
+        assert_eq!(
+            ignored(&routed("pull_request", &pr("acme/webapp", "closed"), None)),
+            "pull_request closed needs no evaluation"
+        );
+        let owner = Shard::parse("0/2").expect("a shard");
+        let other = if owner.owns(&"acme/webapp".parse().expect("a name")) {
+            "1/2"
+        } else {
+            "0/2"
+        };
+        assert!(
+            ignored(&routed(
+                "pull_request",
+                &pr("acme/webapp", "labeled"),
+                Some(other)
+            ))
+            .contains("another shard")
+        );
+        assert!(matches!(
+            routed(
+                "pull_request",
+                &pr("acme/webapp", "labeled"),
+                Some(if other == "1/2" { "0/2" } else { "1/2" })
+            ),
+            Routed::Work(_)
+        ));
+    }
+}
+
+/// The value of one metric line, or 0 when it is absent.
+fn metric(service: &Service, line_start: &str) -> f64 {
+    service
+        .metrics_text()
+        .lines()
+        .find(|l| l.starts_with(line_start))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0)
+}
+
+#[test]
+fn attack_a_webhook_claiming_the_owner_labelled_does_not_merge_an_agent_labelled_pull_request() {
+    // acme/webapp#4 carries `ready-to-merge` applied by codex-agent. A delivery (GitHub's
+    // own, for the agent's label; or any payload at all) naming alice as the sender is only
+    // a hint: the evaluation reads who applied the label from GitHub, and blocks.
+    runtime().block_on(async {
+        let (service, memory) = demo(Arc::default());
+        service.start().await.expect("the service starts");
+        let merged_4 = || {
+            memory.actions().iter().any(|a| {
+                matches!(a, mp_github::Action::MergePull { repo, number, .. }
+                    if repo == "acme/webapp" && *number == 4)
+            })
+        };
+        run_until(&service, || metric(&service, "mp_serve_ticks_total") >= 1.0).await;
+        let mut lying = labeled("acme/webapp", 4);
+        lying["sender"] = json!({"login": "alice"});
+        let (status, answer) = Delivery::new("pull_request", "lie-1", &lying)
+            .send(&service)
+            .await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{answer}");
+        run_until(&service, || {
+            metric(&service, "mp_serve_jobs_total{job=\"lane\"}") >= 1.0
+        })
+        .await;
+        assert_eq!(metric(&service, "mp_serve_jobs_total{job=\"lane\"}"), 1.0);
+        assert!(!merged_4(), "not merged: the label is the agent's");
+        assert!(
+            metric(&service, "mp_serve_evaluations_total{outcome=\"blocked\"}") >= 1.0,
+            "{}",
+            service.metrics_text()
+        );
+    });
+}
