@@ -73,7 +73,7 @@ impl Default for Options {
         Self {
             repos: 100,
             delay_ms: 20,
-            workers: 2,
+            workers: 4,
         }
     }
 }

@@ -58,7 +58,7 @@ commands:
                     mp serve in-process against the loopback GitHub (D ms added to
                     every request): owner's label to merge, one at a time and in a
                     burst (p50/p90/p99/max), and the API cost of idle resyncs
-                    (default 100 repositories, 20 ms, 2 workers)";
+                    (default 100 repositories, 20 ms, 4 workers)";
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
