@@ -1,23 +1,29 @@
-//! `cargo xtask bench api [--repos N] [--prs M] [--seed S]`: REST calls per tick on the
-//! standard world (6 repositories x 5 open pull requests, idle `main`), through the REST
-//! client against the loopback GitHub server, split by endpoint.
+//! `cargo xtask bench api [--repos N] [--prs M] [--seed S] [--delay-ms D]`: REST calls per
+//! tick on the standard world (6 repositories x 5 open pull requests, idle `main`), through
+//! the REST client against the loopback GitHub server, split by endpoint, and the wall time
+//! of each tick for each way of reading.
 //!
 //! Four ticks run in a row, each with a new client that inherits the previous one's ETag
 //! cache (as cron ticks sharing `--http-cache` do): `cold` (empty cache), then three more
 //! over the same world, which settles as the bot's own writes stop. A request answered
 //! `304 Not Modified` does not spend the primary rate limit; the table shows requests and,
 //! in brackets, how many of them spent the limit.
+//!
+//! Each way of reading (serial, and the default reads in flight) runs on a fresh server over
+//! the same world; `--delay-ms` adds that much to every answer (the loopback `delay` fault),
+//! standing in for GitHub's latency, so the wall times say what parallel reads save.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
 use mp_core::config::{self, ConfigFiles};
 use mp_core::port::{AuditError, AuditLog, AuditRecord};
-use mp_core::tick::{self, TickOptions};
+use mp_core::tick::{self, ReadConcurrency, TickOptions};
 use mp_github::rest::{Credentials, EtagCache, RestConfig, RestGitHub, RevertMode, Secret};
 use mp_github::world::synthetic_world;
-use mp_github::{FaultScript, LoopbackServer, World};
+use mp_github::{Fault, FaultRule, FaultScript, LoopbackServer, World};
 
 /// The standard world of the API budget (bot.md's reference figures use it).
 const STANDARD_REPOS: usize = 6;
@@ -35,8 +41,26 @@ impl AuditLog for NoAudit {
 /// Requests and 304 answers per route, for one tick.
 type Counts = BTreeMap<String, (u64, u64)>;
 
-fn parse(args: &[&str]) -> anyhow::Result<(usize, usize, u64)> {
-    let (mut repos, mut prs, mut seed) = (STANDARD_REPOS, STANDARD_PRS, 1);
+/// The benchmark's options.
+struct Options {
+    repos: usize,
+    prs: usize,
+    seed: u64,
+    delay_ms: u64,
+}
+
+/// One way of reading: its name and the reads in flight.
+const MODES: &[(&str, usize)] = &[("serial REST", 1), ("parallel REST", 8)];
+
+/// One tick's requests and wall time.
+struct Tick {
+    name: &'static str,
+    counts: Counts,
+    wall: Duration,
+}
+
+fn parse(args: &[&str]) -> anyhow::Result<Options> {
+    let (mut repos, mut prs, mut seed, mut delay_ms) = (STANDARD_REPOS, STANDARD_PRS, 1, 0);
     let mut rest = args.iter();
     while let Some(flag) = rest.next() {
         let Some(value) = rest.next() else {
@@ -49,22 +73,40 @@ fn parse(args: &[&str]) -> anyhow::Result<(usize, usize, u64)> {
             "--repos" => repos = usize::try_from(number)?,
             "--prs" => prs = usize::try_from(number)?,
             "--seed" => seed = number,
-            other => bail!("unknown option {other:?}; expected --repos, --prs or --seed"),
+            "--delay-ms" => delay_ms = number,
+            other => {
+                bail!("unknown option {other:?}; expected --repos, --prs, --seed or --delay-ms")
+            }
         }
     }
-    Ok((repos, prs, seed))
+    Ok(Options {
+        repos,
+        prs,
+        seed,
+        delay_ms,
+    })
 }
 
 /// Runs the benchmark and prints the table.
 pub fn run(args: &[&str]) -> anyhow::Result<()> {
-    let (repos, prs, seed) = parse(args)?;
-    let world = synthetic_world(repos, prs, seed);
+    let options = parse(args)?;
+    let world = synthetic_world(options.repos, options.prs, options.seed);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let ticks = runtime.block_on(three_ticks(world))?;
-    let table = render(repos, prs, &ticks);
+    let mut modes = Vec::new();
+    for &(name, reads) in MODES {
+        let concurrency =
+            ReadConcurrency::new(reads).context("a mode's reads in flight are out of range")?;
+        let ticks = runtime.block_on(four_ticks(world.clone(), concurrency, options.delay_ms))?;
+        modes.push((name, ticks));
+    }
+    let mut table = String::new();
+    if let Some((name, ticks)) = modes.last() {
+        table.push_str(&render(&options, name, ticks));
+    }
+    table.push_str(&render_wall(&options, &modes));
     #[allow(clippy::print_stdout)]
     {
         print!("{table}");
@@ -72,7 +114,11 @@ pub fn run(args: &[&str]) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn three_ticks(world: World) -> anyhow::Result<Vec<(&'static str, Counts)>> {
+async fn four_ticks(
+    world: World,
+    concurrency: ReadConcurrency,
+    delay_ms: u64,
+) -> anyhow::Result<Vec<Tick>> {
     let files: ConfigFiles = world
         .config
         .iter()
@@ -81,12 +127,23 @@ async fn three_ticks(world: World) -> anyhow::Result<Vec<(&'static str, Counts)>
     let config = config::load(&files)
         .config
         .context("the synthetic configuration is invalid")?;
-    let mut options = TickOptions::from_config(&config);
+    let mut options = TickOptions::from_config(&config).with_read_concurrency(concurrency);
     if let Some(key) = world.receipt_key.clone() {
         options = options.with_receipt_key(key);
     }
     let now = world.now;
-    let server = LoopbackServer::start(world, FaultScript::default()).await?;
+    let faults = if delay_ms == 0 {
+        FaultScript::default()
+    } else {
+        FaultScript {
+            rules: vec![FaultRule {
+                route: "*".to_owned(),
+                call: 0,
+                fault: Fault::Delay { millis: delay_ms },
+            }],
+        }
+    };
+    let server = LoopbackServer::start(world, faults).await?;
     let mut cache = EtagCache::default();
     let mut before = counts(&server);
     let mut ticks = Vec::new();
@@ -96,13 +153,21 @@ async fn three_ticks(world: World) -> anyhow::Result<Vec<(&'static str, Counts)>
             Credentials::Token(Secret::new("bench-token")),
         );
         rest.revert = RevertMode::LoopbackExtension;
+        // Latency only: the points-per-minute floor is computed from the counts instead.
+        rest.points_per_minute = None;
         let client = RestGitHub::new(rest)?.with_cache(cache);
+        let started = Instant::now();
         tick::run_tick(&client, &NoAudit, &config, &options, now)
             .await
             .map_err(|e| anyhow::anyhow!("the {name} tick failed: {e}"))?;
+        let wall = started.elapsed();
         cache = client.cache_snapshot();
         let after = counts(&server);
-        ticks.push((name, difference(&before, &after)));
+        ticks.push(Tick {
+            name,
+            counts: difference(&before, &after),
+            wall,
+        });
         before = after;
     }
     server.shutdown().await;
@@ -128,24 +193,25 @@ fn difference(before: &Counts, after: &Counts) -> Counts {
         .collect()
 }
 
-fn render(repos: usize, prs: usize, ticks: &[(&str, Counts)]) -> String {
-    let mut routes: Vec<&String> = ticks.iter().flat_map(|(_, c)| c.keys()).collect();
+fn render(options: &Options, mode: &str, ticks: &[Tick]) -> String {
+    let (repos, prs) = (options.repos, options.prs);
+    let mut routes: Vec<&String> = ticks.iter().flat_map(|t| t.counts.keys()).collect();
     routes.sort();
     routes.dedup();
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "REST calls per tick: {repos} repositories x {prs} open pull requests \
+        "Calls per tick, {mode}: {repos} repositories x {prs} open pull requests \
          (requests [spending the rate limit])\n"
     );
-    let header: Vec<&str> = ticks.iter().map(|(name, _)| *name).collect();
+    let header: Vec<&str> = ticks.iter().map(|t| t.name).collect();
     let _ = writeln!(out, "| endpoint | {} |", header.join(" | "));
     let _ = writeln!(out, "|---|{}", "---:|".repeat(ticks.len()));
     for route in routes {
         let cells: Vec<String> = ticks
             .iter()
-            .map(|(_, counts)| {
-                let (requests, not_modified) = counts.get(route).copied().unwrap_or((0, 0));
+            .map(|tick| {
+                let (requests, not_modified) = tick.counts.get(route).copied().unwrap_or((0, 0));
                 format!("{requests} [{}]", requests - not_modified)
             })
             .collect();
@@ -153,12 +219,82 @@ fn render(repos: usize, prs: usize, ticks: &[(&str, Counts)]) -> String {
     }
     let totals: Vec<String> = ticks
         .iter()
-        .map(|(_, counts)| {
-            let requests: u64 = counts.values().map(|(r, _)| r).sum();
-            let spent: u64 = counts.values().map(|(r, n)| r - n).sum();
+        .map(|tick| {
+            let (requests, spent) = totals(&tick.counts);
             format!("**{requests} [{spent}]**")
         })
         .collect();
     let _ = writeln!(out, "| **total** | {} |", totals.join(" | "));
+    out
+}
+
+/// Requests, and those that spent the primary rate limit.
+fn totals(counts: &Counts) -> (u64, u64) {
+    let requests: u64 = counts.values().map(|(r, _)| r).sum();
+    let spent: u64 = counts.values().map(|(r, n)| r - n).sum();
+    (requests, spent)
+}
+
+/// GitHub's secondary points of a tick: 1 per read, 5 per write.
+fn points(counts: &Counts) -> u64 {
+    counts
+        .iter()
+        .map(|(route, (requests, _))| {
+            if route.starts_with("GET ") {
+                *requests
+            } else {
+                requests * 5
+            }
+        })
+        .sum()
+}
+
+/// The least time GitHub's points-per-minute limit allows a tick of `points` under the
+/// client's pacing (a burst of 270 points, then 9 a second).
+fn points_floor(points: u64) -> f64 {
+    #[allow(clippy::cast_precision_loss)]
+    let points = points as f64;
+    ((points - 270.0) / 9.0).max(0.0)
+}
+
+/// Wall time and requests of every tick, one row per way of reading.
+fn render_wall(options: &Options, modes: &[(&str, Vec<Tick>)]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\nWall time per tick, {} ms added to every answer: seconds (requests)\n",
+        options.delay_ms
+    );
+    let Some((_, first)) = modes.first() else {
+        return out;
+    };
+    let header: Vec<&str> = first.iter().map(|t| t.name).collect();
+    let _ = writeln!(out, "| reads | {} |", header.join(" | "));
+    let _ = writeln!(out, "|---|{}", "---:|".repeat(header.len()));
+    for (mode, ticks) in modes {
+        let cells: Vec<String> = ticks
+            .iter()
+            .map(|tick| {
+                format!(
+                    "{:.2} ({})",
+                    tick.wall.as_secs_f64(),
+                    totals(&tick.counts).0
+                )
+            })
+            .collect();
+        let _ = writeln!(out, "| {mode} | {} |", cells.join(" | "));
+    }
+    let cells: Vec<String> = first
+        .iter()
+        .map(|tick| {
+            let points = points(&tick.counts);
+            format!("{:.0} s ({points} points)", points_floor(points))
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "| GitHub's floor: 900 points a minute, paced to 810 | {} |",
+        cells.join(" | ")
+    );
     out
 }

@@ -48,7 +48,7 @@ commands:
   gen-world --repos N --prs M [--seed S] [--out FILE]
                     write a synthetic world: N repositories with M open pull requests
                     each (stdout without --out)
-  bench api [--repos N] [--prs M] [--seed S]
+  bench api [--repos N] [--prs M] [--seed S] [--delay-ms D]
                     REST calls per tick through the loopback GitHub server, by
                     endpoint: a cold tick and three warm ones (default 6 x 5)
   bench drain       ready pull requests of several agents draining into main on a

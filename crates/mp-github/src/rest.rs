@@ -13,10 +13,13 @@ pub mod git_revert;
 mod history;
 mod link;
 mod model;
+mod pace;
 mod pulls;
 mod revert;
 mod stats;
 mod transport;
+
+pub use pace::GITHUB_REST_POINTS_PER_MINUTE;
 
 #[cfg(test)]
 mod tests;
@@ -140,6 +143,10 @@ pub struct RestConfig {
     /// `GET /user` to those, so the bot's login is `<slug>[bot]`. Normally env.yml's
     /// `bot_app_slug`. Ignored for App credentials (`GET /app` names the App).
     pub token_app_slug: Option<String>,
+    /// GitHub's secondary limit on REST points per minute (900; a read costs 1 point, a
+    /// write 5): the client spends at most 90 % of it in any minute, requests waiting for
+    /// their points (decisions/0034). `None` paces nothing (a loopback server).
+    pub points_per_minute: Option<u32>,
 }
 
 impl RestConfig {
@@ -156,6 +163,7 @@ impl RestConfig {
             user_agent: concat!("mp-gate/", env!("CARGO_PKG_VERSION")).to_owned(),
             revert,
             token_app_slug: None,
+            points_per_minute: Some(GITHUB_REST_POINTS_PER_MINUTE),
         }
     }
 }
@@ -213,11 +221,19 @@ impl RestGitHub {
             user_agent,
             revert,
             token_app_slug,
+            points_per_minute,
         } = config;
         let authenticator = Authenticator::new(credentials)?
             .with_token_app_slug(token_app_slug)
             .with_retry(retry);
-        let transport = Transport::new(&api_url, authenticator, timeout, retry, &user_agent)?;
+        let transport = Transport::new(
+            &api_url,
+            authenticator,
+            timeout,
+            retry,
+            &user_agent,
+            points_per_minute,
+        )?;
         Ok(Self {
             transport,
             revert,

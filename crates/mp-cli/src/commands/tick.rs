@@ -383,6 +383,8 @@ fn world_ticks(args: &TickArgs, path: &Path) -> anyhow::Result<WorldRuns> {
                 // server asks for (Retry-After, a secondary limit's minute) gives up at
                 // once, as a wait past the live budget does.
                 config_rest.retry = mp_github::rest::RetryPolicy::fast();
+                // Nor does it pace: the loopback server has no points-per-minute limit.
+                config_rest.points_per_minute = None;
                 let client = rest_client(config_rest, args.http_cache.as_deref())?;
                 for &at in &instants {
                     server.memory().set_now(at);

@@ -6,6 +6,7 @@ use serde_saphyr::Spanned;
 use super::problem::{codes, shown};
 use super::validate::{self, Sink};
 use super::yaml;
+use crate::tick::ReadConcurrency;
 
 /// The check publisher assumed when neither a repository override nor `env.yml` names one.
 pub const DEFAULT_CHECK_PUBLISHER: &str = "github-actions";
@@ -81,6 +82,14 @@ pub(crate) struct EnvFile {
         schemars(with = "Option<u32>", range(min = 1), extend("default" = 60))
     )]
     check_report_timeout_minutes: Option<Spanned<u32>>,
+    /// How many GitHub reads a tick keeps in flight at once (1 reads one at a time).
+    /// Writes always go one at a time, in order.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<u32>", range(min = 1, max = 64), extend("default" = 8))
+    )]
+    read_concurrency: Option<Spanned<u32>>,
 }
 
 /// Where the bot runs (`runner_tier`); informational only.
@@ -124,9 +133,15 @@ pub struct Env {
     l4_burn_in_days: u32,
     merge_enabled: bool,
     check_report_timeout_minutes: u32,
+    read_concurrency: ReadConcurrency,
 }
 
 impl Env {
+    /// `read_concurrency`, default [`ReadConcurrency::DEFAULT`] (8).
+    pub fn read_concurrency(&self) -> ReadConcurrency {
+        self.read_concurrency
+    }
+
     /// The configured App slug (`bot_app_slug`); a hint, the API's answer is authoritative.
     pub fn bot_app_slug(&self) -> &str {
         &self.bot_app_slug
@@ -253,6 +268,29 @@ pub(crate) fn load(sink: &mut Sink<'_>, text: &str) -> Option<Env> {
         Some(value) => value.value,
     };
 
+    let read_concurrency = match &raw.read_concurrency {
+        None => ReadConcurrency::DEFAULT,
+        Some(value) => match usize::try_from(value.value)
+            .ok()
+            .and_then(ReadConcurrency::new)
+        {
+            Some(limit) => limit,
+            None => {
+                sink.error(
+                    codes::INVALID_VALUE,
+                    "read_concurrency",
+                    &value.referenced,
+                    format!(
+                        "read_concurrency must be between 1 and {}, found {}",
+                        ReadConcurrency::MAX,
+                        value.value
+                    ),
+                );
+                ReadConcurrency::DEFAULT
+            }
+        },
+    };
+
     Some(Env {
         bot_app_slug: raw.bot_app_slug.value,
         runner_tier,
@@ -264,5 +302,6 @@ pub(crate) fn load(sink: &mut Sink<'_>, text: &str) -> Option<Env> {
         l4_burn_in_days: raw.l4_burn_in_days,
         merge_enabled: raw.merge_enabled,
         check_report_timeout_minutes,
+        read_concurrency,
     })
 }

@@ -43,6 +43,34 @@ pub struct PullRequest {
     pub created_at: Option<Timestamp>,
 }
 
+/// What the tick reads of one pull request besides the listing, as far as an adapter could
+/// read it together with the list ([`GitHub::open_pulls_with_reads`]). A part left `None`
+/// is read by its own method ([`GitHub::pull_commits`], …): a batched read that overflowed
+/// a page, or an adapter that batches nothing.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct PullReads {
+    /// The commits, oldest first, as [`GitHub::pull_commits`] answers them.
+    pub commits: Option<Vec<CommitContext>>,
+    /// The files, as [`GitHub::pull_files`] answers them.
+    pub files: Option<Vec<FileChange>>,
+    /// Every check run on the head, as [`GitHub::check_runs`] answers them.
+    pub check_runs: Option<Vec<CheckRun>>,
+    /// The label events, as [`GitHub::label_events`] answers them.
+    pub label_events: Option<Vec<LabelEvent>>,
+    /// The comments, oldest first, as [`GitHub::comments`] answers them.
+    pub comments: Option<Vec<Comment>>,
+}
+
+/// An open pull request with what was read of it along with the list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListedPull {
+    /// The pull request as listed.
+    pub pull: PullRequest,
+    /// What was read with it; [`PullReads::default`] when nothing was.
+    pub reads: PullReads,
+}
+
 /// Open or closed, for issues.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IssueState {
@@ -247,6 +275,26 @@ pub trait GitHub: Send + Sync {
     /// # Errors
     /// See the trait documentation.
     async fn open_pulls(&self, repo: &RepoName) -> Result<Vec<PullRequest>, GitHubError>;
+
+    /// Open pull requests, oldest first, with as much of what the tick reads of each as the
+    /// adapter reads in the same calls (a GraphQL adapter: one query per page of pull
+    /// requests). The default lists with [`GitHub::open_pulls`] and reads nothing more; a
+    /// wrapper must forward it. Every part an adapter returns must be exactly what the
+    /// part's own method would answer: decisions may not depend on the read path.
+    ///
+    /// # Errors
+    /// See the trait documentation.
+    async fn open_pulls_with_reads(&self, repo: &RepoName) -> Result<Vec<ListedPull>, GitHubError> {
+        Ok(self
+            .open_pulls(repo)
+            .await?
+            .into_iter()
+            .map(|pull| ListedPull {
+                pull,
+                reads: PullReads::default(),
+            })
+            .collect())
+    }
 
     /// One pull request (`GET /pulls/{n}`).
     ///

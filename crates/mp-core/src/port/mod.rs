@@ -17,8 +17,8 @@ pub use audit::{AuditError, AuditLog, AuditRecord, AuditVote};
 pub use clock::{Clock, FixedClock};
 pub use dry_run::{DryRun, PlannedWrite};
 pub use github::{
-    DEFAULT_BRANCH_FALLBACK, GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeMethod,
-    MergeRequest, NewIssue, PullRequest, UpdateBranchOutcome,
+    DEFAULT_BRANCH_FALLBACK, GitHub, GitHubError, Issue, IssueQuery, IssueState, ListedPull,
+    MergeMethod, MergeRequest, NewIssue, PullReads, PullRequest, UpdateBranchOutcome,
 };
 pub use history::{CommitPull, FileContent, FileWrite, GitHubHistory, NewPull, Tree, TreeEntry};
 pub use recording::Recording;

@@ -152,6 +152,13 @@ impl GitHub for Recording<'_> {
         self.inner.default_branch(repo).await
     }
 
+    async fn open_pulls_with_reads(
+        &self,
+        repo: &RepoName,
+    ) -> Result<Vec<crate::port::ListedPull>, GitHubError> {
+        self.inner.open_pulls_with_reads(repo).await
+    }
+
     async fn issues(&self, repo: &RepoName, query: &IssueQuery) -> Result<Vec<Issue>, GitHubError> {
         self.inner.issues(repo, query).await
     }

@@ -9,7 +9,9 @@ use crate::approval::{
 use crate::classifier::{
     AutoRevertLabel, AutoRevertProof, ClassifierFacts, Verdict, classify_under,
 };
-use crate::context::{Comment, HeadHistory, PrContext};
+use crate::context::{
+    CheckRun, Comment, CommitContext, FileChange, HeadHistory, LabelEvent, PrContext,
+};
 use crate::gate::{GateInput, GatePolicy, GateReport, evaluate_gate_under};
 use crate::ids::{CommitSha, Timestamp};
 use crate::port::{AuditRecord, AuditVote, GitHub, GitHubError, PullRequest};
@@ -163,9 +165,28 @@ pub async fn fetch_context(
     let check_runs = github.check_runs(repo, &pull.head_sha).await?;
     let label_events = github.label_events(repo, number).await?;
     let head_history = head_history(github, pull).await?;
-    Ok(PrContext {
-        repo: repo.clone(),
-        number,
+    Ok(context_of(
+        pull,
+        commits,
+        files,
+        check_runs,
+        label_events,
+        head_history,
+    ))
+}
+
+/// The context of a listed pull request from its reads.
+pub(crate) fn context_of(
+    pull: &PullRequest,
+    commits: Vec<CommitContext>,
+    files: Vec<FileChange>,
+    check_runs: Vec<CheckRun>,
+    label_events: Vec<LabelEvent>,
+    head_history: HeadHistory,
+) -> PrContext {
+    PrContext {
+        repo: pull.repo.clone(),
+        number: pull.number,
         title: pull.title.clone(),
         body: pull.body.clone(),
         head_sha: pull.head_sha.clone(),
@@ -181,29 +202,37 @@ pub async fn fetch_context(
         check_runs,
         label_events,
         head_history,
-    })
+    }
+}
+
+/// The head history of `pull` when it needs no read: no label bound to a head is on it
+/// (`NotRead`), or its head branch is not in the repository (`Unavailable`). `None` when the
+/// activity log must be read.
+pub(crate) fn head_history_unread(pull: &PullRequest) -> Option<HeadHistory> {
+    let bound = |label: &String| requires_receipt(label) || label == AUTO_REVERT;
+    if !pull.labels.iter().any(bound) {
+        return Some(HeadHistory::NotRead);
+    }
+    match &pull.head_repo {
+        Some(head_repo) if *head_repo == pull.repo => None,
+        Some(head_repo) => Some(HeadHistory::Unavailable {
+            reason: format!("the head branch is in the fork {head_repo}"),
+        }),
+        None => Some(HeadHistory::Unavailable {
+            reason: "the head repository is unknown (deleted fork)".to_owned(),
+        }),
+    }
 }
 
 /// The head branch's update history when the pull request carries a label that is bound
 /// to a head; a head branch in another repository (a fork) is never read: mp proves
 /// nothing about a repository it does not supervise.
-async fn head_history(github: &dyn GitHub, pull: &PullRequest) -> Result<HeadHistory, GitHubError> {
-    let bound = |label: &String| requires_receipt(label) || label == AUTO_REVERT;
-    if !pull.labels.iter().any(bound) {
-        return Ok(HeadHistory::NotRead);
-    }
-    match &pull.head_repo {
-        Some(head_repo) if *head_repo == pull.repo => {}
-        Some(head_repo) => {
-            return Ok(HeadHistory::Unavailable {
-                reason: format!("the head branch is in the fork {head_repo}"),
-            });
-        }
-        None => {
-            return Ok(HeadHistory::Unavailable {
-                reason: "the head repository is unknown (deleted fork)".to_owned(),
-            });
-        }
+pub(crate) async fn head_history(
+    github: &dyn GitHub,
+    pull: &PullRequest,
+) -> Result<HeadHistory, GitHubError> {
+    if let Some(history) = head_history_unread(pull) {
+        return Ok(history);
     }
     match github.head_ref_updates(&pull.repo, &pull.head_ref).await {
         Ok(updates) => Ok(HeadHistory::Read(updates)),

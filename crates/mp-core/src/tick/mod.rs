@@ -26,6 +26,7 @@ mod evaluate;
 pub mod inbox;
 pub mod inbox_poll;
 pub mod lease;
+mod prefetch;
 mod process;
 pub mod progress;
 mod report;
@@ -44,6 +45,7 @@ mod tests;
 
 pub use evaluate::{PrEvaluation, Route, assess_pr, evaluate_pr, fetch_context};
 pub use inbox_poll::{InboxReport, poll_inbox};
+pub use prefetch::ReadConcurrency;
 pub use process::RECEIPTS_UNAVAILABLE;
 pub use progress::{ProgressSink, TickPhase, TickProgress};
 pub use report::{MAX_DETAIL_CHARS, PrAction, PrOutcome, TickMetrics, TickReport};
@@ -58,7 +60,7 @@ use crate::classifier::{CompilePathRulesError, PathRules};
 use crate::config::Config;
 use crate::gate::{ConditionId, DEFAULT_REGISTRY_SEVERITY, GatePolicy};
 use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
-use crate::port::{AuditLog, GitHub, GitHubError, PullRequest};
+use crate::port::{AuditLog, GitHub, GitHubError, ListedPull, PullRequest};
 use crate::severity::Severity;
 use crate::skill::SkillSet;
 
@@ -183,6 +185,9 @@ pub struct TickOptions {
     /// The caller already holds the tick lease (`mp serve` holds it while it runs):
     /// [`run_tick`] neither takes nor gives it back.
     pub lease_held: bool,
+    /// How many reads the pull-request path keeps in flight (`env.yml`
+    /// `read_concurrency`); writes are always one at a time, in the serial tick's order.
+    pub read_concurrency: ReadConcurrency,
 }
 
 /// Which open pull requests of a repository the pull-request path visits when
@@ -249,8 +254,16 @@ impl TickOptions {
     pub fn from_config(config: &Config) -> Self {
         Self {
             merge_mode: MergeMode::from_config(config),
+            read_concurrency: config.env().read_concurrency(),
             ..Self::default()
         }
+    }
+
+    /// These options with `limit` reads in flight.
+    #[must_use]
+    pub fn with_read_concurrency(mut self, limit: ReadConcurrency) -> Self {
+        self.read_concurrency = limit;
+        self
     }
 
     /// These options reporting progress to `progress`.
@@ -562,9 +575,13 @@ pub(crate) async fn run_pr_path_as(
 pub const PR_PATH_RESERVE: u32 = 2 * RATE_LIMIT_RESERVE;
 
 /// One repository's pull requests; `false` when a rate limit ends the pull-request path.
+///
+/// Every read of the repository's pull requests is taken first, with
+/// [`TickOptions::read_concurrency`] in flight (`prefetch`); then each pull request, oldest
+/// first, decides and writes, one at a time.
 async fn process_repo(github: &dyn GitHub, runner: &mut Runner<'_>, repo: &RepoName) -> bool {
-    let pulls = match github.open_pulls(repo).await {
-        Ok(pulls) => pulls,
+    let listed = match github.open_pulls_with_reads(repo).await {
+        Ok(listed) => listed,
         Err(error) => {
             runner
                 .report
@@ -580,14 +597,30 @@ async fn process_repo(github: &dyn GitHub, runner: &mut Runner<'_>, repo: &RepoN
             return true;
         }
     };
-    let selection = runner.setup.options().pulls.as_ref();
-    let pulls: Vec<&PullRequest> = pulls
+    let options = runner.setup.options();
+    let selection = options.pulls.as_ref();
+    let listed: Vec<&ListedPull> = listed
         .iter()
-        .filter(|pull| selection.is_none_or(|only| only.selects(pull)))
+        .filter(|listed| selection.is_none_or(|only| only.selects(&listed.pull)))
         .collect();
-    for (index, pull) in pulls.iter().enumerate() {
-        let left = pulls.len() - index - 1;
-        match runner.process_pr(pull).await {
+    let gated = options.gated_branch(repo);
+    let into_gated: Vec<&ListedPull> = listed
+        .iter()
+        .copied()
+        .filter(|listed| listed.pull.base_ref == gated)
+        .collect();
+    let mut reads =
+        prefetch::read_repo(github, repo, gated, &into_gated, options.read_concurrency).await;
+    if let Some(main_head) = reads.main_head.take() {
+        runner.learn_main_head(repo, main_head);
+    }
+    for (index, item) in listed.iter().enumerate() {
+        let pull = &item.pull;
+        let left = listed.len() - index - 1;
+        match runner
+            .process_pr(pull, reads.pulls.remove(&pull.number))
+            .await
+        {
             Flow::Continue => {}
             Flow::Throttled => {
                 runner.report.metrics.rate_limited = true;

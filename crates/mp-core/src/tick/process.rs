@@ -16,8 +16,9 @@ use crate::port::{
 };
 use crate::trailers::identity_block;
 
-use super::evaluate::{PrEvaluation, Route, assess_pr, fetch_context};
+use super::evaluate::{PrEvaluation, Route, assess_pr};
 use super::inbox::{PENDING_OWNER, audit_issue, find_pending, inbox_issue};
+use super::prefetch::PullData;
 use super::report::{PrAction, PrOutcome, TickReport};
 use super::skills::failure_warning;
 use super::{MergeMode, TickSetup};
@@ -90,6 +91,9 @@ pub(crate) struct Runner<'a> {
     /// race guard re-read. C4 compares with this value; the race guard re-reads `main`
     /// before every merge, so a move by anyone else is caught there (decisions/0004).
     main_heads: BTreeMap<RepoName, CommitSha>,
+    /// The prefetched read of `main` that failed, per repository: the next pull request
+    /// reports it, and the one after reads again.
+    main_errors: BTreeMap<RepoName, GitHubError>,
     /// The open decision-inbox issues, listed once per tick when the first Quadrant-D pull
     /// request needs them; issues opened during the tick are added, so a second pull
     /// request never gets a duplicate and the inbox is not listed again per pull request.
@@ -117,15 +121,33 @@ impl<'a> Runner<'a> {
             setup,
             now,
             main_heads: BTreeMap::new(),
+            main_errors: BTreeMap::new(),
             pending_inbox: None,
             report: TickReport::default(),
         }
     }
 
-    /// Processes one pull request, records its outcome and says whether to go on.
-    pub(crate) async fn process_pr(&mut self, pull: &PullRequest) -> Flow {
+    /// What the prefetch read of the gated branch's head of `repo`.
+    pub(crate) fn learn_main_head(
+        &mut self,
+        repo: &RepoName,
+        head: Result<CommitSha, GitHubError>,
+    ) {
+        match head {
+            Ok(head) => {
+                self.main_heads.entry(repo.clone()).or_insert(head);
+            }
+            Err(error) => {
+                self.main_errors.insert(repo.clone(), error);
+            }
+        }
+    }
+
+    /// Processes one pull request over its prefetched reads (`None` for a pull request
+    /// not into the gated branch), records its outcome and says whether to go on.
+    pub(crate) async fn process_pr(&mut self, pull: &PullRequest, reads: Option<PullData>) -> Flow {
         let reference = format!("{}#{}", pull.repo, pull.number);
-        let (outcome, flow) = match self.decide(pull).await {
+        let (outcome, flow) = match self.decide(pull, reads).await {
             Ok(outcome) => (outcome, Flow::Continue),
             Err(skip) => (
                 PrOutcome::new(reference, PrAction::Skipped, &skip.detail)
@@ -139,7 +161,11 @@ impl<'a> Runner<'a> {
         flow
     }
 
-    async fn decide(&mut self, pull: &PullRequest) -> Result<PrOutcome, Skip> {
+    async fn decide(
+        &mut self,
+        pull: &PullRequest,
+        reads: Option<PullData>,
+    ) -> Result<PrOutcome, Skip> {
         let github = self.github;
         let (repo, number) = (&pull.repo, pull.number);
         // (0) Only pull requests into the gated branch are gated: a green gate on another
@@ -152,19 +178,26 @@ impl<'a> Runner<'a> {
                 ignored_detail(&pull.base_ref, gated),
             ));
         }
-        // (1) Context.
-        let pr = fetch_context(github, pull)
-            .await
+        // (1) Context, read before this repository's first write (`prefetch`).
+        let Some(reads) = reads else {
+            return Err(Skip::new(
+                "the pull request's reads were not taken (listed after the reads began)".to_owned(),
+            ));
+        };
+        let pr = reads
+            .context
             .map_err(|e| Skip::github("cannot read the pull request", &e))?;
         // (2) Comments, hence receipts: unreadable means unknown receipts, so nothing is
         // decided or written.
-        let comments = github
-            .comments(repo, number)
-            .await
+        let comments = reads
+            .comments
             .map_err(|e| Skip::github(RECEIPTS_UNAVAILABLE, &e))?;
         let main_head = match self.main_heads.get(repo) {
             Some(head) => head.clone(),
             None => {
+                if let Some(error) = self.main_errors.remove(repo) {
+                    return Err(Skip::github("cannot read the main head", &error));
+                }
                 let head = github
                     .branch_head(repo, gated)
                     .await

@@ -221,7 +221,7 @@ impl FakePr {
 }
 
 /// The fake world's state. Tests reach it through [`Fake::with`].
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct State {
     /// `None`: `bot_login` fails.
     pub(crate) bot: Option<Login>,
@@ -242,6 +242,32 @@ pub(crate) struct State {
     next_issue: u64,
     /// Branches, files, trees and the rest of the history half (`testkit_history`).
     pub(crate) history: super::testkit_history::History,
+    /// When set, each read of a pull request's parts and of `main` waits once before it
+    /// answers, so reads in flight overlap; `in_flight` and `max_in_flight` count them.
+    pub(crate) yielding: bool,
+    pub(crate) in_flight: usize,
+    pub(crate) max_in_flight: usize,
+    /// Reads of a pull request's parts and of `main` that reached the fake.
+    pub(crate) reads: usize,
+    /// When set, each such read spends one call of `history.rate_limit_remaining`.
+    pub(crate) spending: bool,
+}
+
+/// A future that is pending once, then ready.
+struct YieldOnce(bool);
+
+impl Future for YieldOnce {
+    type Output = ();
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            Poll::Ready(())
+        } else {
+            self.0 = true;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    }
 }
 
 /// A small in-memory GitHub and audit log.
@@ -267,7 +293,39 @@ impl Fake {
             next_comment: 1000,
             next_issue: 100,
             history: super::testkit_history::History::default(),
+            yielding: false,
+            in_flight: 0,
+            max_in_flight: 0,
+            reads: 0,
+            spending: false,
         }))
+    }
+
+    /// A fake in the same state, with its own log from here on.
+    pub(crate) fn copy(&self) -> Self {
+        Self(Mutex::new(self.with(|s| s.clone())))
+    }
+
+    /// One read of a pull request's parts or of `main` reaching the fake: counted, and
+    /// held in flight across one wait when [`State::yielding`] is set.
+    async fn read_in_flight(&self) {
+        let yielding = self.with(|s| {
+            s.reads += 1;
+            if s.spending
+                && let Some(remaining) = &mut s.history.rate_limit_remaining
+            {
+                *remaining = remaining.saturating_sub(1);
+            }
+            if s.yielding {
+                s.in_flight += 1;
+                s.max_in_flight = s.max_in_flight.max(s.in_flight);
+            }
+            s.yielding
+        });
+        if yielding {
+            YieldOnce(false).await;
+            self.with(|s| s.in_flight -= 1);
+        }
     }
 
     /// Runs `f` on the state.
@@ -358,6 +416,7 @@ impl GitHub for Fake {
         repo: &RepoName,
         number: PrNumber,
     ) -> Result<Vec<CommitContext>, GitHubError> {
+        self.read_in_flight().await;
         self.with(|s| s.read("pull_commits", repo, number, |p| p.commits.clone()))
     }
 
@@ -366,6 +425,7 @@ impl GitHub for Fake {
         repo: &RepoName,
         number: PrNumber,
     ) -> Result<Vec<FileChange>, GitHubError> {
+        self.read_in_flight().await;
         self.with(|s| s.read("pull_files", repo, number, |p| p.files.clone()))
     }
 
@@ -374,6 +434,7 @@ impl GitHub for Fake {
         repo: &RepoName,
         sha: &CommitSha,
     ) -> Result<Vec<CheckRun>, GitHubError> {
+        self.read_in_flight().await;
         self.with(|s| {
             Ok(s.pulls
                 .iter()
@@ -396,6 +457,7 @@ impl GitHub for Fake {
         repo: &RepoName,
         number: PrNumber,
     ) -> Result<Vec<LabelEvent>, GitHubError> {
+        self.read_in_flight().await;
         self.with(|s| s.read("label_events", repo, number, |p| p.events.clone()))
     }
 
@@ -404,6 +466,7 @@ impl GitHub for Fake {
         repo: &RepoName,
         head_ref: &str,
     ) -> Result<Vec<RefUpdate>, GitHubError> {
+        self.read_in_flight().await;
         self.with(|s| {
             let pr = s
                 .pulls
@@ -422,6 +485,7 @@ impl GitHub for Fake {
         repo: &RepoName,
         number: PrNumber,
     ) -> Result<Vec<Comment>, GitHubError> {
+        self.read_in_flight().await;
         self.with(|s| {
             s.failure("comments", number.get())?;
             Ok(s.comments
@@ -440,6 +504,7 @@ impl GitHub for Fake {
     }
 
     async fn branch_head(&self, _repo: &RepoName, _branch: &str) -> Result<CommitSha, GitHubError> {
+        self.read_in_flight().await;
         self.with(|s| {
             let head = s
                 .main

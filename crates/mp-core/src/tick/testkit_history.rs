@@ -28,7 +28,7 @@ use super::testkit::{Fake, at, login, repo};
 pub(crate) const DEFAULT_RATE_LIMIT: u32 = 4321;
 
 /// The history state of the fake world. Reach it with [`Fake::history`].
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct History {
     /// Commits per `(repository, branch)`, newest first (as `GET /commits` lists them).
     pub(crate) branches: BTreeMap<(RepoName, String), Vec<CommitContext>>,

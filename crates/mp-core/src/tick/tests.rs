@@ -14,14 +14,33 @@ const AUDIT_1_A: &str = "audit acme/app#1 @ a100000: A (6 votes)";
 const AUDIT_1_D: &str = "audit acme/app#1 @ a100000: D (6 votes)";
 
 /// Runs one tick and compares the writes logged since the last tick, then the outcomes
-/// (`=> ...`), with `expected`.
+/// (`=> ...`), with `expected`. The same tick over a copy of the world with one read at a
+/// time must write and decide exactly the same (decisions/0034).
 #[track_caller]
 fn check(fake: &Fake, options: &TickOptions, expected: &[&str]) -> TickReport {
+    let serial = fake.copy();
     let report =
         block_on(run_pr_path(fake, fake, &config(), options, now())).expect("the tick runs");
     let mut lines = fake.take_log();
     lines.extend(report.outcomes.iter().map(|o| format!("=> {o}")));
     assert_eq!(lines, expected);
+    let one_at_a_time = options
+        .clone()
+        .with_read_concurrency(ReadConcurrency::SERIAL);
+    let serial_report = block_on(run_pr_path(
+        &serial,
+        &serial,
+        &config(),
+        &one_at_a_time,
+        now(),
+    ))
+    .expect("the serial tick runs");
+    let mut serial_lines = serial.take_log();
+    serial_lines.extend(serial_report.outcomes.iter().map(|o| format!("=> {o}")));
+    assert_eq!(
+        serial_lines, lines,
+        "one read at a time writes or decides otherwise"
+    );
     report
 }
 
@@ -679,4 +698,75 @@ fn a_pull_selection_visits_only_the_pull_requests_it_names() {
     .expect("the tick runs");
     let visited: Vec<&str> = report.outcomes.iter().map(|o| o.pr.as_str()).collect();
     assert_eq!(visited, ["acme/app#1", "acme/app#3"]);
+}
+
+/// Five pull requests whose reads wait once each, so the reads in flight overlap.
+fn overlapping() -> Fake {
+    let fake = Fake::new((1..=5).map(clean).collect());
+    fake.with(|s| s.yielding = true);
+    fake
+}
+
+#[test]
+fn reads_overlap_up_to_the_configured_limit_and_never_beyond() {
+    let mut reads = Vec::new();
+    for limit in [1, 3, 8, 64] {
+        let fake = overlapping();
+        let options = merging()
+            .with_read_concurrency(ReadConcurrency::new(limit).expect("the limit is in range"));
+        block_on(run_pr_path(&fake, &fake, &config(), &options, now())).expect("the tick runs");
+        // Five labelled pull requests: commits, files, check runs, labels, the head
+        // branch's activity and comments each, plus `main`: 31 reads before any write.
+        let (max, count) = fake.with(|s| (s.max_in_flight, s.reads));
+        assert_eq!(max, limit.min(31), "{limit} in flight");
+        reads.push(count);
+    }
+    assert!(
+        reads.windows(2).all(|w| w[0] == w[1]),
+        "reads per limit: {reads:?}"
+    );
+}
+
+#[test]
+fn a_rate_limit_stops_the_reads_not_yet_started() {
+    let fake = Fake::new((1..=5).map(clean).collect());
+    fake.fail(
+        "pull_commits",
+        1,
+        GitHubError::Throttled {
+            retry_after_secs: 60,
+        },
+    );
+    let options = merging().with_read_concurrency(ReadConcurrency::SERIAL);
+    let report =
+        block_on(run_pr_path(&fake, &fake, &config(), &options, now())).expect("the tick runs");
+    // `main`, then #1's commits: the secondary limit; nothing else reaches GitHub.
+    assert_eq!(fake.with(|s| s.reads), 2);
+    assert!(fake.take_log().is_empty());
+    assert_eq!(report.outcomes.len(), 1);
+    assert!(report.metrics.rate_limited);
+}
+
+#[test]
+fn no_read_starts_under_the_pull_request_path_s_reserve() {
+    // Every read spends one call; the repository starts ten calls above the reserve.
+    let fake = Fake::new((1..=5).map(clean).collect());
+    fake.with(|s| {
+        s.history.rate_limit_remaining = Some(PR_PATH_RESERVE + 10);
+        s.spending = true;
+    });
+    let options = merging().with_read_concurrency(ReadConcurrency::SERIAL);
+    let report =
+        block_on(run_pr_path(&fake, &fake, &config(), &options, now())).expect("the tick runs");
+    // `main` and #1's six parts, then four of #2's before the reserve (11 reads), and the
+    // race guard's re-read of `main` before #1 merges; #2 stops the path.
+    assert_eq!(fake.with(|s| s.reads), 12);
+    let outcomes: Vec<String> = report.outcomes.iter().map(ToString::to_string).collect();
+    assert_eq!(outcomes.len(), 2, "{outcomes:?}");
+    assert!(outcomes[0].starts_with("acme/app#1 merged"), "{outcomes:?}");
+    assert_eq!(
+        outcomes[1],
+        "acme/app#2 skipped: cannot read the pull request: rate limit exhausted: 399 calls left"
+    );
+    assert!(report.metrics.rate_limited);
 }

@@ -16,6 +16,8 @@ pub struct RouteStats {
     pub failures: u64,
     /// Requests answered with anything but 304: the ones that spent the primary limit.
     pub spent: u64,
+    /// Requests that waited before going out, to keep under GitHub's points per minute.
+    pub paced: u64,
 }
 
 /// Counts of every route the client used.
@@ -44,6 +46,11 @@ impl RestStats {
     /// All retries.
     pub fn total_retries(&self) -> u64 {
         self.routes.values().map(|r| r.retries).sum()
+    }
+
+    /// All requests that waited for the points-per-minute budget.
+    pub fn total_paced(&self) -> u64 {
+        self.routes.values().map(|r| r.paced).sum()
     }
 
     /// All failed calls.

@@ -2,6 +2,8 @@
 //! bookkeeping, bounded retries and the serial lane for writes.
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use super::pace::{Pacer, READ_POINTS, WRITE_POINTS};
 use std::time::Duration;
 
 use mp_core::ids::RepoName;
@@ -182,6 +184,8 @@ pub(crate) struct Transport {
     /// Held across each write so writes never overlap (GitHub's advice against secondary
     /// limits).
     writes: tokio::sync::Mutex<()>,
+    /// GitHub's points-per-minute secondary limit, kept under; `None` paces nothing.
+    pacer: Option<Pacer>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -196,6 +200,7 @@ impl Transport {
         timeout: Duration,
         retry: RetryPolicy,
         user_agent: &str,
+        points_per_minute: Option<u32>,
     ) -> Result<Self, RestError> {
         let invalid = |reason: &str| RestError::InvalidApiUrl {
             url: api_url.to_owned(),
@@ -238,6 +243,7 @@ impl Transport {
             stats: Mutex::new(RestStats::default()),
             budget: Mutex::new(Budget::default()),
             writes: tokio::sync::Mutex::new(()),
+            pacer: points_per_minute.map(|points| Pacer::new(points, std::time::Instant::now())),
         })
     }
 
@@ -328,6 +334,18 @@ impl Transport {
         }
         let mut attempt: u32 = 0;
         loop {
+            if let Some(pacer) = &self.pacer {
+                let points = if request.is_read() {
+                    READ_POINTS
+                } else {
+                    WRITE_POINTS
+                };
+                let wait = pacer.reserve(points, std::time::Instant::now());
+                if !wait.is_zero() {
+                    lock(&self.stats).entry(request.route).paced += 1;
+                    tokio::time::sleep(wait).await;
+                }
+            }
             let exchange = self.exchange(request).await?;
             match self.judge(request, exchange, attempt) {
                 Step::Done(result) => {

@@ -5,6 +5,7 @@
 use crate::harness::{
     Scenario, TickResult, client_for, merges, runtime, scenario_worlds, serve, tick_at, tick_over,
 };
+use mp_core::tick::ReadConcurrency;
 use mp_github::{FaultScript, MemoryGitHub};
 
 /// An outcome detail with the words of a failed call cut after its route: how a failure
@@ -109,10 +110,21 @@ fn all_outcomes(ticks: &[TickResult]) -> Vec<String> {
         .collect()
 }
 
-/// The differences between the two runs of one scenario, empty when they agree.
+/// The differences between the two runs of one scenario, empty when they agree: the
+/// in-memory world read one call at a time (the serial tick), and the REST client against
+/// the loopback server with the configured reads in flight (decisions/0034).
 async fn compare(scenario: &Scenario, world: &std::path::Path) -> Vec<String> {
+    let serial = Scenario {
+        world: scenario.world.clone(),
+        config: scenario.config.clone(),
+        options: scenario
+            .options
+            .clone()
+            .with_read_concurrency(ReadConcurrency::SERIAL),
+        instants: scenario.instants.clone(),
+    };
     let memory_github = MemoryGitHub::new(scenario.world.clone());
-    let memory = ticks_over(&memory_github, &memory_github, scenario).await;
+    let memory = ticks_over(&memory_github, &memory_github, &serial).await;
     let server = serve(scenario, FaultScript::default()).await;
     let client = client_for(&server);
     let rest = ticks_over(&client, server.memory(), scenario).await;
