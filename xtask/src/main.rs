@@ -6,6 +6,7 @@
 //! `bench drain` (many agents' ready pull requests draining into `main`), `bench serve`
 //! (`mp serve`'s label-to-merge latency and idle cost against the loopback GitHub),
 //! `openapi` (fetch GitHub's pinned REST description for the conformance test),
+//! `graphql` (fetch GitHub's pinned GraphQL schema for the query validation test),
 //! `pyclient` (install the pinned PyGithub for the third-party client test),
 //! `webhooks` (fetch GitHub's pinned webhook examples and schemas for mp-serve's payload
 //! test),
@@ -18,6 +19,7 @@ mod bench_api;
 mod bench_drain;
 mod bench_serve;
 mod gen_world;
+mod graphql;
 mod openapi;
 mod prereq;
 mod pyclient;
@@ -31,10 +33,13 @@ const USAGE: &str = "usage: cargo xtask <command>
 commands:
   test [--no-install] [-- ARGS]
                     install what the tests need (Debian's chromium, GitHub's
-                    REST description, PyGithub, GitHub's webhook examples and
-                    schemas), then run cargo test --workspace --locked [ARGS]
+                    REST description and GraphQL schema, PyGithub, GitHub's
+                    webhook examples and schemas), then run
+                    cargo test --workspace --locked [ARGS]
   openapi [--check] fetch @octokit/openapi at the pinned version and integrity into
                     target/openapi/ (the loopback conformance test reads it)
+  graphql [--check] fetch @octokit/graphql-schema at the pinned version and integrity
+                    into target/graphql/ (the GraphQL query test validates against it)
   pyclient [--check]
                     pip-install PyGithub and its dependencies at pinned versions
                     into target/pyclient/ (the third-party client test runs it)
@@ -73,6 +78,7 @@ fn main() -> ExitCode {
     let result = match args.as_slice() {
         ["test", rest @ ..] => test::run(&root, rest),
         ["openapi", rest @ ..] => openapi::STEP.run(&root, rest),
+        ["graphql", rest @ ..] => graphql::STEP.run(&root, rest),
         ["pyclient", rest @ ..] => pyclient::STEP.run(&root, rest),
         ["webhooks", rest @ ..] => webhooks::STEP.run(&root, rest),
         ["tidy"] => tidy::run(&root),

@@ -1,14 +1,15 @@
 //! `cargo xtask test`: the whole test suite on a fresh machine — installs what the tests
 //! need (Debian's `chromium` for the HTML report test, GitHub's pinned REST description for
-//! the loopback conformance test through `cargo xtask openapi`, the pinned PyGithub for the
-//! third-party client test through `cargo xtask pyclient`, GitHub's pinned webhook examples
-//! and schemas for mp-serve's payload test through `cargo xtask webhooks`), then runs the
-//! workspace tests.
+//! the loopback conformance test through `cargo xtask openapi`, GitHub's pinned GraphQL
+//! schema for the query validation test through `cargo xtask graphql`, the pinned PyGithub
+//! for the third-party client test through `cargo xtask pyclient`, GitHub's pinned webhook
+//! examples and schemas for mp-serve's payload test through `cargo xtask webhooks`), then
+//! runs the workspace tests.
 //!
 //! Installing needs root or password-less `sudo` and an `apt-get`; without them the
 //! command stops before the tests and names the package to install by hand. The REST
-//! description and the webhook packages need `npm` and the npm registry; PyGithub needs
-//! `python3 -m pip` and PyPI.
+//! description, the GraphQL schema and the webhook packages need `npm` and the npm
+//! registry; PyGithub needs `python3 -m pip` and PyPI.
 
 use std::path::Path;
 use std::process::Command;
@@ -49,12 +50,14 @@ pub(crate) fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
         install(&missing)?;
     }
     let description = crate::openapi::STEP.prepare(root, no_install)?;
+    let graphql_schema = crate::graphql::STEP.prepare(root, no_install)?;
     let pyclient = crate::pyclient::STEP.prepare(root, no_install)?;
     let webhooks = crate::webhooks::STEP.prepare(root, no_install)?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let status = Command::new(cargo)
         .current_dir(root)
         .env(crate::openapi::ENV, &description)
+        .env(crate::graphql::ENV, &graphql_schema)
         .env(crate::pyclient::ENV, &pyclient)
         .envs(crate::webhooks::envs(&webhooks))
         .args(["test", "--workspace", "--locked"])
@@ -71,8 +74,9 @@ const HELP: &str = "cargo xtask test [--no-install] [-- CARGO TEST ARGS]
 
 Installs what the test suite needs when it is missing (Debian's `chromium`, with
 apt-get, as root or through password-less sudo; GitHub's REST description, with
-`cargo xtask openapi`; PyGithub, with `cargo xtask pyclient`; GitHub's webhook
-examples and schemas, with `cargo xtask webhooks`), then runs
+`cargo xtask openapi`; GitHub's GraphQL schema, with `cargo xtask graphql`;
+PyGithub, with `cargo xtask pyclient`; GitHub's webhook examples and schemas, with
+`cargo xtask webhooks`), then runs
 `cargo test --workspace --locked` with any further arguments.
 --no-install  only check the prerequisites; fail naming what is missing";
 

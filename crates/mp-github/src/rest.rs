@@ -10,6 +10,7 @@
 pub mod auth;
 mod cache;
 pub mod git_revert;
+pub mod graphql;
 mod history;
 mod link;
 mod model;
@@ -19,6 +20,7 @@ mod revert;
 mod stats;
 mod transport;
 
+pub use graphql::ReadPath;
 pub use pace::GITHUB_REST_POINTS_PER_MINUTE;
 
 #[cfg(test)]
@@ -147,6 +149,9 @@ pub struct RestConfig {
     /// write 5): the client spends at most 90 % of it in any minute, requests waiting for
     /// their points (decisions/0034). `None` paces nothing (a loopback server).
     pub points_per_minute: Option<u32>,
+    /// Where pull requests are read from (`env.yml` `reads`): REST calls per part, or one
+    /// GraphQL query per page of pull requests (decisions/0035).
+    pub reads: ReadPath,
 }
 
 impl RestConfig {
@@ -164,6 +169,7 @@ impl RestConfig {
             revert,
             token_app_slug: None,
             points_per_minute: Some(GITHUB_REST_POINTS_PER_MINUTE),
+            reads: ReadPath::Rest,
         }
     }
 }
@@ -196,6 +202,7 @@ pub struct RestGitHub {
     transport: Transport,
     revert: RevertMode,
     bot: tokio::sync::OnceCell<Login>,
+    reads: ReadPath,
 }
 
 impl fmt::Debug for RestGitHub {
@@ -222,6 +229,7 @@ impl RestGitHub {
             revert,
             token_app_slug,
             points_per_minute,
+            reads,
         } = config;
         let authenticator = Authenticator::new(credentials)?
             .with_token_app_slug(token_app_slug)
@@ -238,6 +246,7 @@ impl RestGitHub {
             transport,
             revert,
             bot: tokio::sync::OnceCell::new(),
+            reads,
         })
     }
 
@@ -260,5 +269,15 @@ impl RestGitHub {
     /// Requests, 304s, retries and failures so far, by route.
     pub fn stats(&self) -> RestStats {
         self.transport.stats()
+    }
+
+    /// GraphQL points left in its window, as last reported; `None` before the first query.
+    pub fn graphql_remaining(&self) -> Option<u32> {
+        self.transport.graphql_remaining()
+    }
+
+    /// Why the GraphQL read path fell back to REST so far, one line each.
+    pub fn graphql_fallbacks(&self) -> Vec<String> {
+        self.transport.fallbacks()
     }
 }

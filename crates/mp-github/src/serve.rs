@@ -26,6 +26,7 @@ mod boilerplate;
 mod conn;
 mod fault;
 mod gate;
+mod graphql;
 mod page;
 mod render;
 mod routes;

@@ -385,6 +385,7 @@ fn world_ticks(args: &TickArgs, path: &Path) -> anyhow::Result<WorldRuns> {
                 config_rest.retry = mp_github::rest::RetryPolicy::fast();
                 // Nor does it pace: the loopback server has no points-per-minute limit.
                 config_rest.points_per_minute = None;
+                config_rest.reads = read_path(&config);
                 let client = rest_client(config_rest, args.http_cache.as_deref())?;
                 for &at in &instants {
                     server.memory().set_now(at);
@@ -549,7 +550,16 @@ pub(crate) fn live_rest_config(
     let mut rest = RestConfig::new(api_url.to_owned(), credentials);
     // An installation token (Actions' GITHUB_TOKEN) cannot ask GitHub who it is.
     rest.token_app_slug = Some(config.env().bot_app_slug().to_owned());
+    rest.reads = read_path(config);
     rest
+}
+
+/// The REST client's read path from `env.yml` `reads`.
+pub(crate) fn read_path(config: &mp_core::config::Config) -> mp_github::rest::ReadPath {
+    match config.env().reads() {
+        mp_core::config::ReadSource::Rest => mp_github::rest::ReadPath::Rest,
+        _ => mp_github::rest::ReadPath::Graphql,
+    }
 }
 
 /// A tick against GitHub: configuration from a directory, credentials from the

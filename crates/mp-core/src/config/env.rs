@@ -90,6 +90,40 @@ pub(crate) struct EnvFile {
         schemars(with = "Option<u32>", range(min = 1, max = 64), extend("default" = 8))
     )]
     read_concurrency: Option<Spanned<u32>>,
+    /// Where a tick reads pull requests from: one GraphQL query per page of pull requests
+    /// (`graphql`), or one REST call per part of each (`rest`).
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<ReadSource>", extend("default" = "graphql"))
+    )]
+    reads: Option<Spanned<String>>,
+}
+
+/// Where a tick reads pull requests from (`reads`); an adapter setting, the decisions do
+/// not depend on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename_all = "kebab-case"))]
+#[non_exhaustive]
+pub enum ReadSource {
+    /// One GraphQL query per page of pull requests, REST for what does not fit.
+    #[default]
+    Graphql,
+    /// One REST call per part of each pull request.
+    Rest,
+}
+
+impl ReadSource {
+    const ALL: [Self; 2] = [Self::Graphql, Self::Rest];
+
+    /// `graphql` or `rest`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Graphql => "graphql",
+            Self::Rest => "rest",
+        }
+    }
 }
 
 /// Where the bot runs (`runner_tier`); informational only.
@@ -134,9 +168,15 @@ pub struct Env {
     merge_enabled: bool,
     check_report_timeout_minutes: u32,
     read_concurrency: ReadConcurrency,
+    reads: ReadSource,
 }
 
 impl Env {
+    /// `reads`, default [`ReadSource::Graphql`].
+    pub fn reads(&self) -> ReadSource {
+        self.reads
+    }
+
     /// `read_concurrency`, default [`ReadConcurrency::DEFAULT`] (8).
     pub fn read_concurrency(&self) -> ReadConcurrency {
         self.read_concurrency
@@ -291,6 +331,28 @@ pub(crate) fn load(sink: &mut Sink<'_>, text: &str) -> Option<Env> {
         },
     };
 
+    let reads = match &raw.reads {
+        None => ReadSource::default(),
+        Some(value) => match ReadSource::ALL
+            .into_iter()
+            .find(|source| source.as_str() == value.value)
+        {
+            Some(source) => source,
+            None => {
+                sink.error(
+                    codes::INVALID_VALUE,
+                    "reads",
+                    &value.referenced,
+                    format!(
+                        "unknown reads `{}`, expected `graphql` or `rest`",
+                        shown(&value.value)
+                    ),
+                );
+                ReadSource::default()
+            }
+        },
+    };
+
     Some(Env {
         bot_app_slug: raw.bot_app_slug.value,
         runner_tier,
@@ -303,5 +365,6 @@ pub(crate) fn load(sink: &mut Sink<'_>, text: &str) -> Option<Env> {
         merge_enabled: raw.merge_enabled,
         check_report_timeout_minutes,
         read_concurrency,
+        reads,
     })
 }

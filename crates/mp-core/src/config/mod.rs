@@ -33,7 +33,7 @@ mod tests;
 
 use std::collections::BTreeMap;
 
-pub use env::{Env, RunnerTier};
+pub use env::{Env, ReadSource, RunnerTier};
 pub use mirror_paths::MirrorPaths;
 pub use owner::Owner;
 pub use problem::{ConfigProblem, ProblemSeverity, codes};

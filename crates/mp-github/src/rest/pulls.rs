@@ -139,6 +139,24 @@ impl GitHub for RestGitHub {
         pulls.into_iter().map(|p| convert.pull(repo, p)).collect()
     }
 
+    async fn open_pulls_with_reads(
+        &self,
+        repo: &RepoName,
+    ) -> Result<Vec<mp_core::port::ListedPull>, GitHubError> {
+        match self.reads {
+            super::ReadPath::Graphql => self.open_pulls_graphql(repo).await,
+            _ => Ok(self
+                .open_pulls(repo)
+                .await?
+                .into_iter()
+                .map(|pull| mp_core::port::ListedPull {
+                    pull,
+                    reads: mp_core::port::PullReads::default(),
+                })
+                .collect()),
+        }
+    }
+
     async fn pull(&self, repo: &RepoName, number: PrNumber) -> Result<PullRequest, GitHubError> {
         let endpoint = Endpoint::GetPull;
         let url = self

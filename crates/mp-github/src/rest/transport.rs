@@ -39,6 +39,9 @@ pub(crate) struct Request<'a> {
     pub(crate) url: Url,
     pub(crate) repo: Option<&'a RepoName>,
     pub(crate) body: Option<serde_json::Value>,
+    /// A GraphQL query: a POST that reads (retried, never serialised with the writes,
+    /// never cached), counted against GraphQL's own budget.
+    pub(crate) query: bool,
 }
 
 impl<'a> Request<'a> {
@@ -50,6 +53,24 @@ impl<'a> Request<'a> {
             url,
             repo: Some(repo),
             body: None,
+            query: false,
+        }
+    }
+
+    /// A GraphQL query (`POST /graphql`) with its JSON body.
+    pub(crate) fn graphql(
+        route: &'static str,
+        url: Url,
+        repo: &'a RepoName,
+        body: serde_json::Value,
+    ) -> Self {
+        Self {
+            method: Method::POST,
+            route,
+            url,
+            repo: Some(repo),
+            body: Some(body),
+            query: true,
         }
     }
 
@@ -67,10 +88,17 @@ impl<'a> Request<'a> {
             url,
             repo: Some(repo),
             body,
+            query: false,
         }
     }
 
+    /// Whether the request changes nothing: a GET or a GraphQL query.
     fn is_read(&self) -> bool {
+        self.method == Method::GET || self.query
+    }
+
+    /// Whether an answer may be cached and asked for again with `If-None-Match`.
+    fn is_cacheable(&self) -> bool {
         self.method == Method::GET
     }
 }
@@ -171,6 +199,11 @@ struct Budget {
     reset: Option<u64>,
 }
 
+/// Which of GitHub's budgets an answer reported: `x-ratelimit-resource` names it.
+fn is_graphql_resource(resource: Option<&str>, request: &Request<'_>) -> bool {
+    resource.map_or(request.query, |r| r == "graphql")
+}
+
 /// The HTTP side of [`super::RestGitHub`].
 pub(crate) struct Transport {
     http: reqwest::Client,
@@ -181,6 +214,10 @@ pub(crate) struct Transport {
     cache: Mutex<EtagCache>,
     stats: Mutex<RestStats>,
     budget: Mutex<Budget>,
+    /// GraphQL's own points budget, as its answers report it.
+    graphql_budget: Mutex<Budget>,
+    /// Why the GraphQL path fell back to REST, one line per repository and time.
+    fallbacks: Mutex<Vec<String>>,
     /// Held across each write so writes never overlap (GitHub's advice against secondary
     /// limits).
     writes: tokio::sync::Mutex<()>,
@@ -242,6 +279,8 @@ impl Transport {
             cache: Mutex::new(EtagCache::default()),
             stats: Mutex::new(RestStats::default()),
             budget: Mutex::new(Budget::default()),
+            graphql_budget: Mutex::new(Budget::default()),
+            fallbacks: Mutex::new(Vec::new()),
             writes: tokio::sync::Mutex::new(()),
             pacer: points_per_minute.map(|points| Pacer::new(points, std::time::Instant::now())),
         })
@@ -273,6 +312,26 @@ impl Transport {
 
     pub(crate) fn rate_limit_remaining(&self) -> Option<u32> {
         lock(&self.budget).remaining
+    }
+
+    /// GraphQL points left as a query's `rateLimit { remaining }` reported them.
+    pub(crate) fn note_graphql_remaining(&self, remaining: u32) {
+        lock(&self.graphql_budget).remaining = Some(remaining);
+    }
+
+    /// Records why the GraphQL path fell back to REST.
+    pub(crate) fn note_fallback(&self, why: String) {
+        lock(&self.fallbacks).push(why);
+    }
+
+    /// Every fallback recorded so far.
+    pub(crate) fn fallbacks(&self) -> Vec<String> {
+        lock(&self.fallbacks).clone()
+    }
+
+    /// GraphQL points left in its window, as last reported.
+    pub(crate) fn graphql_remaining(&self) -> Option<u32> {
+        lock(&self.graphql_budget).remaining
     }
 
     pub(crate) fn rate_limit_reset(&self) -> Option<u64> {
@@ -328,13 +387,13 @@ impl Transport {
         };
         // The primary limit is spent until its reset: asking again only earns more 403s
         // (and GitHub may ban an integration that keeps asking).
-        if let Some(refusal) = self.exhausted() {
+        if let Some(refusal) = self.exhausted(request.query) {
             lock(&self.stats).entry(request.route).failures += 1;
             return Err(refusal);
         }
         let mut attempt: u32 = 0;
         loop {
-            if let Some(pacer) = &self.pacer {
+            if let Some(pacer) = self.pacer.as_ref().filter(|_| !request.query) {
                 let points = if request.is_read() {
                     READ_POINTS
                 } else {
@@ -366,8 +425,12 @@ impl Transport {
 
     /// [`GitHubError::RateLimited`] when the last answer left no calls in a window whose
     /// reset is still ahead.
-    fn exhausted(&self) -> Option<GitHubError> {
-        let budget = lock(&self.budget);
+    fn exhausted(&self, graphql: bool) -> Option<GitHubError> {
+        let budget = lock(if graphql {
+            &self.graphql_budget
+        } else {
+            &self.budget
+        });
         let reset_ahead = budget
             .reset
             .is_some_and(|reset| until(reset) > Duration::ZERO);
@@ -460,7 +523,7 @@ impl Transport {
             .http
             .request(request.method.clone(), request.url.clone())
             .header(header::AUTHORIZATION, authorization);
-        if request.is_read()
+        if request.is_cacheable()
             && let Some(etag) = lock(&self.cache).etag(key)
             && let Ok(value) = HeaderValue::from_str(etag)
         {
@@ -487,8 +550,13 @@ impl Transport {
         let retry_after = text("retry-after").and_then(|v| v.parse::<u64>().ok());
         let link = text("link");
         let etag = text("etag");
+        let graphql = is_graphql_resource(text("x-ratelimit-resource").as_deref(), request);
         {
-            let mut budget = lock(&self.budget);
+            let mut budget = lock(if graphql {
+                &self.graphql_budget
+            } else {
+                &self.budget
+            });
             if remaining.is_some() {
                 budget.remaining = remaining;
             }
@@ -593,7 +661,7 @@ impl Transport {
             return self.transient(request, attempt, message);
         }
         let key = request.url.as_str();
-        if request.is_read() {
+        if request.is_cacheable() {
             if status == 304 {
                 return match lock(&self.cache).reuse(key) {
                     Some(entry) => Step::Done(Ok(Answer {

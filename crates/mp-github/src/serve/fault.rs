@@ -5,7 +5,8 @@
 //! route template such as `/repos/{o}/{r}/pulls/{n}/comments`, `#<n>` picks the nth
 //! matching request (1-based) and `#*` every matching request. Faults: `status <code>`,
 //! `secondary-403 [retry-after <s>]`, `429 [retry-after <s>]`, `delay <ms>`, `truncate`,
-//! `malformed`, `drop`, `exhaust`. Blank lines and lines starting with `#` are ignored.
+//! `malformed`, `drop`, `exhaust`, and for `POST /graphql` `graphql-rate-limited` and
+//! `graphql-error`. Blank lines and lines starting with `#` are ignored.
 
 use std::fmt;
 use std::str::FromStr;
@@ -39,6 +40,12 @@ pub enum Fault {
     Drop,
     /// Spend the whole primary rate limit and answer as primary exhaustion (403).
     Exhaust,
+    /// GraphQL's own limit: `200` with `errors: [{type: RATE_LIMITED}]` and no data,
+    /// before the handler runs.
+    GraphqlRateLimited,
+    /// Run the handler, then answer GitHub's GraphQL failure: `200` with `data: null` and
+    /// an error ("Something went wrong while executing your query").
+    GraphqlError,
 }
 
 impl Fault {
@@ -50,6 +57,7 @@ impl Fault {
                 | Self::Secondary403 { .. }
                 | Self::TooManyRequests { .. }
                 | Self::Exhaust
+                | Self::GraphqlRateLimited
         )
     }
 }
@@ -75,6 +83,8 @@ impl fmt::Display for Fault {
             Self::Malformed => f.write_str("malformed"),
             Self::Drop => f.write_str("drop"),
             Self::Exhaust => f.write_str("exhaust"),
+            Self::GraphqlRateLimited => f.write_str("graphql-rate-limited"),
+            Self::GraphqlError => f.write_str("graphql-error"),
         }
     }
 }
@@ -295,8 +305,10 @@ fn parse_fault(words: &[&str]) -> Result<Fault, String> {
         "malformed" => no_argument(Fault::Malformed, rest),
         "drop" => no_argument(Fault::Drop, rest),
         "exhaust" => no_argument(Fault::Exhaust, rest),
+        "graphql-rate-limited" => no_argument(Fault::GraphqlRateLimited, rest),
+        "graphql-error" => no_argument(Fault::GraphqlError, rest),
         other => Err(format!(
-            "unknown fault `{other}` (expected status, secondary-403, 429, delay, truncate, malformed, drop or exhaust)"
+            "unknown fault `{other}` (expected status, secondary-403, 429, delay, truncate, malformed, drop, exhaust, graphql-rate-limited or graphql-error)"
         )),
     }
 }

@@ -14,7 +14,7 @@ use axum::http::header::{
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
+use serde_json::{Value, json};
 use sha1::{Digest, Sha1};
 
 use super::RouteCount;
@@ -32,6 +32,9 @@ pub(super) const DEFAULT_LIMIT: u32 = 5000;
 
 /// The routes made with the App's JWT (their own budget) or not REST at all: they do not
 /// spend the installation's primary limit, as in the in-memory port.
+/// The GraphQL endpoint's route template.
+const GRAPHQL_TEMPLATE: &str = "POST /graphql";
+
 const FREE_ROUTES: [&str; 7] = [
     "GET /app",
     "POST /app/installations/{id}/access_tokens",
@@ -68,6 +71,8 @@ struct GateState {
     rules: Vec<ArmedRule>,
     fired: Vec<String>,
     unauthenticated: u64,
+    /// GraphQL's own points left (`POST /graphql` spends these, not the REST calls).
+    graphql_remaining: u32,
     tokens_issued: u64,
     /// Installation tokens this server issued, and the App slug each belongs to.
     app_tokens: BTreeMap<String, String>,
@@ -115,6 +120,7 @@ impl Shared {
                 rules: arm(faults),
                 fired: Vec::new(),
                 unauthenticated: 0,
+                graphql_remaining: super::graphql::GRAPHQL_LIMIT,
                 tokens_issued: 0,
                 app_tokens: BTreeMap::new(),
             }),
@@ -203,6 +209,19 @@ impl Shared {
         let rule = chosen?;
         state.fired.push(rule.to_string());
         Some(rule.fault)
+    }
+
+    /// GraphQL's points left and the window's reset (epoch seconds).
+    pub(super) fn graphql_budget(&self) -> (u32, i64) {
+        let state = self.lock();
+        (state.graphql_remaining, state.reset)
+    }
+
+    /// Spends `cost` GraphQL points; `None` (nothing spent) when fewer are left.
+    pub(super) fn spend_graphql(&self, cost: u32) -> Option<u32> {
+        let mut state = self.lock();
+        state.graphql_remaining = state.graphql_remaining.checked_sub(cost)?;
+        Some(state.graphql_remaining)
     }
 
     /// Spends one call; `false` (nothing spent) when none is left.
@@ -333,6 +352,16 @@ fn answer_early(shared: &Shared, fault: &Fault, spends: bool) -> Response {
             retry_after(&mut response, *after);
             response
         }
+        Fault::GraphqlRateLimited => {
+            let body = json!({
+                "data": Value::Null,
+                "errors": [{
+                    "type": "RATE_LIMITED",
+                    "message": "API rate limit exceeded for installation ID 1.",
+                }],
+            });
+            (StatusCode::OK, axum::Json(body)).into_response()
+        }
         other => shared.error(
             StatusCode::INTERNAL_SERVER_ERROR,
             &format!("fault `{other}` cannot answer before the handler"),
@@ -365,7 +394,9 @@ pub(super) async fn gate(State(gated): State<Gated>, request: Request, next: Nex
     if !is_authenticated {
         return shared.error(StatusCode::UNAUTHORIZED, "Requires authentication");
     }
-    let spends = !FREE_ROUTES.contains(&template.as_str());
+    // GraphQL keeps its own budget of points, spent and reported by its handler.
+    let graphql = template == GRAPHQL_TEMPLATE;
+    let spends = !FREE_ROUTES.contains(&template.as_str()) && !graphql;
     let fault = shared.fault_for(&template);
     if let Some(fault) = fault.as_ref().filter(|f| f.answers_before_handler()) {
         return answer_early(&shared, fault, spends);
@@ -425,7 +456,9 @@ pub(super) async fn gate(State(gated): State<Gated>, request: Request, next: Nex
     if spends && !shared.spend() && is_get {
         return shared.exhausted();
     }
-    shared.rate_headers(&mut parts.headers);
+    if !graphql {
+        shared.rate_headers(&mut parts.headers);
+    }
     match fault {
         Some(Fault::Delay { millis }) => {
             tokio::time::sleep(Duration::from_millis(millis)).await;
@@ -449,6 +482,16 @@ pub(super) async fn gate(State(gated): State<Gated>, request: Request, next: Nex
             );
             let text = "<html><body>upstream answered garbage {\"oops\": </body></html>";
             Response::from_parts(parts, Body::from(text))
+        }
+        Some(Fault::GraphqlError) => {
+            parts.headers.remove(CONTENT_LENGTH);
+            let body = json!({
+                "data": Value::Null,
+                "errors": [{
+                    "message": "Something went wrong while executing your query. This may be the result of a timeout, or it could be a GitHub bug.",
+                }],
+            });
+            Response::from_parts(parts, Body::from(body.to_string()))
         }
         Some(Fault::Drop) => match switch {
             Some(switch) => {

@@ -163,6 +163,7 @@ pub(super) fn router(shared: Arc<Shared>) -> Router {
         ("/repos/{o}/{r}/git/refs", post(create_ref)),
         ("/repos/{o}/{r}/_loopback/revert", post(push_revert)),
         ("/repos/{o}/{r}/_loopback/label", post(label_as_person)),
+        ("/graphql", post(super::graphql::graphql)),
     ];
     let mut router = Router::new();
     for (path, route) in routes {

@@ -18,11 +18,12 @@ use std::fmt::Write as _;
 
 use mp_core::ids::{CommitSha, RepoName};
 use mp_core::state::Layer;
+use mp_github::rest::ReadPath;
 use mp_github::{Action, FaultScript};
 
 use crate::harness::{
-    Scenario, client_for, is_ancestor, marks, merges, runtime, scenario_worlds, serve, tick_over,
-    watermarks,
+    Scenario, client_for, client_reading, is_ancestor, marks, merges, runtime, scenario_worlds,
+    serve, tick_over, watermarks,
 };
 
 /// Each fault kind, as fault-script text after the route and call number.
@@ -186,7 +187,12 @@ fn watermark_problem(
 
 /// Runs one faulted tick then one clean tick; returns the outcome code, or the broken
 /// invariants.
-async fn faulted(scenario: &Scenario, base: &Baseline, script: &str) -> Result<String, String> {
+async fn faulted(
+    scenario: &Scenario,
+    base: &Baseline,
+    script: &str,
+    reads: ReadPath,
+) -> Result<String, String> {
     let faults: FaultScript = script
         .parse()
         .unwrap_or_else(|e| panic!("fault script {script:?}: {e}"));
@@ -195,7 +201,7 @@ async fn faulted(scenario: &Scenario, base: &Baseline, script: &str) -> Result<S
         .await
         .map(|s| marks(&s, &scenario.world))
         .unwrap_or_default();
-    let result = tick_over(&client_for(&server), scenario).await;
+    let result = tick_over(&client_reading(&server, reads), scenario).await;
     let fired = !server.fired_faults().is_empty();
     let actions = server.memory().actions();
     let mut broken = Vec::new();
@@ -267,7 +273,7 @@ fn matrix(kind: &str, fault: &str) {
         let mut codes: BTreeMap<String, usize> = BTreeMap::new();
         for script in points(&base, fault) {
             runs += 1;
-            match runtime.block_on(faulted(&scenario, &base, &script)) {
+            match runtime.block_on(faulted(&scenario, &base, &script, ReadPath::Rest)) {
                 Ok(code) => *codes.entry(code).or_insert(0) += 1,
                 Err(broken) => failures.push(format!("{name} [{script}]: {broken}")),
             }
@@ -313,4 +319,61 @@ fault_tests! {
     fault_malformed_body => 7,
     fault_dropped_connection => 8,
     fault_rate_limit_exhausted => 9,
+}
+
+/// Faults on the GraphQL query, as fault-script text after the route: HTTP's on the first
+/// query, GraphQL's own on the first and on every query.
+const GRAPHQL_FAULTS: &[&str] = &[
+    "#1 status 502",
+    "#1 secondary-403 retry-after 0",
+    "#1 429 retry-after 3600",
+    "#1 truncate",
+    "#1 malformed",
+    "#1 exhaust",
+    "#1 graphql-rate-limited",
+    "#* graphql-rate-limited",
+    "#1 graphql-error",
+    "#* graphql-error",
+];
+
+#[test]
+fn graphql_faults_fall_back_or_fail_closed() {
+    // Every scenario read over GraphQL under each fault: the tick falls back to REST or
+    // fails closed, and never merges what the clean run did not.
+    let runtime = runtime();
+    let mut failures = Vec::new();
+    let mut codes: BTreeMap<String, usize> = BTreeMap::new();
+    let mut runs = 0;
+    for (name, path) in scenario_worlds() {
+        let scenario = Scenario::load(&name, &path);
+        let base = runtime.block_on(baseline(&scenario));
+        for fault in GRAPHQL_FAULTS {
+            let script = format!("POST /graphql {fault}");
+            runs += 1;
+            match runtime.block_on(faulted(&scenario, &base, &script, ReadPath::Graphql)) {
+                Ok(code) => *codes.entry(format!("{fault}: {code}")).or_insert(0) += 1,
+                Err(broken) => failures.push(format!("{name} [{script}]: {broken}")),
+            }
+        }
+    }
+    #[allow(clippy::print_stderr)]
+    {
+        eprintln!("GraphQL fault matrix ({runs} faulted ticks): {codes:#?}");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {runs} faulted ticks broke an invariant:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    // The faults reached the query: most scenarios read pull requests.
+    let reached: usize = codes
+        .iter()
+        .filter(|(key, _)| !key.ends_with("not-reached"))
+        .map(|(_, n)| n)
+        .sum();
+    assert!(
+        reached * 2 > runs,
+        "only {reached} of {runs} faults reached a query"
+    );
 }

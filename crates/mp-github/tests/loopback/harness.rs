@@ -10,7 +10,9 @@ use mp_core::ids::{CommitSha, RepoName, Timestamp};
 use mp_core::port::{AuditError, AuditLog, AuditRecord, GitHubHistory};
 use mp_core::state::{BOT_STATE_BRANCH, Layer, WATERMARKS_PATH, Watermarks};
 use mp_core::tick::{self, FullTickReport, TickOptions};
-use mp_github::rest::{Credentials, RestConfig, RestGitHub, RetryPolicy, RevertMode, Secret};
+use mp_github::rest::{
+    Credentials, ReadPath, RestConfig, RestGitHub, RetryPolicy, RevertMode, Secret,
+};
 use mp_github::{Action, FaultScript, LoopbackServer, MemoryGitHub, World};
 
 /// The token the loopback client sends; tests check it never leaks.
@@ -178,6 +180,11 @@ pub async fn tick_at(
 
 /// The REST client for a loopback server, with fast retries and a short timeout.
 pub fn client_for(server: &LoopbackServer) -> RestGitHub {
+    client_reading(server, ReadPath::Rest)
+}
+
+/// [`client_for`] reading pull requests through `reads`.
+pub fn client_reading(server: &LoopbackServer, reads: ReadPath) -> RestGitHub {
     let mut config = RestConfig::new(server.base_url(), Credentials::Token(Secret::new(TOKEN)));
     // An installation token: GitHub (and the server) do not say who it is.
     config.token_app_slug = Some(server.memory().read(|w| w.bot_slug.clone()));
@@ -186,6 +193,7 @@ pub fn client_for(server: &LoopbackServer) -> RestGitHub {
     config.timeout = CLIENT_TIMEOUT;
     // The loopback server has no points-per-minute limit to keep under.
     config.points_per_minute = None;
+    config.reads = reads;
     RestGitHub::new(config).expect("the client builds")
 }
 

@@ -1,11 +1,13 @@
 //! Every golden scenario through both adapters: the in-memory port, and the REST client
-//! against the loopback server over the same world. The writes, the outcomes and the audit
-//! records must be identical.
+//! against the loopback server over the same world, reading pull requests over REST and
+//! over GraphQL. The writes, the outcomes and the audit records must be identical.
 
 use crate::harness::{
-    Scenario, TickResult, client_for, merges, runtime, scenario_worlds, serve, tick_at, tick_over,
+    Scenario, TickResult, client_for, client_reading, merges, runtime, scenario_worlds, serve,
+    tick_at, tick_over,
 };
 use mp_core::tick::ReadConcurrency;
+use mp_github::rest::ReadPath;
 use mp_github::{FaultScript, MemoryGitHub};
 
 /// An outcome detail with the words of a failed call cut after its route: how a failure
@@ -110,10 +112,15 @@ fn all_outcomes(ticks: &[TickResult]) -> Vec<String> {
         .collect()
 }
 
-/// The differences between the two runs of one scenario, empty when they agree: the
-/// in-memory world read one call at a time (the serial tick), and the REST client against
-/// the loopback server with the configured reads in flight (decisions/0034).
-async fn compare(scenario: &Scenario, world: &std::path::Path) -> Vec<String> {
+/// The differences between the runs of one scenario, empty when they agree: the in-memory
+/// world read one call at a time (the serial tick); the REST client against the loopback
+/// server with the configured reads in flight (decisions/0034); and the same client
+/// reading pull requests over GraphQL (decisions/0035).
+async fn compare(
+    scenario: &Scenario,
+    world: &std::path::Path,
+    tally: &mut GraphqlTally,
+) -> Vec<String> {
     let serial = Scenario {
         world: scenario.world.clone(),
         config: scenario.config.clone(),
@@ -125,39 +132,72 @@ async fn compare(scenario: &Scenario, world: &std::path::Path) -> Vec<String> {
     };
     let memory_github = MemoryGitHub::new(scenario.world.clone());
     let memory = ticks_over(&memory_github, &memory_github, &serial).await;
-    let server = serve(scenario, FaultScript::default()).await;
-    let client = client_for(&server);
-    let rest = ticks_over(&client, server.memory(), scenario).await;
-    let mut problems = Vec::new();
     let memory_actions = memory_github.actions();
-    let rest_actions = server.memory().actions();
-    if memory_actions != rest_actions {
-        problems.push(format!(
-            "writes differ\n    memory: {memory_actions:#?}\n    rest:   {rest_actions:#?}"
-        ));
+    let mut problems = Vec::new();
+    for reads in [ReadPath::Rest, ReadPath::Graphql] {
+        let server = serve(scenario, FaultScript::default()).await;
+        let client = client_reading(&server, reads);
+        let rest = ticks_over(&client, server.memory(), scenario).await;
+        let rest_actions = server.memory().actions();
+        if memory_actions != rest_actions {
+            problems.push(format!(
+                "{reads:?} reads: writes differ\n    memory: {memory_actions:#?}\n    rest:   {rest_actions:#?}"
+            ));
+        }
+        if reads == ReadPath::Rest {
+            problems.extend(unmet_expectations(world, &rest));
+        }
+        let (memory_outcomes, rest_outcomes) = (all_outcomes(&memory), all_outcomes(&rest));
+        if memory_outcomes != rest_outcomes {
+            problems.push(format!(
+                "{reads:?} reads: outcomes differ\n    memory: {memory_outcomes:?}\n    rest:   {rest_outcomes:?}"
+            ));
+        }
+        let audit = |ticks: &[TickResult]| -> Vec<String> {
+            ticks.iter().flat_map(|t| t.audit.clone()).collect()
+        };
+        if audit(&memory) != audit(&rest) {
+            problems.push(format!(
+                "{reads:?} reads: audit records differ\n    memory: {:?}\n    rest:   {:?}",
+                audit(&memory),
+                audit(&rest)
+            ));
+        }
+        if reads == ReadPath::Graphql {
+            let requests = server.requests();
+            let count = |route: &str| requests.get(route).map_or(0, |c| c.requests);
+            tally.queries += count("POST /graphql");
+            if count("GET /repos/{o}/{r}/pulls/{n}/commits")
+                + count("GET /repos/{o}/{r}/pulls/{n}/files")
+                > 0
+            {
+                let name = world
+                    .parent()
+                    .and_then(|dir| dir.file_name())
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                tally.rest_parts_in.push(name);
+            }
+            let fallbacks = client.graphql_fallbacks();
+            if !fallbacks.is_empty() {
+                problems.push(format!("GraphQL fell back to REST: {fallbacks:?}"));
+            }
+        }
+        if server.saw_unauthenticated() {
+            problems.push("a request reached the server without Authorization".to_owned());
+        }
+        server.shutdown().await;
     }
-    problems.extend(unmet_expectations(world, &rest));
-    let (memory_outcomes, rest_outcomes) = (all_outcomes(&memory), all_outcomes(&rest));
-    if memory_outcomes != rest_outcomes {
-        problems.push(format!(
-            "outcomes differ\n    memory: {memory_outcomes:?}\n    rest:   {rest_outcomes:?}"
-        ));
-    }
-    let audit = |ticks: &[TickResult]| -> Vec<String> {
-        ticks.iter().flat_map(|t| t.audit.clone()).collect()
-    };
-    if audit(&memory) != audit(&rest) {
-        problems.push(format!(
-            "audit records differ\n    memory: {:?}\n    rest:   {:?}",
-            audit(&memory),
-            audit(&rest)
-        ));
-    }
-    if server.saw_unauthenticated() {
-        problems.push("a request reached the server without Authorization".to_owned());
-    }
-    server.shutdown().await;
     problems
+}
+
+/// What the GraphQL runs sent, over every scenario.
+#[derive(Default)]
+struct GraphqlTally {
+    queries: u64,
+    /// The scenarios whose GraphQL run read commits or files over REST (parts that did not
+    /// fit the query).
+    rest_parts_in: Vec<String>,
 }
 
 #[test]
@@ -165,9 +205,10 @@ fn every_scenario_gives_the_same_writes_through_rest_as_in_memory() {
     let runtime = runtime();
     let mut failures = Vec::new();
     let worlds = scenario_worlds();
+    let mut tally = GraphqlTally::default();
     for (name, path) in &worlds {
         let scenario = Scenario::load(name, path);
-        let problems = runtime.block_on(compare(&scenario, path));
+        let problems = runtime.block_on(compare(&scenario, path, &mut tally));
         if !problems.is_empty() {
             failures.push(format!("{name}:\n  {}", problems.join("\n  ")));
         }
@@ -178,6 +219,22 @@ fn every_scenario_gives_the_same_writes_through_rest_as_in_memory() {
         failures.len(),
         worlds.len(),
         failures.join("\n")
+    );
+    // The GraphQL runs really read over GraphQL: one query per repository and tick, and
+    // per-part REST reads only where a part did not fit.
+    assert!(
+        tally.queries >= 100,
+        "only {} GraphQL queries",
+        tally.queries
+    );
+    // A renamed file (GraphQL gives no previous path) and a pull request past GitHub's file
+    // cap (more files than the query asks for) are read over REST; nothing else is.
+    assert_eq!(
+        tally.rest_parts_in,
+        [
+            "classify-path-rename-out-of-config-d",
+            "github-pr-past-the-file-cap"
+        ]
     );
 }
 
