@@ -1472,7 +1472,7 @@ fn bad_fault_lines_name_the_line_and_the_problem() {
     check_script(
         "* #1 drop\nGET /app #1 explode",
         Err(
-            "fault script line 2: unknown fault `explode` (expected status, secondary-403, 429, delay, truncate, malformed, drop or exhaust): `GET /app #1 explode`",
+            "fault script line 2: unknown fault `explode` (expected status, secondary-403, 429, delay, truncate, malformed, drop, exhaust, graphql-rate-limited or graphql-error): `GET /app #1 explode`",
         ),
     );
     check_script(
