@@ -9,9 +9,11 @@
 //! `304 Not Modified` does not spend the primary rate limit; the table shows requests and,
 //! in brackets, how many of them spent the limit.
 //!
-//! Each way of reading (serial, and the default reads in flight) runs on a fresh server over
-//! the same world; `--delay-ms` adds that much to every answer (the loopback `delay` fault),
-//! standing in for GitHub's latency, so the wall times say what parallel reads save.
+//! Each way of reading (serial REST, REST with the default reads in flight, and the default:
+//! GraphQL with reads in flight) runs on a fresh server over the same world; `--delay-ms`
+//! adds that much to every answer (the loopback `delay` fault), standing in for GitHub's
+//! latency, so the wall times say what parallel and batched reads save. The GraphQL row also
+//! gives the GraphQL points each tick spent (a budget of its own, 5,000 an hour).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -21,7 +23,9 @@ use anyhow::{Context as _, bail};
 use mp_core::config::{self, ConfigFiles};
 use mp_core::port::{AuditError, AuditLog, AuditRecord};
 use mp_core::tick::{self, ReadConcurrency, TickOptions};
-use mp_github::rest::{Credentials, EtagCache, RestConfig, RestGitHub, RevertMode, Secret};
+use mp_github::rest::{
+    Credentials, EtagCache, ReadPath, RestConfig, RestGitHub, RevertMode, Secret,
+};
 use mp_github::world::synthetic_world;
 use mp_github::{Fault, FaultRule, FaultScript, LoopbackServer, World};
 
@@ -49,13 +53,18 @@ struct Options {
     delay_ms: u64,
 }
 
-/// One way of reading: its name and the reads in flight.
-const MODES: &[(&str, usize)] = &[("serial REST", 1), ("parallel REST", 8)];
+/// One way of reading: its name, the reads in flight and where pull requests are read.
+const MODES: &[(&str, usize, ReadPath)] = &[
+    ("serial REST", 1, ReadPath::Rest),
+    ("parallel REST", 8, ReadPath::Rest),
+    ("parallel GraphQL", 8, ReadPath::Graphql),
+];
 
-/// One tick's requests and wall time.
+/// One tick's requests, GraphQL points and wall time.
 struct Tick {
     name: &'static str,
     counts: Counts,
+    graphql_points: u32,
     wall: Duration,
 }
 
@@ -96,15 +105,21 @@ pub fn run(args: &[&str]) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     let mut modes = Vec::new();
-    for &(name, reads) in MODES {
+    for &(name, reads, path) in MODES {
         let concurrency =
             ReadConcurrency::new(reads).context("a mode's reads in flight are out of range")?;
-        let ticks = runtime.block_on(four_ticks(world.clone(), concurrency, options.delay_ms))?;
+        let ticks = runtime.block_on(four_ticks(
+            world.clone(),
+            concurrency,
+            path,
+            options.delay_ms,
+        ))?;
         modes.push((name, ticks));
     }
     let mut table = String::new();
-    if let Some((name, ticks)) = modes.last() {
+    for (name, ticks) in modes.iter().skip(1) {
         table.push_str(&render(&options, name, ticks));
+        table.push('\n');
     }
     table.push_str(&render_wall(&options, &modes));
     #[allow(clippy::print_stdout)]
@@ -117,6 +132,7 @@ pub fn run(args: &[&str]) -> anyhow::Result<()> {
 async fn four_ticks(
     world: World,
     concurrency: ReadConcurrency,
+    path: ReadPath,
     delay_ms: u64,
 ) -> anyhow::Result<Vec<Tick>> {
     let files: ConfigFiles = world
@@ -155,6 +171,8 @@ async fn four_ticks(
         rest.revert = RevertMode::LoopbackExtension;
         // Latency only: the points-per-minute floor is computed from the counts instead.
         rest.points_per_minute = None;
+        rest.reads = path;
+        let graphql_before = server.graphql_remaining();
         let client = RestGitHub::new(rest)?.with_cache(cache);
         let started = Instant::now();
         tick::run_tick(&client, &NoAudit, &config, &options, now)
@@ -166,6 +184,7 @@ async fn four_ticks(
         ticks.push(Tick {
             name,
             counts: difference(&before, &after),
+            graphql_points: graphql_before.saturating_sub(server.graphql_remaining()),
             wall,
         });
         before = after;
@@ -235,12 +254,12 @@ fn totals(counts: &Counts) -> (u64, u64) {
     (requests, spent)
 }
 
-/// GitHub's secondary points of a tick: 1 per read, 5 per write.
+/// GitHub's secondary points of a tick: 1 per read (a GraphQL query is one), 5 per write.
 fn points(counts: &Counts) -> u64 {
     counts
         .iter()
         .map(|(route, (requests, _))| {
-            if route.starts_with("GET ") {
+            if route.starts_with("GET ") || route == "POST /graphql" {
                 *requests
             } else {
                 requests * 5
@@ -262,7 +281,7 @@ fn render_wall(options: &Options, modes: &[(&str, Vec<Tick>)]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "\nWall time per tick, {} ms added to every answer: seconds (requests)\n",
+        "\nWall time per tick, {} ms added to every answer: seconds (requests; GraphQL points)\n",
         options.delay_ms
     );
     let Some((_, first)) = modes.first() else {
@@ -275,26 +294,33 @@ fn render_wall(options: &Options, modes: &[(&str, Vec<Tick>)]) -> String {
         let cells: Vec<String> = ticks
             .iter()
             .map(|tick| {
-                format!(
-                    "{:.2} ({})",
-                    tick.wall.as_secs_f64(),
-                    totals(&tick.counts).0
-                )
+                let requests = totals(&tick.counts).0;
+                if tick.graphql_points == 0 {
+                    format!("{:.2} ({requests})", tick.wall.as_secs_f64())
+                } else {
+                    format!(
+                        "{:.2} ({requests}; {})",
+                        tick.wall.as_secs_f64(),
+                        tick.graphql_points
+                    )
+                }
             })
             .collect();
         let _ = writeln!(out, "| {mode} | {} |", cells.join(" | "));
     }
-    let cells: Vec<String> = first
-        .iter()
-        .map(|tick| {
-            let points = points(&tick.counts);
-            format!("{:.0} s ({points} points)", points_floor(points))
-        })
-        .collect();
-    let _ = writeln!(
-        out,
-        "| GitHub's floor: 900 points a minute, paced to 810 | {} |",
-        cells.join(" | ")
-    );
+    for (mode, ticks) in modes {
+        let cells: Vec<String> = ticks
+            .iter()
+            .map(|tick| {
+                let points = points(&tick.counts);
+                format!("{:.0} s ({points} points)", points_floor(points))
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "| {mode}: GitHub's floor at 900 points a minute, paced to 810 | {} |",
+            cells.join(" | ")
+        );
+    }
     out
 }

@@ -131,11 +131,12 @@ pub fn render(doc: &Value) -> String {
         Some(http) => {
             let _ = writeln!(
                 out,
-                "{} requests, {} answered 304 (free), {} retries; rate limit left: {}\n",
+                "{} requests, {} answered 304 (free), {} retries; rate limit left: {}{}\n",
                 http["requests"],
                 http["not_modified"],
                 http["retries"],
-                http["rate_limit_remaining"]
+                http["rate_limit_remaining"],
+                graphql_left(http)
             );
         }
         None => {
@@ -230,6 +231,14 @@ fn escape(line: &str) -> String {
     line.replace('|', "\\|")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+}
+
+/// `, GraphQL points left N` when the tick read over GraphQL, else nothing.
+pub(crate) fn graphql_left(http: &Value) -> String {
+    http["graphql_remaining"]
+        .as_u64()
+        .map(|left| format!(", GraphQL points left {left}"))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

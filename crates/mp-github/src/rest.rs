@@ -271,11 +271,6 @@ impl RestGitHub {
         self.transport.stats()
     }
 
-    /// GraphQL points left in its window, as last reported; `None` before the first query.
-    pub fn graphql_remaining(&self) -> Option<u32> {
-        self.transport.graphql_remaining()
-    }
-
     /// Why the GraphQL read path fell back to REST so far, one line each.
     pub fn graphql_fallbacks(&self) -> Vec<String> {
         self.transport.fallbacks()

@@ -222,6 +222,11 @@ impl LoopbackServer {
         self.shared.remaining()
     }
 
+    /// GraphQL points left in its window (GitHub's separate GraphQL budget).
+    pub fn graphql_remaining(&self) -> u32 {
+        self.shared.graphql_budget().0
+    }
+
     /// Replaces the fault rules; the new rules count matching requests from zero.
     pub fn set_faults(&self, faults: FaultScript) {
         self.shared.set_faults(faults);

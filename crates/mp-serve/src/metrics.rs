@@ -40,6 +40,7 @@ pub struct Metrics {
     api_requests: Counter,
     api_not_modified: Counter,
     rate_limit_remaining: Gauge,
+    graphql_remaining: Gauge,
     event_to_decision: Histogram,
     /// The adapter's last totals, to turn them into counter increments.
     api_seen: std::sync::Mutex<(u64, u64)>,
@@ -64,6 +65,7 @@ impl Metrics {
         let api_requests = Counter::default();
         let api_not_modified = Counter::default();
         let rate_limit_remaining = Gauge::default();
+        let graphql_remaining = Gauge::default();
         // 10 ms to about 82 s.
         let event_to_decision = Histogram::new([
             0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0,
@@ -110,11 +112,17 @@ impl Metrics {
             rate_limit_remaining.clone(),
         );
         registry.register(
+            "graphql_remaining",
+            "GraphQL points left in GitHub's GraphQL rate-limit window (-1: unknown)",
+            graphql_remaining.clone(),
+        );
+        registry.register(
             "event_to_decision_seconds",
             "Time from the oldest event a job folded in to the end of its decisions",
             event_to_decision.clone(),
         );
         rate_limit_remaining.set(-1);
+        graphql_remaining.set(-1);
         Self {
             registry,
             deliveries,
@@ -126,6 +134,7 @@ impl Metrics {
             api_requests,
             api_not_modified,
             rate_limit_remaining,
+            graphql_remaining,
             event_to_decision,
             api_seen: std::sync::Mutex::new((0, 0)),
         }
@@ -180,8 +189,15 @@ impl Metrics {
             .set(i64::try_from(depth).unwrap_or(i64::MAX));
     }
 
-    /// Brings the API counters up to the adapter's totals.
-    pub fn api_totals(&self, requests: u64, not_modified: u64, remaining: Option<u32>) {
+    /// Brings the API counters up to the adapter's totals; `remaining` and `graphql` are
+    /// the two budgets' points left as GitHub last reported them.
+    pub fn api_totals(
+        &self,
+        requests: u64,
+        not_modified: u64,
+        remaining: Option<u32>,
+        graphql: Option<u32>,
+    ) {
         if let Ok(mut seen) = self.api_seen.lock() {
             self.api_requests.inc_by(requests.saturating_sub(seen.0));
             self.api_not_modified
@@ -190,6 +206,7 @@ impl Metrics {
         }
         self.rate_limit_remaining
             .set(remaining.map_or(-1, i64::from));
+        self.graphql_remaining.set(graphql.map_or(-1, i64::from));
     }
 
     /// The exposition text.
@@ -212,8 +229,8 @@ mod tests {
         metrics.delivery("made-up-by-a-sender", "ignored");
         metrics.evaluation("merged");
         metrics.job_done("lane", 0.3);
-        metrics.api_totals(10, 4, Some(4990));
-        metrics.api_totals(12, 4, Some(4988));
+        metrics.api_totals(10, 4, Some(4990), None);
+        metrics.api_totals(12, 4, Some(4988), Some(4993));
         let text = metrics.render();
         for line in [
             "mp_serve_webhook_deliveries_total{event=\"pull_request\",verdict=\"queued\"} 1",
@@ -222,6 +239,7 @@ mod tests {
             "mp_serve_api_requests_total 12",
             "mp_serve_api_not_modified_total 4",
             "mp_serve_rate_limit_remaining 4988",
+            "mp_serve_graphql_remaining 4993",
             "mp_serve_event_to_decision_seconds_bucket{le=\"0.5\"} 1",
             "mp_serve_event_to_decision_seconds_bucket{le=\"0.25\"} 0",
             "mp_serve_queue_depth 0",

@@ -407,8 +407,12 @@ impl Inner {
 
     fn api_totals(&self) {
         let (requests, not_modified) = self.api.as_ref().map_or((0, 0), |api| api.totals());
-        self.metrics
-            .api_totals(requests, not_modified, self.github.rate_limit_remaining());
+        self.metrics.api_totals(
+            requests,
+            not_modified,
+            self.github.rate_limit_remaining(),
+            self.github.graphql_remaining(),
+        );
     }
 
     async fn run_job(self: Arc<Self>, job: Job) {

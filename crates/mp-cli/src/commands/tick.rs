@@ -450,9 +450,11 @@ fn save_cache(client: &RestGitHub, path: Option<&Path>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The REST client's totals: requests, 304 answers, retries, failures, and the rate limit
-/// left as GitHub last reported it.
+/// The REST client's totals: requests, 304 answers, retries, failures, the rate limit and
+/// the GraphQL points left as GitHub last reported them (`null` when not reported), and why
+/// a GraphQL read fell back to REST, one line each.
 fn http_json(client: &RestGitHub) -> Value {
+    use mp_core::port::GitHub as _;
     let stats = client.stats();
     json!({
         "requests": stats.total_requests(),
@@ -460,7 +462,9 @@ fn http_json(client: &RestGitHub) -> Value {
         "rate_limited_requests": stats.rate_limited_requests(),
         "retries": stats.total_retries(),
         "failures": stats.total_failures(),
-        "rate_limit_remaining": mp_core::port::GitHub::rate_limit_remaining(client),
+        "rate_limit_remaining": client.rate_limit_remaining(),
+        "graphql_remaining": client.graphql_remaining(),
+        "graphql_fallbacks": client.graphql_fallbacks(),
     })
 }
 
@@ -606,6 +610,21 @@ fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Fail
     }))
 }
 
+/// The configuration's warnings, the tick's, and each time a GraphQL read fell back to REST.
+fn all_warnings(run: &TickRun) -> Vec<String> {
+    let mut warnings = run.config_warnings.clone();
+    warnings.extend(run.report.warnings.iter().cloned());
+    let fallbacks = run
+        .http
+        .as_ref()
+        .and_then(|http| http["graphql_fallbacks"].as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str);
+    warnings.extend(fallbacks.map(|why| format!("graphql fallback: {why}")));
+    warnings
+}
+
 /// The run as one JSON document (also what the golden scenarios snapshot).
 pub fn run_json(run: &TickRun) -> Value {
     let audit: Vec<Value> = run
@@ -613,8 +632,7 @@ pub fn run_json(run: &TickRun) -> Value {
         .iter()
         .map(|line| serde_json::from_str(line).unwrap_or(Value::Null))
         .collect();
-    let mut warnings = run.config_warnings.clone();
-    warnings.extend(run.report.warnings.iter().cloned());
+    let warnings = all_warnings(run);
     let governance = &run.report.governance;
     let inbox: Vec<String> = governance
         .inbox
@@ -717,12 +735,15 @@ fn print_text(run: &TickRun, out: &mut dyn Write) -> anyhow::Result<()> {
     if let Some(http) = &run.http {
         writeln!(
             out,
-            "http: {} requests, {} answered 304 (free), {} retries, rate limit left {}",
-            http["requests"], http["not_modified"], http["retries"], http["rate_limit_remaining"]
+            "http: {} requests, {} answered 304 (free), {} retries, rate limit left {}{}",
+            http["requests"],
+            http["not_modified"],
+            http["retries"],
+            http["rate_limit_remaining"],
+            crate::report_md::graphql_left(http)
         )?;
     }
-    let mut warnings = run.config_warnings.clone();
-    warnings.extend(run.report.warnings.iter().cloned());
+    let warnings = all_warnings(run);
     if !warnings.is_empty() {
         writeln!(out)?;
         writeln!(out, "warnings:")?;

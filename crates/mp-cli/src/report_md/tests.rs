@@ -23,7 +23,8 @@ fn outcomes_are_grouped_per_repository_with_blocking_reasons_and_the_budget() {
         "inbox": ["acme/gov#2 (acme/app#9) approved"],
         "drift": null,
         "calls": {"GET /x": 3},
-        "http": {"requests": 40, "not_modified": 12, "retries": 1, "rate_limit_remaining": 4900},
+        "http": {"requests": 40, "not_modified": 12, "retries": 1, "rate_limit_remaining": 4900,
+                 "graphql_remaining": 4958},
         "warnings": ["MP_RECEIPT_KEY is not set"],
     });
     check(
@@ -45,7 +46,7 @@ fn outcomes_are_grouped_per_repository_with_blocking_reasons_and_the_budget() {
          ### Decision inbox\n\n\
          - acme/gov#2 (acme/app#9) approved\n\n\
          ### Budget\n\n\
-         40 requests, 12 answered 304 (free), 1 retries; rate limit left: 4900\n\n\
+         40 requests, 12 answered 304 (free), 1 retries; rate limit left: 4900, GraphQL points left 4958\n\n\
          ### Warnings\n\n\
          - MP_RECEIPT_KEY is not set\n\n",
     );

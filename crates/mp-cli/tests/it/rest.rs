@@ -43,6 +43,60 @@ fn the_demo_through_rest_writes_what_the_in_memory_run_writes() {
 }
 
 #[test]
+fn a_rest_tick_reads_over_graphql_and_reports_both_budgets() {
+    let world = demo();
+    let world = world.to_str().expect("a UTF-8 path");
+    let rest = tick_json(&["--world", world, "--adapter", "rest"]);
+    let queries = rest["calls"]["POST /graphql"].as_u64().unwrap_or(0);
+    assert!(
+        queries > 0,
+        "the default read path is GraphQL: {}",
+        rest["calls"]
+    );
+    let left = rest["http"]["graphql_remaining"]
+        .as_u64()
+        .expect("points left");
+    assert!(left < 5_000, "the queries spent points: {left}");
+    assert_eq!(
+        rest["metrics"]["graphql_remaining"],
+        rest["http"]["graphql_remaining"]
+    );
+    assert_eq!(rest["http"]["graphql_fallbacks"], serde_json::json!([]));
+    mp().args(["tick", "--adapter", "rest", "--world", world])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(format!(
+            "GraphQL points left {left}"
+        )));
+}
+
+#[test]
+fn a_failed_graphql_query_falls_back_to_rest_with_a_warning_and_the_same_writes() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let faults = dir.path().join("faults");
+    std::fs::write(&faults, "POST /graphql #* graphql-error\n").expect("write");
+    let world = demo();
+    let world = world.to_str().expect("a UTF-8 path");
+    let faults = faults.to_str().expect("a UTF-8 path");
+    let clean = tick_json(&["--world", world, "--adapter", "rest"]);
+    let failing = tick_json(&["--world", world, "--adapter", "rest", "--faults", faults]);
+    assert_eq!(failing["writes"], clean["writes"]);
+    assert_eq!(failing["outcomes"], clean["outcomes"]);
+    let fallbacks = failing["http"]["graphql_fallbacks"]
+        .as_array()
+        .expect("a list");
+    assert!(!fallbacks.is_empty(), "every query failed");
+    let warned = failing["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|w| w.starts_with("graphql fallback: ") && w.contains("read over REST"))
+        .count();
+    assert_eq!(warned, fallbacks.len(), "{}", failing["warnings"]);
+}
+
+#[test]
 fn a_corrupt_http_cache_is_a_warning_and_an_empty_cache() {
     let dir = tempfile::tempdir().expect("a temp dir");
     let cache = dir.path().join("http.json");

@@ -269,6 +269,12 @@ pub trait GitHub: Send + Sync {
     /// Calls left in the primary rate-limit window, as last reported; `None` when unknown.
     fn rate_limit_remaining(&self) -> Option<u32>;
 
+    /// GraphQL points left in that API's own window, as last reported; `None` when unknown
+    /// or when the adapter reads no GraphQL.
+    fn graphql_remaining(&self) -> Option<u32> {
+        None
+    }
+
     /// Open pull requests, oldest first (`GET /pulls?state=open&sort=created&direction=asc`,
     /// all pages).
     ///

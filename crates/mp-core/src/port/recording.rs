@@ -80,6 +80,10 @@ impl GitHub for Recording<'_> {
         self.inner.rate_limit_remaining()
     }
 
+    fn graphql_remaining(&self) -> Option<u32> {
+        self.inner.graphql_remaining()
+    }
+
     async fn open_pulls(&self, repo: &RepoName) -> Result<Vec<PullRequest>, GitHubError> {
         self.inner.open_pulls(repo).await
     }

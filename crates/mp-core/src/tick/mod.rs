@@ -567,6 +567,7 @@ pub(crate) async fn run_pr_path_as(
             .repository_done(TickPhase::PullRequests, repo);
     }
     runner.report.metrics.rate_limit_remaining = github.rate_limit_remaining();
+    runner.report.metrics.graphql_remaining = github.graphql_remaining();
     Ok(runner.report)
 }
 

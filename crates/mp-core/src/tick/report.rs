@@ -165,6 +165,9 @@ pub struct TickMetrics {
     pub rate_limited: bool,
     /// Calls left in the primary rate-limit window at the end, when the adapter knows.
     pub rate_limit_remaining: Option<u32>,
+    /// GraphQL points left in that API's own window at the end, when the adapter read over
+    /// GraphQL and GitHub reported them.
+    pub graphql_remaining: Option<u32>,
     /// User skills the adapter loaded for this tick.
     pub skills_loaded: u32,
     /// User skills that failed to load (each one is also a warning).
@@ -209,6 +212,7 @@ impl TickMetrics {
             "audit_issues_opened": self.audit_issues_opened,
             "rate_limited": self.rate_limited,
             "rate_limit_remaining": self.rate_limit_remaining,
+            "graphql_remaining": self.graphql_remaining,
             "skills_loaded": self.skills_loaded,
             "skill_load_failed": self.skill_load_failed,
             "skill_failures": self.skill_failures,

@@ -236,6 +236,7 @@ pub async fn run_tick(
         None => state.unsettled_count(),
     };
     report.metrics.rate_limit_remaining = github.rate_limit_remaining();
+    report.metrics.graphql_remaining = github.graphql_remaining();
     body?;
     saved?;
     Ok(report)

@@ -333,7 +333,7 @@ fn every_classified_pull_request_gets_exactly_one_audit_record() {
             "merged": 0, "observe": 1, "inbox": 1, "blocked": 1, "race-rebased": 0,
             "skipped": 0, "ignored": 0, "waiting": 0, "classified": 3, "receipts_written": 2, "comments_posted": 1,
             "inbox_opened": 1, "audit_issues_opened": 0, "rate_limited": false,
-            "rate_limit_remaining": 4321,
+            "rate_limit_remaining": 4321, "graphql_remaining": null,
             "skills_loaded": 0, "skill_load_failed": 0, "skill_failures": 0,
         })
     );

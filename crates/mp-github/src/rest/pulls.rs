@@ -117,6 +117,10 @@ impl GitHub for RestGitHub {
         self.transport.rate_limit_remaining()
     }
 
+    fn graphql_remaining(&self) -> Option<u32> {
+        self.transport.graphql_remaining()
+    }
+
     async fn open_pulls(&self, repo: &RepoName) -> Result<Vec<PullRequest>, GitHubError> {
         let endpoint = Endpoint::ListPulls;
         let url = listing(
