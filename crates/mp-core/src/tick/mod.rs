@@ -547,19 +547,39 @@ pub(crate) async fn run_pr_path_as(
 
     let gated = setup.gated_repos();
     options.progress.phase(TickPhase::PullRequests, gated.len());
+    // With reads in flight, the next repository's reads overlap this one's writes: its
+    // pull requests cannot change through them (decisions/0034).
+    let look_ahead = options.read_concurrency.get() > 1;
+    let mut ahead: Option<RepoRead> = None;
     for (done, repo) in gated.iter().enumerate() {
         // Leave the branch supervisor, the drift check and the state save their share of
         // the hour: a tick over very many pull requests must not spend it all here.
-        if let Some(remaining) = github.rate_limit_remaining()
-            && remaining < PR_PATH_RESERVE
-        {
+        if let Some(remaining) = under_reserve(github) {
             runner.report.warnings.push(format!(
                 "rate-limit reserve of the pull-request path reached: {remaining} calls left (reserve {PR_PATH_RESERVE}, kept for the branch supervisor and the state); repositories left for the next tick: {}",
                 gated.len() - done
             ));
             break;
         }
-        if !process_repo(github, &mut runner, repo).await {
+        let read = match ahead.take() {
+            Some(read) => read,
+            None => read_repo(github, options, repo).await,
+        };
+        let next = gated
+            .get(done + 1)
+            .filter(|_| look_ahead && under_reserve(github).is_none());
+        let read_next = async {
+            match next {
+                Some(next) => Some(read_repo(github, options, next).await),
+                None => None,
+            }
+        };
+        // The next repository's reads are polled first: their requests leave before this
+        // repository's first write does.
+        let (next_read, go_on) =
+            futures_util::future::join(read_next, process_repo(&mut runner, repo, read)).await;
+        ahead = next_read;
+        if !go_on {
             break;
         }
         options
@@ -575,13 +595,48 @@ pub(crate) async fn run_pr_path_as(
 /// when fewer are left (the branch supervisor then stops at [`RATE_LIMIT_RESERVE`]).
 pub const PR_PATH_RESERVE: u32 = 2 * RATE_LIMIT_RESERVE;
 
-/// One repository's pull requests; `false` when a rate limit ends the pull-request path.
-///
-/// Every read of the repository's pull requests is taken first, with
-/// [`TickOptions::read_concurrency`] in flight (`prefetch`); then each pull request, oldest
-/// first, decides and writes, one at a time.
-async fn process_repo(github: &dyn GitHub, runner: &mut Runner<'_>, repo: &RepoName) -> bool {
-    let listed = match github.open_pulls_with_reads(repo).await {
+/// The calls left when they are under [`PR_PATH_RESERVE`].
+fn under_reserve(github: &dyn GitHub) -> Option<u32> {
+    github
+        .rate_limit_remaining()
+        .filter(|remaining| *remaining < PR_PATH_RESERVE)
+}
+
+/// Every read of one repository's pull requests, taken before any of them decides.
+struct RepoRead {
+    /// The open pull requests the tick selects, with the parts their listing carried.
+    listed: Result<Vec<ListedPull>, GitHubError>,
+    /// The other reads of those into the gated branch, and the branch's head.
+    reads: prefetch::RepoReads,
+}
+
+/// Lists `repo`'s open pull requests and takes every read of those into the gated branch,
+/// with [`TickOptions::read_concurrency`] in flight (`prefetch`). Reads only: nothing of the
+/// tick's report changes.
+async fn read_repo(github: &dyn GitHub, options: &TickOptions, repo: &RepoName) -> RepoRead {
+    let listed = github.open_pulls_with_reads(repo).await.map(|listed| {
+        let selection = options.pulls.as_ref();
+        listed
+            .into_iter()
+            .filter(|listed| selection.is_none_or(|only| only.selects(&listed.pull)))
+            .collect::<Vec<_>>()
+    });
+    let gated = options.gated_branch(repo);
+    let into_gated: Vec<&ListedPull> = listed
+        .iter()
+        .flatten()
+        .filter(|listed| listed.pull.base_ref == gated)
+        .collect();
+    let reads =
+        prefetch::read_repo(github, repo, gated, &into_gated, options.read_concurrency).await;
+    RepoRead { listed, reads }
+}
+
+/// One repository's pull requests from their reads; `false` when a rate limit ends the
+/// pull-request path. Each pull request, oldest first, decides and writes, one at a time.
+async fn process_repo(runner: &mut Runner<'_>, repo: &RepoName, read: RepoRead) -> bool {
+    let RepoRead { listed, mut reads } = read;
+    let listed = match listed {
         Ok(listed) => listed,
         Err(error) => {
             runner
@@ -598,20 +653,6 @@ async fn process_repo(github: &dyn GitHub, runner: &mut Runner<'_>, repo: &RepoN
             return true;
         }
     };
-    let options = runner.setup.options();
-    let selection = options.pulls.as_ref();
-    let listed: Vec<&ListedPull> = listed
-        .iter()
-        .filter(|listed| selection.is_none_or(|only| only.selects(&listed.pull)))
-        .collect();
-    let gated = options.gated_branch(repo);
-    let into_gated: Vec<&ListedPull> = listed
-        .iter()
-        .copied()
-        .filter(|listed| listed.pull.base_ref == gated)
-        .collect();
-    let mut reads =
-        prefetch::read_repo(github, repo, gated, &into_gated, options.read_concurrency).await;
     if let Some(main_head) = reads.main_head.take() {
         runner.learn_main_head(repo, main_head);
     }

@@ -251,6 +251,8 @@ pub(crate) struct State {
     pub(crate) reads: usize,
     /// When set, each such read spends one call of `history.rate_limit_remaining`.
     pub(crate) spending: bool,
+    /// When set, each listing of a repository's open pull requests is logged too.
+    pub(crate) logging_lists: bool,
 }
 
 /// A future that is pending once, then ready.
@@ -298,6 +300,7 @@ impl Fake {
             max_in_flight: 0,
             reads: 0,
             spending: false,
+            logging_lists: false,
         }))
     }
 
@@ -399,6 +402,9 @@ impl GitHub for Fake {
 
     async fn open_pulls(&self, repo: &RepoName) -> Result<Vec<PullRequest>, GitHubError> {
         self.with(|s| {
+            if s.logging_lists {
+                s.log.push(format!("list {repo}"));
+            }
             Ok(s.pulls
                 .iter()
                 .filter(|p| p.pull.repo == *repo && p.pull.state == PrState::Open)

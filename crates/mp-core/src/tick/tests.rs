@@ -728,6 +728,54 @@ fn reads_overlap_up_to_the_configured_limit_and_never_beyond() {
 }
 
 #[test]
+fn the_next_repository_is_read_while_this_one_writes_and_decides_the_same() {
+    let both_gated = config_with(&[(
+        crate::config::PROJECTS_FILE,
+        "governance_repo: acme/governance\nsupervised_repos: [acme/app, acme/old]\n",
+    )]);
+    let run = |limit: ReadConcurrency| {
+        let fake = Fake::new(vec![clean(1), clean(2).in_repo("acme/old")]);
+        fake.with(|s| {
+            s.logging_lists = true;
+            s.yielding = true;
+        });
+        let options = TickOptions::from_config(&both_gated)
+            .with_merge_mode(MergeMode::Observe)
+            .with_read_concurrency(limit);
+        let report = block_on(run_pr_path(&fake, &fake, &both_gated, &options, now()))
+            .expect("the tick runs");
+        let outcomes: Vec<String> = report.outcomes.iter().map(ToString::to_string).collect();
+        (fake.take_log(), outcomes)
+    };
+    let (serial, serial_outcomes) = run(ReadConcurrency::SERIAL);
+    let (parallel, parallel_outcomes) = run(ReadConcurrency::DEFAULT);
+    assert_eq!(parallel_outcomes, serial_outcomes);
+    let writes = |log: &[String]| -> Vec<String> {
+        log.iter()
+            .filter(|l| !l.starts_with("list "))
+            .cloned()
+            .collect()
+    };
+    assert_eq!(
+        writes(&parallel),
+        writes(&serial),
+        "the same writes in order"
+    );
+    // Where acme/old is listed, against acme/app#1's first write.
+    let order = |log: &[String]| {
+        let listed = log.iter().position(|l| l == "list acme/old");
+        let written = log.iter().position(|l| l.contains("acme/app#1"));
+        listed.zip(written).expect("both happen")
+    };
+    // One at a time: acme/old is listed after acme/app's writes; with reads in flight,
+    // before acme/app's first write.
+    let (listed, written) = order(&serial);
+    assert!(listed > written, "{serial:?}");
+    let (listed, written) = order(&parallel);
+    assert!(listed < written, "{parallel:?}");
+}
+
+#[test]
 fn a_rate_limit_stops_the_reads_not_yet_started() {
     let fake = Fake::new((1..=5).map(clean).collect());
     fake.fail(
