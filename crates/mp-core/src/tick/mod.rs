@@ -53,6 +53,7 @@ pub use run::{FullTickReport, GovernanceReport, RATE_LIMIT_RESERVE, run_tick};
 pub use shard::{ParseShardError, Shard};
 pub use skills::USER_VALIDATOR_PASSED;
 
+use futures_util::StreamExt as _;
 use std::collections::BTreeMap;
 
 use crate::approval::{ReceiptKey, UNSIGNED_RECEIPTS_WARNING};
@@ -106,25 +107,34 @@ pub async fn resolve_default_branches(
             .filter(|repo| options.covers(repo) && *repo != projects.governance_repo())
             .cloned(),
     );
+    // Read with `read_concurrency` in flight, answered in the order of the repositories.
+    let answers: Vec<(RepoName, Result<String, GitHubError>)> = futures_util::stream::iter(repos)
+        .map(|repo| async move {
+            let configured = projects
+                .repo_override(&repo)
+                .and_then(|o| o.default_branch())
+                .map(str::to_owned);
+            let branch = match configured {
+                Some(branch) => Ok(branch),
+                None => github.default_branch(&repo).await,
+            };
+            (repo, branch)
+        })
+        .buffered(options.read_concurrency.get())
+        .collect()
+        .await;
     let mut branches = DefaultBranches::default();
     let mut warnings = Vec::new();
-    for repo in repos {
-        let configured = projects
-            .repo_override(&repo)
-            .and_then(|o| o.default_branch())
-            .map(str::to_owned);
-        let branch = match configured {
-            Some(branch) => branch,
-            None => match github.default_branch(&repo).await {
-                Ok(branch) if !branch.trim().is_empty() => branch,
-                Ok(_) => MAIN_BRANCH.to_owned(),
-                Err(error) => {
-                    warnings.push(format!(
-                        "{repo}: cannot read the default branch ({error}); `{MAIN_BRANCH}` is assumed (set repo_overrides.{repo}.default_branch to skip the call)"
-                    ));
-                    MAIN_BRANCH.to_owned()
-                }
-            },
+    for (repo, branch) in answers {
+        let branch = match branch {
+            Ok(branch) if !branch.trim().is_empty() => branch,
+            Ok(_) => MAIN_BRANCH.to_owned(),
+            Err(error) => {
+                warnings.push(format!(
+                    "{repo}: cannot read the default branch ({error}); `{MAIN_BRANCH}` is assumed (set repo_overrides.{repo}.default_branch to skip the call)"
+                ));
+                MAIN_BRANCH.to_owned()
+            }
         };
         branches.set(repo, branch);
     }
