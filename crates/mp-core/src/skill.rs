@@ -317,10 +317,14 @@ pub enum FailureCause {
         /// What went wrong.
         detail: String,
     },
-    /// The call used up its fuel budget (the stand-in for the wall-clock budget).
+    /// The call used up its budget: its fuel, or its time when the wall-clock backstop
+    /// stopped it first.
     Timeout {
-        /// The fuel budget that ran out.
+        /// The fuel budget.
         fuel: u64,
+        /// The time budget in milliseconds, when the clock stopped the call before the fuel
+        /// ran out.
+        clock_ms: Option<u64>,
     },
     /// The skill asked for more memory than its cap allows.
     MemoryExceeded {
@@ -398,7 +402,13 @@ impl fmt::Display for FailureCause {
                 write!(f, "imports `{module}.{field}`; only `mp.log` is allowed")
             }
             Self::LoadFailed { detail } => write!(f, "could not be loaded: {detail}"),
-            Self::Timeout { fuel } => write!(f, "ran out of its budget of {fuel} fuel"),
+            Self::Timeout {
+                clock_ms: Some(ms), ..
+            } => write!(f, "ran past its time budget of {ms} ms"),
+            Self::Timeout {
+                fuel,
+                clock_ms: None,
+            } => write!(f, "ran out of its budget of {fuel} fuel"),
             Self::MemoryExceeded { limit_bytes } => {
                 write!(f, "exceeded its memory cap of {limit_bytes} bytes")
             }

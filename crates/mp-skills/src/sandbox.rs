@@ -4,17 +4,21 @@
 //! `mp.log(ptr, len)` (anything that looks like sockets or HTTP is refused as
 //! `skill_imports_network`, anything else as `skill_imports_forbidden`), and it must export
 //! `memory`, `alloc(len) -> ptr` and `call(ptr, len) -> u64`. Every call gets a fresh
-//! store, so no state survives from one call to the next, with three caps: a fuel budget
-//! (the deterministic stand-in for the one-second wall-clock budget), a memory cap and an
-//! output-size cap. Every way a call can go wrong comes back as a
+//! store, so no state survives from one call to the next, with four caps: a fuel budget
+//! (the deterministic measure of the time budget), a wall-clock backstop that stops the
+//! call at its time budget whatever the fuel says (the call runs in slices of fuel, the
+//! clock checked between them), a memory cap and an output-size cap. A host call costs fuel
+//! for its work, as instructions do. Every way a call can go wrong comes back as a
 //! [`SkillFailure`] with its cause; nothing here panics on
 //! guest behaviour.
+
+use std::time::{Duration, Instant};
 
 use mp_core::skill::{FailureCause, FailureStage, SkillFailure};
 use wasmi::errors::{ErrorKind, InstantiationError, MemoryError};
 use wasmi::{
     Caller, Config, Engine, ExternType, Linker, Memory, Module, Store, StoreLimits,
-    StoreLimitsBuilder, TrapCode, TypedFunc, ValType,
+    StoreLimitsBuilder, TrapCode, TypedFunc, TypedResumableCall, ValType,
 };
 
 mod input;
@@ -43,12 +47,19 @@ pub const DEFAULT_MEMORY_BYTES: usize = 16 * 1024 * 1024;
 pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 64 * 1024;
 /// Log bytes kept per call (longer logs are cut).
 pub const DEFAULT_MAX_LOG_BYTES: usize = 8 * 1024;
+/// Fuel a call runs on between two looks at the clock: about 10 ms of instructions.
+pub const FUEL_SLICE: u64 = 10 * FUEL_PER_MS;
+/// Fuel a host call costs before its work: the guest leaves the interpreter and comes back.
+pub const HOST_CALL_FUEL: u64 = 1_000;
 
 /// The caps of one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Fuel budget; running out is `skill_timeout`.
     pub fuel: u64,
+    /// Time budget of the call's run; past it the call stops as `skill_timeout` whatever
+    /// fuel is left (checked every [`FUEL_SLICE`]). `None`: fuel alone.
+    pub clock: Option<Duration>,
     /// Linear-memory cap in bytes; growing past it is `skill_memory_exceeded`.
     pub memory_bytes: usize,
     /// Largest verdict in bytes; a longer one is `skill_output_too_large`.
@@ -66,6 +77,7 @@ impl Limits {
     pub fn from_policy(limits: &mp_core::config::skills::SkillLimits) -> Self {
         Self {
             fuel: u64::from(limits.call_budget_ms) * FUEL_PER_MS,
+            clock: Some(Duration::from_millis(u64::from(limits.call_budget_ms))),
             memory_bytes: usize::try_from(limits.memory_mib)
                 .unwrap_or(usize::MAX / (1024 * 1024))
                 .saturating_mul(1024 * 1024),
@@ -81,6 +93,7 @@ impl Default for Limits {
     fn default() -> Self {
         Self {
             fuel: DEFAULT_FUEL,
+            clock: Some(Duration::from_secs(1)),
             memory_bytes: DEFAULT_MEMORY_BYTES,
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
             max_log_bytes: DEFAULT_MAX_LOG_BYTES,
@@ -153,6 +166,7 @@ impl SkillModule {
     /// `skill_output_too_large`, or `skill_load_failed` when the exports do not have the
     /// ABI's types.
     pub fn call(&self, input: &[u8], limits: &Limits) -> Result<CallOutput, SkillFailure> {
+        let started = Instant::now();
         let mut store = Store::new(
             &self.engine,
             HostState {
@@ -166,6 +180,7 @@ impl SkillModule {
                     .build(),
                 log: Vec::new(),
                 max_log_bytes: limits.max_log_bytes,
+                fuel_debt: 0,
             },
         );
         store.limiter(|state| &mut state.limiter);
@@ -207,9 +222,8 @@ impl SkillModule {
             )
         })?;
 
-        let packed = call
-            .call(&mut store, (ptr, len))
-            .map_err(|e| self.runtime(FailureStage::Run, &store, limits, &e))?;
+        let (packed, fuel_left) =
+            self.run_sliced(&call, &mut store, (ptr, len), limits, started)?;
         // The ABI packs the answer as (ptr << 32) | len; reinterpret the i64 bits.
         let packed = u64::from_ne_bytes(packed.to_ne_bytes());
         let out_ptr = packed >> 32;
@@ -231,13 +245,95 @@ impl SkillModule {
                 },
             )
         })?;
-        let fuel_used = limits.fuel - store.get_fuel().unwrap_or(0);
+        let fuel_used = limits.fuel.saturating_sub(fuel_left);
         let log = String::from_utf8_lossy(&store.data().log).into_owned();
         Ok(CallOutput {
             verdict,
             fuel_used,
             log,
         })
+    }
+
+    /// Runs `call` in slices of at most [`FUEL_SLICE`] fuel, looking at the clock between
+    /// them: the fuel budget and the time budget both hold. Returns the answer and the fuel
+    /// left.
+    fn run_sliced(
+        &self,
+        call: &TypedFunc<(i32, i32), i64>,
+        store: &mut Store<HostState>,
+        params: (i32, i32),
+        limits: &Limits,
+        started: Instant,
+    ) -> Result<(i64, u64), SkillFailure> {
+        let timeout = |clock_ms| {
+            self.fail(
+                FailureStage::Run,
+                FailureCause::Timeout {
+                    fuel: limits.fuel,
+                    clock_ms,
+                },
+            )
+        };
+        let left = store.get_fuel().unwrap_or(0);
+        let first = left.min(FUEL_SLICE);
+        // Fuel not yet handed to the store.
+        let mut reserve = left - first;
+        store
+            .set_fuel(first)
+            .map_err(|e| self.fail(FailureStage::Run, trap(e.to_string())))?;
+        let mut state = call.call_resumable(&mut *store, params);
+        loop {
+            let debt = std::mem::take(&mut store.data_mut().fuel_debt);
+            reserve = reserve.saturating_sub(debt);
+            match state {
+                Ok(TypedResumableCall::Finished(packed)) => {
+                    let left = reserve.saturating_add(store.get_fuel().unwrap_or(0));
+                    return Ok((packed, left));
+                }
+                Ok(TypedResumableCall::OutOfFuel(paused)) => {
+                    if let Some(clock) = limits.clock
+                        && started.elapsed() >= clock
+                    {
+                        let ms = u64::try_from(clock.as_millis()).unwrap_or(u64::MAX);
+                        return Err(timeout(Some(ms)));
+                    }
+                    let held = store.get_fuel().unwrap_or(0);
+                    let needed = paused.required_fuel().saturating_sub(held);
+                    let next = reserve.min(FUEL_SLICE.max(needed));
+                    if reserve == 0 || next < needed {
+                        return Err(timeout(None));
+                    }
+                    reserve -= next;
+                    store
+                        .set_fuel(held + next)
+                        .map_err(|e| self.fail(FailureStage::Run, trap(e.to_string())))?;
+                    state = paused.resume(&mut *store);
+                }
+                Ok(TypedResumableCall::HostTrap(paused)) => {
+                    // The only host function never fails; a host trap is a bug, not a verdict.
+                    return Err(self.fail(
+                        FailureStage::Run,
+                        trap(format!("host error: {}", paused.host_error())),
+                    ));
+                }
+                Err(error) => {
+                    // The store's fuel reads 0 at the end of every slice: with fuel left in
+                    // reserve, only wasmi's own out-of-fuel trap is a timeout.
+                    let out_of_fuel = error.as_trap_code() == Some(TrapCode::OutOfFuel);
+                    let failure = self.runtime(FailureStage::Run, store, limits, &error);
+                    return Err(
+                        if reserve > 0
+                            && !out_of_fuel
+                            && matches!(failure.cause, FailureCause::Timeout { .. })
+                        {
+                            self.fail(FailureStage::Run, trap(error.to_string()))
+                        } else {
+                            failure
+                        },
+                    );
+                }
+            }
+        }
     }
 
     fn fail(&self, stage: FailureStage, cause: FailureCause) -> SkillFailure {
@@ -255,7 +351,10 @@ impl SkillModule {
         let cause = if error.as_trap_code() == Some(TrapCode::OutOfFuel)
             || store.get_fuel().is_ok_and(|left| left == 0)
         {
-            FailureCause::Timeout { fuel: limits.fuel }
+            FailureCause::Timeout {
+                fuel: limits.fuel,
+                clock_ms: None,
+            }
         } else if error.as_trap_code() == Some(TrapCode::GrowthOperationLimited)
             || matches!(
                 error.kind(),
@@ -281,11 +380,23 @@ struct HostState {
     limiter: StoreLimits,
     log: Vec<u8>,
     max_log_bytes: usize,
+    /// Fuel host calls cost beyond what the store held, owed by the fuel in reserve.
+    fuel_debt: u64,
 }
 
 /// `mp.log(ptr, len)`: appends guest bytes to the call's log, up to the cap. Out-of-bounds
 /// arguments are ignored rather than trapping: logging must never change a verdict.
+///
+/// The call costs [`HOST_CALL_FUEL`] plus one fuel per byte asked for, taken from the
+/// fuel the store holds (what is missing then stops the guest at its next instruction).
 fn host_log(mut caller: Caller<'_, HostState>, ptr: i32, len: i32) {
+    let cost = HOST_CALL_FUEL.saturating_add(u64::try_from(len).unwrap_or(0));
+    if let Ok(held) = caller.get_fuel() {
+        let _ = caller.set_fuel(held.saturating_sub(cost));
+        let debt = cost.saturating_sub(held);
+        let state = caller.data_mut();
+        state.fuel_debt = state.fuel_debt.saturating_add(debt);
+    }
     let Some(memory) = caller.get_export("memory").and_then(|e| e.into_memory()) else {
         return;
     };

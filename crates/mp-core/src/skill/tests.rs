@@ -16,7 +16,10 @@ fn timeout_is_retryable() {
         SkillFailure::new(
             "no_todos_in_prod",
             FailureStage::Run,
-            FailureCause::Timeout { fuel: 1_000 },
+            FailureCause::Timeout {
+                fuel: 1_000,
+                clock_ms: None,
+            },
         ),
         "skill_timeout",
         true,

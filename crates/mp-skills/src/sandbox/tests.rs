@@ -203,6 +203,69 @@ fn log_receives_the_input_and_fuel_is_counted() {
 }
 
 #[test]
+fn an_endless_loop_stops_at_its_time_budget_whatever_fuel_is_left() {
+    let module =
+        SkillModule::from_wat("spin", include_str!("testdata/infinite_loop.wat")).expect("loads");
+    let limits = Limits {
+        fuel: u64::MAX / 2,
+        clock: Some(std::time::Duration::from_millis(20)),
+        ..Limits::default()
+    };
+    let failure = module.call(b"{}", &limits).expect_err("never answers");
+    assert_eq!(
+        failure.to_string(),
+        "skill spin failed at run (skill_timeout, retryable): ran past its time budget of 20 ms"
+    );
+}
+
+#[test]
+fn a_call_without_a_clock_runs_in_slices_to_the_end_of_its_fuel() {
+    // Three slices and a bit: the call is resumed across them and still answers.
+    let module =
+        SkillModule::from_wat("count", include_str!("testdata/count_loop.wat")).expect("loads");
+    let limits = Limits {
+        fuel: 3 * FUEL_SLICE + 7,
+        clock: None,
+        ..Limits::default()
+    };
+    let output = module.call(b"{}", &limits).expect("answers");
+    assert_eq!(output.verdict, br#"{"passed":true,"failure_reason":null}"#);
+    assert!(output.fuel_used > FUEL_SLICE, "{}", output.fuel_used);
+    let spin =
+        SkillModule::from_wat("spin", include_str!("testdata/infinite_loop.wat")).expect("loads");
+    let failure = spin.call(b"{}", &limits).expect_err("never answers");
+    assert_eq!(
+        failure.cause,
+        FailureCause::Timeout {
+            fuel: 3 * FUEL_SLICE + 7,
+            clock_ms: None
+        }
+    );
+}
+
+#[test]
+fn host_calls_cost_fuel_for_their_work() {
+    let module =
+        SkillModule::from_wat("logger", include_str!("testdata/log_loop.wat")).expect("loads");
+    let input = br#"{"pr":{"number":7}}"#;
+    let output = module.call(input, &Limits::default()).expect("answers");
+    let per_call = HOST_CALL_FUEL + input.len() as u64;
+    assert!(
+        output.fuel_used >= 100 * per_call,
+        "100 log calls of {per_call} fuel each, {} used",
+        output.fuel_used
+    );
+    // A budget below what the calls cost stops the call.
+    let limits = Limits {
+        fuel: 50 * per_call,
+        clock: None,
+        ..Limits::default()
+    };
+    let failure = module.call(input, &limits).expect_err("out of fuel");
+    assert_eq!(failure.code(), "skill_timeout");
+}
+
+#[test]
 fn large_input_is_written_after_alloc_grows_memory() {
     let module =
         SkillModule::from_wat("big", include_str!("testdata/pass_validator.wat")).expect("loads");
@@ -249,6 +312,7 @@ fn limits_from_the_policy_turn_milliseconds_into_fuel_and_sizes_into_bytes() {
         output_kib: 8,
     });
     assert_eq!(limits.fuel, 20_000_000);
+    assert_eq!(limits.clock, Some(std::time::Duration::from_millis(20)));
     assert_eq!(limits.memory_bytes, 4 * 1024 * 1024);
     assert_eq!(limits.max_output_bytes, 8 * 1024);
     let defaults = Limits::from_policy(&mp_core::config::skills::SkillLimits::default());

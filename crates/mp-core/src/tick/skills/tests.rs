@@ -54,7 +54,10 @@ impl Loops {
         SkillFailure::new(
             self.0,
             FailureStage::Run,
-            FailureCause::Timeout { fuel: 1_000 },
+            FailureCause::Timeout {
+                fuel: 1_000,
+                clock_ms: None,
+            },
         )
     }
 }
