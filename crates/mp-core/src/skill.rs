@@ -317,14 +317,13 @@ pub enum FailureCause {
         /// What went wrong.
         detail: String,
     },
-    /// The call used up its budget: its fuel, or its time when the wall-clock backstop
-    /// stopped it first.
+    /// The call used up its budget: its fuel, or its time, whichever ran out first (the
+    /// message is the same either way, so a verdict never depends on the machine's speed).
     Timeout {
         /// The fuel budget.
         fuel: u64,
-        /// The time budget in milliseconds, when the clock stopped the call before the fuel
-        /// ran out.
-        clock_ms: Option<u64>,
+        /// The time budget in milliseconds, when the call had one.
+        budget_ms: Option<u64>,
     },
     /// The skill asked for more memory than its cap allows.
     MemoryExceeded {
@@ -403,11 +402,12 @@ impl fmt::Display for FailureCause {
             }
             Self::LoadFailed { detail } => write!(f, "could not be loaded: {detail}"),
             Self::Timeout {
-                clock_ms: Some(ms), ..
-            } => write!(f, "ran past its time budget of {ms} ms"),
+                fuel,
+                budget_ms: Some(ms),
+            } => write!(f, "ran out of its budget of {ms} ms ({fuel} fuel)"),
             Self::Timeout {
                 fuel,
-                clock_ms: None,
+                budget_ms: None,
             } => write!(f, "ran out of its budget of {fuel} fuel"),
             Self::MemoryExceeded { limit_bytes } => {
                 write!(f, "exceeded its memory cap of {limit_bytes} bytes")

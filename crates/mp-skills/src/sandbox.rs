@@ -265,12 +265,12 @@ impl SkillModule {
         limits: &Limits,
         started: Instant,
     ) -> Result<(i64, u64), SkillFailure> {
-        let timeout = |clock_ms| {
+        let timeout = || {
             self.fail(
                 FailureStage::Run,
                 FailureCause::Timeout {
                     fuel: limits.fuel,
-                    clock_ms,
+                    budget_ms: budget_ms(limits),
                 },
             )
         };
@@ -291,17 +291,14 @@ impl SkillModule {
                     return Ok((packed, left));
                 }
                 Ok(TypedResumableCall::OutOfFuel(paused)) => {
-                    if let Some(clock) = limits.clock
-                        && started.elapsed() >= clock
-                    {
-                        let ms = u64::try_from(clock.as_millis()).unwrap_or(u64::MAX);
-                        return Err(timeout(Some(ms)));
+                    if limits.clock.is_some_and(|clock| started.elapsed() >= clock) {
+                        return Err(timeout());
                     }
                     let held = store.get_fuel().unwrap_or(0);
                     let needed = paused.required_fuel().saturating_sub(held);
                     let next = reserve.min(FUEL_SLICE.max(needed));
                     if reserve == 0 || next < needed {
-                        return Err(timeout(None));
+                        return Err(timeout());
                     }
                     reserve -= next;
                     store
@@ -353,7 +350,7 @@ impl SkillModule {
         {
             FailureCause::Timeout {
                 fuel: limits.fuel,
-                clock_ms: None,
+                budget_ms: budget_ms(limits),
             }
         } else if error.as_trap_code() == Some(TrapCode::GrowthOperationLimited)
             || matches!(
@@ -373,6 +370,13 @@ impl SkillModule {
         };
         self.fail(stage, cause)
     }
+}
+
+/// The time budget of `limits` in milliseconds, when it has one.
+fn budget_ms(limits: &Limits) -> Option<u64> {
+    limits
+        .clock
+        .map(|clock| u64::try_from(clock.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// Per-call host state.

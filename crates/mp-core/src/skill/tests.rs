@@ -18,7 +18,7 @@ fn timeout_is_retryable() {
             FailureStage::Run,
             FailureCause::Timeout {
                 fuel: 1_000,
-                clock_ms: None,
+                budget_ms: None,
             },
         ),
         "skill_timeout",

@@ -129,7 +129,7 @@ fn infinite_loop_is_stopped_by_fuel() {
     check(
         include_str!("testdata/infinite_loop.wat"),
         As::Validator,
-        "skill s failed at run (skill_timeout, retryable): ran out of its budget of 2000000 fuel",
+        "skill s failed at run (skill_timeout, retryable): ran out of its budget of 1000 ms (2000000 fuel)",
     );
 }
 
@@ -214,7 +214,7 @@ fn an_endless_loop_stops_at_its_time_budget_whatever_fuel_is_left() {
     let failure = module.call(b"{}", &limits).expect_err("never answers");
     assert_eq!(
         failure.to_string(),
-        "skill spin failed at run (skill_timeout, retryable): ran past its time budget of 20 ms"
+        "skill spin failed at run (skill_timeout, retryable): ran out of its budget of 20 ms (9223372036854775807 fuel)"
     );
 }
 
@@ -238,7 +238,7 @@ fn a_call_without_a_clock_runs_in_slices_to_the_end_of_its_fuel() {
         failure.cause,
         FailureCause::Timeout {
             fuel: 3 * FUEL_SLICE + 7,
-            clock_ms: None
+            budget_ms: None
         }
     );
 }

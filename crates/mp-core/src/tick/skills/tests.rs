@@ -56,7 +56,7 @@ impl Loops {
             FailureStage::Run,
             FailureCause::Timeout {
                 fuel: 1_000,
-                clock_ms: None,
+                budget_ms: None,
             },
         )
     }
