@@ -265,15 +265,7 @@ impl SkillModule {
         limits: &Limits,
         started: Instant,
     ) -> Result<(i64, u64), SkillFailure> {
-        let timeout = || {
-            self.fail(
-                FailureStage::Run,
-                FailureCause::Timeout {
-                    fuel: limits.fuel,
-                    budget_ms: budget_ms(limits),
-                },
-            )
-        };
+        let timeout = || self.fail(FailureStage::Run, timeout(limits));
         let left = store.get_fuel().unwrap_or(0);
         let first = left.min(FUEL_SLICE);
         // Fuel not yet handed to the store.
@@ -348,10 +340,7 @@ impl SkillModule {
         let cause = if error.as_trap_code() == Some(TrapCode::OutOfFuel)
             || store.get_fuel().is_ok_and(|left| left == 0)
         {
-            FailureCause::Timeout {
-                fuel: limits.fuel,
-                budget_ms: budget_ms(limits),
-            }
+            timeout(limits)
         } else if error.as_trap_code() == Some(TrapCode::GrowthOperationLimited)
             || matches!(
                 error.kind(),
@@ -372,11 +361,14 @@ impl SkillModule {
     }
 }
 
-/// The time budget of `limits` in milliseconds, when it has one.
-fn budget_ms(limits: &Limits) -> Option<u64> {
-    limits
-        .clock
-        .map(|clock| u64::try_from(clock.as_millis()).unwrap_or(u64::MAX))
+/// `skill_timeout` under `limits`: the same cause whichever budget ran out first.
+fn timeout(limits: &Limits) -> FailureCause {
+    FailureCause::Timeout {
+        fuel: limits.fuel,
+        budget_ms: limits
+            .clock
+            .map(|clock| u64::try_from(clock.as_millis()).unwrap_or(u64::MAX)),
+    }
 }
 
 /// Per-call host state.

@@ -53,8 +53,9 @@ pub use run::{FullTickReport, GovernanceReport, RATE_LIMIT_RESERVE, run_tick};
 pub use shard::{ParseShardError, Shard};
 pub use skills::USER_VALIDATOR_PASSED;
 
-use futures_util::StreamExt as _;
 use std::collections::BTreeMap;
+
+use futures_util::StreamExt as _;
 
 use crate::approval::{ReceiptKey, UNSIGNED_RECEIPTS_WARNING};
 use crate::classifier::{CompilePathRulesError, PathRules};
