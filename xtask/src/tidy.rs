@@ -161,6 +161,37 @@ pub fn check_edges(metadata: &Value) -> anyhow::Result<Vec<Violation>> {
     Ok(violations)
 }
 
+/// wasmi must dispatch with its portable loop: its default dispatch by tail calls relies
+/// on an optimisation stable Rust does not guarantee, and a skill looping on a failing
+/// `memory.grow` overflows the host's stack with it in a release build (the process
+/// aborts). Debug builds always use the loop, so only this rule keeps release builds safe.
+pub fn check_wasmi_dispatch(metadata: &Value) -> Option<Violation> {
+    let ids: BTreeSet<&str> = metadata["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| p["name"].as_str() == Some("wasmi"))
+        .filter_map(|p| p["id"].as_str())
+        .collect();
+    let nodes = metadata["resolve"]["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten();
+    for node in nodes.filter(|n| n["id"].as_str().is_some_and(|id| ids.contains(id))) {
+        let portable = node["features"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|f| f.as_str() == Some("portable-dispatch"));
+        if !portable {
+            return Some(Violation(
+                "wasmi must be built with its `portable-dispatch` feature (see check_wasmi_dispatch in xtask/src/tidy.rs)".to_owned(),
+            ));
+        }
+    }
+    None
+}
+
 fn cargo_metadata(root: &Path) -> anyhow::Result<Value> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = Command::new(cargo)
@@ -270,8 +301,10 @@ fn missing_threat_model_tests(root: &Path) -> anyhow::Result<Vec<String>> {
 
 /// Runs every tidy check and fails with a list of problems.
 pub fn run(root: &Path) -> anyhow::Result<()> {
-    let mut problems: Vec<String> = check_edges(&cargo_metadata(root)?)?
+    let metadata = cargo_metadata(root)?;
+    let mut problems: Vec<String> = check_edges(&metadata)?
         .into_iter()
+        .chain(check_wasmi_dispatch(&metadata))
         .map(|v| v.0)
         .collect();
     for file in files_without_header(root)? {
@@ -318,6 +351,18 @@ mod tests {
             })
             .collect();
         json!({"packages": packages, "resolve": {"nodes": nodes}})
+    }
+
+    #[test]
+    fn wasmi_without_portable_dispatch_is_a_problem() {
+        let with = |features: Value| {
+            json!({
+                "packages": [{"id": "w", "name": "wasmi"}],
+                "resolve": {"nodes": [{"id": "w", "deps": [], "features": features}]},
+            })
+        };
+        assert!(check_wasmi_dispatch(&with(json!(["std", "auto-dispatch"]))).is_some());
+        assert!(check_wasmi_dispatch(&with(json!(["std", "portable-dispatch"]))).is_none());
     }
 
     #[track_caller]
