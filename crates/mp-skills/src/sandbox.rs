@@ -37,9 +37,10 @@ pub const HOST_MODULE: &str = "mp";
 /// The field name of the host log function, `mp.log(ptr: i32, len: i32)`.
 pub const HOST_LOG: &str = "log";
 
-/// Fuel per call standing for the one-second budget: measured at 0.9–1.0 G fuel/s in a
-/// release build on the 2-core build machine, so 10⁹ fuel stops an endless loop after about
-/// one second (see `docs/skills-abi.md`, "Fuel and time").
+/// Fuel per call standing for the one-second budget: the same answer on every machine.
+/// About 0.55 G fuel/s in a release build on the 2-core build machine, so the wall-clock
+/// backstop ([`Limits::clock`]) is what stops an endless loop at one second there (see
+/// `docs/skills-abi.md`, "Fuel and time").
 pub const DEFAULT_FUEL: u64 = 1_000_000_000;
 /// Linear-memory cap per call: 16 MiB.
 pub const DEFAULT_MEMORY_BYTES: usize = 16 * 1024 * 1024;
@@ -47,10 +48,16 @@ pub const DEFAULT_MEMORY_BYTES: usize = 16 * 1024 * 1024;
 pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 64 * 1024;
 /// Log bytes kept per call (longer logs are cut).
 pub const DEFAULT_MAX_LOG_BYTES: usize = 8 * 1024;
-/// Fuel a call runs on between two looks at the clock: about 10 ms of instructions.
+/// Most fuel a call runs on between two looks at the clock: about 10 ms of plain
+/// instructions. A call gets a fiftieth of its budget per slice within
+/// [`MIN_FUEL_SLICE`]..=[`FUEL_SLICE`], so instructions that take more time per fuel
+/// overrun a short budget by little.
 pub const FUEL_SLICE: u64 = 10 * FUEL_PER_MS;
-/// Fuel a host call costs before its work: the guest leaves the interpreter and comes back.
-pub const HOST_CALL_FUEL: u64 = 1_000;
+/// Least fuel of a slice: the clock is not looked at more than about once a millisecond.
+pub const MIN_FUEL_SLICE: u64 = FUEL_PER_MS;
+/// Fuel a host call costs before its work: the guest leaves the interpreter and comes back
+/// (about 40 ns a call, measured with `cargo run --release -p mp-skills --example budget`).
+pub const HOST_CALL_FUEL: u64 = 50;
 
 /// The caps of one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +65,7 @@ pub struct Limits {
     /// Fuel budget; running out is `skill_timeout`.
     pub fuel: u64,
     /// Time budget of the call's run; past it the call stops as `skill_timeout` whatever
-    /// fuel is left (checked every [`FUEL_SLICE`]). `None`: fuel alone.
+    /// fuel is left (looked at least every [`FUEL_SLICE`] fuel). `None`: fuel alone.
     pub clock: Option<Duration>,
     /// Linear-memory cap in bytes; growing past it is `skill_memory_exceeded`.
     pub memory_bytes: usize,
@@ -266,8 +273,9 @@ impl SkillModule {
         started: Instant,
     ) -> Result<(i64, u64), SkillFailure> {
         let timeout = || self.fail(FailureStage::Run, timeout(limits));
+        let slice = (limits.fuel / 50).clamp(MIN_FUEL_SLICE, FUEL_SLICE);
         let left = store.get_fuel().unwrap_or(0);
-        let first = left.min(FUEL_SLICE);
+        let first = left.min(slice);
         // Fuel not yet handed to the store.
         let mut reserve = left - first;
         store
@@ -288,7 +296,7 @@ impl SkillModule {
                     }
                     let held = store.get_fuel().unwrap_or(0);
                     let needed = paused.required_fuel().saturating_sub(held);
-                    let next = reserve.min(FUEL_SLICE.max(needed));
+                    let next = reserve.min(slice.max(needed));
                     if reserve == 0 || next < needed {
                         return Err(timeout());
                     }
@@ -383,27 +391,38 @@ struct HostState {
 /// `mp.log(ptr, len)`: appends guest bytes to the call's log, up to the cap. Out-of-bounds
 /// arguments are ignored rather than trapping: logging must never change a verdict.
 ///
-/// The call costs [`HOST_CALL_FUEL`] plus one fuel per byte asked for, taken from the
-/// fuel the store holds (what is missing then stops the guest at its next instruction).
+/// The call costs [`HOST_CALL_FUEL`] plus one fuel per byte it copied, taken from the fuel
+/// the store holds (what is missing is owed by the call's reserve, and an empty store
+/// stops the guest at its next instruction).
 fn host_log(mut caller: Caller<'_, HostState>, ptr: i32, len: i32) {
-    let cost = HOST_CALL_FUEL.saturating_add(u64::try_from(len).unwrap_or(0));
+    let copied = append_log(&mut caller, ptr, len);
+    let cost = HOST_CALL_FUEL.saturating_add(copied as u64);
     if let Ok(held) = caller.get_fuel() {
         let _ = caller.set_fuel(held.saturating_sub(cost));
         let debt = cost.saturating_sub(held);
         let state = caller.data_mut();
         state.fuel_debt = state.fuel_debt.saturating_add(debt);
     }
+}
+
+/// Appends the guest's bytes at `ptr..ptr + len` to the log, up to its cap; the bytes
+/// copied.
+fn append_log(caller: &mut Caller<'_, HostState>, ptr: i32, len: i32) -> usize {
     let Some(memory) = caller.get_export("memory").and_then(|e| e.into_memory()) else {
-        return;
+        return 0;
     };
     let (Ok(start), Ok(len)) = (usize::try_from(ptr), usize::try_from(len)) else {
-        return;
+        return 0;
     };
-    let (data, state) = memory.data_and_store_mut(&mut caller);
+    let (data, state) = memory.data_and_store_mut(caller);
     let room = state.max_log_bytes.saturating_sub(state.log.len());
     let take = len.min(room);
-    if let Some(bytes) = start.checked_add(take).and_then(|end| data.get(start..end)) {
-        state.log.extend_from_slice(bytes);
+    match start.checked_add(take).and_then(|end| data.get(start..end)) {
+        Some(bytes) => {
+            state.log.extend_from_slice(bytes);
+            take
+        }
+        None => 0,
     }
 }
 
