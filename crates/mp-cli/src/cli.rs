@@ -5,13 +5,26 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use mp_core::tick::Shard;
 
-/// mp keeps AI coding agents honest on shared GitHub repositories: a merge gate, a
-/// four-quadrant change classifier, a post-merge supervisor and a decision inbox.
+/// mp keeps AI coding agents honest on shared GitHub repositories.
+///
+/// It merges a pull request only when the owner applied `ready-to-merge`, the required
+/// checks are green, the base is `main` and every commit carries identity trailers; it
+/// sends irreversible-and-critical changes to the owner through a decision inbox, and
+/// re-checks what lands on `main`.
 #[derive(Debug, Parser)]
-#[command(name = "mp", version, about, long_about = None, propagate_version = true)]
-#[command(
-    after_help = "Exit codes: 0 ok, 1 findings (invalid input found), 2 could not run, 3 tick failed closed. See docs/cli.md."
-)]
+#[command(name = "mp", version = crate::version::LONG, propagate_version = true)]
+#[command(after_help = "\
+Start here:
+  mp tick --world fixtures/worlds/demo.yaml     one tick over the bundled demo world
+  mp config validate --config DIR               check a configuration directory
+  mp tick --config DIR --dry-run                plan a tick on GitHub, write nothing
+  mp explain --world FILE OWNER/REPO#N          why a pull request is (not) merged
+
+On GitHub, credentials come from MP_GITHUB_TOKEN, or MP_APP_ID with MP_APP_PRIVATE_KEY
+(docs/deploy.md); receipts are signed with MP_RECEIPT_KEY.
+
+Exit codes: 0 ok, 1 findings (invalid input found), 2 could not run, 3 tick failed closed,
+4 another tick holds the lease. Every command: mp <command> --help; all of it: docs/cli.md.")]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -47,26 +60,6 @@ pub enum Format {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Check configuration files.
-    #[command(subcommand)]
-    Config(ConfigCommand),
-    /// Check commit messages against the identity-trailer contract.
-    #[command(name = "commit-msg", subcommand)]
-    CommitMsg(CommitMsgCommand),
-    /// Validate agent-protocols contracts, query their state machine and drive them
-    /// through a contract store.
-    #[command(subcommand)]
-    Contract(crate::commands::contract::ContractCommand),
-    /// Record executions as Evidence and export them (in-toto / SLSA provenance).
-    #[command(subcommand)]
-    Evidence(crate::commands::evidence::EvidenceCommand),
-    /// List the skills and their state, or lint user skill contracts.
-    #[command(subcommand)]
-    Skills(crate::commands::skills::SkillsCommand),
-    /// Trusted external skill sources: list, fetch (verified and pinned), verify, lock,
-    /// drift and status (docs/sources.md).
-    #[command(subcommand)]
-    Sources(crate::commands::sources::SourcesCommand),
     /// Run one tick, on GitHub (--config DIR) or over a world file (--world FILE), and
     /// print what the bot did.
     ///
@@ -78,13 +71,6 @@ pub enum Command {
     /// Explain one pull request: every gate condition with its evidence and every
     /// classifier vote ("why is this not merged?"). Writes nothing.
     Explain(ExplainArgs),
-    /// Render the static HTML report of an audit log: quadrant mix per tick, merges and
-    /// blocks per repository, decision-inbox age and API calls per tick (docs/report.md).
-    ///
-    /// Writes DIR/index.html (self-contained, no network). Malformed lines are skipped and
-    /// counted. Exit 0 when the page was written, 2 when the log cannot be read or the
-    /// page cannot be written.
-    Report(ReportArgs),
     /// Run mp as a service: GitHub webhooks in, decisions within seconds, and the whole
     /// tick every --resync-every as a backstop (docs/serve.md).
     ///
@@ -95,6 +81,33 @@ pub enum Command {
     /// Exit 2 when the configuration, credentials, secret or address are unusable; 3 when
     /// it fails closed at start (bot user unknown, state corrupt).
     Serve(ServeArgs),
+    /// Check configuration files.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Render the static HTML report of an audit log: quadrant mix per tick, merges and
+    /// blocks per repository, decision-inbox age and API calls per tick (docs/report.md).
+    ///
+    /// Writes DIR/index.html (self-contained, no network). Malformed lines are skipped and
+    /// counted. Exit 0 when the page was written, 2 when the log cannot be read or the
+    /// page cannot be written.
+    Report(ReportArgs),
+    /// Check commit messages against the identity-trailer contract.
+    #[command(name = "commit-msg", subcommand)]
+    CommitMsg(CommitMsgCommand),
+    /// List the skills and their state, or lint user skill contracts.
+    #[command(subcommand)]
+    Skills(crate::commands::skills::SkillsCommand),
+    /// Trusted external skill sources: list, fetch (verified and pinned), verify, lock,
+    /// drift and status (docs/sources.md).
+    #[command(subcommand)]
+    Sources(crate::commands::sources::SourcesCommand),
+    /// Validate agent-protocols contracts, query their state machine and drive them
+    /// through a contract store.
+    #[command(subcommand)]
+    Contract(crate::commands::contract::ContractCommand),
+    /// Record executions as Evidence and export them (in-toto / SLSA provenance).
+    #[command(subcommand)]
+    Evidence(crate::commands::evidence::EvidenceCommand),
     /// Developer tools: serve a world over HTTP.
     #[command(subcommand)]
     Dev(DevCommand),
@@ -372,12 +385,25 @@ pub enum ConfigCommand {
     Validate(ConfigValidateArgs),
 }
 
+impl ConfigValidateArgs {
+    /// The directory to validate: `--config DIR`, the positional DIR, or `config`.
+    pub fn dir(&self) -> &std::path::Path {
+        self.config
+            .as_deref()
+            .or(self.dir.as_deref())
+            .unwrap_or(std::path::Path::new("config"))
+    }
+}
+
 /// Arguments of `mp config validate`.
 #[derive(Debug, Args)]
 pub struct ConfigValidateArgs {
-    /// The configuration directory.
-    #[arg(default_value = "config")]
-    pub dir: PathBuf,
+    /// The configuration directory, as with --config (default: config).
+    #[arg(value_name = "DIR", conflicts_with = "config")]
+    pub dir: Option<PathBuf>,
+    /// The configuration directory (default: config).
+    #[arg(long, value_name = "DIR")]
+    pub config: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -403,8 +429,11 @@ pub struct CommitMsgCheckArgs {
     #[arg(default_value = "-")]
     pub file: PathBuf,
     /// An agent_registry.yml to check Agent-Tool / Agent-Model against (advisory).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "config")]
     pub registry: Option<PathBuf>,
+    /// A configuration directory: check against its agent_registry.yml, when it has one.
+    #[arg(long, value_name = "DIR")]
+    pub config: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,

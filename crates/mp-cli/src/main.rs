@@ -15,6 +15,7 @@ mod output;
 mod report_html;
 mod report_md;
 mod skills_load;
+mod version;
 mod world;
 
 /// Exit codes, documented in docs/cli.md.

@@ -24,7 +24,14 @@ pub fn run(args: &CommitMsgCheckArgs, out: &mut dyn Write) -> anyhow::Result<Exi
     let parsed = Trailers::parse(&raw);
     let problems = trailers::check_contract(&parsed);
 
-    let registry_note = match &args.registry {
+    // `--config DIR` names the registry of a configuration directory; a directory
+    // without one has nothing to check against, as on GitHub.
+    let registry = match (&args.registry, &args.config) {
+        (Some(path), _) => Some(path.clone()),
+        (None, Some(dir)) => Some(dir.join("agent_registry.yml")).filter(|p| p.is_file()),
+        (None, None) => None,
+    };
+    let registry_note = match &registry {
         None => None,
         Some(path) => {
             let text = read_input(path)?;

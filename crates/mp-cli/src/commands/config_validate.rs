@@ -53,7 +53,7 @@ fn problem_json(problem: &ConfigProblem) -> serde_json::Value {
 }
 
 pub fn run(args: &ConfigValidateArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
-    let files = read_config_dir(&args.dir)?;
+    let files = read_config_dir(args.dir())?;
     let report = config::load(&files);
     let errors = report.errors().count();
     let warnings = report.warnings().count();
@@ -66,7 +66,7 @@ pub fn run(args: &ConfigValidateArgs, out: &mut dyn Write) -> anyhow::Result<Exi
             writeln!(
                 out,
                 "{}: {verdict} ({errors} errors, {warnings} warnings)",
-                args.dir.display()
+                args.dir().display()
             )?;
         }
         Format::Json => {
@@ -74,7 +74,7 @@ pub fn run(args: &ConfigValidateArgs, out: &mut dyn Write) -> anyhow::Result<Exi
             crate::output::json(
                 out,
                 &json!({
-                    "directory": args.dir.display().to_string(),
+                    "directory": args.dir().display().to_string(),
                     "valid": errors == 0,
                     "errors": errors,
                     "warnings": warnings,

@@ -70,9 +70,12 @@ pub struct StatusArgs {
 /// Arguments of `mp skills lint`.
 #[derive(Debug, Args)]
 pub struct LintArgs {
-    /// The folder holding user skills.
-    #[arg(default_value = "config/skills")]
-    pub dir: PathBuf,
+    /// The folder holding user skills (default: config/skills).
+    #[arg(value_name = "SKILLS_DIR", conflicts_with = "config")]
+    pub dir: Option<PathBuf>,
+    /// The configuration directory: lint the user skills in DIR/skills.
+    #[arg(long, value_name = "DIR")]
+    pub config: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -233,7 +236,12 @@ fn entry_json(entry: &SkillEntry) -> Value {
 }
 
 fn lint(args: &LintArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
-    let report = lint_dir(&args.dir).with_context(|| format!("reading {}", args.dir.display()))?;
+    let dir = match (&args.dir, &args.config) {
+        (Some(dir), _) => dir.clone(),
+        (None, Some(config)) => config.join("skills"),
+        (None, None) => PathBuf::from("config/skills"),
+    };
+    let report = lint_dir(&dir).with_context(|| format!("reading {}", dir.display()))?;
     match args.format {
         Format::Json => {
             let doc = json!({

@@ -94,6 +94,26 @@ fn registry_mismatch_is_advisory() {
 }
 
 #[test]
+fn config_names_the_registry_of_a_configuration_directory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().to_str().expect("utf-8 path");
+    // No registry in the directory: nothing to check against.
+    let quiet = check(GOOD, &["--config", config], 0, &[]);
+    assert!(!quiet.contains("L4"), "{quiet}");
+    std::fs::write(
+        dir.path().join("agent_registry.yml"),
+        "tools: [codex]\nmodels:\n  codex: [gpt-5]\n",
+    )
+    .expect("write");
+    check(
+        GOOD,
+        &["--config", config],
+        0,
+        &["warn  L4: Agent-Tool 'claude-code'"],
+    );
+}
+
+#[test]
 fn invalid_registry_cannot_run() {
     let dir = tempfile::tempdir().expect("tempdir");
     let registry = dir.path().join("agent_registry.yml");

@@ -30,6 +30,30 @@ fn line_count(path: &Path) -> usize {
 }
 
 #[test]
+fn the_directory_is_named_by_config_or_by_position_not_both() {
+    let example = workspace_root().join("examples").join("solo-developer");
+    mp().args(["config", "validate", "--config"])
+        .arg(&example)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("0 errors"));
+    // A broken copy proves --config reads the directory it names.
+    let broken = example_copy("solo-developer");
+    append(&broken.path().join("env.yml"), "bogus_field: 1\n");
+    mp().args(["config", "validate", "--config"])
+        .arg(broken.path())
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("bogus_field"));
+    mp().args(["config", "validate", "--config"])
+        .arg(&example)
+        .arg(broken.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot be used with"));
+}
+
+#[test]
 fn examples_are_valid() {
     for example in ["solo-developer", "small-team"] {
         mp().args(["config", "validate"])

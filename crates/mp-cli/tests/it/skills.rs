@@ -79,6 +79,16 @@ fn lint_passes_the_example_and_names_each_gap() {
 }
 
 #[test]
+fn lint_with_config_reads_the_skills_folder_of_that_directory() {
+    let dir = config_with_skills(&[("validators/bare.wat", "(module)")]);
+    mp().args(["skills", "lint", "--config"])
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("bare.wat: contract_missing"));
+}
+
+#[test]
 fn every_user_skill_call_is_recorded_in_the_audit_log() {
     let dir = tempfile::tempdir().expect("tempdir");
     let log = dir.path().join("audit.jsonl");
