@@ -17,4 +17,5 @@ pub mod lock;
 pub mod model;
 pub mod ops;
 pub mod select;
+pub mod skill_md;
 pub mod trust;

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_saphyr::{Error as YamlError, Spanned};
 
-use super::model::{Anchor, Method, Pin, Refusal, SourceId};
+use super::model::{Anchor, Method, Pin, Refusal, SourceId, check_skill_name};
 
 /// The stable codes of format problems. They never change meaning.
 pub mod codes {
@@ -540,18 +540,21 @@ fn split_duplicates<T>(
 // Markdown scanning
 
 /// The lines of `text` without line endings (`\r\n` included).
-fn split_lines(text: &str) -> Vec<&str> {
+pub(crate) fn split_lines(text: &str) -> Vec<&str> {
     text.split('\n')
         .map(|line| line.strip_suffix('\r').unwrap_or(line))
         .collect()
 }
 
 /// Frontmatter content lines (1-based number, text) and the index of the first body line.
-type Frontmatter<'a> = Option<(Vec<(u64, &'a str)>, usize)>;
+pub(crate) type Frontmatter<'a> = Option<(Vec<(u64, &'a str)>, usize)>;
 
 /// Frontmatter delimited by `---` lines starting at the first line: its content lines
 /// (with 1-based numbers) and the index of the first body line. `None` when absent.
-fn frontmatter<'a>(file: &Path, lines: &[&'a str]) -> Result<Frontmatter<'a>, Vec<FileProblem>> {
+pub(crate) fn frontmatter<'a>(
+    file: &Path,
+    lines: &[&'a str],
+) -> Result<Frontmatter<'a>, Vec<FileProblem>> {
     if lines.first().map(|l| l.trim_end()) != Some("---") {
         return Ok(None);
     }
@@ -613,7 +616,7 @@ fn trust_frontmatter(
     Ok((organization, body_start))
 }
 
-fn join_lines(lines: &[(u64, &str)]) -> String {
+pub(crate) fn join_lines(lines: &[(u64, &str)]) -> String {
     let mut text = String::new();
     for (_, line) in lines {
         text.push_str(line);
@@ -1543,21 +1546,17 @@ fn check_provides(draft: &Draft, problems: &mut Vec<FileProblem>) -> Option<Vec<
     let mut items: Vec<Provide> = Vec::new();
     for item in &list.value {
         let parsed = match (&item.skill, &item.family) {
-            (Some(skill), None) => {
-                if is_kebab(&skill.value) {
-                    Some(Provide::Skill(skill.value.clone()))
-                } else {
+            (Some(skill), None) => match check_skill_name(&skill.value) {
+                Ok(()) => Some(Provide::Skill(skill.value.clone())),
+                Err(why) => {
                     problems.push(problem(
                         skill.line,
                         codes::PROVIDES_INVALID,
-                        format!(
-                            "skill `{}` is not a kebab-case directory name (one path segment)",
-                            skill.value
-                        ),
+                        format!("{why} (a skill is one kebab-case directory name)"),
                     ));
                     None
                 }
-            }
+            },
             (None, Some(family)) => {
                 let prefix = family.value.strip_suffix('*');
                 match prefix {

@@ -14,7 +14,7 @@ use std::path::{Component, Path, PathBuf};
 
 use super::descriptor::{Descriptor, FileProblem, Pointer, Provide, parse_pointer};
 use super::drift::{DriftFinding, FindingSeverity};
-use super::model::{Refusal, SourceId};
+use super::model::{Refusal, SourceId, check_skill_name};
 
 /// The stable selection codes.
 pub mod codes {
@@ -179,11 +179,11 @@ pub fn select_skills(
                     if !is_real_dir(&dir) || !has_contract(&dir) {
                         continue;
                     }
-                    if SourceId::parse(name).is_err() {
+                    if let Err(why) = check_skill_name(name) {
                         refusals.push(refuse(
                             codes::SKILL_NAME_INVALID,
-                            format!("family member `{name}` is not a kebab-case name"),
-                            "ask the source to rename it; sourced skill names are kebab-case",
+                            format!("family member: {why}"),
+                            "ask the source to rename it; skill names follow the Agent Skills rules",
                         ));
                         continue;
                     }

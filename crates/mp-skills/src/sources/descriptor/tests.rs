@@ -386,6 +386,15 @@ fn provides_rules() {
         &provides("\n    - family: a/b-*\n"),
         "source_family_invalid@14 source=acme-skills field=provides",
     );
+    let long = format!("\n    - skill: {}\n", "a".repeat(65));
+    check(
+        &provides(&long),
+        "source_provides_invalid@14 source=acme-skills field=provides",
+    );
+    check(
+        &provides(&format!("\n    - skill: {}\n", "a".repeat(64))),
+        "ok acme-skills",
+    );
     check(
         &provides("\n    - skill: x\n    - skill: x\n"),
         "source_provides_duplicate@15 source=acme-skills field=provides",
