@@ -13,6 +13,7 @@ pub mod drift;
 pub mod fetch;
 pub mod git;
 pub mod layout;
+pub mod lint;
 pub mod lock;
 pub mod model;
 pub mod ops;

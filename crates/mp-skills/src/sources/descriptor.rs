@@ -1797,6 +1797,21 @@ pub struct Pointer {
     pub skill_path: PathBuf,
     /// `evals_path:` the evals' path inside the source, if any.
     pub evals_path: Option<PathBuf>,
+    /// The line each value was written on.
+    pub lines: PointerLines,
+}
+
+/// The lines of a pointer's values, so later checks can name them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PointerLines {
+    /// `source:`.
+    pub source: u64,
+    /// `organization:`.
+    pub organization: u64,
+    /// `skill_path:`.
+    pub skill_path: u64,
+    /// `evals_path:`, when given.
+    pub evals_path: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -1810,6 +1825,12 @@ struct RawPointer {
 
 /// Parses a pointer's frontmatter (`source`, `organization`, `skill_path`, optional
 /// `evals_path`; nothing else).
+///
+/// # Errors
+/// Missing or unclosed frontmatter, a YAML problem (a missing, unknown or duplicate key,
+/// an empty value), or every bad value: a `source` that is not a source id, an
+/// `organization` that is not one path segment, a path that is empty, absolute or holds
+/// `..`.
 pub fn parse_pointer(file: &Path, skill: &str, text: &str) -> Result<Pointer, Vec<FileProblem>> {
     let lines = split_lines(text);
     let Some((content, _)) = frontmatter(file, &lines)? else {
@@ -1824,14 +1845,18 @@ pub fn parse_pointer(file: &Path, skill: &str, text: &str) -> Result<Pointer, Ve
     let raw: RawPointer = parse_yaml(file, first, &join_lines(&content), None)?;
     let at = |s: &Spanned<String>| first + s.referenced.line().max(1) - 1;
     let source_text = raw.source.value.clone();
-    let source = SourceId::parse(&raw.source.value).map_err(|message| {
-        FileProblem::new(file, Some(at(&raw.source)), codes::ID_INVALID, message)
-            .with_source(Some(&source_text))
-            .with_field("source")
-    });
-    let source = source.map_err(|p| vec![p])?;
-    check_segment(&raw.organization.value).map_err(|why| {
-        vec![
+    let mut problems = Vec::new();
+    let source = SourceId::parse(&raw.source.value)
+        .map_err(|message| {
+            problems.push(
+                FileProblem::new(file, Some(at(&raw.source)), codes::ID_INVALID, message)
+                    .with_source(Some(&source_text))
+                    .with_field("source"),
+            );
+        })
+        .ok();
+    if let Err(why) = check_segment(&raw.organization.value) {
+        problems.push(
             FileProblem::new(
                 file,
                 Some(at(&raw.organization)),
@@ -1840,36 +1865,50 @@ pub fn parse_pointer(file: &Path, skill: &str, text: &str) -> Result<Pointer, Ve
             )
             .with_source(Some(&source_text))
             .with_field("organization"),
-        ]
-    })?;
-    let path = |value: &Spanned<String>, field: &str| {
+        );
+    }
+    let mut path = |value: &Spanned<String>, field: &str| {
         check_relative(&value.value)
             .map_err(|why| {
-                FileProblem::new(
-                    file,
-                    Some(at(value)),
-                    codes::POINTER_PATH_INVALID,
-                    format!("{field} `{}` {why}", value.value),
-                )
-                .with_source(Some(&source_text))
-                .with_field(field)
+                problems.push(
+                    FileProblem::new(
+                        file,
+                        Some(at(value)),
+                        codes::POINTER_PATH_INVALID,
+                        format!("{field} `{}` {why}", value.value),
+                    )
+                    .with_source(Some(&source_text))
+                    .with_field(field),
+                );
             })
-            .map_err(|p| vec![p])
+            .ok()
     };
-    let skill_path = path(&raw.skill_path, "skill_path")?;
+    let skill_path = path(&raw.skill_path, "skill_path");
     let evals_path = raw
         .evals_path
         .as_ref()
-        .map(|value| path(value, "evals_path"))
-        .transpose()?;
-    Ok(Pointer {
-        skill: skill.to_owned(),
-        file: file.to_path_buf(),
-        source,
-        organization: raw.organization.value,
-        skill_path,
-        evals_path,
-    })
+        .map(|value| path(value, "evals_path"));
+    match (source, skill_path, evals_path) {
+        (Some(source), Some(skill_path), evals_path @ (None | Some(Some(_))))
+            if problems.is_empty() =>
+        {
+            Ok(Pointer {
+                skill: skill.to_owned(),
+                file: file.to_path_buf(),
+                source,
+                lines: PointerLines {
+                    source: at(&raw.source),
+                    organization: at(&raw.organization),
+                    skill_path: at(&raw.skill_path),
+                    evals_path: raw.evals_path.as_ref().map(at),
+                },
+                organization: raw.organization.value,
+                skill_path,
+                evals_path: evals_path.flatten(),
+            })
+        }
+        _ => Err(problems),
+    }
 }
 
 #[cfg(test)]
