@@ -64,7 +64,7 @@ pub enum Command {
     #[command(subcommand)]
     Skills(crate::commands::skills::SkillsCommand),
     /// Trusted external skill sources: list, fetch (verified and pinned), verify, lock,
-    /// drift and status (docs/sources.md).
+    /// drift, status and lint (docs/sources.md).
     #[command(subcommand)]
     Sources(crate::commands::sources::SourcesCommand),
     /// Run one tick, on GitHub (--config DIR) or over a world file (--world FILE), and
