@@ -19,8 +19,7 @@ use super::layout::SourcesLayout;
 use super::lock::{LocalEntry, LocalLock, PinLock, PinOutcome};
 use super::model::{Method, Refusal, SourceId};
 use super::select::{
-    SelectedSkill, SkillCollision, check_collisions, scan_pointers, select, select_skills,
-    unfulfilled_pointers,
+    SelectedSkill, SkillCollision, check_collisions, scan_pointers, select, unfulfilled_pointers,
 };
 use super::trust::{PinState, TrustResolution, pin_disagreement, plan_fetch, resolve_trusted};
 
@@ -394,7 +393,9 @@ pub fn status(sources: &Sources) -> Vec<SourceStatus> {
 pub struct Loadable {
     /// The selected skills of every usable source.
     pub skills: Vec<SelectedSkill>,
-    /// One line per source left out (not pinned, not fetched, snapshot edited, ...).
+    /// One line per source left out (not pinned, not fetched, snapshot edited, ...), and
+    /// one per selection warning of a loaded source (a family that selects nothing, a
+    /// pointer-only directory).
     pub skipped: Vec<String>,
 }
 
@@ -479,8 +480,13 @@ pub fn loadable_skills(
                 continue;
             }
         }
-        match select_skills(&dir, d) {
-            Ok(selected) => loadable.skills.extend(selected),
+        match select(&dir, d) {
+            Ok(selected) => {
+                loadable.skills.extend(selected.skills);
+                loadable
+                    .skipped
+                    .extend(selected.warnings.iter().map(ToString::to_string));
+            }
             Err(refusals) => {
                 for refusal in refusals {
                     loadable.skipped.push(format!("{refusal}"));
