@@ -199,9 +199,15 @@ fn list(args: &CommonArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
         Err(exit) => return Ok(exit),
     };
     let registry_path = sources.layout.registry();
-    let (registry, _problems) = match std::fs::read_to_string(&registry_path) {
+    // The registry is editorial: its problems are listed (as by `mp sources lint`) but
+    // never change what is trusted or the exit code.
+    let (registry, registry_problems) = match std::fs::read_to_string(&registry_path) {
         Ok(text) => parse_registry(&registry_path, &text),
-        Err(_) => Default::default(),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Default::default(),
+        Err(err) => (
+            Default::default(),
+            vec![FileProblem::unreadable(&registry_path, &err)],
+        ),
     };
     let trusted: Vec<&str> = sources
         .resolution
@@ -234,6 +240,7 @@ fn list(args: &CommonArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
                 }).collect::<Vec<_>>(),
                 "refused": sources.resolution.refused.iter().map(refusal_json).collect::<Vec<_>>(),
                 "discoverable_not_trusted": discoverable,
+                "registry_problems": registry_problems.iter().map(problem_json).collect::<Vec<_>>(),
             });
             writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
         }
@@ -262,6 +269,9 @@ fn list(args: &CommonArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
             }
             for id in &discoverable {
                 writeln!(out, "discoverable, not trusted (never fetched): {id}")?;
+            }
+            for problem in &registry_problems {
+                writeln!(out, "registry: {problem}")?;
             }
         }
     }

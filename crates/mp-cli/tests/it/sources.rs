@@ -347,3 +347,35 @@ fn status_and_drift_report_pointer_problems_a_missing_snapshot_and_local_lock() 
         .collect();
     assert_eq!(found, ["source_unpinned"]);
 }
+
+#[test]
+fn list_and_lint_report_a_broken_registry_row() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("skill-sources-registry.md"),
+        "# Registry\n\n## Community / external sources\n\n| Source id | Owning org | Maintainer | Repository | Notes |\n|---|---|---|---|---|\n| Not_An_Id | acme | me | r | n |\n| two-cells | acme |\n",
+    )
+    .expect("registry");
+    let listed = json_of(&["list"], dir.path(), 0);
+    let codes: Vec<String> = listed["registry_problems"]
+        .as_array()
+        .expect("problems")
+        .iter()
+        .map(|p| format!("{} {}", p["code"].as_str().unwrap_or("-"), p["line"]))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            "source_registry_row_invalid 7",
+            "source_registry_row_invalid 8"
+        ]
+    );
+    let linted = json_of(&["lint"], dir.path(), 1);
+    assert_eq!(
+        codes_of(&linted["findings"]),
+        [
+            "error source_registry_row_invalid 7",
+            "error source_registry_row_invalid 8"
+        ]
+    );
+}

@@ -116,6 +116,16 @@ impl FileProblem {
         }
     }
 
+    /// `source_file_unreadable`: `file` exists but cannot be read.
+    pub fn unreadable(file: &Path, err: &std::io::Error) -> Self {
+        Self::new(
+            file,
+            None,
+            super::trust::codes::FILE_UNREADABLE,
+            format!("cannot read the file: {err}"),
+        )
+    }
+
     pub(crate) fn with_source(mut self, source: Option<&str>) -> Self {
         self.source = source.map(str::to_owned);
         self
