@@ -98,7 +98,7 @@ pub enum Command {
     #[command(subcommand)]
     Skills(crate::commands::skills::SkillsCommand),
     /// Trusted external skill sources: list, fetch (verified and pinned), verify, lock,
-    /// drift and status (docs/sources.md).
+    /// drift, status and lint (docs/sources.md).
     #[command(subcommand)]
     Sources(crate::commands::sources::SourcesCommand),
     /// Validate agent-protocols contracts, query their state machine and drive them

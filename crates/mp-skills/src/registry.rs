@@ -18,6 +18,7 @@ use mp_core::skill::{BranchHook, ClassifierRule, SkillKind, Validator};
 
 use crate::contract::{Contract, ContractSchemas};
 use crate::sandbox::{Limits, SkillModule, WasmBranchHook, WasmClassifierRule, WasmValidator};
+use crate::sources::skill_md::parse_skill_md;
 
 #[cfg(test)]
 mod tests;
@@ -37,50 +38,6 @@ pub struct SourcedSkill<'a> {
     pub name: &'a str,
     /// The skill's directory inside the snapshot.
     pub dir: &'a Path,
-}
-
-/// The `kind` a fetched skill's `SKILL.md` declares in its frontmatter (`---` lines at the
-/// top): `validators`, `classifier` or `branch_hooks`; a `name` there must match the
-/// directory.
-fn frontmatter_kind(text: &str, dir_name: &str) -> Result<SkillKind, String> {
-    let mut lines = text.lines();
-    if lines.next().map(str::trim_end) != Some("---") {
-        return Err("SKILL.md has no frontmatter (`---` first line) naming its kind".to_owned());
-    }
-    let mut kind = None;
-    for line in lines {
-        if line.trim_end() == "---" {
-            return match kind {
-                Some(kind) => Ok(kind),
-                None => Err("the SKILL.md frontmatter has no `kind:`".to_owned()),
-            };
-        }
-        let Some((key, value)) = line.split_once(':') else {
-            continue;
-        };
-        let value = value.trim().trim_matches('"');
-        match key.trim() {
-            "kind" => {
-                kind = Some(
-                    SkillKind::ALL
-                        .into_iter()
-                        .find(|k| k.folder() == value)
-                        .ok_or_else(|| {
-                            format!(
-                                "unknown kind `{value}` in SKILL.md; expected validators, classifier or branch_hooks"
-                            )
-                        })?,
-                );
-            }
-            "name" if value != dir_name => {
-                return Err(format!(
-                    "SKILL.md names the skill `{value}` but its directory is `{dir_name}`"
-                ));
-            }
-            _ => {}
-        }
-    }
-    Err("the SKILL.md frontmatter is not closed by `---`".to_owned())
 }
 
 /// Where a skill comes from.
@@ -286,9 +243,14 @@ impl Registry {
                     continue;
                 }
             };
-            let kind = match frontmatter_kind(&text, skill.name) {
-                Ok(kind) => kind,
-                Err(reason) => {
+            let kind = match parse_skill_md(&contract_path, skill.name, &text) {
+                Ok(front) => front.kind,
+                Err(problems) => {
+                    let reason = problems
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join("; ");
                     self.warnings.push(fail(reason));
                     continue;
                 }

@@ -1,4 +1,4 @@
-//! `mp sources list | fetch | verify | lock | drift | status`: trusted external skill
+//! `mp sources list | fetch | verify | lock | drift | status | lint`: trusted external skill
 //! sources from the command line (docs/sources.md). The work is done by
 //! `mp_skills::sources::ops`; this module reads the arguments and prints.
 
@@ -10,6 +10,7 @@ use mp_skills::sources::descriptor::{FileProblem, parse_registry};
 use mp_skills::sources::drift::{DriftFinding, FindingSeverity};
 use mp_skills::sources::fetch::{Curl, FetchOptions};
 use mp_skills::sources::layout::SourcesLayout;
+use mp_skills::sources::lint::{self as sources_lint, LintFinding};
 use mp_skills::sources::model::{Refusal, SourceId};
 use mp_skills::sources::ops::{self, Sources};
 use serde_json::{Value, json};
@@ -41,12 +42,20 @@ pub enum SourcesCommand {
     Lock(LockArgs),
     /// Report every disagreement between trust list, pin lock, local lock, snapshots and
     /// upstream (moved tag, advanced branch, changed archive, edited snapshot, pin bumped
-    /// without a fetch, ...), and pointers no trusted source fulfils. Exit 0 when there is
-    /// none, 1 when there is any.
+    /// without a fetch, ...), pointers no trusted source fulfils, every pointer problem
+    /// and an unreadable local lock. Exit 0 when there is none, 1 when there is any.
     Drift(DriftArgs),
-    /// Show each trusted source: pinned, fetched, snapshot present, skills provided.
-    /// Exit 0; 2 when the trust list is unreadable.
+    /// Show each trusted source: pinned, fetched, snapshot present, skills provided, and
+    /// what deserves a look (missing snapshot or local lock, a family that selects
+    /// nothing, a bad pointer, an unreadable local lock). Exit 0; 2 when the trust list is
+    /// unreadable.
     Status(CommonArgs),
+    /// Check every sources file on its own: the registry, every organization's curated
+    /// list, the trust list, the pointers `skills/*/source.md`, both locks, and what each
+    /// trusted source's snapshot holds. Every problem is listed with its file, line and
+    /// code. Exit 0 when clean or warnings only; 1 when any error; 2 when a file cannot
+    /// be read.
+    Lint(CommonArgs),
 }
 
 /// Arguments every `mp sources` command takes.
@@ -104,6 +113,7 @@ pub fn run(command: &SourcesCommand, out: &mut dyn Write) -> anyhow::Result<Exit
         SourcesCommand::Lock(args) => lock(args, out),
         SourcesCommand::Drift(args) => drift(&args.common, args.offline, false, out),
         SourcesCommand::Status(args) => status(args, out),
+        SourcesCommand::Lint(args) => lint(args, out),
     }
 }
 
@@ -156,6 +166,12 @@ fn problem_json(p: &FileProblem) -> Value {
     })
 }
 
+fn lint_json(f: &LintFinding) -> Value {
+    let mut value = problem_json(&f.problem);
+    value["severity"] = json!(f.severity.as_str());
+    value
+}
+
 fn refusal_json(r: &Refusal) -> Value {
     json!({ "source": r.source, "code": r.code, "reason": r.reason, "fix": r.fix })
 }
@@ -183,9 +199,15 @@ fn list(args: &CommonArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
         Err(exit) => return Ok(exit),
     };
     let registry_path = sources.layout.registry();
-    let (registry, _problems) = match std::fs::read_to_string(&registry_path) {
+    // The registry is editorial: its problems are listed (as by `mp sources lint`) but
+    // never change what is trusted or the exit code.
+    let (registry, registry_problems) = match std::fs::read_to_string(&registry_path) {
         Ok(text) => parse_registry(&registry_path, &text),
-        Err(_) => Default::default(),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Default::default(),
+        Err(err) => (
+            Default::default(),
+            vec![FileProblem::unreadable(&registry_path, &err)],
+        ),
     };
     let trusted: Vec<&str> = sources
         .resolution
@@ -218,6 +240,7 @@ fn list(args: &CommonArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
                 }).collect::<Vec<_>>(),
                 "refused": sources.resolution.refused.iter().map(refusal_json).collect::<Vec<_>>(),
                 "discoverable_not_trusted": discoverable,
+                "registry_problems": registry_problems.iter().map(problem_json).collect::<Vec<_>>(),
             });
             writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
         }
@@ -246,6 +269,9 @@ fn list(args: &CommonArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
             }
             for id in &discoverable {
                 writeln!(out, "discoverable, not trusted (never fetched): {id}")?;
+            }
+            for problem in &registry_problems {
+                writeln!(out, "registry: {problem}")?;
             }
         }
     }
@@ -278,6 +304,7 @@ fn fetch(args: &FetchArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
                     "unanchored": f.unanchored,
                     "first_pin": f.first_pin,
                     "skills": f.skills,
+                    "warnings": f.warnings.iter().map(finding_json).collect::<Vec<_>>(),
                 })).collect::<Vec<_>>(),
                 "refused": report.refused.iter().map(refusal_json).collect::<Vec<_>>(),
             });
@@ -302,6 +329,9 @@ fn fetch(args: &FetchArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
                         f.skills.join(", ")
                     }
                 )?;
+                for warning in &f.warnings {
+                    writeln!(out, "{warning}")?;
+                }
             }
             for refusal in &report.refused {
                 writeln!(out, "refused: {refusal}")?;
@@ -375,28 +405,40 @@ fn drift(
         .into_iter()
         .filter(|f| !errors_only || f.severity == FindingSeverity::Error)
         .collect();
+    // `verify` checks pins and snapshots only; `drift` also lists the file problems.
+    let problems = if errors_only {
+        Vec::new()
+    } else {
+        sources_lint::problems(&sources)
+    };
     match args.format {
         Format::Json => {
-            let doc = json!({
+            let mut doc = json!({
                 "findings": findings.iter().map(finding_json).collect::<Vec<_>>(),
                 "sources": sources.resolution.trusted.len(),
             });
+            if !errors_only {
+                doc["problems"] = json!(problems.iter().map(lint_json).collect::<Vec<_>>());
+            }
             writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
         }
         Format::Text => {
             for finding in &findings {
                 writeln!(out, "{finding}")?;
             }
+            for problem in &problems {
+                writeln!(out, "{problem}")?;
+            }
             let verb = if errors_only { "verified" } else { "compared" };
             writeln!(
                 out,
                 "{} trusted source(s) {verb}, {} finding(s)",
                 sources.resolution.trusted.len(),
-                findings.len()
+                findings.len() + problems.len()
             )?;
         }
     }
-    Ok(if findings.is_empty() {
+    Ok(if findings.is_empty() && problems.is_empty() {
         Exit::Ok
     } else {
         Exit::Findings
@@ -409,9 +451,11 @@ fn status(args: &CommonArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
         Err(exit) => return Ok(exit),
     };
     let states = ops::status(&sources);
+    let problems = sources_lint::problems(&sources);
     match args.format {
         Format::Json => {
             let doc = json!({
+                "problems": problems.iter().map(lint_json).collect::<Vec<_>>(),
                 "sources": states.iter().map(|s| json!({
                     "id": s.id.as_str(),
                     "method": s.method.as_str(),
@@ -422,6 +466,7 @@ fn status(args: &CommonArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
                     "snapshot": s.snapshot,
                     "skills": s.skills.as_ref().ok(),
                     "refused": s.skills.as_ref().err().map(|r| r.iter().map(refusal_json).collect::<Vec<_>>()),
+                    "warnings": s.warnings.iter().map(finding_json).collect::<Vec<_>>(),
                 })).collect::<Vec<_>>(),
             });
             writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
@@ -452,8 +497,51 @@ fn status(args: &CommonArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
                     s.fetched.as_deref().unwrap_or("no"),
                     yes_no(s.snapshot),
                 )?;
+                for warning in &s.warnings {
+                    writeln!(out, "  {warning}")?;
+                }
+            }
+            for problem in &problems {
+                writeln!(out, "{problem}")?;
             }
         }
     }
     Ok(Exit::Ok)
+}
+
+/// `mp sources lint`: exit 2 when a file cannot be read, 1 on any error, else 0.
+fn lint(args: &CommonArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
+    let report = sources_lint::lint(&layout(args));
+    match args.format {
+        Format::Json => {
+            let doc = json!({
+                "directory": args.config.display().to_string(),
+                "valid": report.errors() == 0,
+                "errors": report.errors(),
+                "warnings": report.warnings(),
+                "checked": report.checked.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+                "findings": report.findings.iter().map(lint_json).collect::<Vec<_>>(),
+            });
+            writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+        }
+        Format::Text => {
+            for finding in &report.findings {
+                writeln!(out, "{finding}")?;
+            }
+            writeln!(
+                out,
+                "{} sources file(s) checked: {} error(s), {} warning(s)",
+                report.checked.len(),
+                report.errors(),
+                report.warnings()
+            )?;
+        }
+    }
+    Ok(if report.unreadable() {
+        Exit::Usage
+    } else if report.errors() > 0 {
+        Exit::Findings
+    } else {
+        Exit::Ok
+    })
 }

@@ -199,3 +199,183 @@ fn no_trust_list_means_nothing_to_do_and_a_broken_one_exits_2() {
         "the refusal names the id: {text}"
     );
 }
+
+const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
+
+/// A config dir trusting `acme-audit` (never fetched) with the pointers `pointers`
+/// (skill name, frontmatter body).
+fn pointed(dir: &Path, pointers: &[(&str, &str)]) {
+    std::fs::write(
+        dir.join("skill-sources.md"),
+        trust_list("https://example.com/acme.git", COMMIT),
+    )
+    .expect("trust list");
+    for (name, body) in pointers {
+        let skill = dir.join("skills").join(name);
+        std::fs::create_dir_all(&skill).expect("mkdir");
+        std::fs::write(skill.join("source.md"), body).expect("pointer");
+    }
+}
+
+fn codes_of(list: &Value) -> Vec<String> {
+    list.as_array()
+        .expect("a list")
+        .iter()
+        .map(|f| {
+            format!(
+                "{} {} {}",
+                f["severity"].as_str().unwrap_or("-"),
+                f["code"].as_str().unwrap_or("-"),
+                f["line"]
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn lint_reports_every_pointer_problem_with_its_line_and_exit_code() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    pointed(
+        dir.path(),
+        &[
+            (
+                "acme-audit-escape",
+                "---\nsource: acme-audit\norganization: acme\nskill_path: ../../etc\n---\n",
+            ),
+            (
+                "acme-audit-nosource",
+                "---\norganization: acme\nskill_path: skills/acme-audit-nosource\n---\n",
+            ),
+            ("acme-audit-bare", "# no frontmatter\n"),
+            (
+                "acme-audit-other",
+                "---\nsource: acme-audit\norganization: umbrella\nskill_path: skills/somewhere\n---\n",
+            ),
+        ],
+    );
+    let doc = json_of(&["lint"], dir.path(), 1);
+    assert_eq!(
+        codes_of(&doc["findings"]),
+        [
+            "error source_frontmatter_invalid 1",
+            "error source_pointer_path_invalid 4",
+            "error source_missing_field 2",
+            "error source_pointer_organization_unknown 3",
+            "error source_pointer_organization_mismatch 3",
+            "error source_pointer_path_mismatch 4",
+            "warning source_snapshot_missing null",
+            "warning source_local_lock_missing null",
+        ]
+    );
+    assert_eq!(
+        (doc["errors"].as_u64(), doc["warnings"].as_u64()),
+        (Some(6), Some(2))
+    );
+    mp().args(["sources", "lint", "--config"])
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(
+            predicate::str::contains(
+                "skills/acme-audit-escape/source.md:4: source_pointer_path_invalid: source acme-audit: skill_path `../../etc` holds `..`",
+            )
+            .and(predicate::str::contains("error: "))
+            .and(predicate::str::contains("1 sources file(s) checked: 6 error(s), 2 warning(s)")),
+        );
+}
+
+#[test]
+fn lint_is_clean_with_warnings_only_and_exits_2_on_an_unreadable_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    assert_eq!(
+        json_of(&["lint"], dir.path(), 0)["findings"],
+        serde_json::json!([])
+    );
+    pointed(dir.path(), &[]);
+    let doc = json_of(&["lint"], dir.path(), 0);
+    assert_eq!(doc["valid"], true);
+    assert_eq!(doc["warnings"], 2);
+    std::fs::create_dir_all(dir.path().join("sources.lock")).expect("a directory");
+    let doc = json_of(&["lint"], dir.path(), 2);
+    assert_eq!(doc["findings"][0]["code"], "source_file_unreadable");
+}
+
+#[test]
+fn status_and_drift_report_pointer_problems_a_missing_snapshot_and_local_lock() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    pointed(
+        dir.path(),
+        &[(
+            "acme-audit-x",
+            "---\nsource: acme-audit\norganization: acme\nskill_path: /abs/acme-audit-x\n---\n",
+        )],
+    );
+    let status = json_of(&["status"], dir.path(), 0);
+    assert_eq!(
+        codes_of(&status["problems"]),
+        ["error source_pointer_path_invalid 4"]
+    );
+    let warnings: Vec<&str> = status["sources"][0]["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .filter_map(|w| w["code"].as_str())
+        .collect();
+    assert_eq!(
+        warnings,
+        ["source_snapshot_missing", "source_local_lock_missing"]
+    );
+    mp().args(["sources", "status", "--config"])
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("warning[source_local_lock_missing]").and(
+                predicate::str::contains("source.md:4: source_pointer_path_invalid"),
+            ),
+        );
+    let drift = json_of(&["drift", "--offline"], dir.path(), 1);
+    assert_eq!(
+        codes_of(&drift["problems"]),
+        ["error source_pointer_path_invalid 4"]
+    );
+    let found: Vec<&str> = drift["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["code"].as_str())
+        .collect();
+    assert_eq!(found, ["source_unpinned"]);
+}
+
+#[test]
+fn list_and_lint_report_a_broken_registry_row() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("skill-sources-registry.md"),
+        "# Registry\n\n## Community / external sources\n\n| Source id | Owning org | Maintainer | Repository | Notes |\n|---|---|---|---|---|\n| Not_An_Id | acme | me | r | n |\n| two-cells | acme |\n",
+    )
+    .expect("registry");
+    let listed = json_of(&["list"], dir.path(), 0);
+    let codes: Vec<String> = listed["registry_problems"]
+        .as_array()
+        .expect("problems")
+        .iter()
+        .map(|p| format!("{} {}", p["code"].as_str().unwrap_or("-"), p["line"]))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            "source_registry_row_invalid 7",
+            "source_registry_row_invalid 8"
+        ]
+    );
+    let linted = json_of(&["lint"], dir.path(), 1);
+    assert_eq!(
+        codes_of(&linted["findings"]),
+        [
+            "error source_registry_row_invalid 7",
+            "error source_registry_row_invalid 8"
+        ]
+    );
+}

@@ -235,3 +235,57 @@ fn a_changed_pull_request_is_never_answered_from_the_previous_input() {
         ]
     );
 }
+
+#[test]
+fn a_fetched_skill_md_is_read_strictly() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let write = |name: &str, front: &str| {
+        let skill = dir.path().join(name);
+        std::fs::create_dir_all(&skill).expect("mkdir");
+        std::fs::write(
+            skill.join("SKILL.md"),
+            format!("---\n{front}---\n{CONTRACT}"),
+        )
+        .expect("SKILL.md");
+        std::fs::write(skill.join(format!("{name}.wat")), PASS).expect("module");
+        skill
+    };
+    let cases = [
+        (
+            "acme-twice",
+            "name: acme-twice\nkind: classifier\nkind: validators\n",
+        ),
+        ("acme-renamed", "name: acme-other\nkind: validators\n"),
+        ("acme-good", "name: acme-good\nkind: validators\n"),
+    ];
+    let dirs: Vec<_> = cases
+        .iter()
+        .map(|(name, front)| write(name, front))
+        .collect();
+    let sourced: Vec<SourcedSkill<'_>> = cases
+        .iter()
+        .zip(&dirs)
+        .map(|((name, _), dir)| SourcedSkill {
+            source: "acme",
+            name,
+            dir,
+        })
+        .collect();
+    let registry =
+        Registry::load_with_sources(None, &sourced, &SkillsPolicy::default(), Limits::default());
+    let root = format!("{}/", dir.path().display());
+    let warnings: Vec<String> = registry
+        .warnings()
+        .iter()
+        .map(|w| w.reason.replace(&root, ""))
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            "acme-twice/SKILL.md:4: source_duplicate_key: duplicate key `kind` (field `kind`)",
+            "acme-renamed/SKILL.md:2: source_skill_name_mismatch: SKILL.md names the skill `acme-other` but its directory is `acme-renamed` (field `name`)",
+        ]
+    );
+    assert!(registry.entry("acme-good").is_some());
+    assert!(registry.entry("acme-twice").is_none());
+}

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_saphyr::{Error as YamlError, Spanned};
 
-use super::model::{Anchor, Method, Pin, Refusal, SourceId};
+use super::model::{Anchor, Method, Pin, Refusal, SourceId, check_skill_name};
 
 /// The stable codes of format problems. They never change meaning.
 pub mod codes {
@@ -114,6 +114,16 @@ impl FileProblem {
             code,
             message,
         }
+    }
+
+    /// `source_file_unreadable`: `file` exists but cannot be read.
+    pub fn unreadable(file: &Path, err: &std::io::Error) -> Self {
+        Self::new(
+            file,
+            None,
+            super::trust::codes::FILE_UNREADABLE,
+            format!("cannot read the file: {err}"),
+        )
     }
 
     pub(crate) fn with_source(mut self, source: Option<&str>) -> Self {
@@ -540,18 +550,21 @@ fn split_duplicates<T>(
 // Markdown scanning
 
 /// The lines of `text` without line endings (`\r\n` included).
-fn split_lines(text: &str) -> Vec<&str> {
+pub(crate) fn split_lines(text: &str) -> Vec<&str> {
     text.split('\n')
         .map(|line| line.strip_suffix('\r').unwrap_or(line))
         .collect()
 }
 
 /// Frontmatter content lines (1-based number, text) and the index of the first body line.
-type Frontmatter<'a> = Option<(Vec<(u64, &'a str)>, usize)>;
+pub(crate) type Frontmatter<'a> = Option<(Vec<(u64, &'a str)>, usize)>;
 
 /// Frontmatter delimited by `---` lines starting at the first line: its content lines
 /// (with 1-based numbers) and the index of the first body line. `None` when absent.
-fn frontmatter<'a>(file: &Path, lines: &[&'a str]) -> Result<Frontmatter<'a>, Vec<FileProblem>> {
+pub(crate) fn frontmatter<'a>(
+    file: &Path,
+    lines: &[&'a str],
+) -> Result<Frontmatter<'a>, Vec<FileProblem>> {
     if lines.first().map(|l| l.trim_end()) != Some("---") {
         return Ok(None);
     }
@@ -613,7 +626,7 @@ fn trust_frontmatter(
     Ok((organization, body_start))
 }
 
-fn join_lines(lines: &[(u64, &str)]) -> String {
+pub(crate) fn join_lines(lines: &[(u64, &str)]) -> String {
     let mut text = String::new();
     for (_, line) in lines {
         text.push_str(line);
@@ -1543,21 +1556,17 @@ fn check_provides(draft: &Draft, problems: &mut Vec<FileProblem>) -> Option<Vec<
     let mut items: Vec<Provide> = Vec::new();
     for item in &list.value {
         let parsed = match (&item.skill, &item.family) {
-            (Some(skill), None) => {
-                if is_kebab(&skill.value) {
-                    Some(Provide::Skill(skill.value.clone()))
-                } else {
+            (Some(skill), None) => match check_skill_name(&skill.value) {
+                Ok(()) => Some(Provide::Skill(skill.value.clone())),
+                Err(why) => {
                     problems.push(problem(
                         skill.line,
                         codes::PROVIDES_INVALID,
-                        format!(
-                            "skill `{}` is not a kebab-case directory name (one path segment)",
-                            skill.value
-                        ),
+                        format!("{why} (a skill is one kebab-case directory name)"),
                     ));
                     None
                 }
-            }
+            },
             (None, Some(family)) => {
                 let prefix = family.value.strip_suffix('*');
                 match prefix {
@@ -1798,6 +1807,21 @@ pub struct Pointer {
     pub skill_path: PathBuf,
     /// `evals_path:` the evals' path inside the source, if any.
     pub evals_path: Option<PathBuf>,
+    /// The line each value was written on.
+    pub lines: PointerLines,
+}
+
+/// The lines of a pointer's values, so later checks can name them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PointerLines {
+    /// `source:`.
+    pub source: u64,
+    /// `organization:`.
+    pub organization: u64,
+    /// `skill_path:`.
+    pub skill_path: u64,
+    /// `evals_path:`, when given.
+    pub evals_path: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -1811,6 +1835,12 @@ struct RawPointer {
 
 /// Parses a pointer's frontmatter (`source`, `organization`, `skill_path`, optional
 /// `evals_path`; nothing else).
+///
+/// # Errors
+/// Missing or unclosed frontmatter, a YAML problem (a missing, unknown or duplicate key,
+/// an empty value), or every bad value: a `source` that is not a source id, an
+/// `organization` that is not one path segment, a path that is empty, absolute or holds
+/// `..`.
 pub fn parse_pointer(file: &Path, skill: &str, text: &str) -> Result<Pointer, Vec<FileProblem>> {
     let lines = split_lines(text);
     let Some((content, _)) = frontmatter(file, &lines)? else {
@@ -1825,14 +1855,18 @@ pub fn parse_pointer(file: &Path, skill: &str, text: &str) -> Result<Pointer, Ve
     let raw: RawPointer = parse_yaml(file, first, &join_lines(&content), None)?;
     let at = |s: &Spanned<String>| first + s.referenced.line().max(1) - 1;
     let source_text = raw.source.value.clone();
-    let source = SourceId::parse(&raw.source.value).map_err(|message| {
-        FileProblem::new(file, Some(at(&raw.source)), codes::ID_INVALID, message)
-            .with_source(Some(&source_text))
-            .with_field("source")
-    });
-    let source = source.map_err(|p| vec![p])?;
-    check_segment(&raw.organization.value).map_err(|why| {
-        vec![
+    let mut problems = Vec::new();
+    let source = SourceId::parse(&raw.source.value)
+        .map_err(|message| {
+            problems.push(
+                FileProblem::new(file, Some(at(&raw.source)), codes::ID_INVALID, message)
+                    .with_source(Some(&source_text))
+                    .with_field("source"),
+            );
+        })
+        .ok();
+    if let Err(why) = check_segment(&raw.organization.value) {
+        problems.push(
             FileProblem::new(
                 file,
                 Some(at(&raw.organization)),
@@ -1841,36 +1875,50 @@ pub fn parse_pointer(file: &Path, skill: &str, text: &str) -> Result<Pointer, Ve
             )
             .with_source(Some(&source_text))
             .with_field("organization"),
-        ]
-    })?;
-    let path = |value: &Spanned<String>, field: &str| {
+        );
+    }
+    let mut path = |value: &Spanned<String>, field: &str| {
         check_relative(&value.value)
             .map_err(|why| {
-                FileProblem::new(
-                    file,
-                    Some(at(value)),
-                    codes::POINTER_PATH_INVALID,
-                    format!("{field} `{}` {why}", value.value),
-                )
-                .with_source(Some(&source_text))
-                .with_field(field)
+                problems.push(
+                    FileProblem::new(
+                        file,
+                        Some(at(value)),
+                        codes::POINTER_PATH_INVALID,
+                        format!("{field} `{}` {why}", value.value),
+                    )
+                    .with_source(Some(&source_text))
+                    .with_field(field),
+                );
             })
-            .map_err(|p| vec![p])
+            .ok()
     };
-    let skill_path = path(&raw.skill_path, "skill_path")?;
+    let skill_path = path(&raw.skill_path, "skill_path");
     let evals_path = raw
         .evals_path
         .as_ref()
-        .map(|value| path(value, "evals_path"))
-        .transpose()?;
-    Ok(Pointer {
-        skill: skill.to_owned(),
-        file: file.to_path_buf(),
-        source,
-        organization: raw.organization.value,
-        skill_path,
-        evals_path,
-    })
+        .map(|value| path(value, "evals_path"));
+    match (source, skill_path, evals_path) {
+        (Some(source), Some(skill_path), evals_path @ (None | Some(Some(_))))
+            if problems.is_empty() =>
+        {
+            Ok(Pointer {
+                skill: skill.to_owned(),
+                file: file.to_path_buf(),
+                source,
+                lines: PointerLines {
+                    source: at(&raw.source),
+                    organization: at(&raw.organization),
+                    skill_path: at(&raw.skill_path),
+                    evals_path: raw.evals_path.as_ref().map(at),
+                },
+                organization: raw.organization.value,
+                skill_path,
+                evals_path: evals_path.flatten(),
+            })
+        }
+        _ => Err(problems),
+    }
 }
 
 #[cfg(test)]

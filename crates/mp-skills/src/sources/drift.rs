@@ -153,6 +153,38 @@ fn finding(
     }
 }
 
+/// `source_snapshot_missing` for `id`.
+pub fn snapshot_missing(id: &SourceId, severity: FindingSeverity) -> DriftFinding {
+    finding(
+        id,
+        codes::SNAPSHOT_MISSING,
+        severity,
+        format!("the snapshot .mp-sources/{id}/ is missing (expected on a fresh clone)"),
+        FETCH.to_owned(),
+    )
+}
+
+/// `source_local_lock_missing` for `id`: the local lock is missing or unparseable, or
+/// (`lock_exists`) it has no entry for `id`.
+pub fn local_lock_missing(
+    id: &SourceId,
+    lock_exists: bool,
+    severity: FindingSeverity,
+) -> DriftFinding {
+    let reason = if lock_exists {
+        format!("the local lock has no entry for `{id}`")
+    } else {
+        "the local lock is missing or unparseable".to_owned()
+    };
+    finding(
+        id,
+        codes::LOCAL_LOCK_MISSING,
+        severity,
+        reason,
+        format!("{FETCH} to record what is on disk"),
+    )
+}
+
 fn source_drift(input: &DriftInput<'_>, trusted: &Pin, findings: &mut Vec<DriftFinding>) {
     let id = &trusted.id;
     let Some(pin) = input.pin_lock.get(id) else {
@@ -187,28 +219,18 @@ fn source_drift(input: &DriftInput<'_>, trusted: &Pin, findings: &mut Vec<DriftF
     );
 
     let snapshot = input.snapshots.get(id).filter(|s| s.exists);
-    let Some(snapshot) = snapshot else {
-        findings.push(finding(
+    if snapshot.is_none() {
+        findings.push(snapshot_missing(id, FindingSeverity::Error));
+    }
+    let local = input.local_lock.and_then(|l| l.get(id));
+    if local.is_none() {
+        findings.push(local_lock_missing(
             id,
-            codes::SNAPSHOT_MISSING,
-            FindingSeverity::Error,
-            format!("the snapshot .mp-sources/{id}/ is missing (expected on a fresh clone)"),
-            FETCH.to_owned(),
-        ));
-        return;
-    };
-    let Some(local) = input.local_lock.and_then(|l| l.get(id)) else {
-        let reason = match input.local_lock {
-            None => "the local lock is missing or unparseable".to_owned(),
-            Some(_) => format!("the local lock has no entry for `{id}`"),
-        };
-        findings.push(finding(
-            id,
-            codes::LOCAL_LOCK_MISSING,
+            input.local_lock.is_some(),
             FindingSeverity::Warning,
-            reason,
-            format!("{FETCH} to record what is on disk"),
         ));
+    }
+    let (Some(snapshot), Some(local)) = (snapshot, local) else {
         return;
     };
     if local.method != pin.method || local.url != pin.url {

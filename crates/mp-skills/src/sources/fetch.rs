@@ -12,6 +12,7 @@
 
 use std::fs;
 use std::io::{self, Read};
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -164,6 +165,9 @@ fn fix_for(code: &str) -> &'static str {
         "source_archive_too_large" => {
             "check the URL names the intended release; sources larger than the limit are not supported"
         }
+        "source_archive_not_a_file" => {
+            "point the source at the archive file itself, not a FIFO, socket or device"
+        }
         "source_archive_corrupt" => {
             "check the URL names a valid archive, then fetch again; the previous snapshot is unchanged"
         }
@@ -187,7 +191,7 @@ fn failed(id: &SourceId, reason: String) -> Refusal {
 /// # Errors
 /// A [`Refusal`] with one of the codes `source_unanchored`, `source_branch_not_allowed`,
 /// `source_tag_moved`, `source_archive_digest_mismatch`, `source_archive_unknown_format`,
-/// `source_archive_bad_url`, `source_archive_zip_slip`, `source_archive_too_large`,
+/// `source_archive_bad_url`, `source_archive_not_a_file`, `source_archive_zip_slip`, `source_archive_too_large`,
 /// `source_archive_corrupt`, `source_symlink_escapes`, `source_special_file` or
 /// `source_fetch_failed`. Nothing is installed and the previous snapshot is left intact.
 pub fn fetch(
@@ -386,6 +390,7 @@ fn archive_bytes(pin: &Pin, download: &dyn Download) -> Result<Vec<u8>, Refusal>
             .get(&url, MAX_ARCHIVE_BYTES)
             .map_err(|e| failed(&pin.id, e)),
         Location::Local(path) => {
+            refuse_special(&pin.id, &path)?;
             let read = || -> io::Result<Vec<u8>> {
                 let mut bytes = Vec::new();
                 fs::File::open(&path)?
@@ -409,6 +414,41 @@ fn archive_bytes(pin: &Pin, download: &dyn Download) -> Result<Vec<u8>, Refusal>
             Ok(bytes)
         }
     }
+}
+
+/// Refuses a local archive path that names a FIFO, a socket, a device or any other file
+/// that is neither a regular file nor a directory, before it is opened: opening a FIFO
+/// blocks until something writes to it, and a device never ends. The type is that of the
+/// file a symlink points to, since that is what opening it reads.
+fn refuse_special(id: &SourceId, path: &Path) -> Result<(), Refusal> {
+    let Ok(meta) = fs::metadata(path) else {
+        // A missing or unreadable path is reported by the read that follows.
+        return Ok(());
+    };
+    let kind = meta.file_type();
+    if kind.is_file() || kind.is_dir() {
+        return Ok(());
+    }
+    let what = if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    };
+    Err(refusal(
+        id,
+        "source_archive_not_a_file",
+        format!(
+            "archive path `{}` is {what}; only a regular file is read",
+            path.display()
+        ),
+        fix_for("source_archive_not_a_file"),
+    ))
 }
 
 /// What `pin`'s tag or branch names upstream now, or the SHA-512 of its archive now.

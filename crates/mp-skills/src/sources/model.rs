@@ -39,6 +39,38 @@ impl fmt::Display for SourceId {
     }
 }
 
+/// The longest skill name the Agent Skills rules allow.
+pub const MAX_SKILL_NAME: usize = 64;
+
+/// Checks a skill name against the Agent Skills rules: 1 to 64 characters, lowercase
+/// letters, digits and hyphens, no leading, trailing or consecutive hyphen. Returns why
+/// not, naming the name.
+pub fn check_skill_name(name: &str) -> Result<(), String> {
+    let why = if name.is_empty() {
+        Some("is empty".to_owned())
+    } else if name.chars().count() > MAX_SKILL_NAME {
+        Some(format!(
+            "is {} characters long; at most {MAX_SKILL_NAME} are allowed",
+            name.chars().count()
+        ))
+    } else if !name
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
+        Some("may only hold lowercase letters, digits and hyphens".to_owned())
+    } else if name.starts_with('-') || name.ends_with('-') {
+        Some("must not start or end with a hyphen".to_owned())
+    } else if name.contains("--") {
+        Some("must not hold consecutive hyphens".to_owned())
+    } else {
+        None
+    };
+    match why {
+        Some(why) => Err(format!("skill name `{name}` {why}")),
+        None => Ok(()),
+    }
+}
+
 /// How a source is fetched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Method {

@@ -10,14 +10,16 @@ use std::path::PathBuf;
 
 use super::descriptor::{Descriptor, FileProblem};
 use super::digest::tree_digest;
-use super::drift::{DriftFinding, DriftInput, FindingSeverity, SnapshotFacts, drift};
+use super::drift::{
+    DriftFinding, DriftInput, FindingSeverity, SnapshotFacts, drift, local_lock_missing,
+    snapshot_missing,
+};
 use super::fetch::{Download, FetchOptions, RemoteFacts, fetch, remote_facts};
 use super::layout::SourcesLayout;
 use super::lock::{LocalEntry, LocalLock, PinLock, PinOutcome};
 use super::model::{Method, Refusal, SourceId};
 use super::select::{
-    SelectedSkill, SkillCollision, check_collisions, scan_pointers, select_skills,
-    unfulfilled_pointers,
+    SelectedSkill, SkillCollision, check_collisions, scan_pointers, select, unfulfilled_pointers,
 };
 use super::trust::{PinState, TrustResolution, pin_disagreement, plan_fetch, resolve_trusted};
 
@@ -75,6 +77,9 @@ pub struct FetchedSource {
     pub first_pin: bool,
     /// The skills the source provides, as selected from the new snapshot.
     pub skills: Vec<String>,
+    /// What the selection warns about (a family that selects nothing, a pointer-only
+    /// directory).
+    pub warnings: Vec<DriftFinding>,
 }
 
 /// What `fetch_sources` did.
@@ -152,14 +157,15 @@ pub fn fetch_sources(
                 }
             }
         }
-        match select_skills(&fetched.snapshot, &item.source.descriptor) {
+        match select(&fetched.snapshot, &item.source.descriptor) {
             Ok(selected) => report.fetched.push(FetchedSource {
                 id: fetched.id.clone(),
                 resolved: fetched.resolved.clone(),
                 tree_digest: fetched.tree_digest.clone(),
                 unanchored: fetched.unanchored,
                 first_pin,
-                skills: selected.into_iter().map(|s| s.name).collect(),
+                skills: selected.skills.into_iter().map(|s| s.name).collect(),
+                warnings: selected.warnings,
             }),
             Err(refusals) => report.refused.extend(refusals),
         }
@@ -324,6 +330,10 @@ pub struct SourceStatus {
     pub snapshot: bool,
     /// The skills selected from the snapshot, or why none can be.
     pub skills: Result<Vec<String>, Vec<Refusal>>,
+    /// What deserves a look: a missing snapshot, a missing local-lock entry (both normal
+    /// on a fresh clone, so warnings here), a family that selects nothing, a pointer-only
+    /// directory.
+    pub warnings: Vec<DriftFinding>,
 }
 
 /// The state of every trusted source.
@@ -336,8 +346,23 @@ pub fn status(sources: &Sources) -> Vec<SourceStatus> {
             let d: &Descriptor = &t.descriptor;
             let dir = sources.layout.snapshot(&d.id);
             let snapshot = dir.is_dir();
+            let mut warnings = Vec::new();
+            if !snapshot {
+                warnings.push(snapshot_missing(&d.id, FindingSeverity::Warning));
+            }
+            let local = sources.local_lock.as_ref();
+            if local.and_then(|l| l.get(&d.id)).is_none() {
+                warnings.push(local_lock_missing(
+                    &d.id,
+                    local.is_some(),
+                    FindingSeverity::Warning,
+                ));
+            }
             let skills = if snapshot {
-                select_skills(&dir, d).map(|s| s.into_iter().map(|s| s.name).collect())
+                select(&dir, d).map(|s| {
+                    warnings.extend(s.warnings);
+                    s.skills.into_iter().map(|s| s.name).collect()
+                })
             } else {
                 Ok(Vec::new())
             };
@@ -357,6 +382,7 @@ pub fn status(sources: &Sources) -> Vec<SourceStatus> {
                     .map(|e| e.fetched.clone()),
                 snapshot,
                 skills,
+                warnings,
             }
         })
         .collect()
@@ -367,7 +393,9 @@ pub fn status(sources: &Sources) -> Vec<SourceStatus> {
 pub struct Loadable {
     /// The selected skills of every usable source.
     pub skills: Vec<SelectedSkill>,
-    /// One line per source left out (not pinned, not fetched, snapshot edited, ...).
+    /// One line per source left out (not pinned, not fetched, snapshot edited, ...), and
+    /// one per selection warning of a loaded source (a family that selects nothing, a
+    /// pointer-only directory).
     pub skipped: Vec<String>,
 }
 
@@ -452,8 +480,13 @@ pub fn loadable_skills(
                 continue;
             }
         }
-        match select_skills(&dir, d) {
-            Ok(selected) => loadable.skills.extend(selected),
+        match select(&dir, d) {
+            Ok(selected) => {
+                loadable.skills.extend(selected.skills);
+                loadable
+                    .skipped
+                    .extend(selected.warnings.iter().map(ToString::to_string));
+            }
             Err(refusals) => {
                 for refusal in refusals {
                     loadable.skipped.push(format!("{refusal}"));

@@ -6,7 +6,7 @@
 //! a symlink and never reads a file inside a snapshot. A snapshot's own
 //! `skill-sources.md`, `organizations/` and `skills/*/source.md` are inert data.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::fs;
 use std::io;
@@ -14,7 +14,7 @@ use std::path::{Component, Path, PathBuf};
 
 use super::descriptor::{Descriptor, FileProblem, Pointer, Provide, parse_pointer};
 use super::drift::{DriftFinding, FindingSeverity};
-use super::model::{Refusal, SourceId};
+use super::model::{Refusal, SourceId, check_skill_name};
 
 /// The stable selection codes.
 pub mod codes {
@@ -36,6 +36,17 @@ pub mod codes {
     pub const SKILL_COLLISION: &str = "source_skill_collision";
     /// A pointer whose source is not trusted or does not provide its skill.
     pub const UNFULFILLED_POINTER: &str = "source_unfulfilled_pointer";
+    /// A `family:` that selects no skill in the snapshot (warning).
+    pub const FAMILY_EMPTY: &str = "source_family_empty";
+    /// A directory of the snapshot matched by a family that holds only a `source.md`
+    /// pointer, which is never followed (warning).
+    pub const POINTER_ONLY_SKILL: &str = "source_pointer_only_skill";
+    /// A pointer's `organization` is not a known organization.
+    pub const POINTER_ORGANIZATION_UNKNOWN: &str = "source_pointer_organization_unknown";
+    /// A pointer's `organization` differs from its source descriptor's.
+    pub const POINTER_ORGANIZATION_MISMATCH: &str = "source_pointer_organization_mismatch";
+    /// A pointer's `skill_path` or `evals_path` does not name its own skill directory.
+    pub const POINTER_PATH_MISMATCH: &str = "source_pointer_path_mismatch";
 }
 
 /// The contract document a skill directory must hold.
@@ -54,6 +65,15 @@ pub struct SelectedSkill {
     pub dir: PathBuf,
     /// `<snapshot>/<evals_root>/<name>`, when that directory exists.
     pub evals: Option<PathBuf>,
+}
+
+/// The skills a source provides, and what deserves a look without stopping anything.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// The selected skills, sorted by name, each once.
+    pub skills: Vec<SelectedSkill>,
+    /// Warnings: a family that selects nothing, a pointer-only directory a family matched.
+    pub warnings: Vec<DriftFinding>,
 }
 
 /// Only `Normal` components: no root, prefix, `.` or `..`.
@@ -84,18 +104,29 @@ fn real_dir_below(root: &Path, relative: &Path) -> Option<PathBuf> {
     Some(current)
 }
 
-/// Expands a descriptor's `provides` against its snapshot: `skill: x` selects
-/// `<skills_root>/x/`, `family: p-*` every real directory `<skills_root>/p-<more>/` that
-/// holds a `SKILL.md` (dot-entries, files, symlinks and pointer-only directories are
-/// skipped). The result is sorted by name, each skill once.
+/// [`select`] without its warnings.
 ///
 /// # Errors
-/// Every refusal found: a bad layout root, a missing skills root, a `skill:` that is
-/// missing, not a directory or has no `SKILL.md`, a family member that is not kebab-case.
+/// See [`select`].
 pub fn select_skills(
     snapshot: &Path,
     descriptor: &Descriptor,
 ) -> Result<Vec<SelectedSkill>, Vec<Refusal>> {
+    select(snapshot, descriptor).map(|selection| selection.skills)
+}
+
+/// Expands a descriptor's `provides` against its snapshot: `skill: x` selects
+/// `<skills_root>/x/`, `family: p-*` every real directory `<skills_root>/p-<more>/` that
+/// holds a `SKILL.md` (dot-entries, files, symlinks and directories without `SKILL.md` are
+/// skipped). The skills are sorted by name, each once. A family that selects nothing and a
+/// matched directory holding only a `source.md` pointer (never followed: trust does not
+/// chain) are warnings.
+///
+/// # Errors
+/// Every refusal found: a bad layout root, a missing skills root, a `skill:` that is
+/// missing, not a directory or has no `SKILL.md`, a family member whose name breaks the
+/// Agent Skills rules.
+pub fn select(snapshot: &Path, descriptor: &Descriptor) -> Result<Selection, Vec<Refusal>> {
     let id = &descriptor.id;
     let refuse = |code: &'static str, reason: String, fix: &str| Refusal {
         source: id.to_string(),
@@ -128,6 +159,14 @@ pub fn select_skills(
     };
     let evals_root = real_dir_below(snapshot, &layout.evals_root);
     let mut refusals = Vec::new();
+    let mut warnings = Vec::new();
+    let warn = |code: &'static str, reason: String, fix: &str| DriftFinding {
+        source: id.clone(),
+        code,
+        severity: FindingSeverity::Warning,
+        reason,
+        fix: fix.to_owned(),
+    };
     let mut names: Vec<String> = Vec::new();
     for item in &descriptor.provides {
         match item {
@@ -167,27 +206,54 @@ pub fn select_skills(
                         continue;
                     }
                 };
-                for entry in entries.flatten() {
-                    let name = entry.file_name();
-                    let Some(name) = name.to_str() else {
-                        continue;
-                    };
-                    if name.starts_with('.') || !item.matches(name) {
+                let mut members: Vec<(String, PathBuf)> = entries
+                    .flatten()
+                    .filter_map(|entry| {
+                        Some((entry.file_name().to_str()?.to_owned(), entry.path()))
+                    })
+                    .filter(|(name, _)| !name.starts_with('.') && item.matches(name))
+                    .collect();
+                members.sort();
+                let before = names.len();
+                for (name, dir) in members {
+                    let name = name.as_str();
+                    if !is_real_dir(&dir) {
                         continue;
                     }
-                    let dir = entry.path();
-                    if !is_real_dir(&dir) || !has_contract(&dir) {
+                    if !has_contract(&dir) {
+                        let pointer = fs::symlink_metadata(dir.join(POINTER_FILE))
+                            .is_ok_and(|m| m.file_type().is_file());
+                        if pointer {
+                            warnings.push(warn(
+                                codes::POINTER_ONLY_SKILL,
+                                format!(
+                                    "`{}/{name}` matches `{item}` but holds only a {POINTER_FILE} pointer and no {CONTRACT_FILE}; a pointer inside a source is never followed",
+                                    layout.skills_root.display()
+                                ),
+                                "ask the source to ship the skill itself, or trust the source the pointer names",
+                            ));
+                        }
                         continue;
                     }
-                    if SourceId::parse(name).is_err() {
+                    if let Err(why) = check_skill_name(name) {
                         refusals.push(refuse(
                             codes::SKILL_NAME_INVALID,
-                            format!("family member `{name}` is not a kebab-case name"),
-                            "ask the source to rename it; sourced skill names are kebab-case",
+                            format!("family member: {why}"),
+                            "ask the source to rename it; skill names follow the Agent Skills rules",
                         ));
                         continue;
                     }
                     names.push(name.to_owned());
+                }
+                if names.len() == before {
+                    warnings.push(warn(
+                        codes::FAMILY_EMPTY,
+                        format!(
+                            "`{item}` selects no skill: no directory of {} matching it holds a {CONTRACT_FILE}",
+                            layout.skills_root.display()
+                        ),
+                        "correct the family prefix or `layout.skills_root`, or drop the family from `provides`",
+                    ));
                 }
             }
         }
@@ -197,7 +263,7 @@ pub fn select_skills(
     }
     names.sort();
     names.dedup();
-    Ok(names
+    let skills = names
         .into_iter()
         .map(|name| {
             let evals = evals_root
@@ -211,7 +277,8 @@ pub fn select_skills(
                 name,
             }
         })
-        .collect())
+        .collect();
+    Ok(Selection { skills, warnings })
 }
 
 /// Who claims a skill name.
@@ -349,36 +416,159 @@ pub fn scan_pointers(skills_dir: &Path) -> (Vec<Pointer>, Vec<FileProblem>) {
     (pointers, problems)
 }
 
+/// Why no trusted source fulfils `pointer`, when none does.
+fn unfulfilled(pointer: &Pointer, trusted: &[&Descriptor]) -> Option<String> {
+    match trusted.iter().find(|d| d.id == pointer.source) {
+        None => Some(format!(
+            "{} redirects skill `{}` to source `{}`, which is not on the trust list",
+            pointer.file.display(),
+            pointer.skill,
+            pointer.source
+        )),
+        Some(descriptor) if !descriptor.provides_skill(&pointer.skill) => Some(format!(
+            "{} redirects skill `{}` to source `{}`, which does not provide it",
+            pointer.file.display(),
+            pointer.skill,
+            pointer.source
+        )),
+        Some(_) => None,
+    }
+}
+
+const UNFULFILLED_FIX: &str =
+    "trust the source and list the skill in its `provides`, or remove the pointer";
+
 /// Pointers no trusted source fulfils: the source is not trusted, or it does not provide
 /// a skill of the pointer's name. Warnings only: pointers never authorise a fetch.
 pub fn unfulfilled_pointers(pointers: &[Pointer], trusted: &[&Descriptor]) -> Vec<DriftFinding> {
-    let mut findings = Vec::new();
+    pointers
+        .iter()
+        .filter_map(|pointer| {
+            unfulfilled(pointer, trusted).map(|reason| DriftFinding {
+                source: pointer.source.clone(),
+                code: codes::UNFULFILLED_POINTER,
+                severity: FindingSeverity::Warning,
+                reason,
+                fix: UNFULFILLED_FIX.to_owned(),
+            })
+        })
+        .collect()
+}
+
+/// The same pointers as [`unfulfilled_pointers`], as problems naming the pointer file and
+/// the line of its `source:`.
+pub fn unfulfilled_problems(pointers: &[Pointer], trusted: &[&Descriptor]) -> Vec<FileProblem> {
+    pointers
+        .iter()
+        .filter_map(|pointer| {
+            unfulfilled(pointer, trusted).map(|reason| {
+                FileProblem::new(
+                    &pointer.file,
+                    Some(pointer.lines.source),
+                    codes::UNFULFILLED_POINTER,
+                    format!("{reason}; fix: {UNFULFILLED_FIX}"),
+                )
+                .with_source(Some(pointer.source.as_str()))
+                .with_field("source")
+            })
+        })
+        .collect()
+}
+
+/// Checks each pointer against what is known, without reading anything: its
+/// `organization` is one of `organizations`, it equals the organization of the trusted
+/// descriptor of its source (when that source is trusted), and `skill_path` (and
+/// `evals_path`, when given) name the pointer's own directory: they end in `<name>`, and,
+/// when the source is trusted, they are `<skills_root>/<name>` (`<evals_root>/<name>`).
+pub fn check_pointers(
+    pointers: &[Pointer],
+    trusted: &[&Descriptor],
+    organizations: &BTreeSet<String>,
+) -> Vec<FileProblem> {
+    let mut problems = Vec::new();
     for pointer in pointers {
-        let reason = match trusted.iter().find(|d| d.id == pointer.source) {
-            None => format!(
-                "{} redirects skill `{}` to source `{}`, which is not on the trust list",
-                pointer.file.display(),
-                pointer.skill,
-                pointer.source
-            ),
-            Some(descriptor) if !descriptor.provides_skill(&pointer.skill) => format!(
-                "{} redirects skill `{}` to source `{}`, which does not provide it",
-                pointer.file.display(),
-                pointer.skill,
-                pointer.source
-            ),
-            Some(_) => continue,
+        let source = Some(pointer.source.as_str());
+        let problem = |line: u64, code: &'static str, field: &str, message: String| {
+            FileProblem::new(&pointer.file, Some(line), code, message)
+                .with_source(source)
+                .with_field(field)
         };
-        findings.push(DriftFinding {
-            source: pointer.source.clone(),
-            code: codes::UNFULFILLED_POINTER,
-            severity: FindingSeverity::Warning,
-            reason,
-            fix: "trust the source and list the skill in its `provides`, or remove the pointer"
-                .to_owned(),
-        });
+        let org = &pointer.organization;
+        if !organizations.contains(org) {
+            let known = if organizations.is_empty() {
+                "none is known".to_owned()
+            } else {
+                format!(
+                    "known: {}",
+                    organizations.iter().cloned().collect::<Vec<_>>().join(", ")
+                )
+            };
+            problems.push(problem(
+                pointer.lines.organization,
+                codes::POINTER_ORGANIZATION_UNKNOWN,
+                "organization",
+                format!(
+                    "organization `{org}` is not a known organization ({known}); add organizations/{org}/ or correct the pointer"
+                ),
+            ));
+        }
+        let descriptor = trusted.iter().find(|d| d.id == pointer.source);
+        if let Some(d) = descriptor
+            && &d.organization != org
+        {
+            problems.push(problem(
+                pointer.lines.organization,
+                codes::POINTER_ORGANIZATION_MISMATCH,
+                "organization",
+                format!(
+                    "organization `{org}` differs from `{}`, the organization of source `{}`",
+                    d.organization, d.id
+                ),
+            ));
+        }
+        let paths = [
+            (
+                Some((&pointer.skill_path, pointer.lines.skill_path)),
+                "skill_path",
+                descriptor.map(|d| &d.layout.skills_root),
+            ),
+            (
+                pointer
+                    .evals_path
+                    .as_ref()
+                    .map(|p| (p, pointer.lines.evals_path.unwrap_or(pointer.lines.source))),
+                "evals_path",
+                descriptor.map(|d| &d.layout.evals_root),
+            ),
+        ];
+        for (given, field, root) in paths {
+            let Some((path, line)) = given else {
+                continue;
+            };
+            let expected = root.map(|root| root.join(&pointer.skill));
+            let fits = match &expected {
+                Some(expected) => path == expected,
+                None => path.file_name().and_then(|n| n.to_str()) == Some(pointer.skill.as_str()),
+            };
+            if !fits {
+                let wanted = expected.map_or_else(
+                    || format!("a path ending in `{}`", pointer.skill),
+                    |e| format!("`{}`", e.display()),
+                );
+                problems.push(problem(
+                    line,
+                    codes::POINTER_PATH_MISMATCH,
+                    field,
+                    format!(
+                        "{field} `{}` does not name the pointer's directory `{}`; expected {wanted}",
+                        path.display(),
+                        pointer.skill
+                    ),
+                ));
+            }
+        }
     }
-    findings
+    problems
 }
 
 #[cfg(test)]

@@ -132,12 +132,7 @@ pub(crate) fn read_optional(path: &Path) -> Result<Option<String>, Vec<FileProbl
     match fs::read_to_string(path) {
         Ok(text) => Ok(Some(text)),
         Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(err) => Err(vec![FileProblem::new(
-            path,
-            None,
-            codes::FILE_UNREADABLE,
-            format!("cannot read the file: {err}"),
-        )]),
+        Err(err) => Err(vec![FileProblem::unreadable(path, &err)]),
     }
 }
 

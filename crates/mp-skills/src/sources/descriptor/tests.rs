@@ -386,6 +386,15 @@ fn provides_rules() {
         &provides("\n    - family: a/b-*\n"),
         "source_family_invalid@14 source=acme-skills field=provides",
     );
+    let long = format!("\n    - skill: {}\n", "a".repeat(65));
+    check(
+        &provides(&long),
+        "source_provides_invalid@14 source=acme-skills field=provides",
+    );
+    check(
+        &provides(&format!("\n    - skill: {}\n", "a".repeat(64))),
+        "ok acme-skills",
+    );
     check(
         &provides("\n    - skill: x\n    - skill: x\n"),
         "source_provides_duplicate@15 source=acme-skills field=provides",
@@ -580,6 +589,27 @@ fn pointers() {
         problem("---\nsource: Acme\norganization: acme\nskill_path: x\n---\n"),
         "source_id_invalid@2 source=Acme field=source"
     );
+    assert_eq!(
+        problem("---\nsource:\norganization: acme\nskill_path: x\n---\n"),
+        "source_wrong_type@2 field=source"
+    );
+    let all = parse_pointer(
+        Path::new("p.md"),
+        "x",
+        "---\nsource: Acme\norganization: a/b\nskill_path: /x\nevals_path: e/../x\n---\n",
+    )
+    .expect_err("invalid pointer");
+    assert_eq!(
+        all.iter().map(show).collect::<Vec<_>>(),
+        [
+            "source_id_invalid@2 source=Acme field=source",
+            "source_organization_invalid@3 source=Acme field=organization",
+            "source_pointer_path_invalid@4 source=Acme field=skill_path",
+            "source_pointer_path_invalid@5 source=Acme field=evals_path",
+        ],
+        "every problem of a pointer is reported, not only the first"
+    );
+    assert_eq!(pointer.lines.skill_path, 4);
 }
 
 #[test]

@@ -206,6 +206,30 @@ fn snapshot_missing() {
 }
 
 #[test]
+fn a_missing_snapshot_and_a_missing_local_lock_are_both_reported() {
+    let mut w = world(Method::GitTag);
+    w.snapshots.clear();
+    w.local = None;
+    check(
+        &w,
+        &[
+            "error source_snapshot_missing src",
+            "warning source_local_lock_missing src",
+        ],
+    );
+    let mut w = world(Method::GitTag);
+    w.snapshots.clear();
+    w.local = Some(Vec::new());
+    check(
+        &w,
+        &[
+            "error source_snapshot_missing src",
+            "warning source_local_lock_missing src",
+        ],
+    );
+}
+
+#[test]
 fn local_lock_missing_or_without_the_entry() {
     let mut w = world(Method::GitTag);
     w.local = None;

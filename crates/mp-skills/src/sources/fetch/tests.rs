@@ -443,3 +443,45 @@ fn a_zip_slip_release_is_refused_and_the_previous_snapshot_survives() {
     assert_eq!(skill(&root.path().join("acme-skills")), "v1");
     assert!(!root.path().parent().expect("parent").join("evil").exists());
 }
+
+#[test]
+fn a_fifo_named_as_the_archive_is_refused_before_it_is_opened() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fifo = dir.path().join("skills.tar.gz");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success(), "mkfifo {}", fifo.display());
+    let sha = Some(Anchor::Sha512("0".repeat(128)));
+    let pins = [
+        pin(Method::Archive, &plain(&fifo), "1", sha.clone()),
+        pin(Method::Archive, &file_url(&fifo), "1", sha),
+    ];
+    for pin in pins {
+        let root = tempfile::tempdir().expect("temp dir");
+        // Opening a FIFO blocks until a writer comes; the fetch runs on its own thread so
+        // that a regression fails here instead of hanging the suite.
+        let (done, outcome) = std::sync::mpsc::channel();
+        let target = root.path().to_path_buf();
+        let fetching = pin.clone();
+        std::thread::spawn(move || {
+            let result = fetch(&fetching, &target, &FetchOptions::default());
+            // The receiver may be gone after a timeout; nothing is left to report then.
+            let _ = done.send(result.map(|f| f.resolved));
+        });
+        let result = match outcome.recv_timeout(std::time::Duration::from_secs(20)) {
+            Ok(result) => result,
+            Err(_) => {
+                // Unblock the stuck reader before failing.
+                let _ = fs::OpenOptions::new().write(true).open(&fifo);
+                panic!("fetching {} hung on the FIFO", pin.url);
+            }
+        };
+        let refusal = result.expect_err("a FIFO is refused");
+        assert_eq!(refusal.code, "source_archive_not_a_file", "{refusal}");
+        assert!(refusal.reason.contains("a FIFO"), "{refusal}");
+        assert!(!refusal.fix.is_empty());
+        assert_eq!(listing(root.path()), Vec::<String>::new());
+    }
+}

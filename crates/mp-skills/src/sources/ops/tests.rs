@@ -225,3 +225,41 @@ fn lock_pins_first_and_refuses_a_silent_bump() {
     let pin_lock = fs::read_to_string(dir.path().join("sources.lock")).expect("pin lock");
     assert!(pin_lock.contains(&other));
 }
+
+#[test]
+fn a_family_that_selects_nothing_is_a_warning_at_fetch_and_at_load() {
+    let (upstream, head) = upstream();
+    let dir = config(upstream.path(), &head);
+    let trust_file = dir.path().join("skill-sources.md");
+    let trust = fs::read_to_string(&trust_file).expect("trust list");
+    fs::write(
+        &trust_file,
+        trust.replace(
+            "    - family: acme-audit-*\n",
+            "    - family: acme-audit-*\n    - family: acme-none-*\n",
+        ),
+    )
+    .expect("trust list");
+    let mut sources = opened(dir.path());
+    let report = fetch_sources(&mut sources, &[], &FetchOptions::default(), NOW).expect("fetch");
+    assert_eq!(report.refused, Vec::new());
+    let warnings: Vec<&str> = report.fetched[0].warnings.iter().map(|w| w.code).collect();
+    assert_eq!(warnings, ["source_family_empty"]);
+    assert_eq!(
+        report.fetched[0].skills,
+        ["acme-audit-docs", "acme-audit-todos"]
+    );
+
+    let sources = opened(dir.path());
+    let loadable = loadable_skills(&sources, &BTreeMap::new()).expect("no collision");
+    assert_eq!(loadable.skills.len(), 2);
+    assert_eq!(loadable.skipped.len(), 1);
+    assert!(
+        loadable.skipped[0].starts_with("warning[source_family_empty]: source acme-audit: `family: acme-none-*` selects no skill"),
+        "{:?}",
+        loadable.skipped
+    );
+    let states = status(&sources);
+    let codes: Vec<&str> = states[0].warnings.iter().map(|w| w.code).collect();
+    assert_eq!(codes, ["source_family_empty"]);
+}

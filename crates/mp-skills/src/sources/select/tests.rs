@@ -165,6 +165,12 @@ fn provided_skill_refusals() {
         vec![skill("x")],
         &["refused source_skill_without_contract"],
     );
+    let long = format!("skills/acme-{}/SKILL.md", "x".repeat(60));
+    check(
+        &[long.as_str()],
+        vec![family("acme-")],
+        &["refused source_skill_name_invalid"],
+    );
     check(
         &["skills/acme-Bad/SKILL.md"],
         vec![family("acme-")],
