@@ -82,8 +82,7 @@ pub struct TickRun {
 /// The writes of a tick: lines for people and JSON objects for machines.
 type Writes = (Vec<String>, Vec<Value>);
 
-fn planned_writes(dry: DryRun<'_>) -> Writes {
-    let planned = dry.into_planned_writes();
+fn planned_writes(planned: &[PlannedWrite]) -> Writes {
     let lines = planned.iter().map(ToString::to_string).collect();
     let json = planned
         .iter()
@@ -117,16 +116,34 @@ struct TickInputs<'a> {
     options: &'a TickOptions,
     now: mp_core::Timestamp,
     dry_run: bool,
+    /// The adapter serves a copy of a world file that nothing keeps: a dry run may write
+    /// to it, so that what it plans is exactly what the tick would do.
+    throwaway: bool,
 }
 
 /// Runs the tick over `github`, through a dry run when asked. The planned writes of a dry
 /// run are returned; performed writes are the adapter's business.
+///
+/// Over a throwaway world the dry run is the real tick, its writes listed as planned: a
+/// merge moves `main`, a label counts, a receipt is read back, exactly as on GitHub. Over
+/// GitHub itself, [`DryRun`] answers writes without making them.
 async fn tick_over(
     github: &dyn GitHubHistory,
     inputs: &TickInputs<'_>,
 ) -> (Result<FullTickReport, TickError>, Option<Writes>) {
-    if inputs.dry_run {
-        let dry = DryRun::with_history(github);
+    if inputs.dry_run && inputs.throwaway {
+        let recording = Recording::new(github);
+        let result = tick::run_tick(
+            &recording,
+            inputs.audit,
+            inputs.config,
+            inputs.options,
+            inputs.now,
+        )
+        .await;
+        (result, Some(planned_writes(&recording.into_writes())))
+    } else if inputs.dry_run {
+        let dry = DryRun::with_history(github).at(inputs.now);
         let result = tick::run_tick(
             &dry,
             inputs.audit,
@@ -135,7 +152,7 @@ async fn tick_over(
             inputs.now,
         )
         .await;
-        (result, Some(planned_writes(dry)))
+        (result, Some(planned_writes(&dry.into_planned_writes())))
     } else {
         let result = tick::run_tick(
             github,
@@ -354,6 +371,7 @@ fn world_ticks(args: &TickArgs, path: &Path) -> anyhow::Result<WorldRuns> {
                     options: &options,
                     now: at,
                     dry_run: args.dry_run,
+                    throwaway: true,
                 };
                 let (result, planned) = runtime.block_on(tick_over(&github, &inputs));
                 let writes = planned.unwrap_or_else(|| {
@@ -398,6 +416,7 @@ fn world_ticks(args: &TickArgs, path: &Path) -> anyhow::Result<WorldRuns> {
                         options: &options,
                         now: at,
                         dry_run: args.dry_run,
+                        throwaway: true,
                     };
                     let (result, planned) = tick_over(&client, &inputs).await;
                     let writes = planned.unwrap_or_else(|| {
@@ -583,6 +602,7 @@ fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Fail
         options: &options,
         now,
         dry_run: args.dry_run,
+        throwaway: false,
     };
     let rest = live_rest_config(&args.api_url, &config, credentials);
     let client = rest_client(rest, args.http_cache.as_deref())?;

@@ -281,3 +281,53 @@ fn a_live_tick_opens_the_issues_the_world_tick_opens() {
     assert!(!world_titles.is_empty());
     assert_eq!(live_titles, world_titles);
 }
+
+/// The pull-request writes of a live tick's JSON, in order, and its outcomes (pull
+/// request, action, quadrant: the SHA of a squash commit only GitHub knows).
+fn pull_request_plan(doc: &Value) -> (Vec<String>, Vec<(String, String, String)>) {
+    let pr_writes = [
+        "add_labels",
+        "remove_label",
+        "create_comment",
+        "update_comment",
+        "merge_pull",
+        "update_branch",
+    ];
+    let writes = doc["writes"]
+        .as_array()
+        .expect("writes")
+        .iter()
+        .map(|w| w["action"].as_str().expect("an action").to_owned())
+        .filter(|a| pr_writes.contains(&a.as_str()))
+        .collect();
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    let outcomes = doc["outcomes"]
+        .as_array()
+        .expect("outcomes")
+        .iter()
+        .map(|o| (text(&o["pr"]), text(&o["action"]), text(&o["quadrant"])))
+        .collect();
+    (writes, outcomes)
+}
+
+#[test]
+fn a_live_dry_run_plans_what_the_tick_does_on_github() {
+    // Two servers of the same world: one for the dry run, one for the real tick.
+    let dry_dir = tempfile::tempdir().expect("a temp dir");
+    let (_dry_served, dry_url, dry_config) = serve_demo(dry_dir.path());
+    let (dry, _) = live_tick(&dry_url, &dry_config, &["--dry-run"]);
+    let real_dir = tempfile::tempdir().expect("a temp dir");
+    let (_real_served, real_url, real_config) = serve_demo(real_dir.path());
+    let (real, _) = live_tick(&real_url, &real_config, &[]);
+    let planned = pull_request_plan(&dry);
+    let done = pull_request_plan(&real);
+    // The inbox's approval label counts for the gate in the same tick, as on GitHub.
+    assert!(
+        planned.0.iter().filter(|a| *a == "merge_pull").count() >= 2,
+        "{planned:?}"
+    );
+    assert_eq!(planned, done);
+    // The dry run wrote nothing: the world still plans the same.
+    let (again, _) = live_tick(&dry_url, &dry_config, &["--dry-run"]);
+    assert_eq!(pull_request_plan(&again), planned);
+}

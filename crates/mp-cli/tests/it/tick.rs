@@ -37,6 +37,68 @@ fn a_dry_run_performs_no_write_and_lists_the_planned_ones() {
     assert!(writes.iter().all(|w| w["planned"] == true), "{writes:?}");
 }
 
+/// `mp tick --format json` over a world: the exit code, the write actions in order and
+/// the outcomes (a tick that fails closed prints its reason on stderr instead).
+fn tick_json(
+    world: &std::path::Path,
+    extra: &[&str],
+) -> (Option<i32>, Vec<String>, serde_json::Value) {
+    let output = mp()
+        .args(["tick", "--format", "json", "--world"])
+        .arg(world)
+        .args(extra)
+        .output()
+        .expect("mp runs");
+    let code = output.status.code();
+    if code != Some(0) {
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        return (code, Vec::new(), serde_json::Value::String(stderr));
+    }
+    let doc: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| panic!("json from {}", world.display()));
+    // One tick prints one document; several print `ticks`.
+    let runs = doc["ticks"]
+        .as_array()
+        .cloned()
+        .unwrap_or_else(|| vec![doc]);
+    let mut actions = Vec::new();
+    let mut outcomes = Vec::new();
+    for run in runs {
+        for write in run["writes"].as_array().expect("writes") {
+            let planned = write["planned"] == true;
+            assert_eq!(planned, extra.contains(&"--dry-run"), "{write}");
+            actions.push(write["action"].as_str().expect("an action").to_owned());
+        }
+        outcomes.push(run["outcomes"].clone());
+    }
+    (code, actions, serde_json::Value::Array(outcomes))
+}
+
+#[test]
+fn a_dry_run_over_a_world_plans_exactly_the_writes_the_tick_makes() {
+    let mut worlds = vec![demo(), workspace_root().join("fixtures/worlds/drift.yaml")];
+    let scenarios = workspace_root().join("fixtures/scenarios");
+    let mut names: Vec<_> = std::fs::read_dir(&scenarios)
+        .expect("scenarios")
+        .filter_map(|e| e.ok().map(|e| e.path().join("world.yaml")))
+        .filter(|p| p.is_file())
+        .collect();
+    names.sort();
+    worlds.extend(names);
+    for world in &worlds {
+        for adapter in ["memory", "rest"] {
+            let real = tick_json(world, &["--adapter", adapter]);
+            let dry = tick_json(world, &["--adapter", adapter, "--dry-run"]);
+            assert_eq!(dry, real, "{} over {adapter}", world.display());
+        }
+    }
+    // Three ticks: later ticks plan on what the earlier ones did, not on the world file.
+    let real = tick_json(&demo(), &["--ticks", "3"]);
+    let dry = tick_json(&demo(), &["--ticks", "3", "--dry-run"]);
+    assert_eq!(dry, real);
+    assert!(real.1.iter().filter(|a| *a == "merge_pull").count() >= 2);
+}
+
 #[test]
 fn a_corrupt_state_file_fails_closed_with_exit_3_and_writes_nothing() {
     let text = std::fs::read_to_string(demo()).expect("demo");

@@ -1,6 +1,14 @@
 //! A GitHub port that reads through to another one and only plans its writes, so
 //! `mp tick --dry-run` shows what a tick would do without doing it.
+//!
+//! Reads after a planned write see it (copy-on-write): a planned label is on the pull
+//! request and in its label events, a planned comment is among its comments, an edited
+//! comment reads edited, and a planned merge closes the pull request and moves its base
+//! branch. So a label the inbox applies counts for the gate later in the same tick, as it
+//! would on GitHub. What GitHub would do on its own after a write (CI on a merge commit,
+//! the commit itself in the branch's history) is not invented.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Mutex, PoisonError};
 
@@ -9,10 +17,108 @@ use super::github::{
     UpdateBranchOutcome,
 };
 use super::history::{CommitPull, FileContent, FileWrite, GitHubHistory, NewPull, Tree};
+use crate::context::LabelAction;
 use crate::context::{
     CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, Reaction, RefUpdate,
 };
-use crate::ids::{CommitSha, Login, PrNumber, RepoName};
+use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
+
+/// A pull request or issue, as the overlay keys it.
+type Number = (RepoName, PrNumber);
+
+/// What the planned writes changed, as later reads see it.
+#[derive(Debug, Default)]
+struct Overlay {
+    /// Label events planned per pull request or issue, in order.
+    label_events: BTreeMap<Number, Vec<LabelEvent>>,
+    /// Comments planned per pull request or issue, in order.
+    comments: BTreeMap<Number, Vec<Comment>>,
+    /// New bodies of edited comments.
+    edits: BTreeMap<(RepoName, CommentId), String>,
+    /// Planned merges: the pull request's base branch and the commit it lands as.
+    merges: BTreeMap<Number, (String, CommitSha)>,
+    /// The base branch of every pull request read, for the merges.
+    bases: BTreeMap<Number, String>,
+    /// Branch heads moved by planned merges: the last merge into a branch is its head.
+    heads: BTreeMap<(RepoName, String), CommitSha>,
+    /// The next id of a planned comment, counting down from the top so it never meets
+    /// one of GitHub's.
+    next_comment: u64,
+}
+
+impl Overlay {
+    fn comment_id(&mut self) -> CommentId {
+        if self.next_comment == 0 {
+            self.next_comment = u64::MAX;
+        }
+        let id = CommentId::new(self.next_comment);
+        self.next_comment -= 1;
+        id
+    }
+
+    /// The pull request as it reads after the planned writes.
+    fn pull(&mut self, mut pull: PullRequest) -> PullRequest {
+        let key = (pull.repo.clone(), pull.number);
+        self.bases.insert(key.clone(), pull.base_ref.clone());
+        for event in self.label_events.get(&key).into_iter().flatten() {
+            match event.action {
+                LabelAction::Labeled if !pull.labels.contains(&event.label) => {
+                    pull.labels.push(event.label.clone());
+                }
+                LabelAction::Unlabeled => pull.labels.retain(|l| *l != event.label),
+                LabelAction::Labeled => {}
+            }
+        }
+        if let Some((_, sha)) = self.merges.get(&key) {
+            pull.state = crate::context::PrState::Closed;
+            pull.merged = true;
+            pull.merge_commit = Some(sha.clone());
+        }
+        pull
+    }
+
+    fn merged(&self, repo: &RepoName, number: PrNumber) -> bool {
+        self.merges.contains_key(&(repo.clone(), number))
+    }
+
+    fn label_events(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        mut events: Vec<LabelEvent>,
+    ) -> Vec<LabelEvent> {
+        let key = (repo.clone(), number);
+        events.extend(self.label_events.get(&key).into_iter().flatten().cloned());
+        events
+    }
+
+    fn comments(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        mut comments: Vec<Comment>,
+    ) -> Vec<Comment> {
+        for comment in &mut comments {
+            if let Some(body) = self.edits.get(&(repo.clone(), comment.id)) {
+                body.clone_into(&mut comment.body);
+            }
+        }
+        let key = (repo.clone(), number);
+        comments.extend(self.comments.get(&key).into_iter().flatten().map(|c| {
+            let mut c = c.clone();
+            if let Some(body) = self.edits.get(&(repo.clone(), c.id)) {
+                body.clone_into(&mut c.body);
+            }
+            c
+        }));
+        comments
+    }
+
+    /// The head of `branch` after the planned merges into it, if any.
+    fn branch_head(&self, repo: &RepoName, branch: &str) -> Option<CommitSha> {
+        self.heads.get(&(repo.clone(), branch.to_owned())).cloned()
+    }
+}
 
 /// A write the tick asked for and the dry run did not perform.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -306,6 +412,8 @@ pub struct DryRun<'a> {
     history: Option<&'a dyn GitHubHistory>,
     bot: Mutex<Option<Login>>,
     planned: Mutex<Vec<PlannedWrite>>,
+    overlay: Mutex<Overlay>,
+    now: Option<Timestamp>,
 }
 
 impl fmt::Debug for DryRun<'_> {
@@ -324,7 +432,23 @@ impl<'a> DryRun<'a> {
             history: None,
             bot: Mutex::new(None),
             planned: Mutex::new(Vec::new()),
+            overlay: Mutex::new(Overlay::default()),
+            now: None,
         }
+    }
+
+    /// Dates what the planned writes add (label events, comments) at `now`, the tick's
+    /// instant, as GitHub would date them.
+    #[must_use]
+    pub fn at(self, now: Timestamp) -> Self {
+        Self {
+            now: Some(now),
+            ..self
+        }
+    }
+
+    fn overlay(&self) -> std::sync::MutexGuard<'_, Overlay> {
+        self.overlay.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// A dry run over a port with history, so the whole tick ([`crate::tick::run_tick`])
@@ -391,11 +515,20 @@ impl GitHub for DryRun<'_> {
     }
 
     async fn open_pulls(&self, repo: &RepoName) -> Result<Vec<PullRequest>, GitHubError> {
-        self.inner.open_pulls(repo).await
+        let pulls = self.inner.open_pulls(repo).await?;
+        let mut overlay = self.overlay();
+        let mut open = Vec::with_capacity(pulls.len());
+        for pull in pulls {
+            if !overlay.merged(&pull.repo, pull.number) {
+                open.push(overlay.pull(pull));
+            }
+        }
+        Ok(open)
     }
 
     async fn pull(&self, repo: &RepoName, number: PrNumber) -> Result<PullRequest, GitHubError> {
-        self.inner.pull(repo, number).await
+        let pull = self.inner.pull(repo, number).await?;
+        Ok(self.overlay().pull(pull))
     }
 
     async fn pull_commits(
@@ -427,7 +560,8 @@ impl GitHub for DryRun<'_> {
         repo: &RepoName,
         number: PrNumber,
     ) -> Result<Vec<LabelEvent>, GitHubError> {
-        self.inner.label_events(repo, number).await
+        let events = self.inner.label_events(repo, number).await?;
+        Ok(self.overlay().label_events(repo, number, events))
     }
 
     async fn head_ref_updates(
@@ -443,7 +577,8 @@ impl GitHub for DryRun<'_> {
         repo: &RepoName,
         number: PrNumber,
     ) -> Result<Vec<Comment>, GitHubError> {
-        self.inner.comments(repo, number).await
+        let comments = self.inner.comments(repo, number).await?;
+        Ok(self.overlay().comments(repo, number, comments))
     }
 
     async fn reactions(
@@ -455,7 +590,8 @@ impl GitHub for DryRun<'_> {
     }
 
     async fn branch_head(&self, repo: &RepoName, branch: &str) -> Result<CommitSha, GitHubError> {
-        self.inner.branch_head(repo, branch).await
+        let head = self.inner.branch_head(repo, branch).await?;
+        Ok(self.overlay().branch_head(repo, branch).unwrap_or(head))
     }
 
     async fn default_branch(&self, repo: &RepoName) -> Result<String, GitHubError> {
@@ -466,7 +602,26 @@ impl GitHub for DryRun<'_> {
         &self,
         repo: &RepoName,
     ) -> Result<Vec<crate::port::ListedPull>, GitHubError> {
-        self.inner.open_pulls_with_reads(repo).await
+        let listed = self.inner.open_pulls_with_reads(repo).await?;
+        let mut overlay = self.overlay();
+        let mut open = Vec::with_capacity(listed.len());
+        for mut l in listed {
+            let number = l.pull.number;
+            if overlay.merged(repo, number) {
+                continue;
+            }
+            l.reads.label_events = l
+                .reads
+                .label_events
+                .map(|events| overlay.label_events(repo, number, events));
+            l.reads.comments = l
+                .reads
+                .comments
+                .map(|comments| overlay.comments(repo, number, comments));
+            l.pull = overlay.pull(l.pull);
+            open.push(l);
+        }
+        Ok(open)
     }
 
     async fn issues(&self, repo: &RepoName, query: &IssueQuery) -> Result<Vec<Issue>, GitHubError> {
@@ -484,13 +639,20 @@ impl GitHub for DryRun<'_> {
             number,
             body: body.to_owned(),
         });
-        Ok(Comment {
-            id: CommentId::new(0),
+        let mut overlay = self.overlay();
+        let comment = Comment {
+            id: overlay.comment_id(),
             author: self.bot(),
             body: body.to_owned(),
-            created_at: None,
-            updated_at: None,
-        })
+            created_at: self.now,
+            updated_at: self.now,
+        };
+        overlay
+            .comments
+            .entry((repo.clone(), number))
+            .or_default()
+            .push(comment.clone());
+        Ok(comment)
     }
 
     async fn update_comment(
@@ -504,6 +666,9 @@ impl GitHub for DryRun<'_> {
             id,
             body: body.to_owned(),
         });
+        self.overlay()
+            .edits
+            .insert((repo.clone(), id), body.to_owned());
         Ok(())
     }
 
@@ -518,6 +683,17 @@ impl GitHub for DryRun<'_> {
             number,
             labels: labels.to_vec(),
         });
+        let events = labels.iter().map(|label| LabelEvent {
+            action: LabelAction::Labeled,
+            label: label.clone(),
+            actor: self.bot(),
+            at: self.now,
+        });
+        self.overlay()
+            .label_events
+            .entry((repo.clone(), number))
+            .or_default()
+            .extend(events);
         Ok(())
     }
 
@@ -532,6 +708,17 @@ impl GitHub for DryRun<'_> {
             number,
             label: label.to_owned(),
         });
+        let event = LabelEvent {
+            action: LabelAction::Unlabeled,
+            label: label.to_owned(),
+            actor: self.bot(),
+            at: self.now,
+        };
+        self.overlay()
+            .label_events
+            .entry((repo.clone(), number))
+            .or_default()
+            .push(event);
         Ok(())
     }
 
@@ -572,6 +759,15 @@ impl GitHub for DryRun<'_> {
             number,
             request: request.clone(),
         });
+        // The merge lands as the head it is pinned to (GitHub would make a new commit;
+        // the dry run cannot know its SHA). Without the base, nothing moves.
+        let mut overlay = self.overlay();
+        let key = (repo.clone(), number);
+        if let Some(base) = overlay.bases.get(&key).cloned() {
+            let branch = (repo.clone(), base.clone());
+            overlay.heads.insert(branch, request.head_sha.clone());
+            overlay.merges.insert(key, (base, request.head_sha.clone()));
+        }
         Ok(request.head_sha.clone())
     }
 

@@ -568,6 +568,47 @@ fn a_dry_run_plans_the_writes_and_performs_none() {
 }
 
 #[test]
+fn reads_after_a_dry_run_s_planned_writes_see_them() {
+    let fake = Fake::new(vec![clean(1), clean(2).not_ready()]);
+    let dry = DryRun::new(&fake).at(now());
+    block_on(run_pr_path(&dry, &fake, &config(), &merging(), now())).expect("the tick runs");
+    let app = repo("acme/app");
+    // The planned merge closed #1 and moved main to the head it was pinned to.
+    let pull = block_on(dry.pull(&app, PrNumber::new(1))).expect("a pull request");
+    assert!(pull.merged && pull.merge_commit == Some(sha("a1")));
+    let open = block_on(dry.open_pulls(&app)).expect("the open pull requests");
+    assert_eq!(open.iter().map(|p| p.number.get()).collect::<Vec<_>>(), [2]);
+    assert_eq!(
+        block_on(dry.branch_head(&app, "main")).expect("main"),
+        sha("a1")
+    );
+    // The planned receipt reads back, dated now and by nobody GitHub knows of yet.
+    let comments = block_on(dry.comments(&app, PrNumber::new(1))).expect("comments");
+    let receipt = comments.last().expect("the planned receipt");
+    assert!(
+        receipt.body.starts_with("Merge Gate: recorded"),
+        "{receipt:?}"
+    );
+    assert_eq!(receipt.created_at, Some(now()));
+    // A planned label is on the pull request and in its events; GitHub saw none of it.
+    block_on(dry.add_labels(&app, PrNumber::new(2), &["decision:approved-A".to_owned()]))
+        .expect("planned");
+    let two = block_on(dry.pull(&app, PrNumber::new(2))).expect("a pull request");
+    assert!(two.labels.contains(&"decision:approved-A".to_owned()));
+    let events = block_on(dry.label_events(&app, PrNumber::new(2))).expect("events");
+    assert_eq!(events.last().map(|e| e.at), Some(Some(now())));
+    assert!(!fake.with(|s| s.pulls[0].pull.merged), "nothing was merged");
+    assert!(
+        fake.with(|s| !s.pulls[1]
+            .pull
+            .labels
+            .iter()
+            .any(|l| l.starts_with("decision:"))),
+        "nothing was labelled"
+    );
+}
+
+#[test]
 fn explain_shows_the_same_tick_outcome_without_writing() {
     let fake = Fake::new(vec![clean(1)]);
     let config = config();
