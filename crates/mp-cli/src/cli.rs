@@ -24,7 +24,7 @@ On GitHub, credentials come from MP_GITHUB_TOKEN, or MP_APP_ID with MP_APP_PRIVA
 (docs/deploy.md); receipts are signed with MP_RECEIPT_KEY.
 
 Exit codes: 0 ok, 1 findings (invalid input found), 2 could not run, 3 tick failed closed,
-4 another tick holds the lease. Every command: mp <command> --help; all of it: docs/cli.md.")]
+4 another tick holds the lease, 5 not configured (no configuration files). Every command: mp <command> --help; all of it: docs/cli.md.")]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]

@@ -31,16 +31,25 @@ pub enum Exit {
     FailedClosed = 3,
     /// Another tick holds the lease: this one did nothing.
     Busy = 4,
+    /// The configuration directory is missing or holds no configuration file: the
+    /// deployment is not set up yet.
+    NotConfigured = 5,
 }
 
 /// The exit code of a command that ended in an error: 1 when a built-in skill failed to
-/// load (the installation is broken), 2 for everything else (bad arguments or input).
+/// load (the installation is broken), 5 when there is no configuration at all, 2 for
+/// everything else (bad arguments or input).
 fn exit_for_error(err: &anyhow::Error) -> Exit {
     if err
         .downcast_ref::<skills_load::BuiltInLoadFailed>()
         .is_some()
     {
         Exit::Findings
+    } else if err
+        .downcast_ref::<commands::config_validate::NotConfigured>()
+        .is_some()
+    {
+        Exit::NotConfigured
     } else {
         Exit::Usage
     }

@@ -10,12 +10,38 @@ use serde_json::json;
 use crate::Exit;
 use crate::cli::{ConfigValidateArgs, Format};
 
-/// Files that may sit beside the configuration without being read by the bot.
-const NOT_CONFIG: &[&str] = &["preferences.yml"];
+/// A configuration directory that does not exist or holds no configuration file at all:
+/// a deployment not set up yet (a template repository's schedule), not a broken one.
+/// Exit 5 ([`crate::Exit::NotConfigured`]).
+#[derive(Debug)]
+pub struct NotConfigured {
+    /// The directory named.
+    pub dir: std::path::PathBuf,
+}
+
+impl std::fmt::Display for NotConfigured {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "not configured: {} holds no configuration files (owner.yml, projects.yml, env.yml); \
+             write them with `mp init` or see docs/quick-start.md",
+            self.dir.display()
+        )
+    }
+}
+
+impl std::error::Error for NotConfigured {}
 
 /// Reads every configuration-looking file of `dir` (`*.yml`, `*.yaml`, `*.json`), so a
-/// misnamed file is reported instead of silently ignored.
+/// misnamed file is reported instead of silently ignored. A directory that is missing or
+/// holds none is [`NotConfigured`].
 pub fn read_config_dir(dir: &Path) -> anyhow::Result<ConfigFiles> {
+    let not_configured = || NotConfigured {
+        dir: dir.to_path_buf(),
+    };
+    if !dir.exists() {
+        return Err(not_configured().into());
+    }
     if !dir.is_dir() {
         bail!("{} is not a directory", dir.display());
     }
@@ -30,12 +56,15 @@ pub fn read_config_dir(dir: &Path) -> anyhow::Result<ConfigFiles> {
         let wanted = [".yml", ".yaml", ".json"]
             .iter()
             .any(|ext| name.ends_with(ext));
-        if !wanted || NOT_CONFIG.contains(&name) || !path.is_file() {
+        if !wanted || !path.is_file() {
             continue;
         }
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("reading {}", path.display()))?;
         files.insert(name, text);
+    }
+    if files.names().next().is_none() {
+        return Err(not_configured().into());
     }
     Ok(files)
 }

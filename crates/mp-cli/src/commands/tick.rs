@@ -497,9 +497,8 @@ fn rest_calls(client: &RestGitHub) -> BTreeMap<String, u64> {
         .collect()
 }
 
-/// Who a live tick is in the lease file: `mp tick on <host> pid <pid>` (the host from
-/// `HOSTNAME`, else `/etc/hostname`).
-/// Who holds the lease in the lease file: `what` on this host, with the process id.
+/// Who holds the lease in the lease file: `what` on this host with the process id, e.g.
+/// `mp tick on <host> pid <pid>` (the host from `HOSTNAME`, else `/etc/hostname`).
 pub(crate) fn lease_holder(what: &str) -> String {
     let host = std::env::var("HOSTNAME")
         .ok()
@@ -510,8 +509,6 @@ pub(crate) fn lease_holder(what: &str) -> String {
     format!("{what} on {host} pid {}", std::process::id())
 }
 
-/// A tick against GitHub: configuration from a directory, credentials from the
-/// environment, the clock from the system.
 /// A live configuration: the loaded files and their warnings.
 pub(crate) fn load_live_config(
     dir: &Path,

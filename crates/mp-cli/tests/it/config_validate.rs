@@ -54,6 +54,21 @@ fn the_directory_is_named_by_config_or_by_position_not_both() {
 }
 
 #[test]
+fn every_unknown_configuration_file_is_reported_without_exception() {
+    let dir = example_copy("solo-developer");
+    std::fs::write(dir.path().join("preferences.yml"), "theme: dark\n").expect("write");
+    std::fs::write(dir.path().join("README.md"), "# our configuration\n").expect("write");
+    mp().args(["config", "validate", "--config"])
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "preferences.yml: warning[unknown_file]",
+        ))
+        .stdout(predicate::str::contains("README.md").not());
+}
+
+#[test]
 fn examples_are_valid() {
     for example in ["solo-developer", "small-team"] {
         mp().args(["config", "validate"])
@@ -131,9 +146,48 @@ fn missing_required_file_is_an_error() {
 }
 
 #[test]
-fn missing_directory_cannot_run() {
-    mp().args(["config", "validate", "/nonexistent/config"])
+fn a_deployment_with_no_configuration_is_not_configured_not_broken() {
+    // A template repository's schedule: no directory, or a directory with no
+    // configuration file. Exit 5, whichever command reads it.
+    let empty = tempfile::tempdir().expect("tempdir");
+    std::fs::write(empty.path().join("README.md"), "fill me in\n").expect("write");
+    let missing = empty.path().join("config");
+    for dir in [empty.path(), missing.as_path()] {
+        for command in [
+            &["config", "validate", "--config"][..],
+            &["tick", "--dry-run", "--config"],
+            &["serve", "--config"],
+            &["skills", "status", "--config"],
+        ] {
+            mp().args(command)
+                .arg(dir)
+                .env("MP_GITHUB_TOKEN", "unused")
+                .env("MP_WEBHOOK_SECRET", "unused")
+                .assert()
+                .code(5)
+                .stderr(predicate::str::contains("not configured"));
+        }
+    }
+    // Configuration files that are broken are broken: exit 1 from validate, 2 from tick.
+    let broken = tempfile::tempdir().expect("tempdir");
+    std::fs::write(broken.path().join("owner.yml"), "github_login: alice\n").expect("write");
+    mp().args(["config", "validate", "--config"])
+        .arg(broken.path())
+        .assert()
+        .code(1);
+    mp().args(["tick", "--dry-run", "--config"])
+        .arg(broken.path())
+        .env("MP_GITHUB_TOKEN", "unused")
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn a_path_that_is_not_a_directory_cannot_run() {
+    let file = tempfile::NamedTempFile::new().expect("a file");
+    mp().args(["config", "validate"])
+        .arg(file.path())
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("/nonexistent/config"));
+        .stderr(predicate::str::contains("is not a directory"));
 }

@@ -70,11 +70,7 @@ pub(crate) struct SkillsFile {
     #[serde(default)]
     #[cfg_attr(
         feature = "schema",
-        schemars(
-            with = "Vec<String>",
-            inner(regex(pattern = super::validate::SKILL_NAME_PATTERN)),
-            extend("uniqueItems" = true)
-        )
+        schemars(with = "Vec<DisableableName>", extend("uniqueItems" = true))
     )]
     disabled: Vec<Spanned<String>>,
     /// Skill name → severity (`P0` and `P1` block, `P2` warns, `P3` is recorded only).
@@ -86,6 +82,14 @@ pub(crate) struct SkillsFile {
     #[serde(default)]
     limits: Option<LimitsFile>,
 }
+
+/// A skill name `disabled` may hold: any but the required skills, which the loader
+/// refuses (`cannot_disable_required_validator`).
+#[cfg(feature = "schema")]
+#[derive(schemars::JsonSchema)]
+#[schemars(extend("not" = {"enum": REQUIRED_SKILLS}))]
+#[allow(dead_code)]
+struct DisableableName(#[schemars(regex(pattern = super::validate::SKILL_NAME_PATTERN))] String);
 
 /// The `limits` block of `skills.yml`.
 #[derive(Debug, Deserialize)]

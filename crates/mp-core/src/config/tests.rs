@@ -721,6 +721,61 @@ fn committed_schemas_are_current() {
     }
 }
 
+#[cfg(feature = "schema")]
+#[test]
+fn the_skills_schema_refuses_disabling_what_the_loader_refuses() {
+    use super::skills::{DISABLEABLE_BUILTINS, REQUIRED_SKILLS};
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../../../schemas/skills.schema.json"))
+            .expect("the committed schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("a valid schema");
+    let names = REQUIRED_SKILLS
+        .iter()
+        .map(|n| (*n, true))
+        .chain(DISABLEABLE_BUILTINS.iter().map(|n| (*n, false)))
+        .chain([("my_user_skill", false)]);
+    for (name, required) in names {
+        let doc = serde_json::json!({ "disabled": [name] });
+        assert_eq!(
+            validator.is_valid(&doc),
+            !required,
+            "the schema and `{name}` disagree"
+        );
+        let skills = format!("disabled: [{name}]\n");
+        let report = load(&files(&[("skills.yml", &skills)]));
+        let refused = report
+            .errors()
+            .any(|p| p.code == codes::CANNOT_DISABLE_REQUIRED_VALIDATOR);
+        assert_eq!(refused, required, "the loader and `{name}` disagree");
+    }
+}
+
+#[test]
+fn booleans_are_read_exactly_as_the_configuration_guide_says() {
+    // docs/configuration.md: `true` and `false`, also as YAML 1.2 spells them
+    // (`True`, `TRUE`, ...) and quoted; nothing else.
+    let accepted = ["true", "false", "True", "FALSE", "\"true\"", "'false'"];
+    let refused = [
+        "yes", "no", "on", "off", "y", "n", "1", "0", "tRue", "~", "\"yes\"",
+    ];
+    for (spelling, ok) in accepted
+        .iter()
+        .map(|s| (s, true))
+        .chain(refused.iter().map(|s| (s, false)))
+    {
+        let env = format!("{ENV}merge_enabled: {spelling}\n");
+        let report = load(&files(&[(ENV_FILE, &env)]));
+        assert_eq!(!report.has_errors(), ok, "merge_enabled: {spelling}");
+        if !ok {
+            assert!(
+                report.errors().all(|p| p.code == codes::WRONG_TYPE),
+                "merge_enabled: {spelling}: {:?}",
+                report.problems
+            );
+        }
+    }
+}
+
 /// Text that looks a little like YAML, to reach deeper into the parser than random bytes.
 fn yamlish() -> impl Strategy<Value = String> {
     let token = prop_oneof![
