@@ -184,14 +184,13 @@ pub enum ContractGap {
         /// Which example, and why.
         detail: String,
     },
-    /// A user identifier parameter (`user_id`, `*_user_id`) does not accept exactly a UUID
-    /// or null.
+    /// The user identifier parameter `user_id` does not accept exactly a UUID or null.
     IdentifierNotUuid {
         /// The parameter.
         parameter: String,
     },
     /// An example of an identifier parameter (`id`, `*_id`) breaks the identifier rules: a
-    /// reserved word, or for a user identifier the nil UUID or another non-RFC 4122 value.
+    /// reserved word, or for `user_id` the nil UUID or another non-RFC 4122 value.
     IdentifierExampleRefused {
         /// The parameter.
         parameter: String,

@@ -63,9 +63,9 @@ pub(super) fn section_schema(section: Section, body: &str) -> Result<Value, Cont
 
 /// The parameter rules over the input schema's top-level `properties`: each states its
 /// format in a `description` and carries at least one `examples` entry valid against its
-/// own schema; a user identifier accepts an RFC 4122 UUID or null only (`format: uuid`,
-/// type `["string", "null"]`); no example of an identifier breaks the identifier rules
-/// (a reserved word, the nil UUID).
+/// own schema; `user_id` accepts an RFC 4122 UUID or null only (`format: uuid`, type
+/// `["string", "null"]`); no example of an identifier breaks the identifier rules (a
+/// reserved word, the nil UUID).
 pub(super) fn parameter_gaps(input: &Value) -> Vec<ContractGap> {
     let Some(properties) = input.get("properties").and_then(Value::as_object) else {
         return Vec::new();
@@ -151,8 +151,8 @@ impl ContractSchemas {
     }
 
     /// Checks the input a call is about to receive against the schema, then its top-level
-    /// identifier parameters against the identifier rules (a user identifier is an RFC 4122
-    /// UUID or null, never the nil UUID; no identifier carries a reserved word), which hold
+    /// identifier parameters against the identifier rules (`user_id` is an RFC 4122 UUID or
+    /// null, never the nil UUID; no identifier carries a reserved word), which hold
     /// whatever the schema says; the first error, with its location.
     ///
     /// # Errors

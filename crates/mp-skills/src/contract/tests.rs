@@ -272,6 +272,34 @@ fn user_id_refuses_other_text() {
 }
 
 #[test]
+fn identifier_rules_follow_the_parameter_name() {
+    let line = |name: &str, value: serde_json::Value| match check_identifier(name, &value) {
+        Ok(()) => "ok".to_owned(),
+        Err(e) => format!("{}: {e}", e.code()),
+    };
+    assert_eq!(
+        [
+            line("user_id", serde_json::json!(null)),
+            line("user_id", serde_json::json!("Anonymous")),
+            line("id", serde_json::json!("N/A")),
+            line("session_id", serde_json::json!("undefined")),
+            line("check_id", serde_json::json!("12345")),
+            line("name", serde_json::json!("system")),
+            line("user_id", serde_json::json!(7)),
+        ],
+        [
+            "ok",
+            "user_id_reserved: user_id `Anonymous` is a reserved word; pass null when there is no user",
+            "identifier_reserved: identifier `id` carries the reserved word `N/A`; an identifier names one thing, never a state (pass null for none)",
+            "identifier_reserved: identifier `session_id` carries the reserved word `undefined`; an identifier names one thing, never a state (pass null for none)",
+            "ok",
+            "ok",
+            "ok",
+        ]
+    );
+}
+
+#[test]
 fn schemas_are_read_from_the_input_and_output_sections() {
     let contract = Contract::parse(EXAMPLE).expect("complete");
     assert_eq!(

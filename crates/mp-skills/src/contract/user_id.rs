@@ -119,7 +119,7 @@ impl UserIdError {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum IdentifierError {
-    /// A user identifier (`user_id`, `*_user_id`) that is not a UUID or null.
+    /// A `user_id` that is not a UUID or null.
     #[error(transparent)]
     User(#[from] UserIdError),
     /// Any identifier carrying a reserved word.
@@ -135,7 +135,7 @@ pub enum IdentifierError {
 }
 
 impl IdentifierError {
-    /// The [`UserIdError::code`] of a user identifier, `identifier_reserved` otherwise.
+    /// The [`UserIdError::code`] of `user_id`, `identifier_reserved` otherwise.
     pub fn code(&self) -> &'static str {
         match self {
             Self::User(e) => e.code(),
@@ -149,14 +149,14 @@ pub fn is_identifier(name: &str) -> bool {
     name == "id" || name.ends_with("_id")
 }
 
-/// Whether a parameter name is a user identifier (`user_id`, `*_user_id`), which must be an
-/// RFC 4122 UUID or null.
+/// Whether a parameter name is the user identifier `user_id`, which must be an RFC 4122 UUID
+/// or null (other identifiers need not be UUIDs).
 pub fn is_user_identifier(name: &str) -> bool {
-    name == "user_id" || name.ends_with("_user_id")
+    name == "user_id"
 }
 
-/// Checks the value of parameter `name` against the identifier rules: a user identifier is
-/// a [`UserId`]; any other identifier never carries a reserved word. Other parameters, and
+/// Checks the value of parameter `name` against the identifier rules: `user_id` is a
+/// [`UserId`]; any other identifier never carries a reserved word. Other parameters, and
 /// values that are neither text nor null, are left to the schema.
 ///
 /// # Errors
