@@ -199,6 +199,18 @@ pub enum ContractGap {
         /// Why it is refused.
         detail: String,
     },
+    /// An identifier parameter's schema names a value the identifier rules refuse in its
+    /// `default`, `const` or `enum`.
+    IdentifierValueRefused {
+        /// The parameter.
+        parameter: String,
+        /// `default`, `const` or `enum`.
+        keyword: &'static str,
+        /// The value, as JSON.
+        value: String,
+        /// Why it is refused.
+        detail: String,
+    },
 }
 
 impl ContractGap {
@@ -208,8 +220,8 @@ impl ContractGap {
     /// `contract_unstated_execution_method`, `contract_unstated_approval`,
     /// `contract_missing_schema`, `contract_invalid_schema`,
     /// `contract_parameter_undocumented`, `contract_parameter_without_example`,
-    /// `contract_parameter_example_invalid`, `contract_identifier_not_uuid` or
-    /// `contract_identifier_example_refused`.
+    /// `contract_parameter_example_invalid`, `contract_identifier_not_uuid`,
+    /// `contract_identifier_example_refused` or `contract_identifier_value_refused`.
     pub fn code(&self) -> &'static str {
         match self {
             Self::MissingSection { .. } => "contract_missing_section",
@@ -230,6 +242,7 @@ impl ContractGap {
             Self::ParameterExampleInvalid { .. } => "contract_parameter_example_invalid",
             Self::IdentifierNotUuid { .. } => "contract_identifier_not_uuid",
             Self::IdentifierExampleRefused { .. } => "contract_identifier_example_refused",
+            Self::IdentifierValueRefused { .. } => "contract_identifier_value_refused",
         }
     }
 }
@@ -297,6 +310,15 @@ impl fmt::Display for ContractGap {
             } => write!(
                 f,
                 "input parameter `{parameter}`: example {example} is refused: {detail}"
+            ),
+            Self::IdentifierValueRefused {
+                parameter,
+                keyword,
+                value,
+                detail,
+            } => write!(
+                f,
+                "input parameter `{parameter}`: its `{keyword}` names {value}, which is refused: {detail}"
             ),
         }
     }

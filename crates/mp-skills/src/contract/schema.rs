@@ -64,8 +64,8 @@ pub(super) fn section_schema(section: Section, body: &str) -> Result<Value, Cont
 /// The parameter rules over the input schema's top-level `properties`: each states its
 /// format in a `description` and carries at least one `examples` entry valid against its
 /// own schema; `user_id` accepts an RFC 4122 UUID or null only (`format: uuid`, type
-/// `["string", "null"]`); no example of an identifier breaks the identifier rules (a
-/// reserved word, the nil UUID).
+/// `["string", "null"]`); no example, default, const or enum value of an identifier breaks
+/// the identifier rules (a reserved word, the nil UUID).
 pub(super) fn parameter_gaps(input: &Value) -> Vec<ContractGap> {
     let Some(properties) = input.get("properties").and_then(Value::as_object) else {
         return Vec::new();
@@ -112,11 +112,39 @@ pub(super) fn parameter_gaps(input: &Value) -> Vec<ContractGap> {
                 }
             }
         }
+        gaps.extend(declared_values_refused(name, schema));
         if is_user_identifier(name) && !uuid_or_null(schema) {
             gaps.push(ContractGap::IdentifierNotUuid { parameter });
         }
     }
     gaps
+}
+
+/// The values an identifier parameter's schema names in `default`, `const` or `enum` that
+/// the identifier rules refuse (a schema that offers `"enum": ["system", ...]` contradicts
+/// them: every call that follows it would be refused).
+fn declared_values_refused(name: &str, schema: &Value) -> Vec<ContractGap> {
+    let mut declared: Vec<(&'static str, &Value)> = Vec::new();
+    for keyword in ["default", "const"] {
+        if let Some(value) = schema.get(keyword) {
+            declared.push((keyword, value));
+        }
+    }
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        declared.extend(values.iter().map(|v| ("enum", v)));
+    }
+    declared
+        .into_iter()
+        .filter_map(|(keyword, value)| {
+            let refusal = check_identifier(name, value).err()?;
+            Some(ContractGap::IdentifierValueRefused {
+                parameter: name.to_owned(),
+                keyword,
+                value: value.to_string(),
+                detail: refusal.to_string(),
+            })
+        })
+        .collect()
 }
 
 /// Whether a parameter schema accepts exactly "an RFC 4122 UUID or null": `format: uuid`

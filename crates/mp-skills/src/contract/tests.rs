@@ -448,6 +448,18 @@ fn other_identifiers_need_not_be_uuids_but_refuse_reserved_words() {
             "contract_identifier_example_refused: input parameter `repo_id`: example \"External_Service\" is refused: identifier `repo_id` carries the reserved word `External_Service`; an identifier names one thing, never a state (pass null for none)",
         ],
     );
+    let offered = with_parameter(
+        "actor_id",
+        r#"{ "enum": ["bot-7", "system", "Unknown"], "default": "none", "description": "who acts, one of the listed ids, e.g. bot-7", "examples": ["bot-7"] }"#,
+    );
+    check(
+        &offered,
+        &[
+            "contract_identifier_value_refused: input parameter `actor_id`: its `default` names \"none\", which is refused: identifier `actor_id` carries the reserved word `none`; an identifier names one thing, never a state (pass null for none)",
+            "contract_identifier_value_refused: input parameter `actor_id`: its `enum` names \"system\", which is refused: identifier `actor_id` carries the reserved word `system`; an identifier names one thing, never a state (pass null for none)",
+            "contract_identifier_value_refused: input parameter `actor_id`: its `enum` names \"Unknown\", which is refused: identifier `actor_id` carries the reserved word `Unknown`; an identifier names one thing, never a state (pass null for none)",
+        ],
+    );
     let schemas =
         ContractSchemas::compile(&Contract::parse(&repo_id).expect("complete")).expect("compiles");
     let pr = serde_json::json!({"commits": []});
