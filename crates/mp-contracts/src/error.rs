@@ -108,6 +108,9 @@ pub mod codes {
     pub const REQUIRED_APPROVAL_MISSING: &str = "required-approval-missing";
     /// An Evidence starts after it ends.
     pub const START_AFTER_END: &str = "start-after-end";
+    /// An Evidence recorded or exported with a commit that is not a full digest (40 or 64
+    /// hex digits): an abbreviated or non-hex `baseCommit` / `headCommit`.
+    pub const COMMIT_NOT_FULL_DIGEST: &str = "commit-not-full-digest";
     /// An Evidence that is not `Published`.
     pub const EVIDENCE_NOT_PUBLISHED: &str = "evidence-not-published";
     /// An Evidence lacks the approvals snapshot a manual review or human approval calls for.
@@ -163,6 +166,7 @@ pub mod codes {
         FINAL_DECISION_REQUIRED,
         REQUIRED_APPROVAL_MISSING,
         START_AFTER_END,
+        COMMIT_NOT_FULL_DIGEST,
         EVIDENCE_NOT_PUBLISHED,
         APPROVALS_SNAPSHOT_REQUIRED,
         APPROVAL_MATRIX_MISMATCH,

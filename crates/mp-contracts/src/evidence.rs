@@ -2,6 +2,11 @@
 //! Evidence from one execution, and its export as an in-toto Statement v1 with an SLSA
 //! Provenance v1 predicate (decisions/0017).
 //!
+//! Commits are digests: an Evidence is built, and exported, only with full commit ids (40
+//! hex digits for SHA-1, 64 for SHA-256). The documents' schema accepts any reference of
+//! seven characters or more, so a stored document with an abbreviated commit stays valid,
+//! but it is never exported as a digest.
+//!
 //! | field | hash of |
 //! |---|---|
 //! | `inputHash` | the canonical JSON of the normalised input (`{}` when none) |
@@ -13,7 +18,7 @@
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::error::ContractError;
+use crate::error::{ContractError, codes};
 use crate::kinds::{
     Approval, ApproverRole, Body, Common, Contract, ContractId, DateTime, Environment, Evidence,
     MergeResult, Model, PolicyVerdict, SchemaVersion, StaleStatus, State, TaskSeedId,
@@ -68,14 +73,76 @@ pub fn contract_digest(contract: &Contract) -> String {
     hash_json(&serde_json::to_value(contract).unwrap_or(Value::Null))
 }
 
+/// A full git commit id: 40 hexadecimal digits (SHA-1) or 64 (SHA-256), kept lowercase.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CommitDigest(String);
+
+impl CommitDigest {
+    /// Reads a full commit id, in either letter case.
+    ///
+    /// # Errors
+    /// [`CommitDigestError::Abbreviated`] for fewer than 40 hex digits,
+    /// [`CommitDigestError::NotCommitId`] for anything else that is not 40 or 64 hex digits.
+    pub fn parse(text: &str) -> Result<Self, CommitDigestError> {
+        let hex = !text.is_empty() && text.bytes().all(|b| b.is_ascii_hexdigit());
+        let shown = || text.chars().take(80).collect::<String>();
+        match text.len() {
+            40 | 64 if hex => Ok(Self(text.to_ascii_lowercase())),
+            n if hex && n < 40 => Err(CommitDigestError::Abbreviated(shown())),
+            _ => Err(CommitDigestError::NotCommitId(shown())),
+        }
+    }
+
+    /// The lowercase hex digits.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for CommitDigest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Why a text is not a full commit id.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CommitDigestError {
+    /// Hex digits, but fewer than a full id: an abbreviation git may resolve.
+    #[error(
+        "`{0}` is an abbreviated commit: a digest is the full commit id, 40 hex digits (SHA-1) or 64 (SHA-256)"
+    )]
+    Abbreviated(String),
+    /// Not 40 or 64 hex digits.
+    #[error("`{0}` is not a commit id: a digest is 40 hex digits (SHA-1) or 64 (SHA-256)")]
+    NotCommitId(String),
+}
+
+/// The `commit-not-full-digest` errors of a base and a head commit, at their pointers.
+fn commit_errors(base: &str, head: &str) -> Vec<ContractError> {
+    [("/baseCommit", base), ("/headCommit", head)]
+        .into_iter()
+        .filter_map(|(pointer, text)| {
+            let error = CommitDigest::parse(text).err()?;
+            Some(ContractError::new(
+                0,
+                pointer,
+                codes::COMMIT_NOT_FULL_DIGEST,
+                error.to_string(),
+            ))
+        })
+        .collect()
+}
+
 /// What one execution produced and ran with: the raw material of an Evidence.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExecutionRecord {
     /// The TaskSeed that ran.
     pub task_seed_id: TaskSeedId,
-    /// The commit the run started from.
+    /// The commit the run started from: a full commit id (see [`CommitDigest`]).
     pub base_commit: String,
-    /// The commit it produced (equal to `base_commit` when nothing changed).
+    /// The commit it produced (equal to `base_commit` when nothing changed): a full id.
     pub head_commit: String,
     /// The normalised input (`None` hashes as `{}`).
     pub input: Option<Value>,
@@ -116,20 +183,22 @@ pub struct ExecutionRecord {
 }
 
 /// Builds the Evidence of one execution: `Published` from birth, version 1, hashes computed
-/// from the record, and validated like any document.
+/// from the record, commits lowercased, and validated like any document.
 ///
 /// # Errors
-/// Every problem [`crate::validate_document`] finds (e.g. `start-after-end`).
+/// `commit-not-full-digest` for a base or head commit that is not a full commit id, then
+/// every problem [`crate::validate_document`] finds (e.g. `start-after-end`).
 pub fn build_evidence(
     id: ContractId,
     record: &ExecutionRecord,
     created_at: DateTime,
 ) -> Result<Contract, Vec<ContractError>> {
+    let mut errors = commit_errors(&record.base_commit, &record.head_commit);
     let empty = json!({});
     let body = Evidence {
         task_seed_id: record.task_seed_id.clone(),
-        base_commit: record.base_commit.clone(),
-        head_commit: record.head_commit.clone(),
+        base_commit: record.base_commit.to_ascii_lowercase(),
+        head_commit: record.head_commit.to_ascii_lowercase(),
         input_hash: hash_json(record.input.as_ref().unwrap_or(&empty)),
         output_hash: hash_json(record.output.as_ref().unwrap_or(&empty)),
         model: Model {
@@ -171,7 +240,7 @@ pub fn build_evidence(
         body,
     );
     let json = serde_json::to_value(&contract).unwrap_or(Value::Null);
-    let errors = crate::validate_document(&json);
+    errors.extend(crate::validate_document(&json));
     if errors.is_empty() {
         Ok(contract)
     } else {
@@ -188,18 +257,74 @@ fn digest_set(hash: &str) -> Value {
     }
 }
 
+/// Why an Evidence cannot be exported as an in-toto Statement.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExportInTotoError {
+    /// The contract is not an Evidence.
+    #[error("{id} is not an Evidence: its kind is {kind}")]
+    NotEvidence {
+        /// The contract.
+        id: ContractId,
+        /// Its kind.
+        kind: crate::kinds::Kind,
+    },
+    /// Its base or head commit is not a full commit id: never exported as a digest.
+    #[error("{id}: {}", .problems.join("; "))]
+    CommitNotFullDigest {
+        /// The Evidence.
+        id: ContractId,
+        /// One line per commit, e.g. ``baseCommit `a1b2c3d` is an abbreviated commit: ...``.
+        problems: Vec<String>,
+    },
+}
+
+impl ExportInTotoError {
+    /// `wrong_kind` or `commit-not-full-digest`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::NotEvidence { .. } => "wrong_kind",
+            Self::CommitNotFullDigest { .. } => codes::COMMIT_NOT_FULL_DIGEST,
+        }
+    }
+}
+
 /// The Evidence as an in-toto Statement v1 whose predicate is SLSA Provenance v1.
 ///
 /// Subjects are the output and the diff; the inputs, model and environment are the build
-/// definition; the run's actor, times and the Evidence document's digest are run details.
-/// Returns `None` when the contract is not an Evidence.
-pub fn to_in_toto(contract: &Contract) -> Option<Value> {
+/// definition, the base commit (as a `gitCommit` digest) a resolved dependency; the run's
+/// actor, times and the Evidence document's digest are run details.
+///
+/// # Errors
+/// [`ExportInTotoError::NotEvidence`] when the contract is not an Evidence,
+/// [`ExportInTotoError::CommitNotFullDigest`] when its base or head commit is not a full
+/// commit id (a document may hold an abbreviated one; a digest may not).
+pub fn to_in_toto(contract: &Contract) -> Result<Value, ExportInTotoError> {
     let Body::Evidence(ev) = &contract.body else {
-        return None;
+        return Err(ExportInTotoError::NotEvidence {
+            id: contract.common.id.clone(),
+            kind: contract.kind(),
+        });
+    };
+    let (base, head) = match (
+        CommitDigest::parse(&ev.base_commit),
+        CommitDigest::parse(&ev.head_commit),
+    ) {
+        (Ok(base), Ok(head)) => (base, head),
+        (base, head) => {
+            let problems = [("baseCommit", base.err()), ("headCommit", head.err())]
+                .into_iter()
+                .filter_map(|(field, error)| error.map(|e| format!("{field} {e}")))
+                .collect();
+            return Err(ExportInTotoError::CommitNotFullDigest {
+                id: contract.common.id.clone(),
+                problems,
+            });
+        }
     };
     let mut dependencies = vec![json!({
-        "uri": format!("git+commit:{}", ev.base_commit),
-        "digest": { "gitCommit": ev.base_commit },
+        "uri": format!("git+commit:{base}"),
+        "digest": { "gitCommit": base.as_str() },
     })];
     dependencies.push(json!({
         "name": "lockfile",
@@ -211,7 +336,7 @@ pub fn to_in_toto(contract: &Contract) -> Option<Value> {
             "digest": digest_set(&ev.environment.container_image_digest),
         }));
     }
-    Some(json!({
+    Ok(json!({
         "_type": STATEMENT_TYPE,
         "subject": [
             { "name": "output", "digest": digest_set(&ev.output_hash) },
@@ -223,8 +348,8 @@ pub fn to_in_toto(contract: &Contract) -> Option<Value> {
                 "buildType": BUILD_TYPE,
                 "externalParameters": {
                     "taskSeedId": ev.task_seed_id,
-                    "baseCommit": ev.base_commit,
-                    "headCommit": ev.head_commit,
+                    "baseCommit": base.as_str(),
+                    "headCommit": head.as_str(),
                     "inputHash": ev.input_hash,
                 },
                 "internalParameters": {

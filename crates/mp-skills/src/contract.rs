@@ -3,11 +3,15 @@
 //! A contract is a Markdown document with one `## ` section per required item: purpose,
 //! when to call, when not to call, input contract, output contract (success and failure
 //! shapes), permissions, execution method, failure classes (fatal, retryable, needs user
-//! report), completion criteria and verification method. The loader refuses a user skill
-//! whose contract has a gap; `mp skills lint` lists every gap.
+//! report), completion criteria and verification method. Some sections are read for
+//! content too: the failure classes name all three classes, the execution method says how
+//! the skill runs, the permissions state when approval is needed. The loader refuses a user
+//! skill whose contract has a gap; `mp skills lint` lists every gap.
 
 use std::collections::BTreeMap;
 use std::fmt;
+
+use mp_core::skill::FailureClass;
 
 mod builtin;
 mod schema;
@@ -18,7 +22,10 @@ mod tests;
 
 pub use builtin::builtin_contract;
 pub use schema::ContractSchemas;
-pub use user_id::{UserId, UserIdError};
+pub use user_id::{
+    IdentifierError, RESERVED_WORDS, UserId, UserIdError, check_identifier, is_identifier,
+    is_reserved, is_user_identifier,
+};
 
 /// One required section of a contract document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -35,7 +42,8 @@ pub enum Section {
     OutputContract,
     /// Tokens, access scope and approvals the skill needs.
     Permissions,
-    /// How the skill runs (for mp: in the WebAssembly sandbox).
+    /// How the skill runs: HTTP API, CLI, in a container, in mp's WebAssembly sandbox or
+    /// in process.
     ExecutionMethod,
     /// Fatal, retryable and needs-user-report failures.
     FailureClasses,
@@ -130,13 +138,23 @@ pub enum ContractGap {
         /// The section.
         section: Section,
     },
-    /// A section fails to name something it must describe (e.g. the failure shape).
+    /// The output contract fails to name one of its shapes.
     MissingTopic {
         /// The section.
         section: Section,
-        /// What it must name: `success`, `failure`, `fatal`, `retryable`, `user report`.
+        /// What it must name: `success` or `failure`.
         topic: &'static str,
     },
+    /// `## Failure classes` leaves out one of the three classes (each has its own code).
+    MissingFailureClass {
+        /// The class left out.
+        class: FailureClass,
+    },
+    /// `## Execution method` does not say how the skill runs (HTTP API, CLI, in a
+    /// container, in the WebAssembly sandbox or in process).
+    UnstatedExecutionMethod,
+    /// `## Permissions` does not say when approval is needed (or that none is).
+    UnstatedApproval,
     /// The input or output contract has no ```` ```json ```` schema block.
     MissingSchema {
         /// `Input contract` or `Output contract`.
@@ -166,31 +184,65 @@ pub enum ContractGap {
         /// Which example, and why.
         detail: String,
     },
-    /// An identifier parameter (`id`, `*_id`) does not accept exactly a UUID or null.
+    /// The user identifier parameter `user_id` does not accept exactly a UUID or null.
     IdentifierNotUuid {
         /// The parameter.
         parameter: String,
+    },
+    /// An example of an identifier parameter (`id`, `*_id`) breaks the identifier rules: a
+    /// reserved word, or for `user_id` the nil UUID or another non-RFC 4122 value.
+    IdentifierExampleRefused {
+        /// The parameter.
+        parameter: String,
+        /// The example, as JSON.
+        example: String,
+        /// Why it is refused.
+        detail: String,
+    },
+    /// An identifier parameter's schema names a value the identifier rules refuse in its
+    /// `default`, `const` or `enum`.
+    IdentifierValueRefused {
+        /// The parameter.
+        parameter: String,
+        /// `default`, `const` or `enum`.
+        keyword: &'static str,
+        /// The value, as JSON.
+        value: String,
+        /// Why it is refused.
+        detail: String,
     },
 }
 
 impl ContractGap {
     /// The stable code: `contract_missing_section`, `contract_empty_section`,
-    /// `contract_repeated_section`, `contract_missing_topic`, `contract_missing_schema`,
-    /// `contract_invalid_schema`, `contract_parameter_undocumented`,
-    /// `contract_parameter_without_example`, `contract_parameter_example_invalid` or
-    /// `contract_identifier_not_uuid`.
+    /// `contract_repeated_section`, `contract_missing_topic`, `contract_missing_fatal_class`,
+    /// `contract_missing_retryable_class`, `contract_missing_user_report_class`,
+    /// `contract_unstated_execution_method`, `contract_unstated_approval`,
+    /// `contract_missing_schema`, `contract_invalid_schema`,
+    /// `contract_parameter_undocumented`, `contract_parameter_without_example`,
+    /// `contract_parameter_example_invalid`, `contract_identifier_not_uuid`,
+    /// `contract_identifier_example_refused` or `contract_identifier_value_refused`.
     pub fn code(&self) -> &'static str {
         match self {
             Self::MissingSection { .. } => "contract_missing_section",
             Self::EmptySection { .. } => "contract_empty_section",
             Self::RepeatedSection { .. } => "contract_repeated_section",
             Self::MissingTopic { .. } => "contract_missing_topic",
+            Self::MissingFailureClass { class } => match class {
+                FailureClass::Fatal => "contract_missing_fatal_class",
+                FailureClass::Retryable => "contract_missing_retryable_class",
+                FailureClass::NeedsUserReport => "contract_missing_user_report_class",
+            },
+            Self::UnstatedExecutionMethod => "contract_unstated_execution_method",
+            Self::UnstatedApproval => "contract_unstated_approval",
             Self::MissingSchema { .. } => "contract_missing_schema",
             Self::InvalidSchema { .. } => "contract_invalid_schema",
             Self::ParameterUndocumented { .. } => "contract_parameter_undocumented",
             Self::ParameterWithoutExample { .. } => "contract_parameter_without_example",
             Self::ParameterExampleInvalid { .. } => "contract_parameter_example_invalid",
             Self::IdentifierNotUuid { .. } => "contract_identifier_not_uuid",
+            Self::IdentifierExampleRefused { .. } => "contract_identifier_example_refused",
+            Self::IdentifierValueRefused { .. } => "contract_identifier_value_refused",
         }
     }
 }
@@ -206,6 +258,28 @@ impl fmt::Display for ContractGap {
             Self::MissingTopic { section, topic } => {
                 write!(f, "section `## {section}` does not describe `{topic}`")
             }
+            Self::MissingFailureClass { class } => {
+                let what = match class {
+                    FailureClass::Fatal => "the fatal failures",
+                    FailureClass::Retryable => "the retryable failures",
+                    FailureClass::NeedsUserReport => "the failures that need a user report",
+                };
+                write!(
+                    f,
+                    "section `## {}` does not describe {what}",
+                    Section::FailureClasses
+                )
+            }
+            Self::UnstatedExecutionMethod => write!(
+                f,
+                "section `## {}` does not say how the skill runs (HTTP API, CLI, in a container, in the WebAssembly sandbox or in process)",
+                Section::ExecutionMethod
+            ),
+            Self::UnstatedApproval => write!(
+                f,
+                "section `## {}` does not state when approval is needed (or that none is)",
+                Section::Permissions
+            ),
             Self::MissingSchema { section } => {
                 write!(f, "section `## {section}` has no ```json schema block")
             }
@@ -228,6 +302,23 @@ impl fmt::Display for ContractGap {
             Self::IdentifierNotUuid { parameter } => write!(
                 f,
                 "identifier parameter `{parameter}` must accept an RFC 4122 UUID or null only (`\"type\": [\"string\", \"null\"], \"format\": \"uuid\"`)"
+            ),
+            Self::IdentifierExampleRefused {
+                parameter,
+                example,
+                detail,
+            } => write!(
+                f,
+                "input parameter `{parameter}`: example {example} is refused: {detail}"
+            ),
+            Self::IdentifierValueRefused {
+                parameter,
+                keyword,
+                value,
+                detail,
+            } => write!(
+                f,
+                "input parameter `{parameter}`: its `{keyword}` names {value}, which is refused: {detail}"
             ),
         }
     }
@@ -255,7 +346,7 @@ impl Contract {
                 Some(body) if body.trim().is_empty() => {
                     gaps.push(ContractGap::EmptySection { section });
                 }
-                Some(body) => gaps.extend(missing_topics(section, body)),
+                Some(body) => gaps.extend(content_gaps(section, body)),
             }
         }
         let mut schemas = Vec::new();
@@ -376,23 +467,86 @@ fn split(text: &str) -> (BTreeMap<Section, String>, Vec<ContractGap>) {
     (sections, gaps)
 }
 
-/// Topics a section must name (case-insensitive).
-fn missing_topics(section: Section, body: &str) -> Vec<ContractGap> {
-    let topics: &[(&'static str, &[&str])] = match section {
-        Section::OutputContract => &[("success", &["success"]), ("failure", &["failure"])],
-        Section::FailureClasses => &[
-            ("fatal", &["fatal"]),
-            ("retryable", &["retryable"]),
-            ("user report", &["user report", "needs_user_report"]),
-        ],
-        _ => &[],
-    };
-    let lower = body.to_ascii_lowercase();
-    topics
-        .iter()
-        .filter(|(_, words)| !words.iter().any(|w| contains_word(&lower, w)))
-        .map(|(topic, _)| ContractGap::MissingTopic { section, topic })
-        .collect()
+/// What a section must say beyond being non-empty (case-insensitive, whole words): the
+/// output contract names its success and failure shapes; the failure classes name all
+/// three classes; the execution method says how the skill runs; the permissions state the
+/// approval conditions.
+fn content_gaps(section: Section, body: &str) -> Vec<ContractGap> {
+    let lower = body.to_lowercase();
+    match section {
+        Section::OutputContract => ["success", "failure"]
+            .into_iter()
+            .filter(|topic| !contains_word(&lower, topic))
+            .map(|topic| ContractGap::MissingTopic { section, topic })
+            .collect(),
+        Section::FailureClasses => {
+            // `needs-user-report`, `needs_user_report` and `needs user report` read alike.
+            let spaced = lower.replace(['-', '_'], " ");
+            FAILURE_CLASS_WORDS
+                .into_iter()
+                .filter(|(_, words)| !words.iter().any(|w| contains_word(&spaced, w)))
+                .map(|(class, _)| ContractGap::MissingFailureClass { class })
+                .collect()
+        }
+        Section::ExecutionMethod => {
+            let spaced = lower.replace(['-', '_'], " ");
+            let stated = EXECUTION_WORDS.iter().any(|w| contains_word(&spaced, w));
+            if stated {
+                Vec::new()
+            } else {
+                vec![ContractGap::UnstatedExecutionMethod]
+            }
+        }
+        Section::Permissions => {
+            let stated = APPROVAL_STEMS.iter().any(|w| contains_stem(&lower, w));
+            if stated {
+                Vec::new()
+            } else {
+                vec![ContractGap::UnstatedApproval]
+            }
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The words that name each failure class (after `-` and `_` became spaces), in English
+/// and in the Korean of the contract principles (치명 실패, 재시도 가능 실패, 사용자 보고
+/// 필요 실패).
+const FAILURE_CLASS_WORDS: [(FailureClass, &[&str]); 3] = [
+    (FailureClass::Fatal, &["fatal", "치명"]),
+    (
+        FailureClass::Retryable,
+        &["retryable", "retriable", "재시도 가능"],
+    ),
+    (
+        FailureClass::NeedsUserReport,
+        &["needs user report", "user report", "사용자 보고"],
+    ),
+];
+
+/// The words that say how a skill runs (after `-` and `_` became spaces): an HTTP API, a
+/// CLI, a container, mp's WebAssembly sandbox, or in process (the built-ins).
+const EXECUTION_WORDS: [&str; 9] = [
+    "http",
+    "cli",
+    "command line",
+    "container",
+    "컨테이너",
+    "webassembly",
+    "wasm",
+    "sandbox",
+    "in process",
+];
+
+/// The stems that state an approval condition: `approval`, `approve`, `approved`, ...
+/// and the Korean 승인.
+const APPROVAL_STEMS: [&str; 2] = ["approv", "승인"];
+
+/// Whether a word starting with `stem` occurs in `text` (`approv` in `approval`).
+fn contains_stem(text: &str, stem: &str) -> bool {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(stem)
+        .any(|(at, _)| !text[..at].chars().next_back().is_some_and(is_word))
 }
 
 /// Whether `word` occurs in `text` as a whole word (not inside `failure_reason`).

@@ -1,17 +1,22 @@
 //! `mp evidence record` and `mp evidence export`: Evidence of one execution, with the
-//! hashes derived here from the raw inputs, and its export as in-toto / SLSA provenance.
+//! hashes derived here from the raw inputs and the commits resolved to full ids (through
+//! the git CLI when `--repo` is given), and its export as in-toto / SLSA provenance.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand, ValueEnum};
-use mp_contracts::evidence::{ExecutionRecord, hash_json, sha256, to_in_toto};
+use mp_contracts::codes::COMMIT_NOT_FULL_DIGEST;
+use mp_contracts::evidence::{
+    CommitDigest, CommitDigestError, ExecutionRecord, hash_json, sha256, to_in_toto,
+};
 use mp_contracts::kinds::{
     MergeResult, MergeStatus, PolicyVerdict, StaleClassification, StaleStatus,
 };
-use mp_contracts::{Approval, ApproverRole, ContractId, DateTime, Kind, TaskSeedId};
+use mp_contracts::{Approval, ApproverRole, ContractError, ContractId, DateTime, Kind, TaskSeedId};
 use serde_json::{Value, json};
 
 use super::contract::session::{Session, StoreArgs, done, invalid, refusal, refused};
@@ -25,13 +30,16 @@ pub enum EvidenceCommand {
     ///
     /// The hashes are computed here: input, output and parameters over their RFC 8785
     /// canonical JSON, the diff and the lockfile over their bytes (no diff: the empty-diff
-    /// hash). Emits taskseed.execution.completed.v1 and evidence.created.v1. The same
-    /// execution recorded again prints the first id and creates nothing. Exit 0 recorded,
-    /// 1 invalid or refused, 2 unreadable input or missing store.
+    /// hash). The commits are full ids (40 or 64 hex digits); an abbreviation is resolved
+    /// with `git rev-parse` in --repo, and refused without it (commit-not-full-digest).
+    /// Emits taskseed.execution.completed.v1 and evidence.created.v1. The same execution
+    /// recorded again prints the first id and creates nothing. Exit 0 recorded, 1 invalid
+    /// or refused, 2 unreadable input, missing store or a --repo git cannot read.
     Record(Box<RecordArgs>),
     /// Print a stored Evidence: the document (json), an in-toto Statement v1 with an SLSA
     /// Provenance v1 predicate (in-toto), or a summary (text). Exit 0, 1 when ID is not
-    /// a stored Evidence, 2 when the store is missing.
+    /// a stored Evidence or (in-toto) its commits are not full ids, 2 when the store is
+    /// missing.
     Export(ExportArgs),
 }
 
@@ -41,12 +49,16 @@ pub struct RecordArgs {
     /// The TaskSeed that ran (`TS-<n>`, Active).
     #[arg(long, value_name = "ID")]
     pub task: String,
-    /// The commit the run started from.
+    /// The commit the run started from: its full id (40 or 64 hex digits), or with --repo
+    /// anything `git rev-parse` resolves to a commit (an abbreviation, a branch).
     #[arg(long, value_name = "SHA")]
     pub base: String,
-    /// The commit it produced (equal to --base when nothing changed).
+    /// The commit it produced (equal to --base when nothing changed), as --base.
     #[arg(long, value_name = "SHA")]
     pub head: String,
+    /// A local git repository in which to resolve --base and --head to full commit ids.
+    #[arg(long, value_name = "PATH")]
+    pub repo: Option<PathBuf>,
     /// Who ran it.
     #[arg(long, value_name = "LOGIN")]
     pub actor: String,
@@ -210,12 +222,116 @@ fn approvals_snapshot(
     Ok(snapshot)
 }
 
+/// `git` for `rev-parse` in `repo`, blind to the variables that would point it elsewhere
+/// (mp may run inside a git hook of another repository).
+fn git_in(repo: &Path) -> Command {
+    let mut command = Command::new("git");
+    command
+        .arg("-C")
+        .arg(repo)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_TERMINAL_PROMPT", "0");
+    for name in [
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        "GIT_COMMON_DIR",
+        "GIT_NAMESPACE",
+    ] {
+        command.env_remove(name);
+    }
+    command
+}
+
+/// Resolves `text` to a full commit id in `repo` (`git rev-parse --verify <text>^{commit}`):
+/// `Ok(None)` when it names no commit there.
+///
+/// # Errors
+/// When git cannot run or `repo` is not a repository git can read.
+fn rev_parse(repo: &Path, text: &str) -> anyhow::Result<Option<String>> {
+    if text.starts_with('-') || text.is_empty() {
+        return Ok(None);
+    }
+    let output = git_in(repo)
+        .args(["rev-parse", "--verify", "--quiet", "--end-of-options"])
+        .arg(format!("{text}^{{commit}}"))
+        .output()
+        .context("cannot run git to resolve a commit")?;
+    match output.status.code() {
+        Some(0) => Ok(Some(
+            String::from_utf8_lossy(&output.stdout).trim().to_owned(),
+        )),
+        // `--verify --quiet`: exit 1 with nothing on stderr for a name that is no commit.
+        Some(1) if output.stderr.is_empty() => Ok(None),
+        _ => bail!(
+            "--repo {}: {}",
+            repo.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ),
+    }
+}
+
+/// The full commit id of `--base` or `--head` (`field` is `baseCommit` or `headCommit`), or
+/// the error that refuses it: without a repository the text must be a full id; with one,
+/// it is whatever git resolves it to.
+fn resolve_commit(
+    repo: Option<&Path>,
+    field: &str,
+    text: &str,
+) -> anyhow::Result<Result<CommitDigest, ContractError>> {
+    let refuse = |code: &'static str, message: String| {
+        Ok(Err(ContractError::new(
+            0,
+            format!("/{field}"),
+            code,
+            message,
+        )))
+    };
+    let Some(repo) = repo else {
+        return match CommitDigest::parse(text) {
+            Ok(digest) => Ok(Ok(digest)),
+            Err(error @ CommitDigestError::Abbreviated(_)) => refuse(
+                COMMIT_NOT_FULL_DIGEST,
+                format!("{error}; pass the full id, or --repo PATH to resolve it"),
+            ),
+            Err(error) => refuse(COMMIT_NOT_FULL_DIGEST, error.to_string()),
+        };
+    };
+    // With a repository, even a full id must name one of its commits.
+    match rev_parse(repo, text)? {
+        Some(full) => match CommitDigest::parse(&full) {
+            Ok(digest) => Ok(Ok(digest)),
+            Err(e) => bail!("git rev-parse in {} answered {e}", repo.display()),
+        },
+        None => refuse(
+            "commit-not-found",
+            format!(
+                "`{}` names no commit in {}",
+                text.chars().take(80).collect::<String>(),
+                repo.display()
+            ),
+        ),
+    }
+}
+
 fn record(args: &RecordArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let format = args.store.format;
     let task = TaskSeedId::parse(&args.task).map_err(|e| anyhow::anyhow!("--task: {e}"))?;
     let verdict: PolicyVerdict = serde_json::from_value(Value::String(args.verdict.clone()))
         .with_context(|| format!("--verdict {} is not a policy verdict", args.verdict))?;
     let mut session = Session::open(&args.store)?;
+    let base = resolve_commit(args.repo.as_deref(), "baseCommit", &args.base)?;
+    let head = resolve_commit(args.repo.as_deref(), "headCommit", &args.head)?;
+    let (base, head) = match (base, head) {
+        (Ok(base), Ok(head)) => (base.to_string(), head.to_string()),
+        (base, head) => {
+            let errors: Vec<ContractError> =
+                [base.err(), head.err()].into_iter().flatten().collect();
+            return invalid(out, format, &errors);
+        }
+    };
     let input = read_json(&args.input)?;
     let output = read_json(&args.output)?;
     let diff = args
@@ -242,8 +358,8 @@ fn record(args: &RecordArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
         "evidence:{}",
         hash_json(&json!({
             "task": task.as_str(),
-            "base": args.base,
-            "head": args.head,
+            "base": base,
+            "head": head,
             "input": hash_json(&input),
             "output": hash_json(&output),
             "diff": sha256(&diff),
@@ -258,17 +374,16 @@ fn record(args: &RecordArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
             json!({"id": id.as_str(), "created": false}),
         );
     }
-    if args.base == args.head && !diff.is_empty() {
+    if base == head && !diff.is_empty() {
         return invalid(
             out,
             format,
-            &[mp_contracts::ContractError::new(
+            &[ContractError::new(
                 0,
                 "/diffHash",
                 "diff-without-change",
                 format!(
-                    "base and head are both {} but the diff has {} bytes",
-                    args.base,
+                    "base and head are both {base} but the diff has {} bytes",
                     diff.len()
                 ),
             )],
@@ -277,8 +392,8 @@ fn record(args: &RecordArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let snapshot = approvals_snapshot(&session, task.as_contract_id(), &end)?;
     let record = ExecutionRecord {
         task_seed_id: task.clone(),
-        base_commit: args.base.clone(),
-        head_commit: args.head.clone(),
+        base_commit: base,
+        head_commit: head,
         input: Some(input),
         output: Some(output),
         model_name,
@@ -364,10 +479,10 @@ fn export(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     };
     match args.format {
         ExportFormat::Json => crate::output::json(out, &serde_json::to_value(&contract)?)?,
-        ExportFormat::InToto => {
-            let statement = to_in_toto(&contract).context("not an Evidence")?;
-            crate::output::json(out, &statement)?;
-        }
+        ExportFormat::InToto => match to_in_toto(&contract) {
+            Ok(statement) => crate::output::json(out, &statement)?,
+            Err(e) => return refused(out, text_format, e.code(), &e.to_string()),
+        },
         ExportFormat::Text => {
             if let Some(ev) = contract.as_evidence() {
                 writeln!(out, "{id} (Evidence of {})", ev.task_seed_id)?;

@@ -9,6 +9,10 @@ use crate::mp;
 
 const NOW: &str = "2026-05-11T09:00:00Z";
 
+/// The commit a run started from and the one it produced: full SHA-1 digests.
+const BASE: &str = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678";
+const HEAD: &str = "e4f5a6b7c8d90a1b2c3d4e5f60718293a4b5c6d7";
+
 /// A temporary directory holding a store directory and the input files.
 struct Workdir {
     dir: tempfile::TempDir,
@@ -147,9 +151,9 @@ fn a_high_risk_intent_runs_through_to_evidence() {
         "--task",
         "TS-101",
         "--base",
-        "a1b2c3d",
+        BASE,
         "--head",
-        "e4f5a6b",
+        HEAD,
         "--actor",
         "dev-1",
         "--model",
@@ -213,9 +217,9 @@ fn a_high_risk_intent_runs_through_to_evidence() {
             "--task",
             "TS-101",
             "--base",
-            "e4f5a6b",
+            HEAD,
             "--head",
-            "e4f5a6b",
+            HEAD,
             "--actor",
             "dev-1",
             "--input",
@@ -324,8 +328,8 @@ fn replayed_commands_create_nothing_twice() {
     let intent = w.intent(r#"["read_repo", "write_repo"]"#);
     let intent = intent.to_str().expect("utf-8 path");
     let record = [
-        "evidence", "record", "--task", "TS-101", "--base", "a1b2c3d", "--head", "e4f5a6b",
-        "--actor", "dev-1", "--input", "in.json", "--output", "out.json",
+        "evidence", "record", "--task", "TS-101", "--base", BASE, "--head", HEAD, "--actor",
+        "dev-1", "--input", "in.json", "--output", "out.json",
     ];
     let mut outputs = Vec::new();
     let mut after_first = Vec::new();
@@ -495,9 +499,9 @@ fn a_missing_store_or_unreadable_input_exits_2() {
         "--task",
         "TS-101",
         "--base",
-        "a1b2c3d",
+        BASE,
         "--head",
-        "a1b2c3d",
+        BASE,
         "--actor",
         "dev-1",
         "--input",
@@ -584,8 +588,8 @@ fn a_rejected_gate_stays_active_and_takes_no_more_decisions() {
     w.ok(&["contract", "activate", "IC-101"]);
     w.ok(&["contract", "run", "IC-101"]);
     w.ok(&[
-        "evidence", "record", "--task", "TS-101", "--base", "a1b2c3d", "--head", "e4f5a6b",
-        "--actor", "dev-1", "--input", "in.json", "--output", "out.json",
+        "evidence", "record", "--task", "TS-101", "--base", BASE, "--head", HEAD, "--actor",
+        "dev-1", "--input", "in.json", "--output", "out.json",
     ]);
     w.ok(&["contract", "run", "TS-101", "--status", "passed"]);
     let gate = w.ok(&["contract", "run", "AC-101", "--risk", "critical"]);
@@ -670,5 +674,187 @@ fn failed_generations_retry_after_30_60_120_seconds_then_freeze_the_intent() {
     assert_eq!(
         w.event_types(),
         ["intent.created.v1 IC-101", "contract.frozen.v1 IC-101"]
+    );
+}
+
+/// A store with the Active TaskSeed TS-101 (read and write capabilities: no approvals).
+fn active_task_seed() -> Workdir {
+    let w = Workdir::new();
+    let intent = w.intent(r#"["read_repo", "write_repo"]"#);
+    w.ok(&[
+        "contract",
+        "new",
+        "IntentContract",
+        "--from",
+        intent.to_str().expect("utf-8"),
+    ]);
+    w.ok(&["contract", "approve", "IC-101", "--actor", "alice"]);
+    w.ok(&["contract", "activate", "IC-101"]);
+    assert_eq!(
+        w.ok(&["contract", "run", "IC-101"]),
+        "created TS-101 (TaskSeed, Active)"
+    );
+    w
+}
+
+/// `mp evidence record` of TS-101 from `base` to `head`, plus `extra` arguments.
+fn record_args<'a>(base: &'a str, head: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "evidence",
+        "record",
+        "--task",
+        "TS-101",
+        "--base",
+        base,
+        "--head",
+        head,
+        "--actor",
+        "dev-1",
+        "--input",
+        "in.json",
+        "--output",
+        "out.json",
+        "--diff",
+        "change.diff",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+#[test]
+fn an_abbreviated_commit_is_refused_and_nothing_is_stored() {
+    let w = active_task_seed();
+    let before = w.files();
+    let (code, text) = w.run(&record_args("a1b2c3d", HEAD, &[]));
+    let (json_code, json_text) = w.run(&record_args(BASE, "E4F5A6B7", &["--format", "json"]));
+    let (short_code, short_text) = w.run(&record_args(BASE, "e4f5g6h", &[]));
+    let refusal = json(&json_text);
+    assert_eq!(
+        (
+            code,
+            text.lines().next(),
+            json_code,
+            refusal["errors"][0]["pointer"].as_str(),
+            refusal["errors"][0]["code"].as_str(),
+            short_code,
+            short_text.lines().next(),
+        ),
+        (
+            1,
+            Some(
+                "/baseCommit: commit-not-full-digest: `a1b2c3d` is an abbreviated commit: a digest is the full commit id, 40 hex digits (SHA-1) or 64 (SHA-256); pass the full id, or --repo PATH to resolve it"
+            ),
+            1,
+            Some("/headCommit"),
+            Some("commit-not-full-digest"),
+            1,
+            Some(
+                "/headCommit: commit-not-full-digest: `e4f5g6h` is not a commit id: a digest is 40 hex digits (SHA-1) or 64 (SHA-256)"
+            ),
+        )
+    );
+    assert_eq!(w.files(), before, "a refused record stores nothing");
+}
+
+#[test]
+fn an_abbreviated_commit_is_resolved_from_the_repository_given() {
+    let w = active_task_seed();
+    let repo = w.path("repo");
+    std::fs::create_dir(&repo).expect("repo dir");
+    crate::sources::git(&repo, &["init", "-q"]);
+    std::fs::write(repo.join("retry.rs"), "fn retry() {}\n").expect("write");
+    crate::sources::git(&repo, &["add", "."]);
+    crate::sources::git(&repo, &["commit", "-q", "-m", "base"]);
+    let base = crate::sources::git(&repo, &["rev-parse", "HEAD"]);
+    std::fs::write(repo.join("retry.rs"), "fn retry() { loop {} }\n").expect("write");
+    crate::sources::git(&repo, &["commit", "-q", "-am", "head"]);
+    let head = crate::sources::git(&repo, &["rev-parse", "HEAD"]);
+    let repo_arg = repo.to_str().expect("utf-8");
+    let (missing, missing_text) = w.run(&record_args("0000000", &head[..9], &["--repo", repo_arg]));
+    let (foreign, foreign_text) = w.run(&record_args(BASE, &head, &["--repo", repo_arg]));
+    let nowhere = w.path("no-such-repo");
+    let (unreadable, _) = w.run(&record_args(
+        &base[..7],
+        &head,
+        &["--repo", nowhere.to_str().expect("utf-8")],
+    ));
+    let id = w.ok(&record_args(&base[..7], &head[..9], &["--repo", repo_arg]));
+    let document = json(&std::fs::read_to_string(w.store().join("EV-101/1.json")).expect("stored"));
+    let again = w.ok(&record_args(&base, &head, &[]));
+    let export = mp()
+        .args([
+            "evidence", "export", "EV-101", "--format", "in-toto", "--store",
+        ])
+        .arg(w.store())
+        .output()
+        .expect("run mp");
+    let statement = json(&String::from_utf8_lossy(&export.stdout));
+    assert_eq!(
+        (
+            missing,
+            missing_text.lines().next(),
+            foreign,
+            foreign_text.lines().next(),
+            unreadable,
+            id.as_str(),
+            document["baseCommit"].as_str(),
+            document["headCommit"].as_str(),
+            again.as_str(),
+            statement["predicate"]["buildDefinition"]["resolvedDependencies"][0]["digest"]
+                ["gitCommit"]
+                .as_str(),
+        ),
+        (
+            1,
+            Some(
+                format!("/baseCommit: commit-not-found: `0000000` names no commit in {repo_arg}")
+                    .as_str()
+            ),
+            1,
+            Some(
+                format!("/baseCommit: commit-not-found: `{BASE}` names no commit in {repo_arg}")
+                    .as_str()
+            ),
+            2,
+            "EV-101",
+            Some(base.as_str()),
+            Some(head.as_str()),
+            "EV-101",
+            Some(base.as_str()),
+        )
+    );
+}
+
+#[test]
+fn a_stored_abbreviated_commit_is_never_exported_as_a_digest() {
+    let w = active_task_seed();
+    w.ok(&record_args(BASE, HEAD, &[]));
+    let stored = w.store().join("EV-101/1.json");
+    let text = std::fs::read_to_string(&stored).expect("stored");
+    std::fs::write(&stored, text.replace(BASE, "a1b2c3d")).expect("rewrite");
+    let export = |format: &str| {
+        let output = mp()
+            .args([
+                "evidence", "export", "EV-101", "--format", format, "--store",
+            ])
+            .arg(w.store())
+            .output()
+            .expect("run mp");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    };
+    let (in_toto, in_toto_text) = export("in-toto");
+    let (document, _) = export("json");
+    assert_eq!(
+        (in_toto, json(&in_toto_text)["code"].as_str(), document),
+        (Some(1), Some("commit-not-full-digest"), Some(0))
+    );
+    assert!(
+        json(&in_toto_text)["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("baseCommit `a1b2c3d` is an abbreviated commit")),
+        "{in_toto_text}"
     );
 }

@@ -89,6 +89,71 @@ fn lint_with_config_reads_the_skills_folder_of_that_directory() {
 }
 
 #[test]
+fn lint_reads_the_content_of_failure_classes_execution_and_permissions() {
+    let example = workspace_root().join("examples/skills/no_todos_in_prod");
+    let contract =
+        std::fs::read_to_string(example.join("no_todos_in_prod.md")).expect("example contract");
+    let module =
+        std::fs::read_to_string(example.join("no_todos_in_prod.wat")).expect("example module");
+    let vague = contract
+        .replace("- Fatal:", "- Broken:")
+        .replace("- Needs user report:", "- Otherwise:")
+        .replace(
+            "A WebAssembly module (`no_todos_in_prod.wat`) run in the mp sandbox",
+            "The module `no_todos_in_prod.wat`, run by mp",
+        )
+        .replace(
+            " No approval is needed to call it:",
+            " It needs nothing more:",
+        );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let validators = dir.path().join("validators");
+    std::fs::create_dir_all(&validators).expect("mkdir");
+    std::fs::write(validators.join("vague.wat"), module).expect("write module");
+    std::fs::write(validators.join("vague.md"), vague).expect("write contract");
+    let expected = [
+        "contract_unstated_approval",
+        "contract_unstated_execution_method",
+        "contract_missing_fatal_class",
+        "contract_missing_user_report_class",
+    ];
+    let text = mp()
+        .args(["skills", "lint"])
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "vague.md: contract_missing_user_report_class: section `## Failure classes` does not describe the failures that need a user report",
+        ))
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(text).expect("utf-8");
+    let codes: Vec<&str> = text
+        .lines()
+        .filter_map(|line| line.split(": ").nth(1))
+        .collect();
+    assert_eq!(codes, expected, "{text}");
+    assert!(text.ends_with("1 skill(s) checked, 4 gap(s)\n"), "{text}");
+    let json = mp()
+        .args(["skills", "lint", "--format", "json"])
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let doc: serde_json::Value = serde_json::from_slice(&json).expect("json");
+    let codes: Vec<&str> = doc["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["code"].as_str())
+        .collect();
+    assert_eq!(codes, expected);
+}
+
+#[test]
 fn every_user_skill_call_is_recorded_in_the_audit_log() {
     let dir = tempfile::tempdir().expect("tempdir");
     let log = dir.path().join("audit.jsonl");

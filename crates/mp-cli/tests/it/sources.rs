@@ -12,7 +12,7 @@ use crate::rest::{live_tick, serve_demo};
 use crate::{mp, workspace_root};
 
 /// `git` in `dir` with a fixed identity and no user or system configuration.
-fn git(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     let output = Command::new("git")
         .current_dir(dir)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")

@@ -108,11 +108,14 @@ fn time(text: &str) -> DateTime {
     DateTime::parse(text).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// A full SHA-1 commit digest.
+const BASE: &str = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678";
+
 fn record() -> ExecutionRecord {
     ExecutionRecord {
         task_seed_id: TaskSeedId::parse("TS-101").unwrap_or_else(|e| panic!("{e}")),
-        base_commit: "a1b2c3d".to_owned(),
-        head_commit: "a1b2c3d".to_owned(),
+        base_commit: BASE.to_owned(),
+        head_commit: BASE.to_owned(),
         input: Some(json!({"prompt": "fix the test", "files": ["a.rs"]})),
         output: None,
         model_name: "model-x".to_owned(),
@@ -196,9 +199,86 @@ fn evidence_that_ends_before_it_starts_is_refused() {
 }
 
 #[test]
+fn evidence_is_built_from_full_commit_digests_only() {
+    let mut short = record();
+    short.base_commit = "a1b2c3d".to_owned();
+    short.head_commit = "a1b2c3d".to_owned();
+    let mut not_hex = record();
+    not_hex.head_commit = "g".repeat(40);
+    let mut sha256 = record();
+    sha256.base_commit = "ab".repeat(32);
+    sha256.head_commit = "ab".repeat(32);
+    let mut upper = record();
+    upper.base_commit = BASE.to_uppercase();
+    upper.head_commit = BASE.to_uppercase();
+    let base_of =
+        |r: &ExecutionRecord| build(r).map(|c| c.as_evidence().map(|e| e.base_commit.clone()));
+    assert_eq!(
+        (
+            build(&short).err(),
+            build(&not_hex).err(),
+            base_of(&sha256),
+            base_of(&upper),
+        ),
+        (
+            Some(vec!["commit-not-full-digest", "commit-not-full-digest"]),
+            Some(vec!["commit-not-full-digest"]),
+            Ok(Some("ab".repeat(32))),
+            Ok(Some(BASE.to_owned())),
+        )
+    );
+}
+
+#[test]
+fn a_commit_digest_is_forty_or_sixty_four_hex_digits() {
+    let check = |text: &str| CommitDigest::parse(text).map(|d| d.as_str().to_owned());
+    assert_eq!(check(BASE), Ok(BASE.to_owned()));
+    assert_eq!(check(&"AB".repeat(32)), Ok("ab".repeat(32)));
+    for (text, message) in [
+        (
+            "a1b2c3d",
+            "`a1b2c3d` is an abbreviated commit: a digest is the full commit id, 40 hex digits (SHA-1) or 64 (SHA-256)",
+        ),
+        (
+            "e4f5g6h",
+            "`e4f5g6h` is not a commit id: a digest is 40 hex digits (SHA-1) or 64 (SHA-256)",
+        ),
+        (
+            &"a".repeat(41),
+            "`aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa` is not a commit id: a digest is 40 hex digits (SHA-1) or 64 (SHA-256)",
+        ),
+        (
+            "",
+            "`` is not a commit id: a digest is 40 hex digits (SHA-1) or 64 (SHA-256)",
+        ),
+    ] {
+        assert_eq!(
+            check(text).map_err(|e| e.to_string()),
+            Err(message.to_owned())
+        );
+    }
+}
+
+#[test]
+fn in_toto_export_refuses_an_abbreviated_commit() {
+    let stored =
+        crate::parse_document(&crate::testkit::evidence()).unwrap_or_else(|e| panic!("{e:?}"));
+    let refused = to_in_toto(&stored)
+        .map(|_| ())
+        .map_err(|e| (e.code(), e.to_string()));
+    assert_eq!(
+        refused,
+        Err((
+            "commit-not-full-digest",
+            "EV-101: baseCommit `a1b2c3d` is an abbreviated commit: a digest is the full commit id, 40 hex digits (SHA-1) or 64 (SHA-256); headCommit `e4f5a6b` is an abbreviated commit: a digest is the full commit id, 40 hex digits (SHA-1) or 64 (SHA-256)".to_owned()
+        ))
+    );
+}
+
+#[test]
 fn in_toto_statement_carries_the_provenance() {
     let contract = build(&record()).unwrap_or_else(|e| panic!("{e:?}"));
-    let statement = to_in_toto(&contract).unwrap_or_else(|| panic!("an evidence"));
+    let statement = to_in_toto(&contract).unwrap_or_else(|e| panic!("{e}"));
     let hex = |h: &str| h.trim_start_matches("sha256:").to_owned();
     assert_eq!(
         (
@@ -208,6 +288,7 @@ fn in_toto_statement_carries_the_provenance() {
             &statement["predicate"]["buildDefinition"]["buildType"],
             &statement["predicate"]["runDetails"]["metadata"]["invocationId"],
             &statement["predicate"]["runDetails"]["byproducts"][0]["digest"]["sha256"],
+            &statement["predicate"]["buildDefinition"]["resolvedDependencies"][0]["digest"],
         ),
         (
             &json!("https://in-toto.io/Statement/v1"),
@@ -216,6 +297,7 @@ fn in_toto_statement_carries_the_provenance() {
             &json!(BUILD_TYPE),
             &json!("EV-101"),
             &json!(hex(&contract_digest(&contract))),
+            &json!({ "gitCommit": BASE }),
         )
     );
 }
@@ -224,5 +306,11 @@ fn in_toto_statement_carries_the_provenance() {
 fn only_an_evidence_exports() {
     let intent =
         crate::parse_document(&crate::testkit::intent()).unwrap_or_else(|e| panic!("{e:?}"));
-    assert_eq!(to_in_toto(&intent), None);
+    assert_eq!(
+        to_in_toto(&intent).map_err(|e| (e.code(), e.to_string())),
+        Err((
+            "wrong_kind",
+            "IC-101 is not an Evidence: its kind is IntentContract".to_owned()
+        ))
+    );
 }

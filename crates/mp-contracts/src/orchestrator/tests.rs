@@ -64,8 +64,8 @@ fn record(clock: &ManualClock) -> ExecutionRecord {
     let now = stamp(clock.now());
     ExecutionRecord {
         task_seed_id: TaskSeedId::parse("TS-101").unwrap_or_else(|e| panic!("{e}")),
-        base_commit: "a1b2c3d".to_owned(),
-        head_commit: "e4f5a6b".to_owned(),
+        base_commit: "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678".to_owned(),
+        head_commit: "e4f5a6b7c8d90a1b2c3d4e5f60718293a4b5c6d7".to_owned(),
         input: Some(json!({"prompt": "fix"})),
         output: Some(json!({"patch": "..."})),
         model_name: "model-x".to_owned(),

@@ -227,9 +227,10 @@ fn compose(skill: &BuiltInSkill, p: &Particular) -> String {
          ## Input contract\n\n{input}\n\
          ## Output contract\n\n{output}\n\
          ## Permissions\n\nRead-only: it sees the context values the tick gathered and the \
-         configuration; it holds no token and makes no call.\n\n\
-         ## Execution method\n\nNative Rust inside the tick (`mp_core::{by}`), run through the \
-         built-in catalog `mp_core::skill::builtin`; pure and deterministic.\n\n\
+         configuration; it holds no token and makes no call. No approval is needed to run it: \
+         it ships with mp and runs on every tick its kind applies to.\n\n\
+         ## Execution method\n\nIn process: native Rust inside the tick (`mp_core::{by}`), \
+         run through the built-in catalog `mp_core::skill::builtin`; pure and deterministic.\n\n\
          ## Failure classes\n\n\
          - Fatal: the built-in is missing from the registry; `mp tick` stops with exit 1.\n\
          - Retryable: a fact it needs could not be read (e.g. a GitHub error); the tick fails \

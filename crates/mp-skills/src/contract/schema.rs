@@ -9,6 +9,7 @@
 use jsonschema::{Draft, Validator};
 use serde_json::Value;
 
+use super::user_id::{check_identifier, is_user_identifier};
 use super::{ContractGap, Section};
 
 /// The first ```` ```json ```` fenced block of a section body, if any.
@@ -60,15 +61,11 @@ pub(super) fn section_schema(section: Section, body: &str) -> Result<Value, Cont
     Ok(schema)
 }
 
-/// Whether a parameter name is an identifier (`user_id`, `*_id`, `id`).
-fn is_identifier(name: &str) -> bool {
-    name == "id" || name.ends_with("_id")
-}
-
 /// The parameter rules over the input schema's top-level `properties`: each states its
 /// format in a `description` and carries at least one `examples` entry valid against its
-/// own schema; an identifier accepts an RFC 4122 UUID or null only (`format: uuid`, type
-/// `["string", "null"]`).
+/// own schema; `user_id` accepts an RFC 4122 UUID or null only (`format: uuid`, type
+/// `["string", "null"]`); no example, default, const or enum value of an identifier breaks
+/// the identifier rules (a reserved word, the nil UUID).
 pub(super) fn parameter_gaps(input: &Value) -> Vec<ContractGap> {
     let Some(properties) = input.get("properties").and_then(Value::as_object) else {
         return Vec::new();
@@ -103,14 +100,51 @@ pub(super) fn parameter_gaps(input: &Value) -> Vec<ContractGap> {
                         parameter: parameter.clone(),
                         detail: format!("example {bad} does not match the parameter's schema"),
                     });
+                } else if let Some((example, refusal)) = examples
+                    .iter()
+                    .find_map(|e| check_identifier(name, e).err().map(|r| (e, r)))
+                {
+                    gaps.push(ContractGap::IdentifierExampleRefused {
+                        parameter: parameter.clone(),
+                        example: example.to_string(),
+                        detail: refusal.to_string(),
+                    });
                 }
             }
         }
-        if is_identifier(name) && !uuid_or_null(schema) {
+        gaps.extend(declared_values_refused(name, schema));
+        if is_user_identifier(name) && !uuid_or_null(schema) {
             gaps.push(ContractGap::IdentifierNotUuid { parameter });
         }
     }
     gaps
+}
+
+/// The values an identifier parameter's schema names in `default`, `const` or `enum` that
+/// the identifier rules refuse (a schema that offers `"enum": ["system", ...]` contradicts
+/// them: every call that follows it would be refused).
+fn declared_values_refused(name: &str, schema: &Value) -> Vec<ContractGap> {
+    let mut declared: Vec<(&'static str, &Value)> = Vec::new();
+    for keyword in ["default", "const"] {
+        if let Some(value) = schema.get(keyword) {
+            declared.push((keyword, value));
+        }
+    }
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        declared.extend(values.iter().map(|v| ("enum", v)));
+    }
+    declared
+        .into_iter()
+        .filter_map(|(keyword, value)| {
+            let refusal = check_identifier(name, value).err()?;
+            Some(ContractGap::IdentifierValueRefused {
+                parameter: name.to_owned(),
+                keyword,
+                value: value.to_string(),
+                detail: refusal.to_string(),
+            })
+        })
+        .collect()
 }
 
 /// Whether a parameter schema accepts exactly "an RFC 4122 UUID or null": `format: uuid`
@@ -144,12 +178,25 @@ impl ContractSchemas {
         })
     }
 
-    /// Checks the input a call is about to receive; the first error, with its location.
+    /// Checks the input a call is about to receive against the schema, then its top-level
+    /// identifier parameters against the identifier rules (`user_id` is an RFC 4122 UUID or
+    /// null, never the nil UUID; no identifier carries a reserved word), which hold
+    /// whatever the schema says; the first error, with its location.
     ///
     /// # Errors
-    /// The first schema error.
+    /// The first schema error, else the first identifier refused.
     pub fn check_input(&self, input: &Value) -> Result<(), String> {
-        first_error(&self.input, input)
+        first_error(&self.input, input)?;
+        let Some(parameters) = input.as_object() else {
+            return Ok(());
+        };
+        for (name, value) in parameters {
+            if let Err(refusal) = check_identifier(name, value) {
+                let pointer = name.replace('~', "~0").replace('/', "~1");
+                return Err(format!("at /{pointer}: {refusal}"));
+            }
+        }
+        Ok(())
     }
 
     /// Checks a call's answer; the first error, with its location.
