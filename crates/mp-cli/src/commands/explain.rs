@@ -118,6 +118,17 @@ pub fn run(args: &ExplainArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
                         .map(|f| format!("{f}; counted as pass, no contribution")),
                 )
                 .collect();
+            let receipts: Vec<_> = evaluation
+                .receipts_to_write()
+                .map(|plan| {
+                    json!({
+                        "label": plan.label.as_str(),
+                        "head_sha": plan.head.as_str(),
+                        "decision": plan.code(),
+                        "line": plan.to_string(),
+                    })
+                })
+                .collect();
             crate::output::json(
                 out,
                 &json!({
@@ -128,6 +139,7 @@ pub fn run(args: &ExplainArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
                     "quadrant": evaluation.verdict.quadrant.as_str(),
                     "votes": votes,
                     "skill_warnings": skill_warnings,
+                    "receipts": receipts,
                 }),
             )?;
         }

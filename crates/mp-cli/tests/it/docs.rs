@@ -313,7 +313,7 @@ fn free_port() -> u16 {
     listener.local_addr().expect("an address").port()
 }
 
-/// Writes the files the documents' examples read.
+/// Writes the files the documents' examples read, in a git repository of two commits.
 fn prepare(dir: &Path) {
     let root = workspace_root();
     for name in ["fixtures", "examples"] {
@@ -338,6 +338,22 @@ fn prepare(dir: &Path) {
     write("message.txt", message);
     write(".git/COMMIT_EDITMSG", message);
     std::fs::create_dir_all(dir.join("tmp")).expect("tmp/");
+    // A repository with two commits, for the lines that record an execution between them.
+    for args in [
+        &["init", "-q"][..],
+        &["commit", "-q", "--allow-empty", "-m", "base"],
+        &["commit", "-q", "--allow-empty", "-m", "head"],
+    ] {
+        let status = Command::new("git")
+            .args(["-c", "user.name=doc", "-c", "user.email=doc@example.com"])
+            .args(args)
+            .current_dir(dir)
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .status()
+            .expect("git runs");
+        assert!(status.success(), "git {args:?}");
+    }
     let audit = Command::new(assert_cmd::cargo::cargo_bin!("mp"))
         .args(["tick", "--world", "fixtures/worlds/demo.yaml", "--dry-run"])
         .args(["--audit-log", "audit.jsonl"])

@@ -146,6 +146,44 @@ fn explain_names_every_failed_condition_and_vote() {
         );
 }
 
+#[test]
+fn explain_lists_the_receipts_the_tick_would_write_first_in_text_and_json() {
+    let text = mp()
+        .args(["explain", "--world"])
+        .arg(demo())
+        .arg("acme/webapp#1")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(text).expect("utf-8");
+    let listed: Vec<&str> = text
+        .split("receipts the tick would write first:\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no receipts in\n{text}"))
+        .lines()
+        .map(str::trim)
+        .collect();
+    let json = mp()
+        .args(["explain", "--format", "json", "--world"])
+        .arg(demo())
+        .arg("acme/webapp#1")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let doc: serde_json::Value = serde_json::from_slice(&json).expect("json");
+    let receipts = doc["receipts"].as_array().expect("receipts");
+    assert_eq!(receipts.len(), 1, "{doc}");
+    assert_eq!(receipts[0]["label"], "ready-to-merge");
+    assert_eq!(receipts[0]["decision"], "first_bind");
+    assert_eq!(receipts[0]["head_sha"], doc["head_sha"]);
+    let lines: Vec<&str> = receipts.iter().filter_map(|r| r["line"].as_str()).collect();
+    assert_eq!(lines, listed);
+}
+
 /// `mp explain` judges a pull request against the branch its repository gates, as the
 /// tick does: into `master`, where `master` is the default branch, it is mergeable.
 #[test]
