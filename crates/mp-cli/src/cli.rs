@@ -81,6 +81,14 @@ pub enum Command {
     /// Exit 2 when the configuration, credentials, secret or address are unusable; 3 when
     /// it fails closed at start (bot user unknown, state corrupt).
     Serve(ServeArgs),
+    /// Write a starter configuration directory (owner.yml, projects.yml, env.yml) from
+    /// flags, asking on a terminal for what is missing; merging starts off (observe mode).
+    ///
+    /// The files pass `mp config validate`. Nothing is half-written, and a directory that
+    /// already holds files is left alone unless --force is given (which replaces only these
+    /// three files). Exit 0 when written; 2 when a value is missing or refused or DIR is
+    /// not empty, and then nothing was written.
+    Init(crate::commands::init::InitArgs),
     /// Check configuration files.
     #[command(subcommand)]
     Config(ConfigCommand),

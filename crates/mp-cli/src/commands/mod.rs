@@ -13,6 +13,7 @@ pub mod contract;
 mod dev;
 pub mod evidence;
 mod explain;
+pub mod init;
 mod report;
 mod serve;
 pub mod skills;
@@ -22,6 +23,7 @@ mod tick;
 /// Runs the parsed command, writing its report to `out`.
 pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<Exit> {
     match cli.command {
+        Command::Init(args) => init::run(&args, out),
         Command::Config(ConfigCommand::Validate(args)) => config_validate::run(&args, out),
         Command::CommitMsg(CommitMsgCommand::Check(args)) => commit_msg::run(&args, out),
         Command::Contract(command) => contract::run(&command, out),

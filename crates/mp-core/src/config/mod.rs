@@ -16,6 +16,9 @@
 //! | `skills.yml` | no (absent: defaults) | [`SkillsPolicy`] |
 //! | `classifier_rules.yml` | no (absent: the shipped default) | [`PathRulesSpec`] |
 //! | `mirror_paths.json` | no (absent: no drift check) | [`MirrorPaths`] |
+//!
+//! [`starter`] goes the other way: it renders the three required files from a few checked
+//! values (`mp init`).
 
 pub mod agent_registry;
 pub mod classifier_rules;
@@ -25,6 +28,7 @@ pub mod owner;
 pub mod problem;
 pub mod projects;
 pub mod skills;
+pub mod starter;
 mod validate;
 pub mod yaml;
 
