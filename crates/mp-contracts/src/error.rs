@@ -145,6 +145,24 @@ pub mod codes {
     pub const VERSION_NOT_GREATER: &str = "version-not-greater";
     /// A freeze, resume, revocation or archival without a reason.
     pub const REASON_REQUIRED: &str = "reason-required";
+    /// A changed document whose `id` differs from its earlier version's.
+    pub const ID_CHANGED: &str = "id-changed";
+    /// A changed document whose `kind` differs from its earlier version's.
+    pub const KIND_CHANGED: &str = "kind-changed";
+    /// A changed document whose version is below its earlier version's.
+    pub const VERSION_LOWERED: &str = "version-lowered";
+    /// A changed document that kept its earlier version's number.
+    pub const VERSION_NOT_RAISED: &str = "version-not-raised";
+    /// A Superseded or Revoked contract moved to a state other than Archived.
+    pub const TERMINAL_STATE_LEFT: &str = "terminal-state-left";
+    /// An Archived contract that changed.
+    pub const ARCHIVED_CHANGED: &str = "archived-changed";
+    /// An Evidence document that changed in any field.
+    pub const EVIDENCE_CHANGED: &str = "evidence-changed";
+    /// A new document in a state its kind cannot start in.
+    pub const INITIAL_STATE_INVALID: &str = "initial-state-invalid";
+    /// A contract document that was deleted instead of archived.
+    pub const CONTRACT_DELETED: &str = "contract-deleted";
 
     /// Every code, schema-level first.
     pub const ALL: &[&str] = &[
@@ -184,5 +202,14 @@ pub mod codes {
         GATE_NOT_APPROVED,
         VERSION_NOT_GREATER,
         REASON_REQUIRED,
+        ID_CHANGED,
+        KIND_CHANGED,
+        VERSION_LOWERED,
+        VERSION_NOT_RAISED,
+        TERMINAL_STATE_LEFT,
+        ARCHIVED_CHANGED,
+        EVIDENCE_CHANGED,
+        INITIAL_STATE_INVALID,
+        CONTRACT_DELETED,
     ];
 }

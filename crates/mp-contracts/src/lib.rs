@@ -7,6 +7,8 @@
 //! - [`validate_document`] / [`validate_set`]: every problem as a [`ContractError`] with
 //!   a document index, an RFC 6901 pointer and a stable [`codes`] entry.
 //! - [`lifecycle`]: the state machine per kind (`transition`, `guard`).
+//! - [`update`]: a change to a document (two versions, a new one, a deleted one) checked
+//!   as a transition (`check_change`).
 //! - [`events`]: the normative events in a CloudEvents 1.0 envelope, as JSON lines.
 //! - [`store`]: the `ContractStore` port, in memory and as files ([`store::fs`]).
 //! - [`evidence`]: RFC 8785 canonical JSON, `sha256:` hashes, in-toto / SLSA export.
@@ -36,6 +38,7 @@ pub mod policy;
 mod rules;
 pub mod schema;
 pub mod store;
+pub mod update;
 mod validate;
 
 #[cfg(test)]

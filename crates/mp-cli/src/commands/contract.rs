@@ -1,8 +1,9 @@
-//! `mp contract ...`: agent-protocols contracts from the command line. `validate` and
-//! `transition` work on files and names; `new`, `activate`, `approve`, `reject`, `run` and
+//! `mp contract ...`: agent-protocols contracts from the command line. `validate`,
+//! `transition` and `check-update` ([`check_update`]) work on files and names; `new`, `activate`, `approve`, `reject`, `run` and
 //! `log` drive the orchestrator over a filesystem store ([`flow`], [`session`]). The
 //! definitions of the subcommands live here too.
 
+pub mod check_update;
 pub mod flow;
 pub mod session;
 
@@ -30,6 +31,17 @@ pub enum ContractCommand {
     /// Say whether a contract kind may move from one state to another, and on what
     /// condition. Exit 0 when the state machine has the row, 1 when it refuses it.
     Transition(TransitionArgs),
+    /// Check a change to contract documents as a transition: two versions of one document
+    /// (BEFORE AFTER [CONTEXT...]), or every contract file under PATHS against its version at
+    /// a git revision (--git-ref REF PATH...).
+    ///
+    /// Both versions must be valid, keep id and kind, raise the version, follow the state
+    /// machine (an unchanged state is fine), never leave Superseded, Revoked or Archived, and
+    /// be Published only with an approved PublishGate among the context documents; Evidence
+    /// never changes; a new file starts in an initial state; a deleted file is refused.
+    /// Exit 0 allowed, 1 refused (every refusal listed), 2 unreadable or non-JSON input, or
+    /// git could not read REF.
+    CheckUpdate(check_update::CheckUpdateArgs),
     /// Store a new Draft contract (IntentContract, TaskSeed or Acceptance) and print its id.
     ///
     /// Missing common fields are filled in (next free id, Draft, version 1, now). The same
@@ -91,6 +103,7 @@ pub fn run(command: &ContractCommand, out: &mut dyn Write) -> anyhow::Result<Exi
     match command {
         ContractCommand::Validate(args) => validate(args, out),
         ContractCommand::Transition(args) => transition(args, out),
+        ContractCommand::CheckUpdate(args) => check_update::check_update(args, out),
         ContractCommand::New(args) => flow::new(args, out),
         ContractCommand::Activate(args) => flow::activate(args, out),
         ContractCommand::Approve(args) => flow::decide(args, mp_contracts::Decision::Approved, out),

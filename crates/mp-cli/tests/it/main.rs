@@ -5,6 +5,7 @@ mod commit_msg;
 mod config_validate;
 mod contract;
 mod contract_flow;
+mod contract_update;
 mod docs;
 mod init;
 mod misc;
