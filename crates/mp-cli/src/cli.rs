@@ -16,6 +16,7 @@ use mp_core::tick::Shard;
 #[command(after_help = "\
 Start here:
   mp tick --world fixtures/worlds/demo.yaml     one tick over the bundled demo world
+  mp init --out DIR                             write a starter configuration (asks what it needs)
   mp config validate --config DIR               check a configuration directory
   mp tick --config DIR --dry-run                plan a tick on GitHub, write nothing
   mp explain --world FILE OWNER/REPO#N          why a pull request is (not) merged
