@@ -18,7 +18,7 @@ use serde_json::json;
 
 use crate::Exit;
 use crate::cli::Format;
-use crate::commands::config_validate::read_config_dir;
+use crate::commands::config_validate::{NotConfigured, read_config_dir};
 
 /// Arguments of `mp init`.
 #[derive(Debug, Args)]
@@ -471,7 +471,12 @@ fn write_into_existing(
             write_file(temporary, text)?;
         }
         // The directory as it will be: the files kept, and ours as they are on disk.
-        let mut combined = read_config_dir(dir)?;
+        // An empty directory reads as "not configured": nothing is kept.
+        let mut combined = match read_config_dir(dir) {
+            Ok(files) => files,
+            Err(e) if e.downcast_ref::<NotConfigured>().is_some() => ConfigFiles::new(),
+            Err(e) => return Err(e),
+        };
         for ((temporary, _), (file, _)) in staged.iter().zip(files) {
             let text = std::fs::read_to_string(temporary)
                 .with_context(|| format!("reading {}", temporary.display()))?;
