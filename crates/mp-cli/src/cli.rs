@@ -81,6 +81,16 @@ pub enum Command {
     /// Exit 2 when the configuration, credentials, secret or address are unusable; 3 when
     /// it fails closed at start (bot user unknown, state corrupt).
     Serve(ServeArgs),
+    /// Check a deployment against GitHub before its first tick: the configuration, the
+    /// credentials, the App's installations and permissions, default branches, the
+    /// bot-state branch, labels, required checks, the receipt key and the workflow's
+    /// concurrency guard (docs/cli.md).
+    ///
+    /// Prints one line per check: ✓, ✗ with its fix, or ! for a warning. Writes nothing but
+    /// the missing labels with --create-labels. Exit 0 when every check passes (warnings
+    /// allowed), 1 when one fails, 2 when it cannot run (no credentials), 5 when the
+    /// directory holds no configuration.
+    Doctor(crate::commands::doctor::DoctorArgs),
     /// Check configuration files.
     #[command(subcommand)]
     Config(ConfigCommand),

@@ -6,6 +6,7 @@ mod config_validate;
 mod contract;
 mod contract_flow;
 mod docs;
+mod doctor;
 mod misc;
 mod pygithub;
 mod report_html;
