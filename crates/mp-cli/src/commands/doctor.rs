@@ -65,22 +65,28 @@ fn text_of(error: &GitHubError) -> String {
     error.to_string()
 }
 
-/// How mp reaches `repo`, and GitHub's default branch when the read told it.
+/// Whether GitHub refused the credentials themselves (401 Bad credentials).
+fn unauthorized(error: &GitHubError) -> bool {
+    matches!(error, GitHubError::Status { status: 401, .. })
+}
+
+/// How mp reaches `repo`, GitHub's default branch when the read told it, and the refusal
+/// when GitHub refused the credentials.
 async fn access_of(
     client: &RestGitHub,
     repo: &RepoName,
-) -> (Access, Option<Result<String, String>>) {
+) -> (Access, Option<Result<String, String>>, Option<String>) {
+    let refused = |error: &GitHubError| unauthorized(error).then(|| text_of(error));
     if client.is_app() {
-        let access = match client.installation_permissions(repo).await {
-            Ok(Some(permissions)) => Access::Installation(permissions),
-            Ok(None) => Access::NotInstalled,
-            Err(error) => Access::Failed(text_of(&error)),
+        return match client.installation_permissions(repo).await {
+            Ok(Some(permissions)) => (Access::Installation(permissions), None, None),
+            Ok(None) => (Access::NotInstalled, None, None),
+            Err(error) => (Access::Failed(text_of(&error)), None, refused(&error)),
         };
-        return (access, None);
     }
     match client.default_branch(repo).await {
-        Ok(branch) => (Access::Readable, Some(Ok(branch))),
-        Err(error) => (Access::Failed(text_of(&error)), None),
+        Ok(branch) => (Access::Readable, Some(Ok(branch)), None),
+        Err(error) => (Access::Failed(text_of(&error)), None, refused(&error)),
     }
 }
 
@@ -166,7 +172,7 @@ async fn gather(
     create_labels: bool,
     created: &mut Vec<Created>,
 ) -> Facts {
-    let credentials = match client.bot_login().await {
+    let mut credentials = match client.bot_login().await {
         Ok(login) if client.is_app() => {
             Credentials::App(Ok(login.as_str().trim_end_matches("[bot]").to_owned()))
         }
@@ -178,7 +184,16 @@ async fn gather(
     let mut repos = Vec::new();
     let mut governance_branch = None;
     for repo in doctor::repositories(config) {
-        let (access, read_branch) = access_of(client, &repo).await;
+        let (access, read_branch, refused) = access_of(client, &repo).await;
+        // An installation token's login comes from env.yml without a call: the first
+        // refusal of the credentials is what tells that they do not work.
+        if let Some(why) = refused {
+            credentials = match credentials {
+                Credentials::Token(Ok(_)) => Credentials::Token(Err(why)),
+                Credentials::App(Ok(_)) => Credentials::App(Err(why)),
+                other => other,
+            };
+        }
         let mut facts = RepoFacts {
             repo: repo.clone(),
             access,

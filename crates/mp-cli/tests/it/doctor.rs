@@ -138,11 +138,22 @@ repos:
     )
 }
 
-/// Serves `world` (text) from `dir`.
-fn serve_text(world: &str, dir: &Path) -> (crate::rest::Served, String, std::path::PathBuf) {
+/// Serves `world` (text) from `dir`, with the fault script `faults` when not empty.
+fn serve_text(
+    world: &str,
+    faults: &str,
+    dir: &Path,
+) -> (crate::rest::Served, String, std::path::PathBuf) {
     let path = dir.join("world.yaml");
     std::fs::write(&path, world).expect("the world file is written");
-    serve_world(&path, dir)
+    let script = dir.join("faults.txt");
+    std::fs::write(&script, faults).expect("the fault script is written");
+    let extra: Vec<&std::ffi::OsStr> = if faults.is_empty() {
+        Vec::new()
+    } else {
+        vec!["--faults".as_ref(), script.as_os_str()]
+    };
+    serve_world(&path, dir, &extra)
 }
 
 #[test]
@@ -232,7 +243,7 @@ fn an_app_missing_a_permission_and_a_repository_without_it_fail_naming_them() {
         false,
         true,
     );
-    let (_served, url, config) = serve_text(&world, dir.path());
+    let (_served, url, config) = serve_text(&world, "", dir.path());
     let (code, out) = doctor(&url, &config, &Auth::App, false, &["--format", "json"]);
     assert_eq!(code, 1, "{out}");
     let doc = json(&out);
@@ -299,7 +310,7 @@ fn an_app_missing_a_permission_and_a_repository_without_it_fail_naming_them() {
 #[test]
 fn a_deployment_with_everything_in_place_passes_once_its_labels_exist() {
     let dir = tempfile::tempdir().expect("a temp dir");
-    let (_served, url, config) = serve_text(&own_world("", true, false), dir.path());
+    let (_served, url, config) = serve_text(&own_world("", true, false), "", dir.path());
     let (code, out) = doctor(&url, &config, &Auth::App, false, &["--create-labels"]);
     assert_eq!(code, 0, "{out}");
     assert!(
@@ -367,4 +378,44 @@ fn no_credentials_exit_2_and_no_configuration_exits_5() {
         .assert()
         .code(5)
         .stderr(predicates::str::contains("not configured"));
+}
+
+#[test]
+fn credentials_github_refuses_or_another_app_fail() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    // GitHub refuses the token on its first read: "Bad credentials".
+    let (_served, url, config) = serve_text(
+        &own_world("", true, false),
+        "GET /repos/{o}/{r} #* status 401\n",
+        dir.path(),
+    );
+    let (code, out) = doctor(&url, &config, &Auth::Token, false, &["--format", "json"]);
+    assert_eq!(code, 1, "{out}");
+    let doc = json(&out);
+    let credentials = check(&doc, "credentials");
+    assert_eq!(credentials["status"], "fail", "{out}");
+    assert!(
+        credentials["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("does not work") && d.contains("401")),
+        "{out}"
+    );
+
+    // The App is own-gate; env.yml names another.
+    let other = tempfile::tempdir().expect("a temp dir");
+    let world =
+        own_world("", true, false).replace("bot_app_slug: own-gate", "bot_app_slug: another-gate");
+    let (_served, url, config) = serve_text(&world, "", other.path());
+    let (code, out) = doctor(&url, &config, &Auth::App, false, &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(
+            "✗ credentials: MP_APP_ID is the App own-gate, but env.yml bot_app_slug is another-gate"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("fix: set bot_app_slug: own-gate in env.yml"),
+        "{out}"
+    );
 }
