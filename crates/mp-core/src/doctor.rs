@@ -769,7 +769,7 @@ pub fn runs_mp(text: &str) -> bool {
             .trim()
             .trim_matches(['"', '\'']);
         let repo = used.split('@').next().unwrap_or("");
-        repo.rsplit('/').next() == Some("mp") || repo == "./"
+        repo.rsplit('/').next() == Some("mp")
     })
 }
 

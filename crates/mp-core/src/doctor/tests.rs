@@ -312,6 +312,10 @@ fn a_workflow_running_mp_without_concurrency_is_a_warning() {
     let none = Ok(vec![("ci.yml".to_owned(), "jobs: {}\n".to_owned())]);
     assert_eq!(workflow_check(&config, &none).status, Status::Warn);
     assert!(!runs_mp("# mp tick in a comment\n"));
+    assert!(runs_mp("      - uses: \"acme/mp@v1\"  # the gate\n"));
+    assert!(!runs_mp(
+        "      - uses: actions/checkout@v4\n      - uses: ./\n"
+    ));
 }
 
 #[test]
