@@ -18,6 +18,7 @@ Start here:
   mp tick --world fixtures/worlds/demo.yaml     one tick over the bundled demo world
   mp init --out DIR                             write a starter configuration (asks what it needs)
   mp config validate --config DIR               check a configuration directory
+  mp doctor --config DIR                        check a deployment against GitHub
   mp tick --config DIR --dry-run                plan a tick on GitHub, write nothing
   mp explain --world FILE OWNER/REPO#N          why a pull request is (not) merged
 
@@ -90,6 +91,16 @@ pub enum Command {
     /// three files). Exit 0 when written; 2 when a value is missing or refused or DIR is
     /// not empty, and then nothing was written.
     Init(crate::commands::init::InitArgs),
+    /// Check a deployment against GitHub before its first tick: the configuration, the
+    /// credentials, the App's installations and permissions, default branches, the
+    /// bot-state branch, labels, required checks, the receipt key and the workflow's
+    /// concurrency guard (docs/cli.md).
+    ///
+    /// Prints one line per check: ✓, ✗ with its fix, or ! for a warning. Writes nothing but
+    /// the missing labels with --create-labels. Exit 0 when every check passes (warnings
+    /// allowed), 1 when one fails, 2 when it cannot run (no credentials), 5 when the
+    /// directory holds no configuration.
+    Doctor(crate::commands::doctor::DoctorArgs),
     /// Check configuration files.
     #[command(subcommand)]
     Config(ConfigCommand),

@@ -15,6 +15,7 @@ pub mod branch;
 pub mod classifier;
 pub mod config;
 pub mod context;
+pub mod doctor;
 pub mod gate;
 pub mod ids;
 pub mod port;

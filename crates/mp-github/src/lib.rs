@@ -14,4 +14,4 @@ pub use rest::{
     Credentials, EtagCache, RestConfig, RestGitHub, RestStats, RetryPolicy, RevertMode, Secret,
 };
 pub use serve::{Fault, FaultRule, FaultScript, LoopbackServer, ServerClock};
-pub use world::{CiSimulation, LoadWorldError, World, load_world, parse_world};
+pub use world::{CiSimulation, LoadWorldError, RepoLabel, World, load_world, parse_world};

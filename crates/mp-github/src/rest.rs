@@ -9,6 +9,7 @@
 
 pub mod auth;
 mod cache;
+mod doctor;
 pub mod git_revert;
 pub mod graphql;
 mod history;

@@ -11,6 +11,7 @@ mod commit_msg;
 pub mod config_validate;
 pub mod contract;
 mod dev;
+pub mod doctor;
 pub mod evidence;
 mod explain;
 pub mod init;
@@ -34,6 +35,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<Exit> {
         Command::Explain(args) => explain::run(&args, out),
         Command::Report(args) => report::run(&args, out),
         Command::Serve(args) => serve::run(&args, out),
+        Command::Doctor(args) => doctor::run(&args, out),
         Command::Dev(DevCommand::ServeWorld(args)) => dev::serve_world(&args, out),
         Command::Completions(args) => {
             clap_complete::generate(args.shell, &mut Cli::command(), "mp", out);

@@ -7,6 +7,7 @@ mod contract;
 mod contract_flow;
 mod contract_update;
 mod docs;
+mod doctor;
 mod init;
 mod misc;
 mod pygithub;

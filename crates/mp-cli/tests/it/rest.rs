@@ -144,10 +144,22 @@ impl Drop for Served {
 /// Serves the demo world and writes its configuration into `dir/config`; returns the
 /// server, its URL and the configuration directory.
 pub(crate) fn serve_demo(dir: &std::path::Path) -> (Served, String, std::path::PathBuf) {
+    serve_world(&demo(), dir, &[])
+}
+
+/// Serves the world file `world` (with `extra` arguments of `mp dev serve-world`, e.g.
+/// `--faults FILE`) and writes its configuration into `dir/config`; returns the server, its
+/// URL and the configuration directory.
+pub(crate) fn serve_world(
+    world: &std::path::Path,
+    dir: &std::path::Path,
+    extra: &[&std::ffi::OsStr],
+) -> (Served, String, std::path::PathBuf) {
     let config = dir.join("config");
     let child = Command::new(assert_cmd::cargo::cargo_bin!("mp"))
         .args(["dev", "serve-world"])
-        .arg(demo())
+        .arg(world)
+        .args(extra)
         .arg("--config-out")
         .arg(&config)
         .stdout(Stdio::piped())

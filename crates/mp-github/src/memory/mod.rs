@@ -154,6 +154,30 @@ impl MemoryGitHub {
         Ok(true)
     }
 
+    /// Defines a label in `repo` (`POST /repos/{o}/{r}/labels` on the loopback server);
+    /// `false` when the repository already has a label of that name (compared without
+    /// case, as GitHub does). Not a port call: it spends nothing and logs no action.
+    ///
+    /// # Errors
+    /// [`GitHubError::NotFound`] for an unknown repository.
+    pub fn create_repo_label(
+        &self,
+        repo: &RepoName,
+        label: crate::world::RepoLabel,
+    ) -> Result<bool, GitHubError> {
+        let mut state = self.lock();
+        let found = state.repo_mut(repo)?;
+        if found
+            .all_labels()
+            .iter()
+            .any(|l| l.name.eq_ignore_ascii_case(&label.name))
+        {
+            return Ok(false);
+        }
+        found.labels.push(label);
+        Ok(true)
+    }
+
     fn edit_commit<R>(
         &self,
         repo: &RepoName,

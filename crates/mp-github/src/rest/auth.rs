@@ -440,6 +440,56 @@ impl Authenticator {
         }
     }
 
+    /// Whether these are App credentials (a JWT, then installation tokens).
+    pub fn is_app(&self) -> bool {
+        matches!(self.credentials, Credentials::App(_))
+    }
+
+    /// The permissions of the App's installation that covers `repo`
+    /// (`GET /repos/{o}/{r}/installation` with the App's JWT), e.g. `contents` -> `write`;
+    /// `None` when the App is not installed on `repo` (404).
+    ///
+    /// # Errors
+    /// A [`GitHubError`] for token credentials (no JWT), a refusal other than 404, or an
+    /// unreadable answer.
+    pub async fn repo_installation_permissions(
+        &self,
+        http: &reqwest::Client,
+        api_url: &str,
+        repo: &RepoName,
+    ) -> Result<Option<std::collections::BTreeMap<String, String>>, GitHubError> {
+        #[derive(Deserialize)]
+        struct Installation {
+            id: u64,
+            #[serde(default)]
+            permissions: std::collections::BTreeMap<String, serde_json::Value>,
+        }
+        let route = "GET /repos/{o}/{r}/installation";
+        let jwt = self.jwt_for(route)?;
+        let api = api_url.trim_end_matches('/');
+        let url = format!("{api}/repos/{}/{}/installation", repo.owner(), repo.name());
+        let what = format!("App installation on {repo}");
+        match get_json::<Installation>(&self.retry, http, &url, route, &what, &jwt).await {
+            Ok(found) => {
+                self.cache
+                    .lock()
+                    .await
+                    .installations
+                    .entry(repo.owner().to_owned())
+                    .or_insert(found.id);
+                Ok(Some(
+                    found
+                        .permissions
+                        .into_iter()
+                        .filter_map(|(k, v)| v.as_str().map(|v| (k, v.to_owned())))
+                        .collect(),
+                ))
+            }
+            Err(GitHubError::NotFound { .. }) => Ok(None),
+            Err(other) => Err(other),
+        }
+    }
+
     fn jwt_for(&self, route: &str) -> Result<Secret, GitHubError> {
         self.app_jwt((self.now)())
             .map_err(|err| malformed(route, &err.to_string()))

@@ -117,6 +117,7 @@ pub(super) fn router(shared: Arc<Shared>) -> Router {
         ("/app/installations/{id}/access_tokens", post(create_token)),
         ("/repos/{o}/{r}", get(get_repo)),
         ("/repos/{o}/{r}/installation", get(get_installation)),
+        ("/repos/{o}/{r}/labels", get(list_labels).post(create_label)),
         ("/repos/{o}/{r}/pulls", get(list_pulls).post(create_pull)),
         ("/repos/{o}/{r}/pulls/{n}", get(get_pull)),
         ("/repos/{o}/{r}/pulls/{n}/commits", get(list_pull_commits)),
@@ -262,18 +263,17 @@ fn string_list(value: Option<&Value>) -> Vec<String> {
 // ---- the App and the installation ------------------------------------------------------
 
 async fn get_app(State(s): Ctx) -> ApiResult {
-    let (slug, owner) = s.memory.read(|w| {
+    let (slug, owner, permissions) = s.memory.read(|w| {
         let owner = w
             .repos
             .first()
             .map_or("loopback".to_owned(), |r| r.name.owner().to_owned());
-        (w.bot_slug.clone(), owner)
+        (w.bot_slug.clone(), owner, w.installation_permissions())
     });
     let id = render::stable_id("app", &slug);
-    Ok(json_answer(
-        StatusCode::OK,
-        boilerplate::app(&slug, id, render::user(&s.base_url, &owner)),
-    ))
+    let mut app = boilerplate::app(&slug, id, render::user(&s.base_url, &owner));
+    app["permissions"] = json!(permissions);
+    Ok(json_answer(StatusCode::OK, app))
 }
 
 /// `GET /user`: the token's owner. Installation tokens (`ghs_...`, an App's or Actions'
@@ -300,7 +300,9 @@ async fn get_user(State(s): Ctx, headers: HeaderMap) -> ApiResult {
 }
 
 async fn create_token(State(s): Ctx, Path(_id): Path<String>) -> ApiResult {
-    let slug = s.memory.read(|w| w.bot_slug.clone());
+    let (slug, permissions) = s
+        .memory
+        .read(|w| (w.bot_slug.clone(), w.installation_permissions()));
     let token = s.issue_token(&slug);
     let expires = s.memory.read(|w| w.now).plus_hours(1);
     Ok(json_answer(
@@ -308,7 +310,7 @@ async fn create_token(State(s): Ctx, Path(_id): Path<String>) -> ApiResult {
         json!({
             "token": token,
             "expires_at": expires.to_string(),
-            "permissions": {},
+            "permissions": permissions,
             "repository_selection": "all",
         }),
     ))
@@ -327,12 +329,16 @@ fn installed_owners(world: &World) -> Vec<&str> {
     owners
 }
 
-/// The installation `id` of the App `slug` on `owner`'s account.
-fn installation_of(s: &Shared, slug: &str, id: usize, owner: &str) -> Value {
+/// The installation `id` of the world's App on `owner`'s account, with the world's
+/// permissions.
+fn installation_of(s: &Shared, world: &World, id: usize, owner: &str) -> Value {
+    let slug = &world.bot_slug;
     let app_id = render::stable_id("app", slug);
     let account = render::user(&s.base_url, owner);
     let id = u64::try_from(id).unwrap_or(u64::MAX);
-    boilerplate::installation(&s.base_url, id, app_id, slug, account)
+    let mut installation = boilerplate::installation(&s.base_url, id, app_id, slug, account);
+    installation["permissions"] = json!(world.installation_permissions());
+    installation
 }
 
 /// `GET /app/installations` (an App JWT's call on GitHub): one installation per owner.
@@ -341,7 +347,7 @@ async fn list_installations(State(s): Ctx, uri: Uri) -> ApiResult {
         installed_owners(w)
             .into_iter()
             .enumerate()
-            .map(|(index, owner)| installation_of(&s, &w.bot_slug, index + 1, owner))
+            .map(|(index, owner)| installation_of(&s, w, index + 1, owner))
             .collect()
     });
     Ok(paged(&s, &uri, items))
@@ -350,14 +356,78 @@ async fn list_installations(State(s): Ctx, uri: Uri) -> ApiResult {
 async fn get_installation(State(s): Ctx, Path((o, r)): Path<(String, String)>) -> ApiResult {
     let name = repo_name(&o, &r)?;
     let value = read(&s, |w| {
-        repo_of(w, &name)?;
+        // A repository the App's installation leaves out is not found, as on GitHub.
+        if !repo_of(w, &name)?.app_installed {
+            return None;
+        }
         let (index, owner) = installed_owners(w)
             .into_iter()
             .enumerate()
             .find(|(_, owner)| *owner == name.owner())?;
-        Some(installation_of(&s, &w.bot_slug, index + 1, owner))
+        Some(installation_of(&s, w, index + 1, owner))
     })?;
     Ok(json_answer(StatusCode::OK, value))
+}
+
+/// A repository label as GitHub renders it.
+fn label_json(s: &Shared, name: &RepoName, label: &crate::world::RepoLabel) -> Value {
+    let id = render::stable_id("label", &format!("{name}\0{}", label.name));
+    json!({
+        "id": id,
+        "node_id": format!("LA_loopback{id}"),
+        "url": format!(
+            "{}/repos/{name}/labels/{}",
+            s.base_url,
+            boilerplate::url_path(&label.name)
+        ),
+        "name": label.name,
+        "description": label.description,
+        "color": label.color,
+        "default": false,
+    })
+}
+
+/// `GET /repos/{o}/{r}/labels`: the world's labels and those its threads carry.
+async fn list_labels(State(s): Ctx, Path((o, r)): Path<(String, String)>, uri: Uri) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    let labels = read(&s, |w| {
+        repo_of(w, &name).map(crate::world::Repo::all_labels)
+    })?;
+    let items = labels.iter().map(|l| label_json(&s, &name, l)).collect();
+    Ok(paged(&s, &uri, items))
+}
+
+/// `POST /repos/{o}/{r}/labels` (`{name, color, description}`): 201 with the label, 422
+/// `already_exists` for a name the repository has.
+async fn create_label(
+    State(s): Ctx,
+    Path((o, r)): Path<(String, String)>,
+    body: Bytes,
+) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    let body = body_json(&body)?;
+    let label_name = required(&body, "name")?;
+    let color = text_field(&body, "color")
+        .map(|c| c.trim_start_matches('#').to_owned())
+        .unwrap_or_else(|| "ededed".to_owned());
+    if color.len() != 6 || !color.chars().all(|c| c.is_ascii_hexdigit()) {
+        return Err(ApiError::invalid(format!("color `{color}` is invalid")));
+    }
+    let label = crate::world::RepoLabel {
+        name: label_name,
+        color,
+        description: text_field(&body, "description"),
+    };
+    if !s.memory.create_repo_label(&name, label.clone())? {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Validation Failed: label already_exists",
+        ));
+    }
+    Ok(json_answer(
+        StatusCode::CREATED,
+        label_json(&s, &name, &label),
+    ))
 }
 
 // ---- pull requests ---------------------------------------------------------------------

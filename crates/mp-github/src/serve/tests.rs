@@ -1699,3 +1699,118 @@ async fn on_the_system_clock_tokens_and_writes_follow_the_present() {
     );
     server.shutdown().await;
 }
+
+/// The App's permissions, a repository the App is not installed on, and repository labels,
+/// as a world file sets them; read and written through the REST client.
+#[tokio::test]
+async fn installations_permissions_and_labels_follow_the_world() {
+    let text = r##"now: 2026-03-02T09:00:00Z
+bot: jane-merge-gate
+app_permissions: {contents: read, metadata: read}
+repos:
+  - name: jane-doe/webapp
+    commits: [{id: m1, message: "Initial commit", author: jane-doe}]
+    branches: {main: m1}
+    files:
+      .github/workflows/mp.yml: "on: push\n"
+      .github/workflows/sub/x.yml: "on: push\n"
+    labels:
+      - ready-to-merge
+      - {name: bug, color: d73a4a, description: Something is wrong}
+    pulls:
+      - {number: 1, title: A change, author: jane-doe, head: main, labels: [from-a-thread]}
+  - name: jane-doe/other
+    app_installed: false
+    commits: [{id: o1, message: "Initial commit", author: jane-doe}]
+    branches: {main: o1}
+"##;
+    let world = parse_world("test.yaml", text, None).expect("the world is valid");
+    let server = serve_world(world, "").await;
+    check(
+        &get(&server, "/repos/jane-doe/webapp/installation").await,
+        200,
+        &[
+            ("/permissions/contents", json!("read")),
+            ("/permissions/metadata", json!("read")),
+        ],
+    );
+    assert_eq!(
+        get(&server, "/repos/jane-doe/other/installation")
+            .await
+            .status,
+        404
+    );
+    check(
+        &get(&server, "/app").await,
+        200,
+        &[("/permissions/contents", json!("read"))],
+    );
+    check(
+        &get(&server, "/repos/jane-doe/webapp/labels").await,
+        200,
+        &[
+            ("/0/name", json!("ready-to-merge")),
+            ("/1/color", json!("d73a4a")),
+            ("/1/description", json!("Something is wrong")),
+            ("/2/name", json!("from-a-thread")),
+        ],
+    );
+
+    let mut config = crate::rest::RestConfig::new(
+        server.base_url(),
+        crate::rest::Credentials::Token(crate::rest::Secret::new("ghs_test")),
+    );
+    config.retry = crate::rest::RetryPolicy::fast();
+    config.points_per_minute = None;
+    let client = crate::rest::RestGitHub::new(config).expect("a client");
+    let webapp = repo(REPO);
+    assert!(!client.is_app());
+    assert_eq!(
+        client.labels(&webapp).await.expect("labels"),
+        ["ready-to-merge", "bug", "from-a-thread"]
+    );
+    assert!(
+        client
+            .create_label(&webapp, "decision:approved-A", "0e8a16", "approved")
+            .await
+            .expect("created")
+    );
+    // Compared without case, as GitHub does: already there.
+    assert!(
+        !client
+            .create_label(&webapp, "Decision:Approved-A", "0e8a16", "approved")
+            .await
+            .expect("answered")
+    );
+    assert!(
+        client
+            .labels(&webapp)
+            .await
+            .expect("labels")
+            .contains(&"decision:approved-A".to_owned())
+    );
+    assert!(
+        client
+            .create_label(&webapp, "x", "not-a-colour", "")
+            .await
+            .is_err(),
+        "a bad colour is refused"
+    );
+    assert_eq!(
+        client
+            .directory_files(&webapp, ".github/workflows", "main")
+            .await
+            .expect("a listing"),
+        [".github/workflows/mp.yml"]
+    );
+    assert!(
+        client
+            .directory_files(&webapp, "no/such/dir", "main")
+            .await
+            .expect("a listing")
+            .is_empty()
+    );
+    // A token has no JWT to ask for an installation with.
+    assert!(client.installation_permissions(&webapp).await.is_err());
+    server.shutdown().await;
+}

@@ -77,6 +77,22 @@ pub(super) struct RawWorld {
     pub(super) repos: Vec<Spanned<RawRepo>>,
     #[serde(default)]
     pub(super) ci: Option<Spanned<RawCi>>,
+    #[serde(default)]
+    pub(super) app_permissions: Option<Spanned<BTreeMap<String, String>>>,
+}
+
+/// A repository label: a name, or a name with a colour and a description.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum RawLabel {
+    Name(String),
+    Full {
+        name: String,
+        #[serde(default)]
+        color: Option<String>,
+        #[serde(default)]
+        description: Option<String>,
+    },
 }
 
 #[derive(Debug, Deserialize)]
@@ -124,6 +140,14 @@ pub(super) struct RawRepo {
     pub(super) tree_truncated: bool,
     #[serde(default)]
     pub(super) default_branch: Option<Spanned<String>>,
+    #[serde(default = "installed")]
+    pub(super) app_installed: bool,
+    #[serde(default)]
+    pub(super) labels: Vec<Spanned<RawLabel>>,
+}
+
+fn installed() -> bool {
+    true
 }
 
 #[derive(Debug, Deserialize)]

@@ -98,6 +98,29 @@ pub struct World {
     pub repos: Vec<Repo>,
     /// Simulated CI: named checks completed on every new head of an open pull request.
     pub ci: Option<CiSimulation>,
+    /// The permissions of the App's installations (`contents` -> `write`, ...); `None`
+    /// grants [`APP_PERMISSIONS`], what mp needs.
+    pub app_permissions: Option<BTreeMap<String, String>>,
+}
+
+/// The installation permissions of a world that names none: what mp needs.
+pub const APP_PERMISSIONS: &[(&str, &str)] = &[
+    ("checks", "read"),
+    ("contents", "write"),
+    ("issues", "write"),
+    ("metadata", "read"),
+    ("pull_requests", "write"),
+];
+
+/// A label defined in a repository (`GET /repos/{o}/{r}/labels`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepoLabel {
+    /// The name.
+    pub name: String,
+    /// Six hex digits without `#`.
+    pub color: String,
+    /// The description, if any.
+    pub description: Option<String>,
 }
 
 /// Simulated CI (the world file's `ci:`): on every head of an open pull request, each
@@ -128,7 +151,18 @@ impl World {
             rate_limit_remaining: None,
             repos: Vec::new(),
             ci: None,
+            app_permissions: None,
         }
+    }
+
+    /// The permissions of the App's installations: the world's, else [`APP_PERMISSIONS`].
+    pub fn installation_permissions(&self) -> BTreeMap<String, String> {
+        self.app_permissions.clone().unwrap_or_else(|| {
+            APP_PERMISSIONS
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect()
+        })
     }
 
     /// The bot's login, `<slug>[bot]`.
@@ -172,6 +206,12 @@ pub struct Repo {
     /// The repository's default branch (`GET /repos/{o}/{r}`), `main` unless the world
     /// names another; `files` are its files.
     pub default_branch: String,
+    /// Whether the App is installed on it (`GET /repos/{o}/{r}/installation` answers 404
+    /// when not); true unless the world says `app_installed: false`.
+    pub app_installed: bool,
+    /// The labels defined in it besides those its threads carry (which GitHub creates when
+    /// they are applied), in file order then creation order.
+    pub labels: Vec<RepoLabel>,
 }
 
 impl Repo {
@@ -187,7 +227,34 @@ impl Repo {
             issues: Vec::new(),
             tree_truncated: false,
             default_branch: "main".to_owned(),
+            app_installed: true,
+            labels: Vec::new(),
         }
+    }
+
+    /// Every label of the repository: the defined ones, then each other name a pull request
+    /// or issue carries or carried (GitHub creates a label when it is first applied).
+    pub fn all_labels(&self) -> Vec<RepoLabel> {
+        let mut all = self.labels.clone();
+        let carried = self
+            .pulls
+            .iter()
+            .flat_map(|p| p.labels.iter().chain(p.events.iter().map(|e| &e.label)))
+            .chain(
+                self.issues
+                    .iter()
+                    .flat_map(|i| i.labels.iter().chain(i.events.iter().map(|e| &e.label))),
+            );
+        for name in carried {
+            if !all.iter().any(|l| l.name.eq_ignore_ascii_case(name)) {
+                all.push(RepoLabel {
+                    name: name.clone(),
+                    color: "ededed".to_owned(),
+                    description: None,
+                });
+            }
+        }
+        all
     }
 
     /// The commit with this SHA.

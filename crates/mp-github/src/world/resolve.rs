@@ -15,7 +15,7 @@ use serde_saphyr::Spanned;
 
 use super::file::{
     RawCheck, RawCheckStatus, RawCi, RawComment, RawConfig, RawEvent, RawFile, RawFileStatus,
-    RawIssue, RawPull, RawPush, RawReaction, RawRepo, RawState, RawWorld,
+    RawIssue, RawLabel, RawPull, RawPush, RawReaction, RawRepo, RawState, RawWorld,
 };
 use super::{
     CiSimulation, Commit, IssueRecord, LoadWorldError, Pull, PullFile, Repo, World, commit_sha,
@@ -59,6 +59,10 @@ pub(super) fn resolve(file: &str, config_base: Option<&Path>, raw: RawWorld) -> 
         rate_limit_remaining: raw.rate_limit.map(|r| r.remaining),
         repos: Vec::new(),
         ci: raw.ci.map(|ci| resolve_ci(cx, ci)).transpose()?,
+        app_permissions: match raw.app_permissions {
+            Some(permissions) => Some(resolve_permissions(cx, permissions)?),
+            None => None,
+        },
     };
     let mut comment_ids = 0;
     for raw_repo in raw.repos {
@@ -73,6 +77,22 @@ pub(super) fn resolve(file: &str, config_base: Option<&Path>, raw: RawWorld) -> 
         world.repos.push(repo);
     }
     Ok(world)
+}
+
+/// Checks the App's permissions: each level is `read`, `write` or `admin`.
+fn resolve_permissions(
+    cx: Cx<'_>,
+    raw: Spanned<BTreeMap<String, String>>,
+) -> Result<BTreeMap<String, String>> {
+    for (name, level) in &raw.value {
+        if !matches!(level.as_str(), "read" | "write" | "admin") {
+            return Err(cx.at(
+                &raw,
+                format!("`app_permissions.{name}` is `{level}`; use read, write or admin"),
+            ));
+        }
+    }
+    Ok(raw.value)
 }
 
 /// Checks the simulated CI: at least one check, each named once, an App slug, a positive
@@ -272,6 +292,39 @@ fn resolve_repo(cx: Cx<'_>, raw: RawRepo, comment_ids: &mut u64) -> Result<Repo>
     }
     repo.files = raw.files;
     repo.tree_truncated = raw.tree_truncated;
+    repo.app_installed = raw.app_installed;
+    for label in raw.labels {
+        let (name, color, description) = match &label.value {
+            RawLabel::Name(name) => (name.clone(), None, None),
+            RawLabel::Full {
+                name,
+                color,
+                description,
+            } => (name.clone(), color.clone(), description.clone()),
+        };
+        if name.trim().is_empty() {
+            return Err(cx.at(&label, "a label name is empty"));
+        }
+        if repo
+            .labels
+            .iter()
+            .any(|l| l.name.eq_ignore_ascii_case(&name))
+        {
+            return Err(cx.at(&label, format!("label `{name}` is listed twice")));
+        }
+        let color = color.unwrap_or_else(|| "ededed".to_owned());
+        if color.len() != 6 || !color.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Err(cx.at(
+                &label,
+                format!("label colour `{color}` is not six hex digits"),
+            ));
+        }
+        repo.labels.push(super::RepoLabel {
+            name,
+            color,
+            description,
+        });
+    }
     if let Some(default) = &raw.default_branch {
         if !repo.branches.contains_key(&default.value) {
             return Err(cx.at(

@@ -675,3 +675,54 @@ fn the_drain_scenario_is_the_generated_drain_world() {
         "the fixture reads back as the generated world"
     );
 }
+
+#[test]
+fn app_permissions_installation_and_labels_are_read_and_checked() {
+    let world = parse(
+        "now: 2026-03-01T12:00:00Z\nbot: mp-gate\napp_permissions: {contents: read}\nrepos:\n  - name: o/r\n    app_installed: false\n    labels: [bug, {name: x, color: 00ff00, description: d}]\n",
+    )
+    .expect("a valid world");
+    assert_eq!(
+        world.installation_permissions(),
+        [("contents".to_owned(), "read".to_owned())].into()
+    );
+    let repo = &world.repos[0];
+    assert!(!repo.app_installed);
+    let labels: Vec<(&str, &str)> = repo
+        .labels
+        .iter()
+        .map(|l| (l.name.as_str(), l.color.as_str()))
+        .collect();
+    assert_eq!(labels, [("bug", "ededed"), ("x", "00ff00")]);
+    // Without the keys: what mp needs, installed, no labels.
+    let plain = parse("now: 2026-03-01T12:00:00Z\nbot: mp-gate\nrepos:\n  - name: o/r\n")
+        .expect("a valid world");
+    assert_eq!(
+        plain
+            .installation_permissions()
+            .get("issues")
+            .map(String::as_str),
+        Some("write")
+    );
+    assert!(plain.repos[0].app_installed && plain.repos[0].labels.is_empty());
+    for (text, wanted) in [
+        (
+            "app_permissions: {contents: all}\n",
+            "use read, write or admin",
+        ),
+        (
+            "repos:\n  - name: o/r\n    labels: [a, A]\n",
+            "listed twice",
+        ),
+        (
+            "repos:\n  - name: o/r\n    labels: [{name: a, color: red}]\n",
+            "six hex digits",
+        ),
+    ] {
+        let message = parse(&format!("now: 2026-03-01T12:00:00Z\nbot: mp-gate\n{text}"))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(message.contains(wanted), "{text}: {message}");
+    }
+}

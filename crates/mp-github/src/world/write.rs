@@ -34,6 +34,7 @@ pub fn world_to_yaml(world: &World, receipt_key: Option<&str>) -> String {
         rate_limit_remaining,
         repos,
         ci,
+        app_permissions,
     } = world;
     let mut out = Writer::default();
     out.line(0, &format!("now: {}", time(*now)));
@@ -63,6 +64,13 @@ pub fn world_to_yaml(world: &World, receipt_key: Option<&str>) -> String {
         if !ci.fails.is_empty() {
             out.line(1, &format!("fails: {}", list(&ci.fails)));
         }
+    }
+    if let Some(permissions) = app_permissions {
+        let pairs: Vec<String> = permissions
+            .iter()
+            .map(|(k, v)| format!("{}: {}", quoted(k), quoted(v)))
+            .collect();
+        out.line(0, &format!("app_permissions: {{{}}}", pairs.join(", ")));
     }
     if !repos.is_empty() {
         out.line(0, "repos:");
@@ -221,6 +229,8 @@ fn write_repo(out: &mut Writer, repo: &Repo) {
         issues,
         tree_truncated,
         default_branch,
+        app_installed,
+        labels,
     } = repo;
     let names = CommitNames::new(repo);
     out.line(1, &format!("- name: {}", quoted(name.as_str())));
@@ -260,6 +270,27 @@ fn write_repo(out: &mut Writer, repo: &Repo) {
     }
     if default_branch != "main" {
         out.line(2, &format!("default_branch: {}", quoted(default_branch)));
+    }
+    if !*app_installed {
+        out.line(2, "app_installed: false");
+    }
+    if !labels.is_empty() {
+        out.line(2, "labels:");
+        for label in labels {
+            let description = label
+                .description
+                .as_deref()
+                .map(|d| format!(", description: {}", quoted(d)))
+                .unwrap_or_default();
+            out.line(
+                3,
+                &format!(
+                    "- {{name: {}, color: {}{description}}}",
+                    quoted(&label.name),
+                    quoted(&label.color)
+                ),
+            );
+        }
     }
     if !pulls.is_empty() {
         out.line(2, "pulls:");

@@ -39,6 +39,8 @@ const OPERATIONS: &[&str] = &[
     "GET /app/installations",
     "GET /repos/{owner}/{repo}",
     "GET /repos/{owner}/{repo}/installation",
+    "GET /repos/{owner}/{repo}/labels",
+    "POST /repos/{owner}/{repo}/labels",
     "GET /repos/{owner}/{repo}/pulls",
     "POST /repos/{owner}/{repo}/pulls",
     "GET /repos/{owner}/{repo}/pulls/{pull_number}",
@@ -84,6 +86,7 @@ const REFUSALS: &[(&str, u16)] = &[
         404,
     ),
     ("GET /user", 403),
+    ("POST /repos/{owner}/{repo}/labels", 422),
 ];
 
 /// Worlds whose tick through the REST client shows which routes the client calls: the
@@ -278,6 +281,12 @@ async fn walk_reads(checker: &mut Checker<'_>, world: &World) {
                 &format!("{r}/installation"),
             )
             .await;
+        checker
+            .get(
+                "/repos/{owner}/{repo}/labels",
+                &format!("{r}/labels?{PAGE}"),
+            )
+            .await;
         for query in ["", "?state=all&per_page=100", "?state=closed&direction=asc"] {
             checker
                 .get("/repos/{owner}/{repo}/pulls", &format!("{r}/pulls{query}"))
@@ -448,6 +457,22 @@ async fn walk_writes(checker: &mut Checker<'_>) {
     use Method as M;
     let r = "/repos/acme/webapp";
     let post = |url: &str| format!("{r}{url}");
+    // A repository label (what `mp doctor --create-labels` writes), then the same again.
+    for _ in 0..2 {
+        checker
+            .send(
+                M::POST,
+                "/repos/{owner}/{repo}/labels",
+                &post("/labels"),
+                Some(&json!({
+                    "name": "decision:approved-A",
+                    "color": "0e8a16",
+                    "description": "mp: the owner approved it as quadrant A",
+                })),
+                USER_TOKEN,
+            )
+            .await;
+    }
     // Comments, labels, issues.
     let (_, created) = checker
         .send(

@@ -91,6 +91,13 @@ fn everything() -> World {
     let mut world = World::new(at("2026-03-02T09:00:00Z"), "acme-gate");
     world.receipt_key = ReceiptKey::new("k3y");
     world.rate_limit_remaining = Some(42);
+    world.app_permissions = Some(
+        [
+            ("contents".to_owned(), "read".to_owned()),
+            ("metadata".to_owned(), "read".to_owned()),
+        ]
+        .into(),
+    );
     world.ci = Some(crate::world::CiSimulation {
         checks: vec!["test".to_owned(), "lint: \"strict\"".to_owned()],
         app: "github-actions".to_owned(),
@@ -159,6 +166,19 @@ fn everything() -> World {
         [("state.json".to_owned(), "{}\n".to_owned())].into(),
     );
     repo.tree_truncated = true;
+    repo.app_installed = false;
+    repo.labels = vec![
+        crate::world::RepoLabel {
+            name: "bug: yes".to_owned(),
+            color: "d73a4a".to_owned(),
+            description: Some("Something \"is\" wrong".to_owned()),
+        },
+        crate::world::RepoLabel {
+            name: "plain".to_owned(),
+            color: "ededed".to_owned(),
+            description: None,
+        },
+    ];
 
     let mut open = pull(7, "feature/x: y", &f1_sha, &m1_sha);
     open.body = "Fixes #3.\n\n- [ ] a box\n".to_owned();

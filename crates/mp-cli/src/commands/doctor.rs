@@ -1,0 +1,348 @@
+//! `mp doctor`: checks a deployment against GitHub before its first tick (the definition of
+//! the subcommand lives here too).
+//!
+//! The reads go through the REST client; which check passes, fails or warns is decided by
+//! `mp_core::doctor` over what was read. `--create-labels` is the only write.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+use mp_core::config::Config;
+use mp_core::doctor::{self, Access, Check, Credentials, Facts, RepoFacts, SeenChecks};
+use mp_core::ids::RepoName;
+use mp_core::port::{GitHub, GitHubError, GitHubHistory};
+use mp_core::state::BOT_STATE_BRANCH;
+use mp_github::rest::RestGitHub;
+use serde_json::{Value, json};
+
+use crate::Exit;
+use crate::cli::Format;
+use crate::commands::config_validate::read_config_dir;
+use crate::commands::tick::{RECEIPT_KEY_VAR, live_credentials, live_rest_config};
+
+/// How many of the latest commits of a gated branch are searched for the required checks.
+const RECENT_COMMITS: usize = 5;
+
+/// Where GitHub Actions workflows live.
+const WORKFLOWS_DIR: &str = ".github/workflows";
+
+/// Arguments of `mp doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// The configuration directory (see docs/deploy.md). Credentials come from the
+    /// environment as for `mp tick --config`.
+    #[arg(long, value_name = "DIR")]
+    pub config: PathBuf,
+    /// `text` (one ✓, ✗ or ! line per check, with the fix under each ✗) or `json`
+    /// (`{"ok", "checks": [{"name", "status", "detail", "fix"}]}`).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Create the labels mp uses that a repository lacks (the only write doctor makes),
+    /// then check again.
+    #[arg(long)]
+    pub create_labels: bool,
+    /// The GitHub REST API root (GitHub Enterprise Server: https://HOST/api/v3).
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "MP_API_URL",
+        default_value = "https://api.github.com"
+    )]
+    pub api_url: String,
+}
+
+/// A label `--create-labels` created, or failed to create.
+struct Created {
+    repo: RepoName,
+    label: &'static str,
+    error: Option<String>,
+}
+
+fn text_of(error: &GitHubError) -> String {
+    error.to_string()
+}
+
+/// Whether GitHub refused the credentials themselves (401 Bad credentials).
+fn unauthorized(error: &GitHubError) -> bool {
+    matches!(error, GitHubError::Status { status: 401, .. })
+}
+
+/// How mp reaches `repo`, GitHub's default branch when the read told it, and the refusal
+/// when GitHub refused the credentials.
+async fn access_of(
+    client: &RestGitHub,
+    repo: &RepoName,
+) -> (Access, Option<Result<String, String>>, Option<String>) {
+    let refused = |error: &GitHubError| unauthorized(error).then(|| text_of(error));
+    if client.is_app() {
+        return match client.installation_permissions(repo).await {
+            Ok(Some(permissions)) => (Access::Installation(permissions), None, None),
+            Ok(None) => (Access::NotInstalled, None, None),
+            Err(error) => (Access::Failed(text_of(&error)), None, refused(&error)),
+        };
+    }
+    match client.default_branch(repo).await {
+        Ok(branch) => (Access::Readable, Some(Ok(branch)), None),
+        Err(error) => (Access::Failed(text_of(&error)), None, refused(&error)),
+    }
+}
+
+/// Which App published each check name on the latest commits of `branch`.
+async fn seen_checks(
+    client: &RestGitHub,
+    repo: &RepoName,
+    branch: &str,
+) -> Result<SeenChecks, String> {
+    let commits = client
+        .branch_commits(repo, branch, RECENT_COMMITS)
+        .await
+        .map_err(|e| text_of(&e))?;
+    let mut seen = SeenChecks {
+        commits: commits.len().min(RECENT_COMMITS),
+        apps: BTreeMap::new(),
+    };
+    for commit in commits.iter().take(RECENT_COMMITS) {
+        let runs = client
+            .check_runs(repo, &commit.sha)
+            .await
+            .map_err(|e| text_of(&e))?;
+        for run in runs {
+            seen.apps
+                .entry(run.name)
+                .or_default()
+                .insert(run.app_slug.unwrap_or_else(|| "?".to_owned()));
+        }
+    }
+    Ok(seen)
+}
+
+/// The workflows of the governance repository at `branch`, path and text.
+async fn workflows(
+    client: &RestGitHub,
+    repo: &RepoName,
+    branch: &str,
+) -> Result<Vec<(String, String)>, String> {
+    let paths = client
+        .directory_files(repo, WORKFLOWS_DIR, branch)
+        .await
+        .map_err(|e| text_of(&e))?;
+    let mut found = Vec::new();
+    for path in paths {
+        if !(path.ends_with(".yml") || path.ends_with(".yaml")) {
+            continue;
+        }
+        match client.file(repo, &path, branch).await {
+            Ok(Some(content)) => found.push((path, content.text)),
+            Ok(None) => {}
+            Err(error) => return Err(text_of(&error)),
+        }
+    }
+    Ok(found)
+}
+
+/// Creates the labels `repo` lacks.
+async fn create_missing(
+    client: &RestGitHub,
+    config: &Config,
+    repo: &RepoName,
+    existing: &[String],
+    created: &mut Vec<Created>,
+) {
+    for spec in doctor::missing_labels(config, repo, existing) {
+        let error = client
+            .create_label(repo, spec.name, spec.color, spec.description)
+            .await
+            .err()
+            .map(|e| text_of(&e));
+        created.push(Created {
+            repo: repo.clone(),
+            label: spec.name,
+            error,
+        });
+    }
+}
+
+/// Reads everything the checks need (and creates missing labels when asked).
+async fn gather(
+    client: &RestGitHub,
+    config: &Config,
+    create_labels: bool,
+    created: &mut Vec<Created>,
+) -> Facts {
+    let mut credentials = match client.bot_login().await {
+        Ok(login) if client.is_app() => {
+            Credentials::App(Ok(login.as_str().trim_end_matches("[bot]").to_owned()))
+        }
+        Ok(login) => Credentials::Token(Ok(login.as_str().to_owned())),
+        Err(error) if client.is_app() => Credentials::App(Err(text_of(&error))),
+        Err(error) => Credentials::Token(Err(text_of(&error))),
+    };
+    let governance = config.projects().governance_repo();
+    let mut repos = Vec::new();
+    let mut governance_branch = None;
+    for repo in doctor::repositories(config) {
+        let (access, read_branch, refused) = access_of(client, &repo).await;
+        // An installation token's login comes from env.yml without a call: the first
+        // refusal of the credentials is what tells that they do not work.
+        if let Some(why) = refused {
+            credentials = match credentials {
+                Credentials::Token(Ok(_)) => Credentials::Token(Err(why)),
+                Credentials::App(Ok(_)) => Credentials::App(Err(why)),
+                other => other,
+            };
+        }
+        let mut facts = RepoFacts {
+            repo: repo.clone(),
+            access,
+            default_branch: None,
+            labels: None,
+            checks: None,
+        };
+        if facts.access.reachable() {
+            let configured = config
+                .projects()
+                .repo_override(&repo)
+                .and_then(|o| o.default_branch())
+                .is_some();
+            if !configured {
+                facts.default_branch = Some(match read_branch {
+                    Some(read) => read,
+                    None => client.default_branch(&repo).await.map_err(|e| text_of(&e)),
+                });
+            }
+            let branch = doctor::gated_branch(config, &repo, facts.default_branch.as_ref());
+            let mut labels = client.labels(&repo).await.map_err(|e| text_of(&e));
+            if create_labels && let Ok(existing) = &labels {
+                create_missing(client, config, &repo, existing, created).await;
+                labels = client.labels(&repo).await.map_err(|e| text_of(&e));
+            }
+            facts.labels = Some(labels);
+            if config.projects().is_supervised(&repo) {
+                facts.checks = Some(seen_checks(client, &repo, &branch).await);
+            }
+            if &repo == governance {
+                governance_branch = Some(branch);
+            }
+        }
+        repos.push(facts);
+    }
+    let (bot_state, workflows) = match governance_branch {
+        Some(branch) => {
+            let bot_state = match client.branch_head(governance, BOT_STATE_BRANCH).await {
+                Ok(_) => Ok(true),
+                Err(GitHubError::NotFound { .. }) => Ok(false),
+                Err(error) => Err(text_of(&error)),
+            };
+            (
+                Some(bot_state),
+                Some(workflows(client, governance, &branch).await),
+            )
+        }
+        None => (None, None),
+    };
+    Facts {
+        credentials,
+        repos,
+        bot_state,
+        receipt_key_set: std::env::var(RECEIPT_KEY_VAR).is_ok_and(|k| !k.trim().is_empty()),
+        workflows,
+    }
+}
+
+fn check_json(check: &Check) -> Value {
+    json!({
+        "name": check.name,
+        "status": check.status.as_str(),
+        "detail": check.detail,
+        "fix": check.fix,
+    })
+}
+
+fn print_text(checks: &[Check], created: &[Created], out: &mut dyn Write) -> anyhow::Result<()> {
+    for made in created {
+        match &made.error {
+            None => writeln!(out, "+ created the label {} in {}", made.label, made.repo)?,
+            Some(error) => writeln!(
+                out,
+                "✗ could not create the label {} in {}: {error}",
+                made.label, made.repo
+            )?,
+        }
+    }
+    for check in checks {
+        let mut lines = check.detail.lines();
+        writeln!(
+            out,
+            "{} {}: {}",
+            check.status.mark(),
+            check.name,
+            lines.next().unwrap_or("")
+        )?;
+        for line in lines {
+            writeln!(out, "    {line}")?;
+        }
+        if let Some(fix) = &check.fix {
+            writeln!(out, "    fix: {fix}")?;
+        }
+    }
+    let count = |status| checks.iter().filter(|c| c.status == status).count();
+    writeln!(
+        out,
+        "{} checks: {} ok, {} failed, {} warnings",
+        checks.len(),
+        count(doctor::Status::Ok),
+        count(doctor::Status::Fail),
+        count(doctor::Status::Warn)
+    )?;
+    Ok(())
+}
+
+fn print(
+    args: &DoctorArgs,
+    checks: &[Check],
+    created: &[Created],
+    out: &mut dyn Write,
+) -> anyhow::Result<Exit> {
+    let ok = doctor::all_ok(checks);
+    match args.format {
+        Format::Text => print_text(checks, created, out)?,
+        Format::Json => {
+            let created: Vec<Value> = created
+                .iter()
+                .map(|c| json!({"repo": c.repo.to_string(), "label": c.label, "error": c.error}))
+                .collect();
+            crate::output::json(
+                out,
+                &json!({
+                    "ok": ok,
+                    "checks": checks.iter().map(check_json).collect::<Vec<_>>(),
+                    "created_labels": created,
+                }),
+            )?;
+        }
+    }
+    Ok(if ok { Exit::Ok } else { Exit::Findings })
+}
+
+pub fn run(args: &DoctorArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
+    let files = read_config_dir(&args.config)?;
+    let report = mp_core::config::load(&files);
+    let errors: Vec<String> = report.errors().map(ToString::to_string).collect();
+    let mut checks = vec![doctor::config_check(&errors, report.warnings().count())];
+    let Some(config) = report.config else {
+        return print(args, &checks, &[], out);
+    };
+    let credentials = live_credentials()?;
+    let client = RestGitHub::new(live_rest_config(&args.api_url, &config, credentials))
+        .context("building the REST client")?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let mut created = Vec::new();
+    let facts = runtime.block_on(gather(&client, &config, args.create_labels, &mut created));
+    checks.extend(doctor::checks(&config, &facts));
+    print(args, &checks, &created, out)
+}

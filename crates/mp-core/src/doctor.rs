@@ -1,0 +1,915 @@
+//! `mp doctor`'s decisions: which check passes, fails or warns, over facts an adapter read
+//! from GitHub (the App, its installations, branches, labels, check runs, workflows).
+//!
+//! Every function here is pure: the adapter reads, this module judges, and each [`Check`]
+//! carries what was found (`detail`) and, for a failure or a warning, what to do (`fix`).
+//! The checks come in a fixed order: configuration, placeholders, credentials, access to
+//! each repository, default branches, the `bot-state` branch, labels, required checks,
+//! the receipt key, the workflow's `concurrency:` guard.
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::approval::{APPROVED_A, APPROVED_B, APPROVED_C, AUTO_REVERT, READY_TO_MERGE};
+use crate::branch::incident::IncidentLabel;
+use crate::config::Config;
+use crate::ids::RepoName;
+use crate::state::BOT_STATE_BRANCH;
+use crate::tick::inbox::{
+    AUTO_APPROVED_CRITICAL_REVERSIBLE, AUTO_APPROVED_IRREVERSIBLE_NON_CRITICAL, PENDING_OWNER,
+};
+use crate::tick::inbox_poll::{DEFERRED, INBOX_ERROR, INTEGRITY_FAILED, STALE_APPROVAL};
+
+/// The outcome of one check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Passed.
+    Ok,
+    /// Failed: the deployment will not work as configured.
+    Fail,
+    /// A warning: it works, but something looks off.
+    Warn,
+}
+
+impl Status {
+    /// `ok`, `fail` or `warn`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Ok => "ok",
+            Self::Fail => "fail",
+            Self::Warn => "warn",
+        }
+    }
+
+    /// `✓`, `✗` or `!`.
+    pub fn mark(self) -> &'static str {
+        match self {
+            Self::Ok => "✓",
+            Self::Fail => "✗",
+            Self::Warn => "!",
+        }
+    }
+}
+
+/// One line of the doctor's report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    /// A stable name, e.g. `config`, `installation:acme/webapp`.
+    pub name: String,
+    /// Passed, failed or warned.
+    pub status: Status,
+    /// What was found.
+    pub detail: String,
+    /// What to do, for a failure or a warning.
+    pub fix: Option<String>,
+}
+
+impl Check {
+    fn ok(name: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            status: Status::Ok,
+            detail: detail.into(),
+            fix: None,
+        }
+    }
+
+    fn fail(name: impl Into<String>, detail: impl Into<String>, fix: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            status: Status::Fail,
+            detail: detail.into(),
+            fix: Some(fix.into()),
+        }
+    }
+
+    fn warn(name: impl Into<String>, detail: impl Into<String>, fix: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            status: Status::Warn,
+            detail: detail.into(),
+            fix: Some(fix.into()),
+        }
+    }
+}
+
+/// Whether every check passed (warnings allowed).
+pub fn all_ok(checks: &[Check]) -> bool {
+    checks.iter().all(|c| c.status != Status::Fail)
+}
+
+// ---- labels ------------------------------------------------------------------------------
+
+/// A label mp reads or writes, with the colour and description `--create-labels` gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LabelSpec {
+    /// The label's name.
+    pub name: &'static str,
+    /// Its colour, six hex digits without `#`.
+    pub color: &'static str,
+    /// Its description (at most 100 characters, as GitHub requires).
+    pub description: &'static str,
+}
+
+const fn label(name: &'static str, color: &'static str, description: &'static str) -> LabelSpec {
+    LabelSpec {
+        name,
+        color,
+        description,
+    }
+}
+
+/// The labels of pull requests, in every supervised repository: the owner's approval and
+/// the inbox's decisions applied to the pull request.
+pub const PULL_REQUEST_LABELS: &[LabelSpec] = &[
+    label(
+        READY_TO_MERGE,
+        "0e8a16",
+        "mp: the owner approves merging this pull request",
+    ),
+    label(
+        APPROVED_A,
+        "0e8a16",
+        "mp: the owner approved it as quadrant A",
+    ),
+    label(
+        APPROVED_B,
+        "0e8a16",
+        "mp: the owner approved it as quadrant B",
+    ),
+    label(
+        APPROVED_C,
+        "fbca04",
+        "mp: the owner approved it as quadrant C",
+    ),
+    label(
+        AUTO_REVERT,
+        "fbca04",
+        "mp: an automatic revert (classified C)",
+    ),
+    label(DEFERRED, "c5def5", "mp: the owner deferred the decision"),
+];
+
+/// The labels of the decision inbox's issues, in the inbox repository.
+pub const INBOX_LABELS: &[LabelSpec] = &[
+    label(
+        PENDING_OWNER,
+        "d93f0b",
+        "mp: a decision waiting for the owner",
+    ),
+    label(
+        AUTO_APPROVED_CRITICAL_REVERSIBLE,
+        "c5def5",
+        "mp: merged without the owner (critical, reversible)",
+    ),
+    label(
+        AUTO_APPROVED_IRREVERSIBLE_NON_CRITICAL,
+        "c5def5",
+        "mp: merged without the owner (irreversible, not critical)",
+    ),
+    label(
+        STALE_APPROVAL,
+        "fbca04",
+        "mp: the approval no longer matches the head",
+    ),
+    label(DEFERRED, "c5def5", "mp: the owner deferred the decision"),
+    label(
+        INTEGRITY_FAILED,
+        "b60205",
+        "mp: the inbox issue was tampered with",
+    ),
+    label(
+        INBOX_ERROR,
+        "b60205",
+        "mp: the inbox could not apply the decision",
+    ),
+];
+
+/// The labels of incident issues, in the governance repository.
+pub fn incident_labels() -> Vec<LabelSpec> {
+    IncidentLabel::ALL
+        .iter()
+        .map(|kind| {
+            label(
+                kind.as_str(),
+                "b60205",
+                "mp: an incident found on the default branch",
+            )
+        })
+        .collect()
+}
+
+/// The labels `repo` must have under `config`: pull-request labels where mp gates pull
+/// requests, inbox labels in the inbox repository, incident labels in the governance
+/// repository; each name once.
+pub fn labels_for(config: &Config, repo: &RepoName) -> Vec<LabelSpec> {
+    let projects = config.projects();
+    let mut wanted: Vec<LabelSpec> = Vec::new();
+    let mut add = |specs: &[LabelSpec]| {
+        for spec in specs {
+            if !wanted.iter().any(|w| w.name == spec.name) {
+                wanted.push(*spec);
+            }
+        }
+    };
+    if projects.is_supervised(repo) {
+        add(PULL_REQUEST_LABELS);
+    }
+    if projects.inbox_repository() == repo {
+        add(INBOX_LABELS);
+    }
+    if projects.governance_repo() == repo {
+        add(&incident_labels());
+    }
+    wanted
+}
+
+/// Every repository doctor looks at, each once: the governance repository, the supervised
+/// repositories, the inbox repository.
+pub fn repositories(config: &Config) -> Vec<RepoName> {
+    let projects = config.projects();
+    let mut repos = vec![projects.governance_repo().clone()];
+    for repo in projects
+        .supervised_repos()
+        .iter()
+        .chain([projects.inbox_repository()])
+    {
+        if !repos.contains(repo) {
+            repos.push(repo.clone());
+        }
+    }
+    repos
+}
+
+// ---- 1. configuration and placeholders ---------------------------------------------------
+
+/// The configuration loaded, or the problems that stopped it.
+pub fn config_check(errors: &[String], warnings: usize) -> Check {
+    if errors.is_empty() {
+        let detail = match warnings {
+            0 => "the configuration loads".to_owned(),
+            n => format!("the configuration loads ({n} warnings: mp config validate lists them)"),
+        };
+        return Check::ok("config", detail);
+    }
+    Check::fail(
+        "config",
+        format!("the configuration does not load:\n{}", errors.join("\n")),
+        "fix each problem listed (mp config validate --config DIR shows them with their line)",
+    )
+}
+
+/// Logins, App slugs and accounts the example configurations use: a deployment that still
+/// names one was copied and not edited.
+pub const PLACEHOLDER_LOGINS: &[&str] = &[
+    "jane-doe",
+    "jane-merge-gate",
+    "acme",
+    "acme-lead",
+    "acme-oncall",
+    "priya-dev",
+    "acme-merge-gate",
+    "your-org",
+];
+
+/// Whether `value` (a login, slug or account) is an example's placeholder: one of
+/// [`PLACEHOLDER_LOGINS`] or any `your-…` name, compared without case.
+pub fn is_placeholder(value: &str) -> bool {
+    let value = value.to_ascii_lowercase();
+    value.starts_with("your-") || PLACEHOLDER_LOGINS.contains(&value.as_str())
+}
+
+/// The configuration's values that are still an example's placeholders.
+pub fn placeholder_check(config: &Config) -> Check {
+    let mut found: Vec<String> = Vec::new();
+    let mut note = |file: &str, field: &str, value: &str, account: &str| {
+        if is_placeholder(account) {
+            found.push(format!("{file} {field}: {value}"));
+        }
+    };
+    let owner = config.owner();
+    note(
+        "owner.yml",
+        "github_login",
+        owner.login().as_str(),
+        owner.login().as_str(),
+    );
+    for login in owner.allowlist() {
+        note(
+            "owner.yml",
+            "allowlisted_actors",
+            login.as_str(),
+            login.as_str(),
+        );
+    }
+    let projects = config.projects();
+    let repo = |repo: &RepoName| (repo.to_string(), repo.owner().to_owned());
+    let (text, account) = repo(projects.governance_repo());
+    note("projects.yml", "governance_repo", &text, &account);
+    for supervised in projects.supervised_repos() {
+        let (text, account) = repo(supervised);
+        note("projects.yml", "supervised_repos", &text, &account);
+    }
+    // These default to the governance repository: named once unless set apart.
+    if projects.bot_repo() != projects.governance_repo() {
+        let (text, account) = repo(projects.bot_repo());
+        note("projects.yml", "bot_repo", &text, &account);
+    }
+    if projects.inbox_repository() != projects.governance_repo() {
+        let (text, account) = repo(projects.inbox_repository());
+        note("projects.yml", "decision_inbox.repository", &text, &account);
+    }
+    let slug = config.env().bot_app_slug();
+    note("env.yml", "bot_app_slug", slug, slug);
+    found.dedup();
+    if found.is_empty() {
+        return Check::ok("placeholders", "no value left from the examples");
+    }
+    Check::fail(
+        "placeholders",
+        format!("values copied from the examples: {}", found.join("; ")),
+        "replace them with your own logins, repositories and App slug",
+    )
+}
+
+// ---- 2. credentials ----------------------------------------------------------------------
+
+/// What the credentials turned out to be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credentials {
+    /// A token; `Ok` with the login it acts as.
+    Token(Result<String, String>),
+    /// A GitHub App; `Ok` with its slug from `GET /app`.
+    App(Result<String, String>),
+}
+
+/// The credentials work, and for an App, `GET /app`'s slug is env.yml's `bot_app_slug`.
+pub fn credentials_check(config: &Config, credentials: &Credentials) -> Check {
+    let configured = config.env().bot_app_slug();
+    match credentials {
+        Credentials::Token(Ok(login)) => Check::ok(
+            "credentials",
+            format!("a token (MP_GITHUB_TOKEN) acting as {login}"),
+        ),
+        Credentials::Token(Err(why)) => Check::fail(
+            "credentials",
+            format!("the token (MP_GITHUB_TOKEN) does not work: {why}"),
+            "set MP_GITHUB_TOKEN to a valid token, or use a GitHub App (docs/deploy.md)",
+        ),
+        Credentials::App(Ok(slug)) if slug.eq_ignore_ascii_case(configured) => {
+            Check::ok("credentials", format!("the GitHub App {slug} (MP_APP_ID)"))
+        }
+        Credentials::App(Ok(slug)) => Check::fail(
+            "credentials",
+            format!("MP_APP_ID is the App {slug}, but env.yml bot_app_slug is {configured}"),
+            format!("set bot_app_slug: {slug} in env.yml, or MP_APP_ID to the id of {configured}"),
+        ),
+        Credentials::App(Err(why)) => Check::fail(
+            "credentials",
+            format!("GET /app with the App's JWT failed: {why}"),
+            "check MP_APP_ID and MP_APP_PRIVATE_KEY (the App's id and a current private key)",
+        ),
+    }
+}
+
+// ---- 3. access ---------------------------------------------------------------------------
+
+/// The installation permissions mp needs (name as GitHub spells it, level, name as the
+/// App settings page shows it).
+pub const NEEDED_PERMISSIONS: &[(&str, &str, &str)] = &[
+    ("contents", "write", "Contents"),
+    ("pull_requests", "write", "Pull requests"),
+    ("issues", "write", "Issues"),
+    ("checks", "read", "Checks"),
+    ("metadata", "read", "Metadata"),
+];
+
+/// How mp can reach one repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Access {
+    /// The App's installation covering it (`GET /repos/{o}/{r}/installation`), with its
+    /// permissions (`contents` → `write`, ...).
+    Installation(BTreeMap<String, String>),
+    /// The App is not installed on it (404).
+    NotInstalled,
+    /// A token can read it (`GET /repos/{o}/{r}` answered).
+    Readable,
+    /// It could not be read.
+    Failed(String),
+}
+
+impl Access {
+    /// Whether mp can read the repository, so the later checks can look at it.
+    pub fn reachable(&self) -> bool {
+        matches!(self, Self::Installation(_) | Self::Readable)
+    }
+}
+
+fn level_rank(level: &str) -> u8 {
+    match level {
+        "admin" => 3,
+        "write" => 2,
+        "read" => 1,
+        _ => 0,
+    }
+}
+
+/// The needed permissions `granted` lacks, e.g. `Contents: write (has read)`.
+pub fn missing_permissions(granted: &BTreeMap<String, String>) -> Vec<String> {
+    NEEDED_PERMISSIONS
+        .iter()
+        .filter_map(|(key, level, shown)| {
+            let has = granted.get(*key).map(String::as_str);
+            (level_rank(has.unwrap_or("")) < level_rank(level)).then(|| match has {
+                Some(has) => format!("{shown}: {level} (has {has})"),
+                None => format!("{shown}: {level} (not granted)"),
+            })
+        })
+        .collect()
+}
+
+/// mp can reach `repo`, and an App holds the permissions mp needs there.
+pub fn access_check(config: &Config, repo: &RepoName, access: &Access) -> Check {
+    let name = format!("installation:{repo}");
+    let slug = config.env().bot_app_slug();
+    match access {
+        Access::Installation(granted) => {
+            let missing = missing_permissions(granted);
+            if missing.is_empty() {
+                Check::ok(
+                    name,
+                    format!("the App is installed on {repo} with the permissions mp needs"),
+                )
+            } else {
+                Check::fail(
+                    name,
+                    format!(
+                        "the App's installation on {repo} lacks {}",
+                        missing.join(", ")
+                    ),
+                    format!(
+                        "grant them in the App's settings (Permissions & events), then accept the new permissions on the installation (https://github.com/apps/{slug}/installations/new)"
+                    ),
+                )
+            }
+        }
+        Access::NotInstalled => Check::fail(
+            name,
+            format!("the App is not installed on {repo}"),
+            format!("install the App on {repo} (https://github.com/apps/{slug}/installations/new)"),
+        ),
+        Access::Readable => Check::ok(
+            name,
+            format!("{repo} is readable with the token (a token's permissions cannot be listed)"),
+        ),
+        Access::Failed(why) => Check::fail(
+            name,
+            format!("{repo} cannot be read: {why}"),
+            format!("check that {repo} exists and the credentials may read it"),
+        ),
+    }
+}
+
+// ---- 4. default branches -----------------------------------------------------------------
+
+/// The branch `mp tick` gates in `repo`: the override, else what GitHub answered.
+pub fn default_branch_check(
+    config: &Config,
+    repo: &RepoName,
+    from_github: Option<&Result<String, String>>,
+) -> Check {
+    let name = format!("default_branch:{repo}");
+    let configured = config
+        .projects()
+        .repo_override(repo)
+        .and_then(|o| o.default_branch());
+    match (configured, from_github) {
+        (Some(branch), _) => Check::ok(
+            name,
+            format!("{repo}: {branch} (repo_overrides.{repo}.default_branch)"),
+        ),
+        (None, Some(Ok(branch))) if !branch.trim().is_empty() => {
+            Check::ok(name, format!("{repo}: {branch} (GitHub's default branch)"))
+        }
+        (None, Some(Ok(_))) => Check::warn(
+            name,
+            format!("{repo}: GitHub names no default branch; mp assumes main"),
+            format!("set repo_overrides.{repo}.default_branch in projects.yml"),
+        ),
+        (None, Some(Err(why))) => Check::fail(
+            name,
+            format!("{repo}: the default branch cannot be read ({why}); a tick would assume main"),
+            format!("let the credentials read {repo}, or set repo_overrides.{repo}.default_branch"),
+        ),
+        (None, None) => Check::fail(
+            name,
+            format!("{repo}: the default branch was not read"),
+            format!("set repo_overrides.{repo}.default_branch in projects.yml"),
+        ),
+    }
+}
+
+/// The branch of `repo` as `mp tick` resolves it (`main` when unknown).
+pub fn gated_branch(
+    config: &Config,
+    repo: &RepoName,
+    from_github: Option<&Result<String, String>>,
+) -> String {
+    let configured = config
+        .projects()
+        .repo_override(repo)
+        .and_then(|o| o.default_branch());
+    match (configured, from_github) {
+        (Some(branch), _) => branch.to_owned(),
+        (None, Some(Ok(branch))) if !branch.trim().is_empty() => branch.clone(),
+        _ => crate::tick::MAIN_BRANCH.to_owned(),
+    }
+}
+
+// ---- 5. bot-state ------------------------------------------------------------------------
+
+/// Whether mp may write contents in the governance repository, as far as known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContentsWrite {
+    /// The App's installation grants Contents write.
+    Granted,
+    /// The App's installation does not.
+    Missing,
+    /// A token: its permissions are unknown.
+    Unknown,
+}
+
+/// The `bot-state` branch exists on the governance repository (`Ok(true)`), or the first
+/// tick can create it.
+pub fn bot_state_check(
+    config: &Config,
+    exists: &Result<bool, String>,
+    write: ContentsWrite,
+) -> Check {
+    let governance = config.projects().governance_repo();
+    let name = "bot_state";
+    match (exists, write) {
+        (Ok(true), _) => Check::ok(
+            name,
+            format!("{governance} has the {BOT_STATE_BRANCH} branch"),
+        ),
+        (Ok(false), ContentsWrite::Granted) => Check::ok(
+            name,
+            format!("{governance} has no {BOT_STATE_BRANCH} branch yet: the first tick creates it"),
+        ),
+        (Ok(false), ContentsWrite::Unknown) => Check::warn(
+            name,
+            format!(
+                "{governance} has no {BOT_STATE_BRANCH} branch yet: the first tick creates it if the token may write contents"
+            ),
+            format!("give the token Contents write on {governance}"),
+        ),
+        (Ok(false), ContentsWrite::Missing) => Check::fail(
+            name,
+            format!(
+                "{governance} has no {BOT_STATE_BRANCH} branch and the App may not create it (Contents write)"
+            ),
+            format!(
+                "grant Contents write to the App on {governance}; the first tick then creates {BOT_STATE_BRANCH}"
+            ),
+        ),
+        (Err(why), _) => Check::fail(
+            name,
+            format!("the {BOT_STATE_BRANCH} branch of {governance} cannot be read: {why}"),
+            format!("let the credentials read {governance}"),
+        ),
+    }
+}
+
+// ---- 6. labels ---------------------------------------------------------------------------
+
+/// The labels of [`labels_for`] missing from `existing` (compared without case, as GitHub
+/// does).
+pub fn missing_labels(config: &Config, repo: &RepoName, existing: &[String]) -> Vec<LabelSpec> {
+    let have: BTreeSet<String> = existing.iter().map(|l| l.to_lowercase()).collect();
+    labels_for(config, repo)
+        .into_iter()
+        .filter(|spec| !have.contains(&spec.name.to_lowercase()))
+        .collect()
+}
+
+/// Every label mp uses in `repo` exists there.
+pub fn labels_check(
+    config: &Config,
+    repo: &RepoName,
+    existing: &Result<Vec<String>, String>,
+) -> Check {
+    let name = format!("labels:{repo}");
+    match existing {
+        Ok(existing) => {
+            let missing = missing_labels(config, repo, existing);
+            let wanted = labels_for(config, repo).len();
+            if missing.is_empty() {
+                Check::ok(name, format!("{repo} has the {wanted} labels mp uses"))
+            } else {
+                let names: Vec<&str> = missing.iter().map(|s| s.name).collect();
+                Check::fail(
+                    name,
+                    format!(
+                        "{repo} lacks {} of the {wanted} labels mp uses: {}",
+                        missing.len(),
+                        names.join(", ")
+                    ),
+                    "mp doctor --create-labels creates them",
+                )
+            }
+        }
+        Err(why) => Check::fail(
+            name,
+            format!("the labels of {repo} cannot be read: {why}"),
+            format!("let the credentials read {repo} (Issues or Pull requests read)"),
+        ),
+    }
+}
+
+// ---- 7. required checks ------------------------------------------------------------------
+
+/// The check runs seen on the latest commits of a repository's gated branch.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SeenChecks {
+    /// How many commits were looked at.
+    pub commits: usize,
+    /// Check name → the slugs of the Apps that published it (`app.slug`; `?` when none).
+    pub apps: BTreeMap<String, BTreeSet<String>>,
+}
+
+/// Each required check of `repo` was seen on recent commits; a check never seen, or seen
+/// only from another App than the expected publisher, is a warning.
+pub fn required_checks_check(
+    config: &Config,
+    repo: &RepoName,
+    seen: &Result<SeenChecks, String>,
+) -> Check {
+    let name = format!("required_checks:{repo}");
+    let required = config.effective_required_checks(repo);
+    let seen = match seen {
+        Ok(seen) => seen,
+        Err(why) => {
+            return Check::warn(
+                name,
+                format!("the check runs of {repo} cannot be read: {why}"),
+                format!("let the credentials read {repo} (Checks read)"),
+            );
+        }
+    };
+    if required.is_empty() {
+        let fix = if config.env().allow_no_ci() {
+            None
+        } else {
+            Some("list the checks your CI reports under required_checks in env.yml".to_owned())
+        };
+        return Check {
+            name,
+            status: if fix.is_some() {
+                Status::Warn
+            } else {
+                Status::Ok
+            },
+            detail: format!("{repo} requires no named check"),
+            fix,
+        };
+    }
+    let publisher = config.effective_expected_check_publisher(repo);
+    let mut found = Vec::new();
+    let mut never = Vec::new();
+    let mut foreign = Vec::new();
+    for check in required {
+        match seen.apps.get(check) {
+            Some(apps) => {
+                let list: Vec<&str> = apps.iter().map(String::as_str).collect();
+                found.push(format!("{check} by {}", list.join(", ")));
+                if !apps.contains(publisher) {
+                    foreign.push(check.as_str());
+                }
+            }
+            None => never.push(check.as_str()),
+        }
+    }
+    let commits = seen.commits;
+    if never.is_empty() && foreign.is_empty() {
+        return Check::ok(
+            name,
+            format!(
+                "{repo}: {} (on the last {commits} commits)",
+                found.join("; ")
+            ),
+        );
+    }
+    let mut detail = Vec::new();
+    if !never.is_empty() {
+        detail.push(format!(
+            "{} never seen on the last {commits} commits",
+            never.join(", ")
+        ));
+    }
+    if !foreign.is_empty() {
+        detail.push(format!(
+            "{} not published by {publisher}",
+            foreign.join(", ")
+        ));
+    }
+    if !found.is_empty() {
+        detail.push(format!("seen: {}", found.join("; ")));
+    }
+    Check::warn(
+        name,
+        format!("{repo}: {}", detail.join("; ")),
+        format!(
+            "name the checks exactly as CI reports them (required_checks) and the App that publishes them (expected_check_publisher, now {publisher})"
+        ),
+    )
+}
+
+// ---- 8. receipt key ----------------------------------------------------------------------
+
+/// `MP_RECEIPT_KEY` is set when mp merges.
+pub fn receipt_key_check(config: &Config, key_set: bool) -> Check {
+    let name = "receipt_key";
+    match (config.merge_enabled(), key_set) {
+        (_, true) => Check::ok(name, "MP_RECEIPT_KEY is set: receipts are signed"),
+        (false, false) => Check::ok(
+            name,
+            "MP_RECEIPT_KEY is not set; not needed while merge_enabled is false",
+        ),
+        (true, false) => Check::fail(
+            name,
+            "merge_enabled is true but MP_RECEIPT_KEY is not set: receipts are unsigned",
+            "set the secret MP_RECEIPT_KEY to a long random string (openssl rand -hex 32)",
+        ),
+    }
+}
+
+// ---- 9. workflow ---------------------------------------------------------------------------
+
+/// Whether a workflow's text runs mp: `mp tick`, `mp serve`, or a step that `uses:` a
+/// repository named `mp`.
+pub fn runs_mp(text: &str) -> bool {
+    text.lines().any(|line| {
+        let line = line.trim();
+        if line.starts_with('#') {
+            return false;
+        }
+        if line.contains("mp tick") || line.contains("mp serve") {
+            return true;
+        }
+        let Some(used) = line.trim_start_matches("- ").strip_prefix("uses:") else {
+            return false;
+        };
+        let used = used
+            .split('#')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .trim_matches(['"', '\'']);
+        let repo = used.split('@').next().unwrap_or("");
+        repo.rsplit('/').next() == Some("mp")
+    })
+}
+
+/// Whether a workflow's text has a `concurrency:` key (workflow or job level).
+pub fn has_concurrency(text: &str) -> bool {
+    text.lines()
+        .any(|line| line.trim_start().starts_with("concurrency:"))
+}
+
+/// The workflows of the governance repository (path and text) include one that runs mp
+/// with a `concurrency:` guard.
+pub fn workflow_check(config: &Config, workflows: &Result<Vec<(String, String)>, String>) -> Check {
+    let governance = config.projects().governance_repo();
+    let name = "workflow_concurrency";
+    let fix = "add `concurrency: {group: mp-tick, cancel-in-progress: false}` to the workflow (examples/workflows/mp-tick.yml)";
+    let workflows = match workflows {
+        Ok(workflows) => workflows,
+        Err(why) => {
+            return Check::warn(
+                name,
+                format!("the workflows of {governance} cannot be read: {why}"),
+                format!("let the credentials read {governance} (Contents read)"),
+            );
+        }
+    };
+    let running: Vec<&(String, String)> =
+        workflows.iter().filter(|(_, text)| runs_mp(text)).collect();
+    if running.is_empty() {
+        return Check::warn(
+            name,
+            format!("no workflow under .github/workflows of {governance} runs mp"),
+            "ignore this if mp runs elsewhere (cron, Kubernetes); otherwise copy examples/workflows/mp-tick.yml",
+        );
+    }
+    let unguarded: Vec<&str> = running
+        .iter()
+        .filter(|(_, text)| !has_concurrency(text))
+        .map(|(path, _)| path.as_str())
+        .collect();
+    if unguarded.is_empty() {
+        let paths: Vec<&str> = running.iter().map(|(path, _)| path.as_str()).collect();
+        return Check::ok(
+            name,
+            format!("{} runs mp with a concurrency guard", paths.join(", ")),
+        );
+    }
+    Check::warn(
+        name,
+        format!(
+            "{} runs mp without a concurrency: guard (two ticks could overlap)",
+            unguarded.join(", ")
+        ),
+        fix,
+    )
+}
+
+// ---- all of them ---------------------------------------------------------------------------
+
+/// What the adapter read of one repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepoFacts {
+    /// The repository.
+    pub repo: RepoName,
+    /// How mp reaches it.
+    pub access: Access,
+    /// GitHub's default branch, when read (not read when the override names one or the
+    /// repository is unreachable).
+    pub default_branch: Option<Result<String, String>>,
+    /// Its label names, when read.
+    pub labels: Option<Result<Vec<String>, String>>,
+    /// The check runs of its latest gated-branch commits, when read.
+    pub checks: Option<Result<SeenChecks, String>>,
+}
+
+/// Everything the adapter read from GitHub and the environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Facts {
+    /// The credentials and what they are.
+    pub credentials: Credentials,
+    /// Each repository of [`repositories`], in that order.
+    pub repos: Vec<RepoFacts>,
+    /// Whether the governance repository has the `bot-state` branch.
+    pub bot_state: Option<Result<bool, String>>,
+    /// Whether `MP_RECEIPT_KEY` is set (non-empty).
+    pub receipt_key_set: bool,
+    /// The governance repository's workflows (path, text), when read.
+    pub workflows: Option<Result<Vec<(String, String)>, String>>,
+}
+
+/// Every check after the configuration's, in order, over a loaded configuration.
+pub fn checks(config: &Config, facts: &Facts) -> Vec<Check> {
+    let mut out = vec![
+        placeholder_check(config),
+        credentials_check(config, &facts.credentials),
+    ];
+    for repo in &facts.repos {
+        out.push(access_check(config, &repo.repo, &repo.access));
+    }
+    let reachable = || facts.repos.iter().filter(|r| r.access.reachable());
+    for repo in reachable() {
+        out.push(default_branch_check(
+            config,
+            &repo.repo,
+            repo.default_branch.as_ref(),
+        ));
+    }
+    let governance = config.projects().governance_repo();
+    if let Some(bot_state) = &facts.bot_state {
+        let write = match facts
+            .repos
+            .iter()
+            .find(|r| &r.repo == governance)
+            .map(|r| &r.access)
+        {
+            Some(Access::Installation(granted)) => {
+                if level_rank(granted.get("contents").map_or("", String::as_str)) >= 2 {
+                    ContentsWrite::Granted
+                } else {
+                    ContentsWrite::Missing
+                }
+            }
+            _ => ContentsWrite::Unknown,
+        };
+        out.push(bot_state_check(config, bot_state, write));
+    }
+    for repo in reachable() {
+        if let Some(labels) = &repo.labels {
+            out.push(labels_check(config, &repo.repo, labels));
+        }
+    }
+    for repo in reachable() {
+        if let Some(seen) = &repo.checks
+            && config.projects().is_supervised(&repo.repo)
+        {
+            out.push(required_checks_check(config, &repo.repo, seen));
+        }
+    }
+    out.push(receipt_key_check(config, facts.receipt_key_set));
+    if let Some(workflows) = &facts.workflows {
+        out.push(workflow_check(config, workflows));
+    }
+    out
+}

@@ -1,0 +1,366 @@
+//! Tests of the doctor's decisions, each over a configuration and the facts read.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::*;
+use crate::config::{ConfigFiles, load};
+
+fn config_with(env: &str, projects: &str) -> Config {
+    let mut files = ConfigFiles::new();
+    files.insert("owner.yml", "github_login: alice\n");
+    files.insert("projects.yml", projects);
+    files.insert("env.yml", env);
+    let report = load(&files);
+    let errors: Vec<String> = report.errors().map(ToString::to_string).collect();
+    report
+        .config
+        .unwrap_or_else(|| panic!("the test configuration loads: {errors:?}"))
+}
+
+fn config() -> Config {
+    config_with(
+        "bot_app_slug: gate\nrequired_checks: [test]\nmerge_enabled: true\n",
+        "governance_repo: org/gov\nsupervised_repos: [org/app, org/gov]\n",
+    )
+}
+
+fn repo(text: &str) -> RepoName {
+    RepoName::parse(text).expect("a repository name")
+}
+
+fn permissions(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect()
+}
+
+fn all_granted() -> BTreeMap<String, String> {
+    permissions(&[
+        ("contents", "write"),
+        ("pull_requests", "write"),
+        ("issues", "write"),
+        ("checks", "read"),
+        ("metadata", "read"),
+    ])
+}
+
+#[test]
+fn a_configuration_with_problems_fails_listing_them() {
+    let check = config_check(&["env.yml:1: bad".to_owned()], 0);
+    assert_eq!(check.status, Status::Fail);
+    assert!(check.detail.contains("env.yml:1: bad"));
+    assert_eq!(config_check(&[], 2).status, Status::Ok);
+}
+
+#[test]
+fn values_left_from_the_examples_fail_and_own_values_pass() {
+    let copied = config_with(
+        "bot_app_slug: jane-merge-gate\n",
+        "governance_repo: jane-doe/governance\nsupervised_repos: [jane-doe/webapp]\n",
+    );
+    let check = placeholder_check(&copied);
+    assert_eq!(check.status, Status::Fail);
+    for value in ["jane-doe/governance", "jane-doe/webapp", "jane-merge-gate"] {
+        assert!(check.detail.contains(value), "{value} in {}", check.detail);
+    }
+    assert_eq!(placeholder_check(&config()).status, Status::Ok);
+    assert!(is_placeholder("your-github-login"));
+    assert!(is_placeholder("ACME"));
+    assert!(!is_placeholder("acme-corp"));
+}
+
+/// Every login, account and App slug of the shipped examples counts as a placeholder.
+#[test]
+fn every_value_of_the_examples_is_a_placeholder() {
+    let examples = [
+        (
+            include_str!("../../../../examples/solo-developer/owner.yml"),
+            include_str!("../../../../examples/solo-developer/projects.yml"),
+            include_str!("../../../../examples/solo-developer/env.yml"),
+        ),
+        (
+            include_str!("../../../../examples/small-team/owner.yml"),
+            include_str!("../../../../examples/small-team/projects.yml"),
+            include_str!("../../../../examples/small-team/env.yml"),
+        ),
+    ];
+    for (owner, projects, env) in examples {
+        let mut files = ConfigFiles::new();
+        files.insert("owner.yml", owner);
+        files.insert("projects.yml", projects);
+        files.insert("env.yml", env);
+        let config = load(&files).config.expect("an example loads");
+        let mut values: Vec<String> = vec![
+            config.owner().login().as_str().to_owned(),
+            config.env().bot_app_slug().to_owned(),
+        ];
+        values.extend(
+            config
+                .owner()
+                .allowlist()
+                .iter()
+                .map(|l| l.as_str().to_owned()),
+        );
+        values.extend(repositories(&config).iter().map(|r| r.owner().to_owned()));
+        for value in values {
+            assert!(is_placeholder(&value), "{value} is not a placeholder");
+        }
+        assert_eq!(placeholder_check(&config).status, Status::Fail);
+    }
+    let workflow = include_str!("../../../../examples/workflows/mp-tick.yml");
+    assert!(workflow.contains("your-org/mp"));
+    assert!(is_placeholder("your-org"));
+}
+
+#[test]
+fn an_app_whose_slug_differs_from_env_fails_naming_both() {
+    let config = config();
+    let check = credentials_check(&config, &Credentials::App(Ok("other".to_owned())));
+    assert_eq!(check.status, Status::Fail);
+    assert!(check.detail.contains("other") && check.detail.contains("gate"));
+    assert_eq!(
+        credentials_check(&config, &Credentials::App(Ok("gate".to_owned()))).status,
+        Status::Ok
+    );
+    let token = credentials_check(&config, &Credentials::Token(Ok("alice".to_owned())));
+    assert!(token.detail.contains("token") && token.status == Status::Ok);
+    let broken = credentials_check(&config, &Credentials::Token(Err("401".to_owned())));
+    assert_eq!(broken.status, Status::Fail);
+}
+
+#[test]
+fn a_missing_or_weaker_permission_is_named() {
+    let mut granted = all_granted();
+    assert!(missing_permissions(&granted).is_empty());
+    granted.insert("contents".to_owned(), "read".to_owned());
+    granted.remove("issues");
+    assert_eq!(
+        missing_permissions(&granted),
+        ["Contents: write (has read)", "Issues: write (not granted)"]
+    );
+    let check = access_check(&config(), &repo("org/app"), &Access::Installation(granted));
+    assert_eq!(check.status, Status::Fail);
+    assert!(check.detail.contains("Contents: write (has read)"));
+    // A higher level than needed is enough.
+    let admin = permissions(&[
+        ("contents", "admin"),
+        ("pull_requests", "write"),
+        ("issues", "write"),
+        ("checks", "write"),
+        ("metadata", "read"),
+    ]);
+    assert!(missing_permissions(&admin).is_empty());
+}
+
+#[test]
+fn a_repository_without_the_installation_fails_with_the_install_link() {
+    let check = access_check(&config(), &repo("org/app"), &Access::NotInstalled);
+    assert_eq!(check.status, Status::Fail);
+    assert!(
+        check
+            .fix
+            .as_deref()
+            .is_some_and(|f| f.contains("apps/gate"))
+    );
+    assert!(!Access::NotInstalled.reachable());
+    assert!(Access::Readable.reachable());
+}
+
+#[test]
+fn the_default_branch_comes_from_the_override_first() {
+    let config = config_with(
+        "bot_app_slug: gate\n",
+        "governance_repo: org/gov\nsupervised_repos: [org/app]\nrepo_overrides:\n  org/app:\n    default_branch: trunk\n",
+    );
+    let app = repo("org/app");
+    let from_github = Ok("main".to_owned());
+    assert_eq!(gated_branch(&config, &app, Some(&from_github)), "trunk");
+    let check = default_branch_check(&config, &app, None);
+    assert_eq!(check.status, Status::Ok);
+    assert!(check.detail.contains("trunk") && check.detail.contains("repo_overrides"));
+    let gov = repo("org/gov");
+    let failed = Err("HTTP 500".to_owned());
+    assert_eq!(gated_branch(&config, &gov, Some(&failed)), "main");
+    assert_eq!(
+        default_branch_check(&config, &gov, Some(&failed)).status,
+        Status::Fail
+    );
+    let develop = Ok("develop".to_owned());
+    assert!(
+        default_branch_check(&config, &gov, Some(&develop))
+            .detail
+            .contains("develop")
+    );
+}
+
+#[test]
+fn a_missing_bot_state_branch_passes_only_when_the_first_tick_can_create_it() {
+    let config = config();
+    assert_eq!(
+        bot_state_check(&config, &Ok(true), ContentsWrite::Missing).status,
+        Status::Ok
+    );
+    assert_eq!(
+        bot_state_check(&config, &Ok(false), ContentsWrite::Granted).status,
+        Status::Ok
+    );
+    assert_eq!(
+        bot_state_check(&config, &Ok(false), ContentsWrite::Unknown).status,
+        Status::Warn
+    );
+    assert_eq!(
+        bot_state_check(&config, &Ok(false), ContentsWrite::Missing).status,
+        Status::Fail
+    );
+}
+
+#[test]
+fn labels_are_wanted_where_mp_writes_them() {
+    let config = config_with(
+        "bot_app_slug: gate\n",
+        "governance_repo: org/gov\nsupervised_repos: [org/app]\ndecision_inbox:\n  repository: org/inbox\n",
+    );
+    let names = |repo_name: &str| -> Vec<&str> {
+        labels_for(&config, &repo(repo_name))
+            .iter()
+            .map(|s| s.name)
+            .collect()
+    };
+    assert!(names("org/app").contains(&"ready-to-merge"));
+    assert!(!names("org/app").contains(&"decision:pending-owner"));
+    assert!(names("org/inbox").contains(&"decision:pending-owner"));
+    assert!(names("org/gov").contains(&"decision:post-merge-revalidation"));
+    assert!(!names("org/gov").contains(&"ready-to-merge"));
+    assert_eq!(
+        repositories(&config),
+        [repo("org/gov"), repo("org/app"), repo("org/inbox")]
+    );
+    for spec in PULL_REQUEST_LABELS.iter().chain(INBOX_LABELS) {
+        assert!(spec.description.len() <= 100, "{}", spec.name);
+        assert!(spec.color.len() == 6 && spec.color.chars().all(|c| c.is_ascii_hexdigit()));
+    }
+}
+
+#[test]
+fn missing_labels_fail_with_the_create_fix_and_case_does_not_matter() {
+    let config = config();
+    let app = repo("org/app");
+    let mut existing: Vec<String> = labels_for(&config, &app)
+        .iter()
+        .map(|s| s.name.to_uppercase())
+        .collect();
+    assert_eq!(
+        labels_check(&config, &app, &Ok(existing.clone())).status,
+        Status::Ok
+    );
+    existing.retain(|l| l != "READY-TO-MERGE");
+    let check = labels_check(&config, &app, &Ok(existing));
+    assert_eq!(check.status, Status::Fail);
+    assert!(check.detail.contains("ready-to-merge"));
+    assert_eq!(
+        check.fix.as_deref(),
+        Some("mp doctor --create-labels creates them")
+    );
+}
+
+#[test]
+fn a_required_check_never_seen_or_from_another_app_is_a_warning() {
+    let config = config();
+    let app = repo("org/app");
+    let mut seen = SeenChecks {
+        commits: 5,
+        apps: BTreeMap::new(),
+    };
+    let never = required_checks_check(&config, &app, &Ok(seen.clone()));
+    assert_eq!(never.status, Status::Warn);
+    assert!(never.detail.contains("test never seen"));
+    seen.apps
+        .insert("test".to_owned(), BTreeSet::from(["buildkite".to_owned()]));
+    let foreign = required_checks_check(&config, &app, &Ok(seen.clone()));
+    assert_eq!(foreign.status, Status::Warn);
+    assert!(foreign.detail.contains("not published by github-actions"));
+    seen.apps.insert(
+        "test".to_owned(),
+        BTreeSet::from(["github-actions".to_owned()]),
+    );
+    let fine = required_checks_check(&config, &app, &Ok(seen));
+    assert_eq!(fine.status, Status::Ok);
+    assert!(fine.detail.contains("test by github-actions"));
+}
+
+#[test]
+fn merging_without_a_receipt_key_fails() {
+    assert_eq!(receipt_key_check(&config(), false).status, Status::Fail);
+    assert_eq!(receipt_key_check(&config(), true).status, Status::Ok);
+    let observe = config_with("bot_app_slug: gate\n", "governance_repo: org/gov\n");
+    assert_eq!(receipt_key_check(&observe, false).status, Status::Ok);
+}
+
+#[test]
+fn a_workflow_running_mp_without_concurrency_is_a_warning() {
+    let config = config();
+    let example = include_str!("../../../../examples/workflows/mp-tick.yml");
+    assert!(runs_mp(example) && has_concurrency(example));
+    let guarded = Ok(vec![("mp.yml".to_owned(), example.to_owned())]);
+    assert_eq!(workflow_check(&config, &guarded).status, Status::Ok);
+    let bare = "on: {schedule: [{cron: '*/5 * * * *'}]}\njobs:\n  t:\n    steps:\n      - run: mp tick --config config\n";
+    let unguarded = Ok(vec![("t.yml".to_owned(), bare.to_owned())]);
+    let check = workflow_check(&config, &unguarded);
+    assert_eq!(check.status, Status::Warn);
+    assert!(check.detail.contains("t.yml"));
+    let none = Ok(vec![("ci.yml".to_owned(), "jobs: {}\n".to_owned())]);
+    assert_eq!(workflow_check(&config, &none).status, Status::Warn);
+    assert!(!runs_mp("# mp tick in a comment\n"));
+    assert!(runs_mp("      - uses: \"acme/mp@v1\"  # the gate\n"));
+    assert!(!runs_mp(
+        "      - uses: actions/checkout@v4\n      - uses: ./\n"
+    ));
+}
+
+#[test]
+fn the_checks_come_in_order_and_skip_unreachable_repositories() {
+    let config = config();
+    let facts = Facts {
+        credentials: Credentials::App(Ok("gate".to_owned())),
+        repos: vec![
+            RepoFacts {
+                repo: repo("org/gov"),
+                access: Access::Installation(all_granted()),
+                default_branch: Some(Ok("main".to_owned())),
+                labels: Some(Ok(Vec::new())),
+                checks: Some(Ok(SeenChecks::default())),
+            },
+            RepoFacts {
+                repo: repo("org/app"),
+                access: Access::NotInstalled,
+                default_branch: None,
+                labels: None,
+                checks: None,
+            },
+        ],
+        bot_state: Some(Ok(false)),
+        receipt_key_set: true,
+        workflows: Some(Ok(Vec::new())),
+    };
+    let checks = checks(&config, &facts);
+    let names: Vec<&str> = checks.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "placeholders",
+            "credentials",
+            "installation:org/gov",
+            "installation:org/app",
+            "default_branch:org/gov",
+            "bot_state",
+            "labels:org/gov",
+            "required_checks:org/gov",
+            "receipt_key",
+            "workflow_concurrency",
+        ]
+    );
+    assert!(!all_ok(&checks));
+    // Contents write on the governance repository: the first tick creates bot-state.
+    assert_eq!(checks[5].status, Status::Ok);
+}
