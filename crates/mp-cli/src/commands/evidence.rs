@@ -231,15 +231,7 @@ fn git_in(repo: &Path) -> Command {
         .arg(repo)
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_TERMINAL_PROMPT", "0");
-    for name in [
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "GIT_INDEX_FILE",
-        "GIT_OBJECT_DIRECTORY",
-        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-        "GIT_COMMON_DIR",
-        "GIT_NAMESPACE",
-    ] {
+    for name in mp_skills::sources::git::REPOSITORY_VARIABLES {
         command.env_remove(name);
     }
     command

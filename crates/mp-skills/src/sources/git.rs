@@ -56,6 +56,18 @@ pub fn redact(text: &str) -> String {
     out
 }
 
+/// The variables through which a git hook points git at its own repository. mp clears
+/// them for every `git` it runs, so a command never acts on the wrong repository.
+pub const REPOSITORY_VARIABLES: [&str; 7] = [
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+];
+
 fn git() -> Command {
     let mut command = Command::new("git");
     command
@@ -76,15 +88,7 @@ fn git() -> Command {
         ]);
     // Run from inside a git hook, mp inherits variables that point at the adopter's own
     // repository; none of them may leak into a clone of a source.
-    for name in [
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "GIT_INDEX_FILE",
-        "GIT_OBJECT_DIRECTORY",
-        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-        "GIT_COMMON_DIR",
-        "GIT_NAMESPACE",
-    ] {
+    for name in REPOSITORY_VARIABLES {
         command.env_remove(name);
     }
     command
