@@ -35,8 +35,8 @@ struct Overlay {
     comments: BTreeMap<Number, Vec<Comment>>,
     /// New bodies of edited comments.
     edits: BTreeMap<(RepoName, CommentId), String>,
-    /// Planned merges: the pull request's base branch and the commit it lands as.
-    merges: BTreeMap<Number, (String, CommitSha)>,
+    /// Planned merges: the commit each pull request lands as.
+    merges: BTreeMap<Number, CommitSha>,
     /// The base branch of every pull request read, for the merges.
     bases: BTreeMap<Number, String>,
     /// Branch heads moved by planned merges: the last merge into a branch is its head.
@@ -69,7 +69,7 @@ impl Overlay {
                 LabelAction::Labeled => {}
             }
         }
-        if let Some((_, sha)) = self.merges.get(&key) {
+        if let Some(sha) = self.merges.get(&key) {
             pull.state = crate::context::PrState::Closed;
             pull.merged = true;
             pull.merge_commit = Some(sha.clone());
@@ -98,19 +98,13 @@ impl Overlay {
         number: PrNumber,
         mut comments: Vec<Comment>,
     ) -> Vec<Comment> {
+        let key = (repo.clone(), number);
+        comments.extend(self.comments.get(&key).into_iter().flatten().cloned());
         for comment in &mut comments {
             if let Some(body) = self.edits.get(&(repo.clone(), comment.id)) {
                 body.clone_into(&mut comment.body);
             }
         }
-        let key = (repo.clone(), number);
-        comments.extend(self.comments.get(&key).into_iter().flatten().map(|c| {
-            let mut c = c.clone();
-            if let Some(body) = self.edits.get(&(repo.clone(), c.id)) {
-                body.clone_into(&mut c.body);
-            }
-            c
-        }));
         comments
     }
 
@@ -764,9 +758,10 @@ impl GitHub for DryRun<'_> {
         let mut overlay = self.overlay();
         let key = (repo.clone(), number);
         if let Some(base) = overlay.bases.get(&key).cloned() {
-            let branch = (repo.clone(), base.clone());
-            overlay.heads.insert(branch, request.head_sha.clone());
-            overlay.merges.insert(key, (base, request.head_sha.clone()));
+            overlay
+                .heads
+                .insert((repo.clone(), base), request.head_sha.clone());
+            overlay.merges.insert(key, request.head_sha.clone());
         }
         Ok(request.head_sha.clone())
     }
