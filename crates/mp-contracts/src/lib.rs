@@ -5,7 +5,8 @@
 //! - [`schema`]: the bundled JSON Schemas (draft 2020-12) and their validators.
 //! - [`policy`]: the protocol's tables (generation policy, risk floor, approval matrix).
 //! - [`validate_document`] / [`validate_set`]: every problem as a [`ContractError`] with
-//!   a document index, an RFC 6901 pointer and a stable [`codes`] entry.
+//!   a document index, an RFC 6901 pointer and a stable [`codes`] entry; [`SetValidator`]
+//!   validates a set one document at a time, for sets too large to hold in memory.
 //! - [`lifecycle`]: the state machine per kind (`transition`, `guard`).
 //! - [`update`]: a change to a document (two versions, a new one, a deleted one) checked
 //!   as a transition (`check_change`).
@@ -51,4 +52,7 @@ pub use kinds::{
     GenerationPolicy, IntentContract, IntentId, Kind, OwnerRole, PublishGate, RiskLevel,
     SchemaVersion, State, TaskSeed, TaskSeedId, Version,
 };
-pub use validate::{parse_document, parse_set, validate_document, validate_set};
+pub use validate::{
+    CheckedDocument, SetValidator, check_document, parse_document, parse_set, validate_document,
+    validate_set,
+};

@@ -26,7 +26,7 @@ use serde_json::Value;
 use crate::error::{ContractError, codes, push_token};
 use crate::kinds::{FinalDecision, Kind, State};
 use crate::lifecycle::{self, Guard, TransitionContext};
-use crate::rules::{Doc, Set};
+use crate::rules::{Doc, Entry, Index};
 use crate::{validate_document, validate_set};
 
 /// The document index of the earlier version.
@@ -249,22 +249,26 @@ fn version_raised(before: &Doc<'_>, after: &Doc<'_>, errors: &mut Vec<ContractEr
 fn publish_gate(kind: Kind, after: &Doc<'_>, context: &[Value]) -> Option<ContractError> {
     let id = after.id()?;
     let set = context_set(context);
-    let gates: Vec<&Doc<'_>> = match kind {
+    let entries: Vec<&Entry> = match kind {
         Kind::Acceptance => set
             .current_of(Kind::PublishGate)
-            .filter(|gate| gate.str("/entityId") == Some(id))
+            .filter(|gate| gate.reference.as_deref() == Some(id))
             .collect(),
         Kind::TaskSeed => set.gates_of_task_seed(id).collect(),
         Kind::IntentContract => set
             .current_of(Kind::TaskSeed)
-            .filter(|seed| seed.str("/intentId") == Some(id))
-            .filter_map(|seed| seed.id())
+            .filter(|seed| seed.reference.as_deref() == Some(id))
+            .filter_map(|seed| seed.id.as_deref())
             .flat_map(|seed| set.gates_of_task_seed(seed))
             .collect(),
         Kind::PublishGate | Kind::Evidence => return None,
     };
+    let gates: Vec<Doc<'_>> = entries
+        .iter()
+        .map(|entry| Doc::new(entry.index, &context[entry.index]))
+        .collect();
     let decision = |gate: &Doc<'_>| gate.get::<FinalDecision>("/finalDecision");
-    let approved = |gate: &&Doc<'_>| {
+    let approved = |gate: &Doc<'_>| {
         decision(gate) == Some(FinalDecision::Approved)
             && matches!(state(gate), Some(State::Active | State::Published))
             && validate_document(gate.json).is_empty()
@@ -304,15 +308,16 @@ fn publish_gate(kind: Kind, after: &Doc<'_>, context: &[Value]) -> Option<Contra
     Some(after.error("/state", codes::GATE_NOT_APPROVED, message))
 }
 
-/// The context documents indexed by their position in `context` (as [`Set`] needs).
-fn context_set(context: &[Value]) -> Set<'_> {
-    Set::new(
-        context
-            .iter()
-            .enumerate()
-            .map(|(i, json)| Doc::new(i, json))
-            .collect(),
-    )
+/// The index of the context documents; entries keep their position in `context`.
+fn context_set(context: &[Value]) -> Index {
+    let mut index = Index::default();
+    for (i, json) in context.iter().enumerate() {
+        if let Some(entry) = Entry::of(&Doc::new(i, json)) {
+            index.push(entry);
+        }
+    }
+    index.seal();
+    index
 }
 
 /// A new document starts where its kind may start: an IntentContract Draft; a TaskSeed or
@@ -335,7 +340,9 @@ fn initial_state(after: &Doc<'_>, context: &[Value], errors: &mut Vec<ContractEr
             let source = after
                 .str(source_pointer)
                 .and_then(|id| set.resolve(id, source_kind))
-                .map_or(Some(State::Active), self::state);
+                .map_or(Some(State::Active), |entry| {
+                    self::state(&Doc::new(entry.index, &context[entry.index]))
+                });
             let auto_activate = after
                 .get::<bool>("/generationPolicy/auto_activate")
                 .unwrap_or(false);

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::error::{ContractError, codes};
 use crate::kinds::Contract;
-use crate::rules::{DOCUMENT_RULES, Doc, SET_RULES, Set};
+use crate::rules::{DOCUMENT_RULES, Doc, Entry, Index, SET_RULES};
 use crate::schema;
 
 /// Every problem of one document: its schema errors (at most one per pointer) and every
@@ -19,26 +19,126 @@ pub fn validate_document(json: &Value) -> Vec<ContractError> {
 /// reference to a contract that is not in it is `dangling-reference`. Where an id appears
 /// with several versions, references resolve to the highest. Errors are ordered by
 /// document index, then pointer.
+///
+/// The same as adding every document to a [`SetValidator`] and finishing it; use that
+/// directly to validate a set too large to hold in memory.
 pub fn validate_set(docs: &[Value]) -> Vec<ContractError> {
-    let docs: Vec<Doc<'_>> = docs
-        .iter()
-        .enumerate()
-        .map(|(index, json)| Doc::new(index, json))
-        .collect();
+    let mut set = SetValidator::new();
     let mut errors = Vec::new();
-    for doc in &docs {
-        errors.extend(document_errors(doc));
+    for json in docs {
+        errors.extend(set.add(json));
     }
-    let set = Set::new(docs);
-    for rule in SET_RULES {
-        rule(&set, &mut errors);
-    }
+    errors.extend(set.finish());
+    sort(&mut errors);
+    errors
+}
+
+fn sort(errors: &mut [ContractError]) {
     errors.sort_by(|a, b| {
         a.document
             .cmp(&b.document)
             .then_with(|| a.pointer.cmp(&b.pointer))
     });
-    errors
+}
+
+/// One document checked on its own, and reduced to the few facts the rules across
+/// documents need: what [`check_document`] returns and [`SetValidator::push`] takes.
+///
+/// It holds no reference to the document, so documents can be parsed and checked on
+/// several threads and dropped at once, then pushed in order.
+#[derive(Debug, Clone)]
+pub struct CheckedDocument {
+    errors: Vec<ContractError>,
+    entry: Option<Entry>,
+}
+
+impl CheckedDocument {
+    /// The document's own problems (schema and document rules), with document index 0.
+    pub fn errors(&self) -> &[ContractError] {
+        &self.errors
+    }
+}
+
+/// Checks one document on its own (as [`validate_document`] does) and keeps what the set
+/// rules need from it.
+pub fn check_document(json: &Value) -> CheckedDocument {
+    let doc = Doc::new(0, json);
+    CheckedDocument {
+        errors: document_errors(&doc),
+        entry: Entry::of(&doc),
+    }
+}
+
+/// A set validated one document at a time: each document is checked as it is added, and
+/// the rules across documents run at [`SetValidator::finish`] over a compact index (ids,
+/// references, capability and approval snapshots), never over the documents themselves.
+/// Memory grows by a few dozen bytes per document rather than by the documents.
+///
+/// ```
+/// use mp_contracts::SetValidator;
+///
+/// let mut set = SetValidator::new();
+/// let seed = serde_json::json!({"kind": "TaskSeed", "id": "TS-1", "intentId": "IC-9"});
+/// let own = set.add(&seed);
+/// assert!(own.iter().all(|e| e.document == 0));
+/// let across = set.finish();
+/// assert!(across.iter().any(|e| e.code == "dangling-reference"));
+/// ```
+#[derive(Debug, Default)]
+pub struct SetValidator {
+    index: Index,
+    count: usize,
+}
+
+impl SetValidator {
+    /// An empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Checks the next document and adds it to the set; returns its own problems, with
+    /// its position in the set as document index.
+    pub fn add(&mut self, json: &Value) -> Vec<ContractError> {
+        self.push(check_document(json))
+    }
+
+    /// Adds the next document, already checked by [`check_document`]; returns its own
+    /// problems with its position in the set as document index.
+    pub fn push(&mut self, checked: CheckedDocument) -> Vec<ContractError> {
+        let index = self.count;
+        self.count += 1;
+        if let Some(mut entry) = checked.entry {
+            entry.index = index;
+            self.index.push(entry);
+        }
+        let mut errors = checked.errors;
+        for e in &mut errors {
+            e.document = index;
+        }
+        errors
+    }
+
+    /// How many documents were added.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// True when no document was added.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Runs the rules across the documents; returns their problems, ordered by document
+    /// index, then pointer.
+    pub fn finish(mut self) -> Vec<ContractError> {
+        self.index.seal();
+        let mut errors = Vec::new();
+        for rule in SET_RULES {
+            rule(&self.index, &mut errors);
+        }
+        sort(&mut errors);
+        errors
+    }
 }
 
 /// Validates one document and, when it has no problem, reads it as a typed [`Contract`].

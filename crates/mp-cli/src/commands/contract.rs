@@ -6,15 +6,15 @@
 pub mod check_update;
 pub mod flow;
 pub mod session;
+pub mod validate;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use clap::{Args, Subcommand};
 use mp_contracts::lifecycle::{self, TransitionContext};
-use mp_contracts::{ContractError, Kind, State};
-use serde_json::{Value, json};
+use mp_contracts::{Kind, State};
+use serde_json::json;
 
 use crate::Exit;
 use crate::cli::Format;
@@ -22,12 +22,13 @@ use crate::cli::Format;
 /// `mp contract ...`
 #[derive(Debug, Subcommand)]
 pub enum ContractCommand {
-    /// Validate contract documents (one JSON document per file) and list every problem.
+    /// Validate contract documents (files, directories, JSON Lines) and list every problem.
     ///
-    /// Each file is checked on its own; with --set the files also form one closed set whose
-    /// references must resolve. Exit 0 when valid, 1 when any problem is found, 2 when a
-    /// file cannot be read or is not JSON.
-    Validate(ValidateArgs),
+    /// Each document is checked on its own; with --set all of them also form one closed set
+    /// whose references must resolve. Documents stream through: a set of 100,000 is checked
+    /// without holding the documents in memory. Exit 0 when valid, 1 when any problem is
+    /// found, 2 when an input cannot be read or a document is not JSON.
+    Validate(validate::ValidateArgs),
     /// Say whether a contract kind may move from one state to another, and on what
     /// condition. Exit 0 when the state machine has the row, 1 when it refuses it.
     Transition(TransitionArgs),
@@ -70,20 +71,6 @@ pub enum ContractCommand {
     Log(flow::LogArgs),
 }
 
-/// Arguments of `mp contract validate`.
-#[derive(Debug, Args)]
-pub struct ValidateArgs {
-    /// The contract files.
-    #[arg(required = true, value_name = "FILE")]
-    pub files: Vec<PathBuf>,
-    /// Also check the rules across the files (references, snapshots, chains).
-    #[arg(long)]
-    pub set: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
-}
-
 /// Arguments of `mp contract transition`.
 #[derive(Debug, Args)]
 pub struct TransitionArgs {
@@ -101,7 +88,7 @@ pub struct TransitionArgs {
 /// Runs a `mp contract` subcommand.
 pub fn run(command: &ContractCommand, out: &mut dyn Write) -> anyhow::Result<Exit> {
     match command {
-        ContractCommand::Validate(args) => validate(args, out),
+        ContractCommand::Validate(args) => validate::validate(args, out),
         ContractCommand::Transition(args) => transition(args, out),
         ContractCommand::CheckUpdate(args) => check_update::check_update(args, out),
         ContractCommand::New(args) => flow::new(args, out),
@@ -112,87 +99,6 @@ pub fn run(command: &ContractCommand, out: &mut dyn Write) -> anyhow::Result<Exi
         ContractCommand::Phase(args) => flow::phase(args, out),
         ContractCommand::Log(args) => flow::log(args, out),
     }
-}
-
-fn read_json(path: &Path) -> anyhow::Result<Value> {
-    let text = super::read_input(path)?;
-    serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))
-}
-
-fn validate(args: &ValidateArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
-    let docs = args
-        .files
-        .iter()
-        .map(|path| read_json(path))
-        .collect::<anyhow::Result<Vec<Value>>>()?;
-    let errors: Vec<ContractError> = if args.set {
-        mp_contracts::validate_set(&docs)
-    } else {
-        docs.iter()
-            .enumerate()
-            .flat_map(|(index, doc)| {
-                mp_contracts::validate_document(doc)
-                    .into_iter()
-                    .map(move |mut e| {
-                        e.document = index;
-                        e
-                    })
-            })
-            .collect()
-    };
-    let name = |index: usize| {
-        args.files
-            .get(index)
-            .map_or_else(|| index.to_string(), |p| p.display().to_string())
-    };
-    match args.format {
-        Format::Text => {
-            for e in &errors {
-                let pointer = if e.pointer.is_empty() {
-                    "(root)"
-                } else {
-                    &e.pointer
-                };
-                writeln!(
-                    out,
-                    "{} {pointer}: {}: {}",
-                    name(e.document),
-                    e.code,
-                    e.message
-                )?;
-            }
-            let verdict = if errors.is_empty() {
-                "valid"
-            } else {
-                "invalid"
-            };
-            writeln!(
-                out,
-                "{} documents: {verdict} ({} errors)",
-                docs.len(),
-                errors.len()
-            )?;
-        }
-        Format::Json => {
-            let list: Vec<Value> = errors
-                .iter()
-                .map(|e| {
-                    json!({
-                        "document": name(e.document),
-                        "pointer": e.pointer,
-                        "code": e.code,
-                        "message": e.message,
-                    })
-                })
-                .collect();
-            crate::output::json(out, &Value::Array(list))?;
-        }
-    }
-    Ok(if errors.is_empty() {
-        Exit::Ok
-    } else {
-        Exit::Findings
-    })
 }
 
 fn parse_state(text: &str) -> anyhow::Result<State> {

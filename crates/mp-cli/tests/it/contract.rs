@@ -135,6 +135,142 @@ fn an_unreadable_file_exits_2() {
         .code(2);
 }
 
+/// The valid chain's documents, one compact JSON text each, in file order.
+fn chain_lines() -> Vec<String> {
+    valid_chain()
+        .iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(path).expect("fixture");
+            let value: serde_json::Value = serde_json::from_str(&text).expect("json");
+            value.to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn a_directory_is_read_recursively_in_path_order() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("contracts");
+    let lines = chain_lines();
+    // The chain spread over nested directories; the PublishGate's Acceptance is missing.
+    for (i, line) in lines.iter().enumerate().filter(|(i, _)| *i != 2) {
+        let sub = root.join(format!("{}/{}", i % 2, i));
+        std::fs::create_dir_all(&sub).expect("mkdir");
+        std::fs::write(sub.join("doc.json"), line).expect("write");
+    }
+    // Not contracts: a hidden directory and a file of another extension.
+    std::fs::create_dir_all(root.join(".git")).expect("mkdir");
+    std::fs::write(root.join(".git/config.json"), "not json").expect("write");
+    std::fs::write(root.join("README.md"), "# contracts").expect("write");
+
+    let errors = json_output(
+        &["contract", "validate", "--set", "--format", "json"],
+        std::slice::from_ref(&root),
+        1,
+    );
+    let found: Vec<(String, String)> = errors
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|e| {
+            let document = e["document"].as_str().expect("document");
+            let relative = document
+                .strip_prefix(&format!("{}/", root.display()))
+                .unwrap_or(document);
+            (
+                relative.to_owned(),
+                e["code"].as_str().expect("code").to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![("1/3/doc.json".to_owned(), "dangling-reference".to_owned())],
+        "{errors}"
+    );
+    mp().args(["contract", "validate"])
+        .arg(&root)
+        .assert()
+        .success()
+        .stdout("4 documents: valid (0 errors)\n");
+}
+
+#[test]
+fn json_lines_name_each_document_by_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("set.jsonl");
+    let mut lines = chain_lines();
+    // A blank line still counts; the TaskSeed (line 3) gets a malformed id.
+    lines.insert(1, String::new());
+    lines[2] = lines[2].replace("\"TS-101\"", "\"TS-x\"");
+    std::fs::write(&file, lines.join("\n") + "\n").expect("write");
+    mp().args(["contract", "validate", "--set"])
+        .arg(&file)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(format!(
+            "{}:3 /id: pattern",
+            file.display()
+        )))
+        .stdout(predicate::str::contains(format!(
+            "{}:4 /taskSeedId: dangling-reference",
+            file.display()
+        )))
+        .stdout(predicate::str::contains("5 documents: invalid"));
+}
+
+#[test]
+fn standard_input_and_files_form_one_set() {
+    let lines = chain_lines();
+    // The intent arrives on standard input, the rest as files: one closed set.
+    let output = mp()
+        .args(["contract", "validate", "--set", "-"])
+        .args(&valid_chain()[1..])
+        .write_stdin(format!("{}\n", lines[0]))
+        .output()
+        .expect("run mp");
+    assert_eq!(
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout)
+        ),
+        (Some(0), "5 documents: valid (0 errors)\n".into()),
+        "{output:?}"
+    );
+    // Without the intent, the TaskSeed's reference dangles.
+    mp().args(["contract", "validate", "--set", "-"])
+        .args(&valid_chain()[1..])
+        .write_stdin("")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("/intentId: dangling-reference"));
+}
+
+#[test]
+fn a_line_that_is_not_json_or_an_empty_directory_exits_2() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("set.jsonl");
+    let mut lines = chain_lines();
+    lines[3] = "{\"kind\": ".into();
+    std::fs::write(&file, lines.join("\n")).expect("write");
+    mp().args(["contract", "validate"])
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(format!(
+            "{}:4 is not JSON",
+            file.display()
+        )));
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).expect("mkdir");
+    mp().args(["contract", "validate"])
+        .arg(&empty)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("holds no *.json file"));
+}
+
 #[test]
 fn an_allowed_transition_names_its_guard() {
     mp().args(["contract", "transition", "TaskSeed", "Draft", "Active"])

@@ -4,16 +4,14 @@
 //! the Evidence's `endTime` appears in the snapshot. `policy_engine` entries are never
 //! copied (the snapshot's role list has no such role; decisions/0011).
 
-use serde::Deserialize;
-use serde_json::Value;
-
-use super::approvals_snapshot_required::human_decisions_until;
-use super::{Doc, Set};
+use super::Index;
+use super::index::{Entry, Facts, SnapshotField};
 use crate::error::{ContractError, codes, push_token};
-use crate::kinds::{Approval, ApprovalRole, ApproverRole, DateTime, Kind};
+use crate::kinds::{Approval, ApprovalRole, ApproverRole, Kind};
 
 const SNAPSHOT: &str = "/approvalsSnapshot";
 
+/// The snapshot entry and the recorded approval say the same, field for field.
 fn same(entry: &Approval<ApproverRole>, recorded: &Approval<ApprovalRole>) -> bool {
     ApprovalRole::from(entry.role) == recorded.role
         && entry.actor_id == recorded.actor_id
@@ -29,25 +27,20 @@ fn describe<R: std::fmt::Display>(a: &Approval<R>) -> String {
     )
 }
 
-fn recorded(gate: &Doc<'_>) -> Vec<Approval<ApprovalRole>> {
-    gate.json
-        .get("approvals")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|entry| Approval::<ApprovalRole>::deserialize(entry).ok())
-        .collect()
-}
-
-pub(crate) fn check_set(set: &Set<'_>, out: &mut Vec<ContractError>) {
+pub(crate) fn check_set(set: &Index, out: &mut Vec<ContractError>) {
     for evidence in set.all_of(Kind::Evidence) {
-        let Some(Value::Array(entries)) = evidence.json.get("approvalsSnapshot") else {
+        let Facts::Evidence {
+            snapshot: SnapshotField::Entries(snapshot),
+            end,
+            ..
+        } = &evidence.facts
+        else {
             continue;
         };
-        let Some(seed) = evidence.str("/taskSeedId") else {
+        let Some(seed) = evidence.reference.as_deref() else {
             continue;
         };
-        let gates: Vec<&Doc<'_>> = set.gates_of_task_seed(seed).collect();
+        let gates: Vec<&Entry> = set.gates_of_task_seed(seed).collect();
         if gates.is_empty() {
             if set.resolve(seed, Kind::TaskSeed).is_some() {
                 out.push(evidence.error(
@@ -58,17 +51,15 @@ pub(crate) fn check_set(set: &Set<'_>, out: &mut Vec<ContractError>) {
             }
             continue;
         }
-        let gate_names: Vec<&str> = gates.iter().map(|g| g.id().unwrap_or("?")).collect();
+        let gate_names: Vec<&str> = gates.iter().map(|g| g.name()).collect();
         let gate_names = gate_names.join(", ");
-        let all_recorded: Vec<Approval<ApprovalRole>> =
-            gates.iter().flat_map(|g| recorded(g)).collect();
-        let snapshot: Vec<Option<Approval<ApproverRole>>> = entries
-            .iter()
-            .map(|e| Approval::<ApproverRole>::deserialize(e).ok())
-            .collect();
         for (i, entry) in snapshot.iter().enumerate() {
             let Some(entry) = entry else { continue };
-            if !all_recorded.iter().any(|r| same(entry, r)) {
+            if !gates
+                .iter()
+                .flat_map(|g| g.approvals())
+                .any(|r| same(entry, r))
+            {
                 out.push(evidence.error(
                     push_token(SNAPSHOT, &i.to_string()),
                     codes::APPROVALS_SNAPSHOT_MISMATCH,
@@ -79,23 +70,19 @@ pub(crate) fn check_set(set: &Set<'_>, out: &mut Vec<ContractError>) {
                 ));
             }
         }
-        let Some(end) = evidence.get::<DateTime>("/endTime") else {
+        let Some(end) = end else {
             continue;
         };
         for gate in gates {
-            for decision in human_decisions_until(gate, &end) {
-                if !snapshot
-                    .iter()
-                    .flatten()
-                    .any(|entry| same(entry, &decision))
-                {
+            for decision in gate.human_decisions_until(end) {
+                if !snapshot.iter().flatten().any(|entry| same(entry, decision)) {
                     out.push(evidence.error(
                         SNAPSHOT,
                         codes::APPROVALS_SNAPSHOT_MISMATCH,
                         format!(
                             "{} recorded {} before this execution ended; the snapshot lacks it",
-                            gate.id().unwrap_or("?"),
-                            describe(&decision)
+                            gate.name(),
+                            describe(decision)
                         ),
                     ));
                 }

@@ -2,24 +2,28 @@
 //! the same capabilities as its IntentContract's `requestedCapabilities` (as sets). Each
 //! missing capability and each extra one is reported.
 
-use super::Set;
+use super::Index;
+use super::index::Facts;
 use crate::error::{ContractError, codes, push_token};
-use crate::kinds::{Capability, Kind};
+use crate::kinds::Kind;
 
 const SNAPSHOT: &str = "/requestedCapabilitiesSnapshot";
 
-pub(crate) fn check_set(set: &Set<'_>, out: &mut Vec<ContractError>) {
+pub(crate) fn check_set(set: &Index, out: &mut Vec<ContractError>) {
     for seed in set.all_of(Kind::TaskSeed) {
-        let Some(intent) = set.referenced(seed, "/intentId", Kind::IntentContract) else {
+        let Some(intent) = set.referenced(seed, Kind::IntentContract) else {
             continue;
         };
-        let (Some(snapshot), Some(requested)) = (
-            seed.get::<Vec<Capability>>(SNAPSHOT),
-            intent.get::<Vec<Capability>>("/requestedCapabilities"),
-        ) else {
+        let (
+            Some(snapshot),
+            Facts::IntentContract {
+                requested: Some(requested),
+            },
+        ) = (seed.capability_snapshot(), &intent.facts)
+        else {
             continue;
         };
-        let intent_id = intent.id().unwrap_or("?");
+        let intent_id = intent.name();
         for capability in requested.iter().filter(|c| !snapshot.contains(c)) {
             out.push(seed.error(
                 SNAPSHOT,

@@ -2,7 +2,7 @@
 //! set: `TaskSeed.intentId`, `Acceptance.taskSeedId`, `PublishGate.entityId`,
 //! `Evidence.taskSeedId`. A set is closed: what it references must be in it.
 
-use super::Set;
+use super::Index;
 use crate::error::{ContractError, codes};
 use crate::kinds::Kind;
 
@@ -14,20 +14,20 @@ const REFERENCES: [(Kind, &str, Kind); 4] = [
     (Kind::Evidence, "/taskSeedId", Kind::TaskSeed),
 ];
 
-pub(crate) fn check_set(set: &Set<'_>, out: &mut Vec<ContractError>) {
-    for doc in &set.docs {
-        let Some(&(_, pointer, target)) = REFERENCES.iter().find(|(k, _, _)| doc.is(*k)) else {
+pub(crate) fn check_set(set: &Index, out: &mut Vec<ContractError>) {
+    for entry in &set.entries {
+        let Some(&(_, pointer, target)) = REFERENCES.iter().find(|(k, _, _)| entry.is(*k)) else {
             continue;
         };
-        // A value that is not an id of the right kind is a schema error already.
-        let Some(id) = doc.str(pointer).filter(|id| {
+        // A malformed id is the schema layer's finding, not a dangling one.
+        let Some(id) = entry.reference.as_deref().filter(|id| {
             id.strip_prefix(target.id_prefix())
                 .is_some_and(|r| r.starts_with('-'))
         }) else {
             continue;
         };
         if set.resolve(id, target).is_none() {
-            out.push(doc.error(
+            out.push(entry.error(
                 pointer,
                 codes::DANGLING_REFERENCE,
                 format!("no {target} {id} in the set"),

@@ -4,24 +4,24 @@
 
 use std::collections::HashMap;
 
-use super::Set;
+use super::Index;
 use crate::error::{ContractError, codes};
 use crate::kinds::Version;
 
-pub(crate) fn check_set(set: &Set<'_>, out: &mut Vec<ContractError>) {
+pub(crate) fn check_set(set: &Index, out: &mut Vec<ContractError>) {
     let mut first: HashMap<(&str, Version), usize> = HashMap::new();
-    for doc in &set.docs {
-        let (Some(id), Some(version), Some(_)) = (doc.id(), doc.version(), doc.kind) else {
+    for entry in &set.entries {
+        let (Some(id), Some(version)) = (entry.id.as_deref(), entry.version) else {
             continue;
         };
         match first.get(&(id, version)) {
-            Some(&earlier) => out.push(doc.error(
+            Some(&earlier) => out.push(entry.error(
                 "/version",
                 codes::DUPLICATE_CONTRACT,
                 format!("{id} version {version} also appears as document {earlier}"),
             )),
             None => {
-                first.insert((id, version), doc.index);
+                first.insert((id, version), entry.index);
             }
         }
     }

@@ -7,7 +7,8 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::{Doc, Set, bracket};
+use super::index::Facts;
+use super::{Doc, Index, bracket};
 use crate::error::{ContractError, codes};
 use crate::kinds::{Capability, Kind};
 use crate::policy::{derive_generation_policy, roles_for};
@@ -15,16 +16,26 @@ use crate::policy::{derive_generation_policy, roles_for};
 const AUTO: &str = "/generationPolicy/auto_activate";
 const ROLES: &str = "/generationPolicy/requiredActivationApprovals";
 
-/// Checks `doc`'s policy against `capabilities`; `source` names where they come from.
+/// A document's generation policy, as read: `auto_activate` when a boolean, the strings of
+/// `requiredActivationApprovals` when an array.
+struct Policy<'p> {
+    auto_activate: Option<bool>,
+    listed: Option<BTreeSet<&'p str>>,
+}
+
+/// Checks the policy of document `index` against `capabilities`; `source` names where
+/// they come from.
 fn check_policy(
-    doc: &Doc<'_>,
+    index: usize,
+    policy: &Policy<'_>,
     capabilities: &[Capability],
     source: &str,
     out: &mut Vec<ContractError>,
 ) {
     let derived = derive_generation_policy(capabilities);
-    if !derived.auto_activate && doc.get::<bool>(AUTO) == Some(true) {
-        out.push(doc.error(
+    if !derived.auto_activate && policy.auto_activate == Some(true) {
+        out.push(ContractError::new(
+            index,
             AUTO,
             codes::GENERATION_POLICY_TOO_PERMISSIVE,
             format!(
@@ -33,10 +44,9 @@ fn check_policy(
             ),
         ));
     }
-    let Some(listed) = doc.array(ROLES) else {
+    let Some(listed) = &policy.listed else {
         return;
     };
-    let listed: BTreeSet<&str> = listed.iter().filter_map(Value::as_str).collect();
     for role in &derived.required_activation_approvals {
         if listed.contains(role.as_str()) {
             continue;
@@ -54,7 +64,8 @@ fn check_policy(
         } else {
             format!("{source} has {}", bracket(&causes))
         };
-        out.push(doc.error(
+        out.push(ContractError::new(
+            index,
             ROLES,
             codes::GENERATION_POLICY_TOO_PERMISSIVE,
             format!("requiredActivationApprovals lacks {role}: {because}"),
@@ -62,23 +73,51 @@ fn check_policy(
     }
 }
 
+/// A TaskSeed against its own snapshot.
 pub(crate) fn check(doc: &Doc<'_>, out: &mut Vec<ContractError>) {
     if !doc.is(Kind::TaskSeed) {
         return;
     }
     if let Some(capabilities) = doc.get::<Vec<Capability>>("/requestedCapabilitiesSnapshot") {
-        check_policy(doc, &capabilities, "requestedCapabilitiesSnapshot", out);
+        let policy = Policy {
+            auto_activate: doc.get(AUTO),
+            listed: doc
+                .array(ROLES)
+                .map(|roles| roles.iter().filter_map(Value::as_str).collect()),
+        };
+        check_policy(
+            doc.index,
+            &policy,
+            &capabilities,
+            "requestedCapabilitiesSnapshot",
+            out,
+        );
     }
 }
 
-pub(crate) fn check_set(set: &Set<'_>, out: &mut Vec<ContractError>) {
+/// An Acceptance against the snapshot of its TaskSeed in the set.
+pub(crate) fn check_set(set: &Index, out: &mut Vec<ContractError>) {
     for acceptance in set.all_of(Kind::Acceptance) {
-        let Some(seed) = set.referenced(acceptance, "/taskSeedId", Kind::TaskSeed) else {
+        let Facts::Acceptance {
+            auto_activate,
+            activation_roles,
+            ..
+        } = &acceptance.facts
+        else {
             continue;
         };
-        if let Some(capabilities) = seed.get::<Vec<Capability>>("/requestedCapabilitiesSnapshot") {
-            let source = format!("{}'s capability snapshot", seed.id().unwrap_or("?"));
-            check_policy(acceptance, &capabilities, &source, out);
+        let Some(seed) = set.referenced(acceptance, Kind::TaskSeed) else {
+            continue;
+        };
+        if let Some(capabilities) = seed.capability_snapshot() {
+            let policy = Policy {
+                auto_activate: *auto_activate,
+                listed: activation_roles
+                    .as_ref()
+                    .map(|roles| roles.iter().map(|r| &**r).collect()),
+            };
+            let source = format!("{}'s capability snapshot", seed.name());
+            check_policy(acceptance.index, &policy, capabilities, &source, out);
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The semantic rules: what the schemas cannot say. One module per rule code.
 //!
 //! Document rules look at one document; set rules look across the documents validated
-//! together (references, capability chains, approvals snapshots). Every rule reads only
+//! together (references, capability chains, approvals snapshots), through the compact
+//! [`Index`] of the set rather than the documents themselves. Every rule reads only
 //! the fields it needs and stays silent when one of them is missing or malformed: the
 //! schema layer already reports that, so a broken document still gets every other finding.
 
@@ -17,18 +18,18 @@ pub(crate) mod evidence_not_published;
 pub(crate) mod final_decision_required;
 pub(crate) mod gate_for_unpassed_acceptance;
 pub(crate) mod generation_policy_too_permissive;
+pub(crate) mod index;
 pub(crate) mod published_gate_not_final;
 pub(crate) mod required_approval_missing;
 pub(crate) mod risk_below_capability_floor;
 pub(crate) mod start_after_end;
 
-use std::collections::HashMap;
-
 use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::ContractError;
-use crate::kinds::{Capability, Kind, Version};
+use crate::kinds::{Kind, Version};
+pub(crate) use index::{Entry, Index};
 
 /// One document under validation, read leniently.
 pub(crate) struct Doc<'a> {
@@ -122,94 +123,10 @@ impl<'a> Doc<'a> {
     }
 }
 
-/// The documents validated together, with their ids resolved.
-pub(crate) struct Set<'a> {
-    pub docs: Vec<Doc<'a>>,
-    /// (kind, id) -> index of the document with the highest version carrying it.
-    current: HashMap<(Kind, &'a str), usize>,
-    /// TaskSeed id -> current PublishGates whose Acceptance belongs to it.
-    gates_by_task_seed: HashMap<&'a str, Vec<usize>>,
-}
-
-impl<'a> Set<'a> {
-    /// Indexes documents read with [`Doc::new`], in slice order.
-    pub fn new(docs: Vec<Doc<'a>>) -> Self {
-        let mut current: HashMap<(Kind, &'a str), usize> = HashMap::new();
-        for doc in &docs {
-            let (Some(id), Some(kind)) = (doc.id(), doc.kind) else {
-                continue;
-            };
-            let newer = match current.get(&(kind, id)) {
-                Some(&held) => doc.version() > docs[held].version(),
-                None => true,
-            };
-            if newer {
-                current.insert((kind, id), doc.index);
-            }
-        }
-        let mut set = Self {
-            docs,
-            current,
-            gates_by_task_seed: HashMap::new(),
-        };
-        let mut gates: HashMap<&'a str, Vec<usize>> = HashMap::new();
-        for gate in set.current_of(Kind::PublishGate) {
-            if let Some(seed) = set
-                .referenced(gate, "/entityId", Kind::Acceptance)
-                .and_then(|acceptance| acceptance.str("/taskSeedId"))
-            {
-                gates.entry(seed).or_default().push(gate.index);
-            }
-        }
-        set.gates_by_task_seed = gates;
-        set
-    }
-
-    /// The current (highest-version) document of `kind` with this id.
-    pub fn resolve(&self, id: &str, kind: Kind) -> Option<&Doc<'a>> {
-        self.current.get(&(kind, id)).map(|&i| &self.docs[i])
-    }
-
-    /// The current document of `kind` that `doc` references at `pointer`.
-    pub fn referenced(&self, doc: &Doc<'a>, pointer: &str, kind: Kind) -> Option<&Doc<'a>> {
-        self.resolve(doc.str(pointer)?, kind)
-    }
-
-    /// The documents of `kind` that are the current version of their id.
-    pub fn current_of(&self, kind: Kind) -> impl Iterator<Item = &Doc<'a>> {
-        self.docs.iter().filter(move |doc| {
-            doc.is(kind)
-                && doc.id().and_then(|id| self.current.get(&(kind, id))) == Some(&doc.index)
-        })
-    }
-
-    /// Every document of `kind`.
-    pub fn all_of(&self, kind: Kind) -> impl Iterator<Item = &Doc<'a>> {
-        self.docs.iter().filter(move |doc| doc.is(kind))
-    }
-
-    /// The current PublishGates of a TaskSeed (through their Acceptance).
-    pub fn gates_of_task_seed(&self, task_seed: &str) -> impl Iterator<Item = &Doc<'a>> {
-        self.gates_by_task_seed
-            .get(task_seed)
-            .into_iter()
-            .flatten()
-            .map(|&i| &self.docs[i])
-    }
-
-    /// The capability snapshot of the TaskSeed behind a gate (gate -> Acceptance -> TaskSeed).
-    pub fn gate_capabilities(&self, gate: &Doc<'a>) -> Option<(&Doc<'a>, Vec<Capability>)> {
-        let acceptance = self.referenced(gate, "/entityId", Kind::Acceptance)?;
-        let seed = self.referenced(acceptance, "/taskSeedId", Kind::TaskSeed)?;
-        let capabilities = seed.get("/requestedCapabilitiesSnapshot")?;
-        Some((seed, capabilities))
-    }
-}
-
 /// A rule over one document.
 pub(crate) type DocumentRule = fn(&Doc<'_>, &mut Vec<ContractError>);
 /// A rule across the documents of a set.
-pub(crate) type SetRule = fn(&Set<'_>, &mut Vec<ContractError>);
+pub(crate) type SetRule = fn(&Index, &mut Vec<ContractError>);
 
 /// Every document rule, in report order.
 pub(crate) const DOCUMENT_RULES: &[DocumentRule] = &[

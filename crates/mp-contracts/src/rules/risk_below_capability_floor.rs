@@ -2,21 +2,25 @@
 //! capabilities of its TaskSeed imply (gate -> Acceptance -> TaskSeed snapshot): `high` for
 //! install_deps, network_access, read_secrets or publish_release; `medium` for write_repo.
 
-use super::{Set, bracket};
+use super::index::Facts;
+use super::{Index, bracket};
 use crate::error::{ContractError, codes};
-use crate::kinds::{Capability, Kind, RiskLevel};
+use crate::kinds::{Capability, Kind};
 use crate::policy::{capability_floor, risk_floor};
 
-pub(crate) fn check_set(set: &Set<'_>, out: &mut Vec<ContractError>) {
+pub(crate) fn check_set(set: &Index, out: &mut Vec<ContractError>) {
     for gate in set.all_of(Kind::PublishGate) {
-        let Some(risk) = gate.get::<RiskLevel>("/riskLevel") else {
+        let Facts::PublishGate {
+            risk: Some(risk), ..
+        } = &gate.facts
+        else {
             continue;
         };
         let Some((seed, capabilities)) = set.gate_capabilities(gate) else {
             continue;
         };
-        let floor = risk_floor(&capabilities);
-        if risk < floor {
+        let floor = risk_floor(capabilities);
+        if *risk < floor {
             let causes: Vec<Capability> = capabilities
                 .iter()
                 .copied()
@@ -28,7 +32,7 @@ pub(crate) fn check_set(set: &Set<'_>, out: &mut Vec<ContractError>) {
                 format!(
                     "riskLevel {risk} is below {floor}, the floor for {} of {}",
                     bracket(&causes),
-                    seed.id().unwrap_or("?")
+                    seed.name()
                 ),
             ));
         }

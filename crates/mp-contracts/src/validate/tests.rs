@@ -50,6 +50,43 @@ fn a_schema_invalid_document_still_gets_its_semantic_findings() {
 }
 
 #[test]
+fn a_set_checked_on_other_threads_and_pushed_in_order_gives_the_same_errors() {
+    // Two versions of one TaskSeed (references resolve to the higher), a gate for an
+    // Acceptance that is not passed, a duplicate, an Evidence whose snapshot lacks a gate
+    // decision: every set rule has something to say.
+    let mut docs = high_chain();
+    docs.push(with(docs[1].clone(), "/version", json!(2)));
+    docs.push(docs[0].clone());
+    docs[2] = with(docs[2].clone(), "/status", json!("failed"));
+    docs[4] = with(docs[4].clone(), "/approvalsSnapshot", json!([]));
+    let expected = lines(&validate_set(&docs));
+    assert!(expected.len() >= 3, "{expected:?}");
+
+    // Checked on threads, then the documents dropped before anything is pushed.
+    let checked: Vec<CheckedDocument> = std::thread::scope(|scope| {
+        let handles: Vec<_> = docs
+            .iter()
+            .map(|doc| scope.spawn(move || check_document(doc)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("no panic"))
+            .collect()
+    });
+    drop(docs);
+    let mut set = SetValidator::new();
+    let mut errors = Vec::new();
+    for one in checked {
+        assert!(one.errors().iter().all(|e| e.document == 0));
+        errors.extend(set.push(one));
+    }
+    assert_eq!(set.len(), 7);
+    errors.extend(set.finish());
+    errors.sort_by(|a, b| (a.document, &a.pointer).cmp(&(b.document, &b.pointer)));
+    assert_eq!(lines(&errors), expected);
+}
+
+#[test]
 fn parse_document_returns_the_contract_or_every_error() {
     let contract = parse_document(&gate()).expect("valid");
     assert_eq!(contract.id().as_str(), "PG-101");
