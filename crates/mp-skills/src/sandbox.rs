@@ -55,6 +55,31 @@ pub const DEFAULT_MAX_LOG_BYTES: usize = 8 * 1024;
 pub const FUEL_SLICE: u64 = 10 * FUEL_PER_MS;
 /// Least fuel of a slice: the clock is not looked at more than about once a millisecond.
 pub const MIN_FUEL_SLICE: u64 = FUEL_PER_MS;
+/// Fuel a call or tail call costs: entering a frame takes about twice the time of a plain
+/// instruction in wasmi (an indirect call, which also checks the table entry's type,
+/// three times), measured with `cargo run --release -p mp-skills --example budget`.
+pub const CALL_FUEL: u8 = 2;
+/// Fuel an indirect call or indirect tail call costs.
+pub const CALL_INDIRECT_FUEL: u8 = 3;
+/// Fuel a `memory.grow` costs before the bytes it adds (charged by wasmi per byte): a
+/// refused grow still asks the memory's limiter, about four plain instructions.
+pub const MEMORY_GROW_FUEL: u8 = 4;
+
+/// wasmi's fuel per operator (one per simple instruction, nothing for blocks and `end`),
+/// with calls, returns and `memory.grow` priced by their time ([`CALL_FUEL`],
+/// [`CALL_INDIRECT_FUEL`], [`MEMORY_GROW_FUEL`]), so a loop of them cannot run longer
+/// per fuel than a plain loop.
+fn operator_costs() -> wasmi::OperatorCost {
+    let mut costs = wasmi::OperatorCost::default();
+    costs.call = CALL_FUEL;
+    costs.return_call = CALL_FUEL;
+    costs.call_indirect = CALL_INDIRECT_FUEL;
+    costs.return_call_indirect = CALL_INDIRECT_FUEL;
+    costs.return_ = 1;
+    costs.memory_grow = MEMORY_GROW_FUEL;
+    costs
+}
+
 /// Fuel a host call costs before its work: the guest leaves the interpreter and comes back
 /// (about 40 ns a call, measured with `cargo run --release -p mp-skills --example budget`).
 pub const HOST_CALL_FUEL: u64 = 50;
@@ -146,7 +171,7 @@ impl SkillModule {
     /// valid WebAssembly, missing or mistyped exports).
     pub fn from_wasm(name: &str, bytes: &[u8]) -> Result<Self, SkillFailure> {
         let mut config = Config::default();
-        config.consume_fuel(true);
+        config.consume_fuel(true).operator_cost(operator_costs());
         let engine = Engine::new(&config);
         let module = Module::new(&engine, bytes).map_err(|e| load_failed(name, e.to_string()))?;
         for import in module.imports() {

@@ -265,6 +265,60 @@ fn host_calls_cost_fuel_for_their_work() {
     assert_eq!(failure.code(), "skill_timeout");
 }
 
+/// A skill that runs `body` 1,000 times, then answers `{}`.
+fn looping(fields: &str, body: &str) -> SkillModule {
+    let wat = format!(
+        r#"(module {fields}
+  (memory (export "memory") 1 64)
+  (func (export "alloc") (param i32) (result i32) (i32.const 1024))
+  (func (export "call") (param i32 i32) (result i64)
+    (local $n i32)
+    (local.set $n (i32.const 1000))
+    (loop $l
+      {body}
+      (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+      (br_if $l (local.get $n)))
+    (i32.store8 (i32.const 0) (i32.const 123))
+    (i32.store8 (i32.const 1) (i32.const 125))
+    (i64.const 2)))"#
+    );
+    SkillModule::from_wat("looping", &wat).expect("loads")
+}
+
+fn fuel_of(module: &SkillModule) -> u64 {
+    module
+        .call(b"{}", &Limits::default())
+        .expect("answers")
+        .fuel_used
+}
+
+#[test]
+fn calls_and_memory_grow_cost_what_they_take() {
+    let empty = fuel_of(&looping("", "(nop)"));
+    let call = fuel_of(&looping("(func $f)", "(call $f)"));
+    let indirect = fuel_of(&looping(
+        "(type $t (func)) (table 1 funcref) (elem (i32.const 0) $f) (func $f)",
+        "(call_indirect (type $t) (i32.const 0))",
+    ));
+    let grow = fuel_of(&looping("", "(drop (memory.grow (i32.const 0)))"));
+    // 1,000 iterations, each paying the instruction's price, one fuel for its constant
+    // operand or, for a call, for entering the callee's body; a few fuel of set-up differ.
+    let per_iteration = |used: u64| (used.saturating_sub(empty) + 500) / 1000;
+    assert_eq!(
+        (
+            per_iteration(call),
+            per_iteration(indirect),
+            per_iteration(grow)
+        ),
+        (
+            u64::from(CALL_FUEL) + 1,
+            u64::from(CALL_INDIRECT_FUEL) + 2,
+            u64::from(MEMORY_GROW_FUEL) + 1
+        ),
+        "empty loop {empty}, call {call}, call_indirect {indirect}, memory.grow {grow}"
+    );
+}
+
 #[test]
 fn large_input_is_written_after_alloc_grows_memory() {
     let module =
