@@ -70,14 +70,15 @@ pub const MEMORY_GROW_FUEL: u8 = 4;
 /// [`CALL_INDIRECT_FUEL`], [`MEMORY_GROW_FUEL`]), so a loop of them cannot run longer
 /// per fuel than a plain loop.
 fn operator_costs() -> wasmi::OperatorCost {
-    let mut costs = wasmi::OperatorCost::default();
-    costs.call = CALL_FUEL;
-    costs.return_call = CALL_FUEL;
-    costs.call_indirect = CALL_INDIRECT_FUEL;
-    costs.return_call_indirect = CALL_INDIRECT_FUEL;
-    costs.return_ = 1;
-    costs.memory_grow = MEMORY_GROW_FUEL;
-    costs
+    wasmi::OperatorCost {
+        call: CALL_FUEL,
+        return_call: CALL_FUEL,
+        call_indirect: CALL_INDIRECT_FUEL,
+        return_call_indirect: CALL_INDIRECT_FUEL,
+        return_: 1,
+        memory_grow: MEMORY_GROW_FUEL,
+        ..wasmi::OperatorCost::default()
+    }
 }
 
 /// Fuel a host call costs before its work: the guest leaves the interpreter and comes back
