@@ -25,7 +25,13 @@ pub mod codes {
     pub const NAME_MISMATCH: &str = "source_skill_name_mismatch";
     /// A `kind` other than `validators`, `classifier` or `branch_hooks`.
     pub const KIND_INVALID: &str = "source_skill_kind_invalid";
+    /// A `description` that is empty or longer than 1,024 characters, or a `compatibility`
+    /// that is empty or longer than 500 (the Agent Skills limits).
+    pub const TEXT_LENGTH: &str = "source_skill_text_length";
 }
+
+/// Agent Skills' limits, in characters: `description` 1–1024, `compatibility` 1–500.
+const TEXT_LIMITS: [(&str, usize); 2] = [("description", 1024), ("compatibility", 500)];
 
 /// What a fetched skill's frontmatter declares.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,9 +55,9 @@ pub struct SkillFrontmatter {
 struct RawFront {
     name: Spanned<String>,
     kind: Spanned<String>,
-    description: Option<String>,
+    description: Option<Spanned<String>>,
     license: Option<String>,
-    compatibility: Option<String>,
+    compatibility: Option<Spanned<String>>,
     metadata: Option<BTreeMap<String, String>>,
     #[serde(rename = "allowed-tools")]
     allowed_tools: Option<serde_json::Value>,
@@ -59,7 +65,9 @@ struct RawFront {
 
 /// Parses the frontmatter of `<dir_name>/SKILL.md`: `name` and `kind` are required;
 /// `description`, `license`, `compatibility`, `metadata` (text to text) and
-/// `allowed-tools` are allowed; nothing else. Every problem names the file and the line.
+/// `allowed-tools` are allowed; nothing else. `description` (1–1024 characters) and
+/// `compatibility` (1–500) keep the Agent Skills limits. Every problem names the file and
+/// the line.
 ///
 /// # Errors
 /// Every problem found: missing or unclosed frontmatter, a YAML problem (duplicate key,
@@ -129,6 +137,23 @@ pub fn parse_skill_md(
             .with_field("kind"),
         );
     }
+    for ((field, limit), value) in TEXT_LIMITS
+        .into_iter()
+        .zip([&raw.description, &raw.compatibility])
+    {
+        let Some(value) = value else { continue };
+        let length = value.value.chars().count();
+        let why = if value.value.trim().is_empty() {
+            format!("`{field}` is empty")
+        } else if length > limit {
+            format!("`{field}` has {length} characters; at most {limit} are allowed")
+        } else {
+            continue;
+        };
+        problems.push(
+            FileProblem::new(file, Some(at(value)), codes::TEXT_LENGTH, why).with_field(field),
+        );
+    }
     if let Some(tools) = &raw.allowed_tools {
         let listed = match tools {
             serde_json::Value::String(_) => true,
@@ -151,9 +176,9 @@ pub fn parse_skill_md(
         Some(kind) if problems.is_empty() => Ok(SkillFrontmatter {
             name: raw.name.value,
             kind,
-            description: raw.description,
+            description: raw.description.map(|d| d.value),
             license: raw.license,
-            compatibility: raw.compatibility,
+            compatibility: raw.compatibility.map(|c| c.value),
             metadata: raw.metadata.unwrap_or_default(),
         }),
         _ => Err(problems),

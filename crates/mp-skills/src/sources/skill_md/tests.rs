@@ -106,3 +106,31 @@ fn names_follow_the_agent_skills_rules_and_match_the_directory() {
         &["source_skill_name_mismatch@2 name"],
     );
 }
+
+#[test]
+fn description_and_compatibility_keep_the_agent_skills_limits() {
+    let front = |description: &str, compatibility: &str| {
+        format!(
+            "---\nname: acme-scan\nkind: validators\ndescription: \"{description}\"\ncompatibility: \"{compatibility}\"\n---\n"
+        )
+    };
+    // At the limits (counted in characters, not bytes), both are accepted.
+    check(
+        "acme-scan",
+        &front(&"é".repeat(1024), &"x".repeat(500)),
+        &["ok validators"],
+    );
+    check(
+        "acme-scan",
+        &front(&"d".repeat(1025), &"x".repeat(501)),
+        &[
+            "source_skill_text_length@4 description",
+            "source_skill_text_length@5 compatibility",
+        ],
+    );
+    check(
+        "acme-scan",
+        &front("  ", "ok"),
+        &["source_skill_text_length@4 description"],
+    );
+}
