@@ -62,8 +62,9 @@ fn parse(args: &[&str]) -> anyhow::Result<Options> {
         match *flag {
             "--docs" => options.docs = value()?.parse().context("--docs must be a number")?,
             "--runs" => options.runs = value()?.parse().context("--runs must be a number")?,
-            "--out" => options.out = Some(PathBuf::from(value()?)),
-            "--mp" => options.mp = Some(PathBuf::from(value()?)),
+            // Absolute, since the commands run in the workspace root.
+            "--out" => options.out = Some(std::path::absolute(value()?)?),
+            "--mp" => options.mp = Some(std::path::absolute(value()?)?),
             _ => bail!("unknown argument {flag:?}\n{HELP}"),
         }
     }
