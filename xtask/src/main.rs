@@ -5,6 +5,8 @@
 //! (write a synthetic world file for benchmarks), `bench api` (REST calls per tick),
 //! `bench drain` (many agents' ready pull requests draining into `main`), `bench serve`
 //! (`mp serve`'s label-to-merge latency and idle cost against the loopback GitHub),
+//! `bench contracts` (`mp contract validate` against ajv on a large generated contract set,
+//! whole processes: wall time and peak memory),
 //! `openapi` (fetch GitHub's pinned REST description for the conformance test),
 //! `graphql` (fetch GitHub's pinned GraphQL schema for the query validation test),
 //! `pyclient` (install the pinned PyGithub for the third-party client test),
@@ -16,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod bench_api;
+mod bench_contracts;
 mod bench_drain;
 mod bench_serve;
 mod gen_world;
@@ -63,7 +66,14 @@ commands:
                     mp serve in-process against the loopback GitHub (D ms added to
                     every request): owner's label to merge, one at a time and in a
                     burst (p50/p90/p99/max), and the API cost of idle resyncs
-                    (default 100 repositories, 20 ms, 4 workers)";
+                    (default 100 repositories, 20 ms, 4 workers)
+  bench contracts [--docs N] [--runs K] [--out DIR] [--mp PATH]
+                    mp contract validate against ajv (pinned, installed into
+                    target/bench-ajv/) on N generated contracts, as a directory
+                    tree and as JSON Lines: median and min wall time and peak
+                    memory of each whole process over K runs (default 100000
+                    documents in target/bench-contracts/, 3 runs, mp built with
+                    cargo build --release)";
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -88,6 +98,7 @@ fn main() -> ExitCode {
         ["bench", "api", rest @ ..] => bench_api::run(rest),
         ["bench", "drain", rest @ ..] => bench_drain::run(rest),
         ["bench", "serve", rest @ ..] => bench_serve::run(rest),
+        ["bench", "contracts", rest @ ..] => bench_contracts::run(&root, rest),
         _ => {
             #[allow(clippy::print_stderr)]
             {
