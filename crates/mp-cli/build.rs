@@ -18,14 +18,25 @@ fn main() {
         .ok()
         .filter(|c| !c.trim().is_empty())
         .or_else(|| git(&["rev-parse", "--short=12", "HEAD"]));
-    // Build again when HEAD moves: HEAD itself, the branch it names, and packed refs.
+    // Build again when HEAD moves: HEAD itself, the branch it names, and packed refs. Cargo
+    // takes a missing file as changed on every build, so a missing one is not watched; for
+    // a branch that is only packed, its directory is, where the first commit writes it.
     for path in ["HEAD", "packed-refs"]
         .into_iter()
         .map(str::to_owned)
         .chain(git(&["symbolic-ref", "-q", "HEAD"]))
     {
-        if let Some(file) = git(&["rev-parse", "--path-format=absolute", "--git-path", &path]) {
-            println!("cargo:rerun-if-changed={file}");
+        let Some(file) = git(&["rev-parse", "--path-format=absolute", "--git-path", &path]) else {
+            continue;
+        };
+        let file = std::path::Path::new(&file);
+        let watched = if file.exists() || !path.starts_with("refs/") {
+            Some(file)
+        } else {
+            file.parent()
+        };
+        if let Some(watched) = watched.filter(|w| w.exists()) {
+            println!("cargo:rerun-if-changed={}", watched.display());
         }
     }
     let commit = commit.unwrap_or_else(|| "unknown".to_owned());

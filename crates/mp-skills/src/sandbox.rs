@@ -55,26 +55,30 @@ pub const DEFAULT_MAX_LOG_BYTES: usize = 8 * 1024;
 pub const FUEL_SLICE: u64 = 10 * FUEL_PER_MS;
 /// Least fuel of a slice: the clock is not looked at more than about once a millisecond.
 pub const MIN_FUEL_SLICE: u64 = FUEL_PER_MS;
-/// Fuel a call or tail call costs: entering a frame takes about twice the time of a plain
-/// instruction in wasmi (an indirect call, which also checks the table entry's type,
-/// three times), measured with `cargo run --release -p mp-skills --example budget`.
+/// Fuel a call costs (entering the callee's body costs one more): a call and its return
+/// take about three times a plain instruction in wasmi. Measured with `cargo run
+/// --release -p mp-skills --example budget`, as the two below.
 pub const CALL_FUEL: u8 = 2;
-/// Fuel an indirect call or indirect tail call costs.
+/// Fuel a tail call (`return_call`) costs: replacing the caller's frame takes wasmi longer
+/// than pushing a new one.
+pub const TAIL_CALL_FUEL: u8 = 3;
+/// Fuel an indirect call costs: a call that also checks the table entry's type. An
+/// indirect tail call costs one more.
 pub const CALL_INDIRECT_FUEL: u8 = 3;
 /// Fuel a `memory.grow` costs before the bytes it adds (charged by wasmi per byte): a
-/// refused grow still asks the memory's limiter, about four plain instructions.
-pub const MEMORY_GROW_FUEL: u8 = 4;
+/// refused grow still asks the memory's limiter, about five plain instructions.
+pub const MEMORY_GROW_FUEL: u8 = 5;
 
 /// wasmi's fuel per operator (one per simple instruction, nothing for blocks and `end`),
 /// with calls, returns and `memory.grow` priced by their time ([`CALL_FUEL`],
-/// [`CALL_INDIRECT_FUEL`], [`MEMORY_GROW_FUEL`]), so a loop of them cannot run longer
-/// per fuel than a plain loop.
+/// [`TAIL_CALL_FUEL`], [`CALL_INDIRECT_FUEL`], [`MEMORY_GROW_FUEL`]), so a loop of them
+/// runs no longer per fuel than a plain loop.
 fn operator_costs() -> wasmi::OperatorCost {
     wasmi::OperatorCost {
         call: CALL_FUEL,
-        return_call: CALL_FUEL,
+        return_call: TAIL_CALL_FUEL,
         call_indirect: CALL_INDIRECT_FUEL,
-        return_call_indirect: CALL_INDIRECT_FUEL,
+        return_call_indirect: CALL_INDIRECT_FUEL + 1,
         return_: 1,
         memory_grow: MEMORY_GROW_FUEL,
         ..wasmi::OperatorCost::default()

@@ -301,6 +301,10 @@ fn calls_and_memory_grow_cost_what_they_take() {
         "(call_indirect (type $t) (i32.const 0))",
     ));
     let grow = fuel_of(&looping("", "(drop (memory.grow (i32.const 0)))"));
+    let tail = fuel_of(&looping(
+        "(func $f (result i32) (return_call $g)) (func $g (result i32) (i32.const 0))",
+        "(drop (call $f))",
+    ));
     // 1,000 iterations, each paying the instruction's price, one fuel for its constant
     // operand or, for a call, for entering the callee's body; a few fuel of set-up differ.
     let per_iteration = |used: u64| (used.saturating_sub(empty) + 500) / 1000;
