@@ -6,6 +6,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod audit;
 mod audit_tick;
 mod cli;

@@ -252,13 +252,13 @@ fn publish_gate(kind: Kind, after: &Doc<'_>, context: &[Value]) -> Option<Contra
     let entries: Vec<&Entry> = match kind {
         Kind::Acceptance => set
             .current_of(Kind::PublishGate)
-            .filter(|gate| gate.reference.as_deref() == Some(id))
+            .filter(|gate| set.reference(gate) == Some(id))
             .collect(),
         Kind::TaskSeed => set.gates_of_task_seed(id).collect(),
         Kind::IntentContract => set
             .current_of(Kind::TaskSeed)
-            .filter(|seed| seed.reference.as_deref() == Some(id))
-            .filter_map(|seed| seed.id.as_deref())
+            .filter(|seed| set.reference(seed) == Some(id))
+            .filter_map(|seed| set.id(seed))
             .flat_map(|seed| set.gates_of_task_seed(seed))
             .collect(),
         Kind::PublishGate | Kind::Evidence => return None,

@@ -220,6 +220,48 @@ fn json_lines_name_each_document_by_line() {
 }
 
 #[test]
+fn a_large_json_lines_input_keeps_its_line_numbers_across_batches() {
+    // About 1.4 MB: many batches and more than one read of the file.
+    let intent = chain_lines()[0].clone();
+    let mut lines = vec![intent.clone(); 3000];
+    lines[999] = String::new();
+    lines[2776] = intent.replace("\"IC-101\"", "\"IC-x\"");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("many.jsonl");
+    std::fs::write(&file, lines.join("\n")).expect("write");
+    let output = mp()
+        .args(["contract", "validate", "--format", "json"])
+        .arg(&file)
+        .output()
+        .expect("run mp");
+    let errors: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    let found: Vec<(&str, &str)> = errors
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|e| {
+            (
+                e["document"].as_str().unwrap_or_default(),
+                e["pointer"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        (output.status.code(), found),
+        (
+            Some(1),
+            vec![(format!("{}:2777", file.display()).as_str(), "/id")]
+        ),
+    );
+    mp().args(["contract", "validate"])
+        .arg(&file)
+        .assert()
+        .stdout(predicate::str::ends_with(
+            "2999 documents: invalid (1 errors)\n",
+        ));
+}
+
+#[test]
 fn standard_input_and_files_form_one_set() {
     let lines = chain_lines();
     // The intent arrives on standard input, the rest as files: one closed set.

@@ -37,12 +37,12 @@ pub(crate) fn check_set(set: &Index, out: &mut Vec<ContractError>) {
         else {
             continue;
         };
-        let Some(seed) = evidence.reference.as_deref() else {
+        let Some(seed) = set.reference(evidence) else {
             continue;
         };
-        let gates: Vec<&Entry> = set.gates_of_task_seed(seed).collect();
+        let gates: Vec<&Entry> = set.gates_of_referenced_seed(evidence).collect();
         if gates.is_empty() {
-            if set.resolve(seed, Kind::TaskSeed).is_some() {
+            if set.referenced(evidence, Kind::TaskSeed).is_some() {
                 out.push(evidence.error(
                     SNAPSHOT,
                     codes::APPROVALS_SNAPSHOT_MISMATCH,
@@ -51,7 +51,7 @@ pub(crate) fn check_set(set: &Index, out: &mut Vec<ContractError>) {
             }
             continue;
         }
-        let gate_names: Vec<&str> = gates.iter().map(|g| g.name()).collect();
+        let gate_names: Vec<&str> = gates.iter().map(|g| set.name(g)).collect();
         let gate_names = gate_names.join(", ");
         for (i, entry) in snapshot.iter().enumerate() {
             let Some(entry) = entry else { continue };
@@ -81,7 +81,7 @@ pub(crate) fn check_set(set: &Index, out: &mut Vec<ContractError>) {
                         codes::APPROVALS_SNAPSHOT_MISMATCH,
                         format!(
                             "{} recorded {} before this execution ended; the snapshot lacks it",
-                            gate.name(),
+                            set.name(gate),
                             describe(decision)
                         ),
                     ));

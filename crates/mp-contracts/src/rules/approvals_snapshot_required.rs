@@ -40,20 +40,17 @@ pub(crate) fn check_set(set: &Index, out: &mut Vec<ContractError>) {
         else {
             continue;
         };
-        let Some(seed) = evidence.reference.as_deref() else {
-            continue;
-        };
         if !snapshot.missing() {
             continue;
         }
-        for gate in set.gates_of_task_seed(seed) {
+        for gate in set.gates_of_referenced_seed(evidence) {
             if let Some(first) = gate.human_decisions_until(end).next() {
                 out.push(evidence.error(
                     "/approvalsSnapshot",
                     codes::APPROVALS_SNAPSHOT_REQUIRED,
                     format!(
                         "{} records a human decision ({} {} by {} at {}) before this execution ended; approvalsSnapshot is required",
-                        gate.name(),
+                        set.name(gate),
                         first.role,
                         first.decision,
                         first.actor_id,

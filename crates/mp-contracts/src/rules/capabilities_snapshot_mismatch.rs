@@ -23,7 +23,7 @@ pub(crate) fn check_set(set: &Index, out: &mut Vec<ContractError>) {
         else {
             continue;
         };
-        let intent_id = intent.name();
+        let intent_id = set.name(intent);
         for capability in requested.iter().filter(|c| !snapshot.contains(c)) {
             out.push(seed.error(
                 SNAPSHOT,

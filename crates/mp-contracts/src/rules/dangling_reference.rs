@@ -20,13 +20,13 @@ pub(crate) fn check_set(set: &Index, out: &mut Vec<ContractError>) {
             continue;
         };
         // A malformed id is the schema layer's finding, not a dangling one.
-        let Some(id) = entry.reference.as_deref().filter(|id| {
+        let Some(id) = set.reference(entry).filter(|id| {
             id.strip_prefix(target.id_prefix())
                 .is_some_and(|r| r.starts_with('-'))
         }) else {
             continue;
         };
-        if set.resolve(id, target).is_none() {
+        if set.referenced(entry, target).is_none() {
             out.push(entry.error(
                 pointer,
                 codes::DANGLING_REFERENCE,

@@ -11,7 +11,7 @@ use crate::kinds::Version;
 pub(crate) fn check_set(set: &Index, out: &mut Vec<ContractError>) {
     let mut first: HashMap<(&str, Version), usize> = HashMap::new();
     for entry in &set.entries {
-        let (Some(id), Some(version)) = (entry.id.as_deref(), entry.version) else {
+        let (Some(id), Some(version)) = (set.id(entry), entry.version) else {
             continue;
         };
         match first.get(&(id, version)) {

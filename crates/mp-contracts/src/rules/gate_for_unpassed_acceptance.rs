@@ -20,7 +20,7 @@ pub(crate) fn check_set(set: &Index, out: &mut Vec<ContractError>) {
                 codes::GATE_FOR_UNPASSED_ACCEPTANCE,
                 format!(
                     "{} has status {status}; only a passed Acceptance gets a PublishGate",
-                    acceptance.name()
+                    set.name(acceptance)
                 ),
             )),
             _ => {}

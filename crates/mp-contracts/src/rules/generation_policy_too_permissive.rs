@@ -116,7 +116,7 @@ pub(crate) fn check_set(set: &Index, out: &mut Vec<ContractError>) {
                     .as_ref()
                     .map(|roles| roles.iter().map(|r| &**r).collect()),
             };
-            let source = format!("{}'s capability snapshot", seed.name());
+            let source = format!("{}'s capability snapshot", set.name(seed));
             check_policy(acceptance.index, &policy, capabilities, &source, out);
         }
     }

@@ -6,7 +6,9 @@
 //! rules across documents then run over the entries alone.
 
 use std::collections::HashMap;
+use std::hash::BuildHasher;
 
+use hashbrown::{DefaultHashBuilder, HashTable};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -25,13 +27,21 @@ pub(crate) struct Entry {
     pub index: usize,
     pub kind: Kind,
     /// `id`, when it is a string.
-    pub id: Option<Box<str>>,
+    id: Option<Ident>,
     /// `version`, when it is a valid one.
     pub version: Option<Version>,
     /// The id the document references, when it is a string: `intentId` of a TaskSeed,
     /// `taskSeedId` of an Acceptance or Evidence, `entityId` of a PublishGate.
-    pub reference: Option<Box<str>>,
+    reference: Option<Ident>,
     pub facts: Facts,
+}
+
+/// An id as an [`Entry`] holds it: its text until the entry joins an [`Index`], then the
+/// index's number for that text (every document naming the same id shares one copy).
+#[derive(Debug, Clone)]
+enum Ident {
+    Text(Box<str>),
+    Symbol(u32),
 }
 
 /// The fields of each kind that a set rule compares with another document.
@@ -85,8 +95,8 @@ impl SnapshotField {
     }
 }
 
-fn owned(text: Option<&str>) -> Option<Box<str>> {
-    text.map(Box::from)
+fn owned(text: Option<&str>) -> Option<Ident> {
+    text.map(|t| Ident::Text(Box::from(t)))
 }
 
 impl Entry {
@@ -163,11 +173,6 @@ impl Entry {
         })
     }
 
-    /// `id`, or `?` in messages.
-    pub fn name(&self) -> &str {
-        self.id.as_deref().unwrap_or("?")
-    }
-
     /// True for a document of `kind`.
     pub fn is(&self, kind: Kind) -> bool {
         self.kind == kind
@@ -210,18 +215,87 @@ impl Entry {
     }
 }
 
+/// Every id text of a set, stored once in one buffer and numbered in order of first sight.
+#[derive(Default)]
+struct Symbols {
+    /// The texts, one after another.
+    text: String,
+    /// Where each text ends in `text` (it starts where the one before ends).
+    ends: Vec<u32>,
+    /// The numbers, found by the hash of their text.
+    table: HashTable<u32>,
+    hasher: DefaultHashBuilder,
+}
+
+impl std::fmt::Debug for Symbols {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Symbols")
+            .field("count", &self.ends.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Symbols {
+    fn text(&self, symbol: u32) -> &str {
+        let symbol = symbol as usize;
+        let start = symbol
+            .checked_sub(1)
+            .map_or(0, |before| self.ends[before] as usize);
+        &self.text[start..self.ends[symbol] as usize]
+    }
+
+    fn find(&self, text: &str) -> Option<u32> {
+        let hash = self.hasher.hash_one(text);
+        self.table
+            .find(hash, |&symbol| self.text(symbol) == text)
+            .copied()
+    }
+
+    /// The number of `text`, given one when it is new; `None` once the buffer or the count
+    /// passes `u32::MAX` (a set that size is not validated in memory).
+    fn intern(&mut self, text: &str) -> Option<u32> {
+        if let Some(symbol) = self.find(text) {
+            return Some(symbol);
+        }
+        let symbol = u32::try_from(self.ends.len()).ok()?;
+        let end = u32::try_from(self.text.len() + text.len()).ok()?;
+        self.text.push_str(text);
+        self.ends.push(end);
+        let hash = self.hasher.hash_one(text);
+        let Self {
+            text: buffer,
+            ends,
+            table,
+            hasher,
+        } = self;
+        let text_of = |symbol: u32| {
+            let symbol = symbol as usize;
+            let start = symbol
+                .checked_sub(1)
+                .map_or(0, |before| ends[before] as usize);
+            &buffer[start..ends[symbol] as usize]
+        };
+        table.insert_unique(hash, symbol, |&held| hasher.hash_one(text_of(held)));
+        Some(symbol)
+    }
+}
+
+/// No document of that kind and id.
+const NONE: u32 = u32::MAX;
+
 /// The entries of a set, with ids resolved. Where an id appears with several versions of
 /// one kind, the current document is the one with the highest version (the first of equal
 /// ones).
 #[derive(Debug, Default)]
 pub(crate) struct Index {
     pub entries: Vec<Entry>,
-    /// id -> per kind, the position in `entries` of the current document (`u32`: a set
-    /// of more than four billion documents is not validated in memory anyway).
-    current: HashMap<Box<str>, [Option<u32>; 5]>,
-    /// TaskSeed id -> positions in `entries` of its current PublishGates (through their
-    /// Acceptance); built by [`Index::seal`].
-    gates_by_task_seed: HashMap<Box<str>, Vec<usize>>,
+    symbols: Symbols,
+    /// Per id symbol, per kind: the position in `entries` of the current document, or
+    /// [`NONE`].
+    current: Vec<[u32; 5]>,
+    /// Per TaskSeed id symbol, the positions in `entries` of its current PublishGates
+    /// (through their Acceptance); built by [`Index::seal`].
+    gates_by_task_seed: HashMap<u32, Vec<u32>>,
 }
 
 fn slot(kind: Kind) -> usize {
@@ -234,19 +308,40 @@ fn slot(kind: Kind) -> usize {
     }
 }
 
+fn symbol(ident: Option<&Ident>) -> Option<u32> {
+    match ident? {
+        Ident::Symbol(symbol) => Some(*symbol),
+        Ident::Text(_) => None,
+    }
+}
+
 impl Index {
+    fn intern(&mut self, ident: &mut Option<Ident>) {
+        if let Some(Ident::Text(text)) = ident {
+            *ident = self.symbols.intern(text).map(Ident::Symbol);
+        }
+    }
+
     /// Adds the next document's entry (entries arrive in set order).
-    pub fn push(&mut self, entry: Entry) {
-        let position = self.entries.len();
-        if let Some(id) = &entry.id {
-            let slots = match self.current.get_mut(&**id) {
-                Some(slots) => slots,
-                None => self.current.entry(id.clone()).or_default(),
-            };
-            let held = &mut slots[slot(entry.kind)];
-            let newer = held.is_none_or(|held| entry.version > self.entries[held as usize].version);
+    pub fn push(&mut self, mut entry: Entry) {
+        self.intern(&mut entry.id);
+        self.intern(&mut entry.reference);
+        // The entry may have been made on another thread, among that document's parse;
+        // a copy made here packs the set's lasting memory together, and the original's
+        // memory returns to where it came from.
+        entry.facts = entry.facts.clone();
+        let Ok(position) = u32::try_from(self.entries.len()) else {
+            return;
+        };
+        if let Some(id) = symbol(entry.id.as_ref()) {
+            let id = id as usize;
+            if id >= self.current.len() {
+                self.current.resize(id + 1, [NONE; 5]);
+            }
+            let held = &mut self.current[id][slot(entry.kind)];
+            let newer = *held == NONE || entry.version > self.entries[*held as usize].version;
             if newer {
-                *held = u32::try_from(position).ok();
+                *held = position;
             }
         }
         self.entries.push(entry);
@@ -254,16 +349,17 @@ impl Index {
 
     /// Builds the lookups that need every document; call once, after the last push.
     pub fn seal(&mut self) {
-        let mut gates: HashMap<Box<str>, Vec<usize>> = HashMap::new();
+        let mut gates: HashMap<u32, Vec<u32>> = HashMap::new();
         for (position, gate) in self.entries.iter().enumerate() {
-            if !self.is_current(position) || !gate.is(Kind::PublishGate) {
+            if !gate.is(Kind::PublishGate) || !self.is_current(position) {
                 continue;
             }
             if let Some(seed) = self
                 .referenced(gate, Kind::Acceptance)
-                .and_then(|acceptance| acceptance.reference.as_deref())
+                .and_then(|acceptance| symbol(acceptance.reference.as_ref()))
+                && let Ok(position) = u32::try_from(position)
             {
-                gates.entry(Box::from(seed)).or_default().push(position);
+                gates.entry(seed).or_default().push(position);
             }
         }
         self.gates_by_task_seed = gates;
@@ -271,22 +367,39 @@ impl Index {
 
     fn is_current(&self, position: usize) -> bool {
         let entry = &self.entries[position];
-        entry
-            .id
-            .as_deref()
-            .and_then(|id| self.current.get(id))
-            .is_some_and(|slots| slots[slot(entry.kind)].map(|p| p as usize) == Some(position))
+        symbol(entry.id.as_ref())
+            .and_then(|id| self.current.get(id as usize))
+            .is_some_and(|slots| slots[slot(entry.kind)] as usize == position)
+    }
+
+    fn current_by_symbol(&self, id: u32, kind: Kind) -> Option<&Entry> {
+        let position = *self.current.get(id as usize)?.get(slot(kind))?;
+        (position != NONE).then(|| &self.entries[position as usize])
+    }
+
+    /// The `id` of an entry, when it is a string.
+    pub fn id(&self, entry: &Entry) -> Option<&str> {
+        symbol(entry.id.as_ref()).map(|s| self.symbols.text(s))
+    }
+
+    /// The `id` of an entry, or `?` in messages.
+    pub fn name(&self, entry: &Entry) -> &str {
+        self.id(entry).unwrap_or("?")
+    }
+
+    /// The id an entry references, when it is a string.
+    pub fn reference(&self, entry: &Entry) -> Option<&str> {
+        symbol(entry.reference.as_ref()).map(|s| self.symbols.text(s))
     }
 
     /// The current document of `kind` with this id.
     pub fn resolve(&self, id: &str, kind: Kind) -> Option<&Entry> {
-        let position = self.current.get(id)?[slot(kind)]?;
-        Some(&self.entries[position as usize])
+        self.current_by_symbol(self.symbols.find(id)?, kind)
     }
 
     /// The current document of `kind` that `entry` references.
     pub fn referenced(&self, entry: &Entry, kind: Kind) -> Option<&Entry> {
-        self.resolve(entry.reference.as_deref()?, kind)
+        self.current_by_symbol(symbol(entry.reference.as_ref())?, kind)
     }
 
     /// The documents of `kind` that are the current version of their id.
@@ -303,13 +416,24 @@ impl Index {
         self.entries.iter().filter(move |entry| entry.is(kind))
     }
 
-    /// The current PublishGates of a TaskSeed (through their Acceptance).
-    pub fn gates_of_task_seed(&self, task_seed: &str) -> impl Iterator<Item = &Entry> {
-        self.gates_by_task_seed
-            .get(task_seed)
+    /// The current PublishGates of the TaskSeed an entry references (through their
+    /// Acceptance).
+    pub fn gates_of_referenced_seed(&self, entry: &Entry) -> impl Iterator<Item = &Entry> {
+        symbol(entry.reference.as_ref())
+            .and_then(|seed| self.gates_by_task_seed.get(&seed))
             .into_iter()
             .flatten()
-            .map(|&position| &self.entries[position])
+            .map(|&position| &self.entries[position as usize])
+    }
+
+    /// The current PublishGates of the TaskSeed with this id (through their Acceptance).
+    pub fn gates_of_task_seed(&self, task_seed: &str) -> impl Iterator<Item = &Entry> {
+        self.symbols
+            .find(task_seed)
+            .and_then(|seed| self.gates_by_task_seed.get(&seed))
+            .into_iter()
+            .flatten()
+            .map(|&position| &self.entries[position as usize])
     }
 
     /// The TaskSeed behind a gate (gate -> Acceptance -> TaskSeed) and its capability

@@ -32,7 +32,7 @@ pub(crate) fn check_set(set: &Index, out: &mut Vec<ContractError>) {
                 format!(
                     "riskLevel {risk} is below {floor}, the floor for {} of {}",
                     bracket(&causes),
-                    seed.name()
+                    set.name(seed)
                 ),
             ));
         }

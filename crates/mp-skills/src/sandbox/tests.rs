@@ -312,14 +312,18 @@ fn calls_and_memory_grow_cost_what_they_take() {
         (
             per_iteration(call),
             per_iteration(indirect),
-            per_iteration(grow)
+            per_iteration(grow),
+            per_iteration(tail)
         ),
         (
             u64::from(CALL_FUEL) + 1,
             u64::from(CALL_INDIRECT_FUEL) + 2,
-            u64::from(MEMORY_GROW_FUEL) + 1
+            u64::from(MEMORY_GROW_FUEL) + 1,
+            // A call, then a tail call, each entering a body, then the callee's constant.
+            u64::from(CALL_FUEL) + 1 + u64::from(TAIL_CALL_FUEL) + 1 + 1
         ),
-        "empty loop {empty}, call {call}, call_indirect {indirect}, memory.grow {grow}"
+        "empty loop {empty}, call {call}, call_indirect {indirect}, memory.grow {grow}, \
+         call then tail call {tail}"
     );
 }
 
