@@ -29,7 +29,7 @@ fn check_policy(
     index: usize,
     policy: &Policy<'_>,
     capabilities: &[Capability],
-    source: &str,
+    source: &dyn std::fmt::Display,
     out: &mut Vec<ContractError>,
 ) {
     let derived = derive_generation_policy(capabilities);
@@ -73,6 +73,15 @@ fn check_policy(
     }
 }
 
+/// "TS-1's capability snapshot", written only when a message needs it.
+struct SnapshotOf<'a>(&'a str);
+
+impl std::fmt::Display for SnapshotOf<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}'s capability snapshot", self.0)
+    }
+}
+
 /// A TaskSeed against its own snapshot.
 pub(crate) fn check(doc: &Doc<'_>, out: &mut Vec<ContractError>) {
     if !doc.is(Kind::TaskSeed) {
@@ -89,7 +98,7 @@ pub(crate) fn check(doc: &Doc<'_>, out: &mut Vec<ContractError>) {
             doc.index,
             &policy,
             &capabilities,
-            "requestedCapabilitiesSnapshot",
+            &"requestedCapabilitiesSnapshot",
             out,
         );
     }
@@ -116,7 +125,7 @@ pub(crate) fn check_set(set: &Index, out: &mut Vec<ContractError>) {
                     .as_ref()
                     .map(|roles| roles.iter().map(|r| &**r).collect()),
             };
-            let source = format!("{}'s capability snapshot", set.name(seed));
+            let source = SnapshotOf(set.name(seed));
             check_policy(acceptance.index, &policy, capabilities, &source, out);
         }
     }

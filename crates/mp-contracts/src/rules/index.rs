@@ -5,10 +5,9 @@
 //! on its own as it arrives, reduced to an [`Entry`] of a few dozen bytes, and dropped. The
 //! rules across documents then run over the entries alone.
 
-use std::collections::HashMap;
 use std::hash::BuildHasher;
 
-use hashbrown::{DefaultHashBuilder, HashTable};
+use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -326,10 +325,6 @@ impl Index {
     pub fn push(&mut self, mut entry: Entry) {
         self.intern(&mut entry.id);
         self.intern(&mut entry.reference);
-        // The entry may have been made on another thread, among that document's parse;
-        // a copy made here packs the set's lasting memory together, and the original's
-        // memory returns to where it came from.
-        entry.facts = entry.facts.clone();
         let Ok(position) = u32::try_from(self.entries.len()) else {
             return;
         };
@@ -375,6 +370,12 @@ impl Index {
     fn current_by_symbol(&self, id: u32, kind: Kind) -> Option<&Entry> {
         let position = *self.current.get(id as usize)?.get(slot(kind))?;
         (position != NONE).then(|| &self.entries[position as usize])
+    }
+
+    /// The number of an entry's `id` in this index, when it is a string: equal ids,
+    /// equal numbers.
+    pub fn id_number(&self, entry: &Entry) -> Option<u32> {
+        symbol(entry.id.as_ref())
     }
 
     /// The `id` of an entry, when it is a string.
