@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::error::{ContractError, codes};
 use crate::kinds::Contract;
-use crate::rules::{DOCUMENT_RULES, Doc, Entry, Index, SET_RULES};
+use crate::rules::{DOCUMENT_RULES, Doc, Entry, Index, Loose, SET_RULES};
 use crate::schema;
 
 /// Every problem of one document: its schema errors (at most one per pointer) and every
@@ -49,7 +49,7 @@ fn sort(errors: &mut [ContractError]) {
 #[derive(Debug, Clone)]
 pub struct CheckedDocument {
     errors: Vec<ContractError>,
-    entry: Option<Entry>,
+    entry: Option<Loose>,
 }
 
 impl CheckedDocument {
@@ -107,9 +107,9 @@ impl SetValidator {
     pub fn push(&mut self, checked: CheckedDocument) -> Vec<ContractError> {
         let index = self.count;
         self.count += 1;
-        if let Some(mut entry) = checked.entry {
-            entry.index = index;
-            self.index.push(entry);
+        if let Some(mut loose) = checked.entry {
+            loose.entry.index = index;
+            self.index.push(loose);
         }
         let mut errors = checked.errors;
         for e in &mut errors {

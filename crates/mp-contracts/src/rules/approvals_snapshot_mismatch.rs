@@ -74,7 +74,7 @@ pub(crate) fn check_set(set: &Index, out: &mut Vec<ContractError>) {
             continue;
         };
         for gate in gates {
-            for decision in gate.human_decisions_until(end) {
+            for decision in gate.human_decisions_until(*end) {
                 if !snapshot.iter().flatten().any(|entry| same(entry, decision)) {
                     out.push(evidence.error(
                         SNAPSHOT,

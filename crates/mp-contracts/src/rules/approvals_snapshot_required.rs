@@ -44,7 +44,7 @@ pub(crate) fn check_set(set: &Index, out: &mut Vec<ContractError>) {
             continue;
         }
         for gate in set.gates_of_referenced_seed(evidence) {
-            if let Some(first) = gate.human_decisions_until(end).next() {
+            if let Some(first) = gate.human_decisions_until(*end).next() {
                 out.push(evidence.error(
                     "/approvalsSnapshot",
                     codes::APPROVALS_SNAPSHOT_REQUIRED,

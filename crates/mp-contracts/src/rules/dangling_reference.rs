@@ -15,7 +15,7 @@ const REFERENCES: [(Kind, &str, Kind); 4] = [
 ];
 
 pub(crate) fn check_set(set: &Index, out: &mut Vec<ContractError>) {
-    for entry in &set.entries {
+    for entry in set.entries.iter() {
         let Some(&(_, pointer, target)) = REFERENCES.iter().find(|(k, _, _)| entry.is(*k)) else {
             continue;
         };

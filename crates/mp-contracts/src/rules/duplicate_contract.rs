@@ -10,7 +10,7 @@ use crate::kinds::Version;
 
 pub(crate) fn check_set(set: &Index, out: &mut Vec<ContractError>) {
     let mut first: HashMap<(u32, Version), usize> = HashMap::with_capacity(set.entries.len());
-    for entry in &set.entries {
+    for entry in set.entries.iter() {
         let (Some(number), Some(version)) = (set.id_number(entry), entry.version) else {
             continue;
         };

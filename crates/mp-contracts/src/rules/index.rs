@@ -25,22 +25,23 @@ pub(crate) struct Entry {
     /// Its position in the set.
     pub index: usize,
     pub kind: Kind,
-    /// `id`, when it is a string.
-    id: Option<Ident>,
+    /// The index's number for `id`, or [`NONE`] when it is not a string (every document
+    /// naming the same id shares one copy of its text).
+    id: u32,
+    /// The number of the id the document references, or [`NONE`]: `intentId` of a
+    /// TaskSeed, `taskSeedId` of an Acceptance or Evidence, `entityId` of a PublishGate.
+    reference: u32,
     /// `version`, when it is a valid one.
     pub version: Option<Version>,
-    /// The id the document references, when it is a string: `intentId` of a TaskSeed,
-    /// `taskSeedId` of an Acceptance or Evidence, `entityId` of a PublishGate.
-    reference: Option<Ident>,
     pub facts: Facts,
 }
 
-/// An id as an [`Entry`] holds it: its text until the entry joins an [`Index`], then the
-/// index's number for that text (every document naming the same id shares one copy).
+/// An [`Entry`] with the texts of its ids, before it joins an [`Index`].
 #[derive(Debug, Clone)]
-enum Ident {
-    Text(Box<str>),
-    Symbol(u32),
+pub(crate) struct Loose {
+    pub entry: Entry,
+    id: Option<Box<str>>,
+    reference: Option<Box<str>>,
 }
 
 /// The fields of each kind that a set rule compares with another document.
@@ -69,7 +70,8 @@ pub(crate) enum Facts {
     Evidence {
         manual_review: bool,
         snapshot: SnapshotField,
-        end: Option<DateTime>,
+        /// `endTime`'s instant.
+        end: Option<jiff::Timestamp>,
     },
 }
 
@@ -94,13 +96,13 @@ impl SnapshotField {
     }
 }
 
-fn owned(text: Option<&str>) -> Option<Ident> {
-    text.map(|t| Ident::Text(Box::from(t)))
+fn owned(text: Option<&str>) -> Option<Box<str>> {
+    text.map(Box::from)
 }
 
 impl Entry {
     /// The entry of a document, or `None` when its `kind` is unusable.
-    pub fn of(doc: &Doc<'_>) -> Option<Self> {
+    pub fn of(doc: &Doc<'_>) -> Option<Loose> {
         let kind = doc.kind?;
         let (reference, facts) = match kind {
             Kind::IntentContract => (
@@ -158,17 +160,21 @@ impl Entry {
                         ),
                         Some(_) => SnapshotField::NotArray,
                     },
-                    end: doc.get("/endTime"),
+                    end: doc.get::<DateTime>("/endTime").map(|end| end.instant()),
                 },
             ),
         };
-        Some(Self {
-            index: doc.index,
-            kind,
+        Some(Loose {
+            entry: Self {
+                index: doc.index,
+                kind,
+                id: NONE,
+                reference: NONE,
+                version: doc.version(),
+                facts,
+            },
             id: owned(doc.id()),
-            version: doc.version(),
             reference: owned(reference),
-            facts,
         })
     }
 
@@ -204,13 +210,13 @@ impl Entry {
     }
 
     /// The human decisions of a PublishGate made at or before `until`, in order.
-    pub fn human_decisions_until<'s>(
-        &'s self,
-        until: &'s DateTime,
-    ) -> impl Iterator<Item = &'s Approval<ApprovalRole>> + 's {
+    pub fn human_decisions_until(
+        &self,
+        until: jiff::Timestamp,
+    ) -> impl Iterator<Item = &Approval<ApprovalRole>> {
         self.approvals()
             .iter()
-            .filter(move |a| a.role.human().is_some() && a.decided_at <= *until)
+            .filter(move |a| a.role.human().is_some() && a.decided_at.instant() <= until)
     }
 }
 
@@ -279,20 +285,66 @@ impl Symbols {
     }
 }
 
-/// No document of that kind and id.
+/// No document of that kind and id, or no id.
 const NONE: u32 = u32::MAX;
+
+/// Items per block of [`Blocks`].
+const BLOCK: usize = 4096;
+
+/// A list that grows in blocks and never moves what it holds: a `Vec` of 100,000 entries
+/// doubling its way up copies them again and again and touches twice the memory it keeps.
+#[derive(Debug)]
+pub(crate) struct Blocks<T> {
+    blocks: Vec<Vec<T>>,
+    len: usize,
+}
+
+impl<T> Default for Blocks<T> {
+    fn default() -> Self {
+        Self {
+            blocks: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<T> Blocks<T> {
+    fn push(&mut self, item: T) {
+        match self.blocks.last_mut() {
+            Some(block) if block.len() < BLOCK => block.push(item),
+            _ => {
+                let mut block = Vec::with_capacity(BLOCK);
+                block.push(item);
+                self.blocks.push(block);
+            }
+        }
+        self.len += 1;
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    fn get(&self, position: usize) -> &T {
+        &self.blocks[position / BLOCK][position % BLOCK]
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &T> {
+        self.blocks.iter().flatten()
+    }
+}
 
 /// The entries of a set, with ids resolved. Where an id appears with several versions of
 /// one kind, the current document is the one with the highest version (the first of equal
 /// ones).
 #[derive(Debug, Default)]
 pub(crate) struct Index {
-    pub entries: Vec<Entry>,
+    pub entries: Blocks<Entry>,
     symbols: Symbols,
-    /// Per id symbol, per kind: the position in `entries` of the current document, or
+    /// Per id number, per kind: the position in `entries` of the current document, or
     /// [`NONE`].
-    current: Vec<[u32; 5]>,
-    /// Per TaskSeed id symbol, the positions in `entries` of its current PublishGates
+    current: Blocks<[u32; 5]>,
+    /// Per TaskSeed id number, the positions in `entries` of its current PublishGates
     /// (through their Acceptance); built by [`Index::seal`].
     gates_by_task_seed: HashMap<u32, Vec<u32>>,
 }
@@ -307,36 +359,37 @@ fn slot(kind: Kind) -> usize {
     }
 }
 
-fn symbol(ident: Option<&Ident>) -> Option<u32> {
-    match ident? {
-        Ident::Symbol(symbol) => Some(*symbol),
-        Ident::Text(_) => None,
-    }
+fn number(n: u32) -> Option<u32> {
+    (n != NONE).then_some(n)
 }
 
 impl Index {
-    fn intern(&mut self, ident: &mut Option<Ident>) {
-        if let Some(Ident::Text(text)) = ident {
-            *ident = self.symbols.intern(text).map(Ident::Symbol);
-        }
+    fn intern(&mut self, text: Option<&str>) -> u32 {
+        text.and_then(|t| self.symbols.intern(t)).unwrap_or(NONE)
     }
 
     /// Adds the next document's entry (entries arrive in set order).
-    pub fn push(&mut self, mut entry: Entry) {
-        self.intern(&mut entry.id);
-        self.intern(&mut entry.reference);
+    pub fn push(&mut self, loose: Loose) {
+        let Loose {
+            mut entry,
+            id,
+            reference,
+        } = loose;
+        entry.id = self.intern(id.as_deref());
+        entry.reference = self.intern(reference.as_deref());
         let Ok(position) = u32::try_from(self.entries.len()) else {
             return;
         };
-        if let Some(id) = symbol(entry.id.as_ref()) {
+        if let Some(id) = number(entry.id) {
             let id = id as usize;
-            if id >= self.current.len() {
-                self.current.resize(id + 1, [NONE; 5]);
+            while self.current.len() <= id {
+                self.current.push([NONE; 5]);
             }
-            let held = &mut self.current[id][slot(entry.kind)];
-            let newer = *held == NONE || entry.version > self.entries[*held as usize].version;
+            let held = self.current.get(id)[slot(entry.kind)];
+            let newer = held == NONE || entry.version > self.entries.get(held as usize).version;
             if newer {
-                *held = position;
+                let block = &mut self.current.blocks[id / BLOCK];
+                block[id % BLOCK][slot(entry.kind)] = position;
             }
         }
         self.entries.push(entry);
@@ -351,7 +404,7 @@ impl Index {
             }
             if let Some(seed) = self
                 .referenced(gate, Kind::Acceptance)
-                .and_then(|acceptance| symbol(acceptance.reference.as_ref()))
+                .and_then(|acceptance| number(acceptance.reference))
                 && let Ok(position) = u32::try_from(position)
             {
                 gates.entry(seed).or_default().push(position);
@@ -361,26 +414,31 @@ impl Index {
     }
 
     fn is_current(&self, position: usize) -> bool {
-        let entry = &self.entries[position];
-        symbol(entry.id.as_ref())
-            .and_then(|id| self.current.get(id as usize))
+        let entry = self.entries.get(position);
+        number(entry.id)
+            .and_then(|id| self.current_slots(id))
             .is_some_and(|slots| slots[slot(entry.kind)] as usize == position)
     }
 
-    fn current_by_symbol(&self, id: u32, kind: Kind) -> Option<&Entry> {
-        let position = *self.current.get(id as usize)?.get(slot(kind))?;
-        (position != NONE).then(|| &self.entries[position as usize])
+    fn current_slots(&self, id: u32) -> Option<&[u32; 5]> {
+        let id = id as usize;
+        (id < self.current.len()).then(|| self.current.get(id))
+    }
+
+    fn current_by_number(&self, id: u32, kind: Kind) -> Option<&Entry> {
+        let position = number(self.current_slots(id)?[slot(kind)])?;
+        Some(self.entries.get(position as usize))
     }
 
     /// The number of an entry's `id` in this index, when it is a string: equal ids,
     /// equal numbers.
     pub fn id_number(&self, entry: &Entry) -> Option<u32> {
-        symbol(entry.id.as_ref())
+        number(entry.id)
     }
 
     /// The `id` of an entry, when it is a string.
     pub fn id(&self, entry: &Entry) -> Option<&str> {
-        symbol(entry.id.as_ref()).map(|s| self.symbols.text(s))
+        number(entry.id).map(|n| self.symbols.text(n))
     }
 
     /// The `id` of an entry, or `?` in messages.
@@ -390,17 +448,17 @@ impl Index {
 
     /// The id an entry references, when it is a string.
     pub fn reference(&self, entry: &Entry) -> Option<&str> {
-        symbol(entry.reference.as_ref()).map(|s| self.symbols.text(s))
+        number(entry.reference).map(|n| self.symbols.text(n))
     }
 
     /// The current document of `kind` with this id.
     pub fn resolve(&self, id: &str, kind: Kind) -> Option<&Entry> {
-        self.current_by_symbol(self.symbols.find(id)?, kind)
+        self.current_by_number(self.symbols.find(id)?, kind)
     }
 
     /// The current document of `kind` that `entry` references.
     pub fn referenced(&self, entry: &Entry, kind: Kind) -> Option<&Entry> {
-        self.current_by_symbol(symbol(entry.reference.as_ref())?, kind)
+        self.current_by_number(number(entry.reference)?, kind)
     }
 
     /// The documents of `kind` that are the current version of their id.
@@ -420,11 +478,11 @@ impl Index {
     /// The current PublishGates of the TaskSeed an entry references (through their
     /// Acceptance).
     pub fn gates_of_referenced_seed(&self, entry: &Entry) -> impl Iterator<Item = &Entry> {
-        symbol(entry.reference.as_ref())
+        number(entry.reference)
             .and_then(|seed| self.gates_by_task_seed.get(&seed))
             .into_iter()
             .flatten()
-            .map(|&position| &self.entries[position as usize])
+            .map(|&position| self.entries.get(position as usize))
     }
 
     /// The current PublishGates of the TaskSeed with this id (through their Acceptance).
@@ -434,7 +492,7 @@ impl Index {
             .and_then(|seed| self.gates_by_task_seed.get(&seed))
             .into_iter()
             .flatten()
-            .map(|&position| &self.entries[position as usize])
+            .map(|&position| self.entries.get(position as usize))
     }
 
     /// The TaskSeed behind a gate (gate -> Acceptance -> TaskSeed) and its capability

@@ -29,7 +29,7 @@ use serde_json::Value;
 
 use crate::error::ContractError;
 use crate::kinds::{Kind, Version};
-pub(crate) use index::{Entry, Index};
+pub(crate) use index::{Entry, Index, Loose};
 
 /// One document under validation, read leniently.
 pub(crate) struct Doc<'a> {

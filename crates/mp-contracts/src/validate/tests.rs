@@ -87,6 +87,35 @@ fn a_set_checked_on_other_threads_and_pushed_in_order_gives_the_same_errors() {
 }
 
 #[test]
+fn a_set_larger_than_an_index_block_resolves_across_blocks() {
+    // 1,000 chains of five: 5,000 entries, more than one block of the index.
+    let template = Value::Array(chain()).to_string();
+    let mut docs: Vec<Value> = (0..1000)
+        .flat_map(|n| {
+            let text = template.replace("-101\"", &format!("-{}\"", 1000 + n));
+            match serde_json::from_str(&text) {
+                Ok(Value::Array(chain)) => chain,
+                _ => Vec::new(),
+            }
+        })
+        .collect();
+    assert_eq!(docs.len(), 5000);
+    assert!(validate_set(&docs).is_empty());
+    // The last Evidence names the first TaskSeed (block 0 from block 1): still resolved,
+    // and its snapshot is checked against that seed's gate. A TaskSeed naming a missing
+    // intent dangles wherever it is.
+    docs[4999]["taskSeedId"] = json!("TS-1000");
+    docs[4501]["intentId"] = json!("IC-99999");
+    assert_eq!(
+        lines(&validate_set(&docs))
+            .iter()
+            .map(|l| l.split(':').next().unwrap_or_default())
+            .collect::<Vec<_>>(),
+        ["document 4501 /intentId"]
+    );
+}
+
+#[test]
 fn parse_document_returns_the_contract_or_every_error() {
     let contract = parse_document(&gate()).expect("valid");
     assert_eq!(contract.id().as_str(), "PG-101");
