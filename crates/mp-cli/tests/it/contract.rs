@@ -148,6 +148,20 @@ fn chain_lines() -> Vec<String> {
 }
 
 #[test]
+fn the_json_lines_fixture_is_the_valid_chain() {
+    let text = std::fs::read_to_string(fixture("valid-chain.jsonl")).expect("fixture");
+    let lines: Vec<String> = text
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l)
+                .expect("json")
+                .to_string()
+        })
+        .collect();
+    assert_eq!(lines, chain_lines());
+}
+
+#[test]
 fn a_directory_is_read_recursively_in_path_order() {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path().join("contracts");

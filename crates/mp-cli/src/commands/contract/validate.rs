@@ -11,9 +11,9 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
-use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, bail};
 use clap::Args;
@@ -45,7 +45,9 @@ enum Origin {
     /// One file, one document.
     File(PathBuf),
     /// A line of a JSON Lines input (`-` for standard input), counted from 1.
-    Line(Arc<str>, usize),
+    /// (The input is named by its position among the INPUTs: no count shared between
+    /// threads is touched per document.)
+    Line(usize, usize),
 }
 
 /// Work for a checker: a batch of documents, numbered in input order by `seq`.
@@ -59,7 +61,7 @@ enum Work {
     Files(Vec<PathBuf>),
     /// Whole lines of a JSON Lines input, the first of them line `first_line`.
     Lines {
-        source: Arc<str>,
+        input: usize,
         first_line: usize,
         bytes: Vec<u8>,
     },
@@ -98,9 +100,12 @@ fn check_file(path: &Path) -> anyhow::Result<CheckedDocument> {
     Ok(mp_contracts::check_document(&value))
 }
 
-fn check_line(line: &[u8], source: &str, number: usize) -> anyhow::Result<CheckedDocument> {
+fn check_line(line: &[u8], source: &Path, number: usize) -> anyhow::Result<CheckedDocument> {
     let not_json = || {
-        format!("{source}:{number} is not JSON (a JSON Lines input holds one document per line)")
+        format!(
+            "{}:{number} is not JSON (a JSON Lines input holds one document per line)",
+            source.display()
+        )
     };
     // Text checked as UTF-8 at once parses faster than bytes, whose strings serde_json
     // checks one by one; bytes that are not UTF-8 get serde_json's own error.
@@ -111,7 +116,7 @@ fn check_line(line: &[u8], source: &str, number: usize) -> anyhow::Result<Checke
     Ok(mp_contracts::check_document(&value))
 }
 
-fn check(work: Work) -> Vec<(Origin, anyhow::Result<CheckedDocument>)> {
+fn check(work: Work, inputs: &[PathBuf]) -> Vec<(Origin, anyhow::Result<CheckedDocument>)> {
     match work {
         Work::Files(paths) => paths
             .into_iter()
@@ -121,7 +126,7 @@ fn check(work: Work) -> Vec<(Origin, anyhow::Result<CheckedDocument>)> {
             })
             .collect(),
         Work::Lines {
-            source,
+            input,
             first_line,
             bytes,
         } => bytes
@@ -130,8 +135,11 @@ fn check(work: Work) -> Vec<(Origin, anyhow::Result<CheckedDocument>)> {
             .filter(|(_, line)| !line.trim_ascii().is_empty())
             .map(|(n, line)| {
                 let number = first_line + n;
-                let checked = check_line(line, &source, number);
-                (Origin::Line(source.clone(), number), checked)
+                let checked = match inputs.get(input) {
+                    Some(source) => check_line(line, source, number),
+                    None => Err(anyhow::anyhow!("no input {input}")),
+                };
+                (Origin::Line(input, number), checked)
             })
             .collect(),
     }
@@ -208,9 +216,9 @@ impl Queue<'_> {
     }
 
     /// Sends the lines of a JSON Lines input in batches of whole lines.
-    fn lines(&mut self, input: &Path) -> anyhow::Result<()> {
+    fn lines(&mut self, position: usize, input: &Path) -> anyhow::Result<()> {
         self.flush()?;
-        let source: Arc<str> = Arc::from(input.display().to_string());
+        let source = input.display();
         let mut reader: Box<dyn Read> = if input.as_os_str() == "-" {
             Box::new(std::io::stdin().lock())
         } else {
@@ -244,7 +252,7 @@ impl Queue<'_> {
                 let bytes = pending[start..=end].to_vec();
                 let lines = bytes.iter().filter(|&&b| b == b'\n').count();
                 self.send(Work::Lines {
-                    source: source.clone(),
+                    input: position,
                     first_line: line,
                     bytes,
                 })?;
@@ -255,7 +263,7 @@ impl Queue<'_> {
         }
         if !pending.is_empty() {
             self.send(Work::Lines {
-                source,
+                input: position,
                 first_line: line,
                 bytes: pending,
             })?;
@@ -267,9 +275,9 @@ impl Queue<'_> {
 /// Sends every document of `inputs` to the checkers, in input order. Stops at the first
 /// input that cannot be read.
 fn read_inputs(inputs: &[PathBuf], queue: &mut Queue<'_>) -> anyhow::Result<()> {
-    for input in inputs {
+    for (position, input) in inputs.iter().enumerate() {
         if is_json_lines(input) {
-            queue.lines(input)?;
+            queue.lines(position, input)?;
         } else if std::fs::metadata(input).is_ok_and(|m| m.is_dir()) {
             let mut found = false;
             walk(input, &mut |path| {
@@ -287,7 +295,7 @@ fn read_inputs(inputs: &[PathBuf], queue: &mut Queue<'_>) -> anyhow::Result<()> 
 }
 
 /// Reads and checks batches of jobs until the queue closes.
-fn checker(jobs: &Mutex<Receiver<Job>>, outcomes: &SyncSender<Outcome>) {
+fn checker(jobs: &Mutex<Receiver<Job>>, outcomes: &SyncSender<Outcome>, inputs: &[PathBuf]) {
     loop {
         let job = match jobs.lock() {
             Ok(queue) => queue.recv(),
@@ -296,7 +304,7 @@ fn checker(jobs: &Mutex<Receiver<Job>>, outcomes: &SyncSender<Outcome>) {
         let Ok(Job { seq, work }) = job else {
             return;
         };
-        let documents = check(work);
+        let documents = check(work, inputs);
         if outcomes.send(Outcome { seq, documents }).is_err() {
             return;
         }
@@ -315,7 +323,8 @@ struct Report {
 #[derive(Default)]
 struct Names {
     paths: String,
-    sources: Vec<Arc<str>>,
+    /// Every INPUT as named.
+    sources: Vec<String>,
     names: Vec<Name>,
 }
 
@@ -337,15 +346,10 @@ impl Names {
                     end: self.paths.len(),
                 }
             }
-            Origin::Line(source, line) => {
-                if !self.sources.last().is_some_and(|s| Arc::ptr_eq(s, source)) {
-                    self.sources.push(source.clone());
-                }
-                Name::Line {
-                    source: self.sources.len() - 1,
-                    line: *line,
-                }
-            }
+            Origin::Line(source, line) => Name::Line {
+                source: *source,
+                line: *line,
+            },
         };
         self.names.push(name);
     }
@@ -357,7 +361,10 @@ impl Names {
     fn get(&self, index: usize) -> String {
         match self.names.get(index) {
             Some(Name::File { start, end }) => self.paths[*start..*end].to_owned(),
-            Some(Name::Line { source, line }) => format!("{}:{line}", self.sources[*source]),
+            Some(Name::Line { source, line }) => {
+                let source = self.sources.get(*source).map_or("?", String::as_str);
+                format!("{source}:{line}")
+            }
             None => "?".to_owned(),
         }
     }
@@ -386,13 +393,20 @@ fn collect(args: &ValidateArgs) -> anyhow::Result<Report> {
         for _ in 0..threads {
             let out_tx = out_tx.clone();
             let job_rx = &job_rx;
-            scope.spawn(move || checker(job_rx, &out_tx));
+            scope.spawn(move || checker(job_rx, &out_tx, &args.inputs));
         }
         drop(out_tx);
 
         let mut set = SetValidator::new();
         let mut errors = Vec::new();
-        let mut names = Names::default();
+        let mut names = Names {
+            sources: args
+                .inputs
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
+            ..Names::default()
+        };
         let mut waiting: HashMap<usize, Outcome> = HashMap::new();
         let mut next = 0;
         let mut failure = None;
