@@ -240,13 +240,18 @@ impl std::fmt::Debug for Symbols {
     }
 }
 
+/// Text number `symbol` of a buffer whose texts end at `ends`.
+fn text_in<'t>(buffer: &'t str, ends: &[u32], symbol: u32) -> &'t str {
+    let symbol = symbol as usize;
+    let start = symbol
+        .checked_sub(1)
+        .map_or(0, |before| ends[before] as usize);
+    &buffer[start..ends[symbol] as usize]
+}
+
 impl Symbols {
     fn text(&self, symbol: u32) -> &str {
-        let symbol = symbol as usize;
-        let start = symbol
-            .checked_sub(1)
-            .map_or(0, |before| self.ends[before] as usize);
-        &self.text[start..self.ends[symbol] as usize]
+        text_in(&self.text, &self.ends, symbol)
     }
 
     fn find(&self, text: &str) -> Option<u32> {
@@ -273,14 +278,10 @@ impl Symbols {
             table,
             hasher,
         } = self;
-        let text_of = |symbol: u32| {
-            let symbol = symbol as usize;
-            let start = symbol
-                .checked_sub(1)
-                .map_or(0, |before| ends[before] as usize);
-            &buffer[start..ends[symbol] as usize]
-        };
-        table.insert_unique(hash, symbol, |&held| hasher.hash_one(text_of(held)));
+        // The table may rehash while the rest of `self` is borrowed: split the borrows.
+        table.insert_unique(hash, symbol, |&held| {
+            hasher.hash_one(text_in(buffer, ends, held))
+        });
         Some(symbol)
     }
 }

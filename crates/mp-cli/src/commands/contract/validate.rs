@@ -90,30 +90,32 @@ fn is_json_lines(path: &Path) -> bool {
             .is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("ndjson"))
 }
 
-fn check_file(path: &Path) -> anyhow::Result<CheckedDocument> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    let not_json = || format!("{} is not JSON", path.display());
-    let value: Value = match std::str::from_utf8(&bytes) {
+/// Parses one document and checks it on its own. Text checked as UTF-8 at once parses
+/// faster than bytes, whose strings serde_json checks one by one; bytes that are not UTF-8
+/// get serde_json's own error. `not_json` names the document in that error.
+fn parse_and_check(
+    bytes: &[u8],
+    not_json: impl FnOnce() -> String,
+) -> anyhow::Result<CheckedDocument> {
+    let value: Value = match std::str::from_utf8(bytes) {
         Ok(text) => serde_json::from_str(text).with_context(not_json)?,
-        Err(_) => serde_json::from_slice(&bytes).with_context(not_json)?,
+        Err(_) => serde_json::from_slice(bytes).with_context(not_json)?,
     };
     Ok(mp_contracts::check_document(&value))
 }
 
+fn check_file(path: &Path) -> anyhow::Result<CheckedDocument> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    parse_and_check(&bytes, || format!("{} is not JSON", path.display()))
+}
+
 fn check_line(line: &[u8], source: &Path, number: usize) -> anyhow::Result<CheckedDocument> {
-    let not_json = || {
+    parse_and_check(line, || {
         format!(
             "{}:{number} is not JSON (a JSON Lines input holds one document per line)",
             source.display()
         )
-    };
-    // Text checked as UTF-8 at once parses faster than bytes, whose strings serde_json
-    // checks one by one; bytes that are not UTF-8 get serde_json's own error.
-    let value: Value = match std::str::from_utf8(line) {
-        Ok(text) => serde_json::from_str(text).with_context(not_json)?,
-        Err(_) => serde_json::from_slice(line).with_context(not_json)?,
-    };
-    Ok(mp_contracts::check_document(&value))
+    })
 }
 
 fn check(work: Work, inputs: &[PathBuf]) -> Vec<(Origin, anyhow::Result<CheckedDocument>)> {
