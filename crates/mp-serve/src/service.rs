@@ -494,7 +494,8 @@ impl Inner {
         };
         let mut run = SupervisorRun::new(bot)
             .with_skills(options.skills.clone())
-            .with_default_branches(options.default_branches.clone());
+            .with_default_branches(options.default_branches.clone())
+            .with_receipt_key(options.receipt_key.clone());
         for repo in repos {
             let scan = run_branch_supervisor(github, config, &mut state, repo, &mut run, now).await;
             for warning in &scan.warnings {

@@ -7,7 +7,10 @@
 //! A scenario whose directory holds a file `expect` states, one line per pull request,
 //! what must come of it, checked before the snapshot: `acme/app#1 merged`, or
 //! `acme/app#1 not-merged <words>` where `<words>` must appear in a blocking reason (an
-//! attack names why it fails). The adversarial scenarios (`attack-*`) must have one.
+//! attack names why it fails). Two more kinds of line state what the supervisor must do:
+//! `incident <label> <words>` (some tick opens an issue with that label whose title or
+//! body holds `<words>`) and `fails-closed <words>` (the tick stops with a non-zero exit
+//! and `<words>` in what it printed). The adversarial scenarios (`attack-*`) must have one.
 //!
 //! A scenario whose directory holds a file `faults` (a loopback fault script, see
 //! docs/deploy.md) runs with `--adapter rest --faults <file>`: GitHub's edges that only HTTP
@@ -250,6 +253,29 @@ fn check_expectations(dir: &Path, report: &Value) {
             words.next().unwrap_or_default(),
             words.next().unwrap_or_default(),
         );
+        if pr == "incident" {
+            check_incident(&path, report, verdict, why);
+            continue;
+        }
+        if pr == "fails-closed" {
+            let why = line.trim_start_matches("fails-closed").trim();
+            let printed = format!(
+                "{}{}",
+                report["stdout"].as_str().unwrap_or_default(),
+                report["stderr"].as_str().unwrap_or_default()
+            );
+            assert!(
+                report["exit_code"].as_i64().is_some_and(|code| code != 0),
+                "{}: the tick should fail closed: {report}",
+                path.display()
+            );
+            assert!(
+                !why.is_empty() && printed.contains(why),
+                "{}: the tick failed closed, but does not say {why:?}: {printed}",
+                path.display()
+            );
+            continue;
+        }
         let outcome = outcomes
             .iter()
             .find(|o| o["pr"] == pr)
@@ -285,6 +311,38 @@ fn check_expectations(dir: &Path, report: &Value) {
             other => panic!("{}: unknown expectation {other:?}", path.display()),
         }
     }
+}
+
+/// `incident <label> <words>`: some tick's writes open an issue with `label` whose title or
+/// body holds `words`.
+#[track_caller]
+fn check_incident(path: &Path, report: &Value, label: &str, words: &str) {
+    assert!(
+        !label.is_empty() && !words.is_empty(),
+        "{}: `incident` needs a label and words",
+        path.display()
+    );
+    let writes: Vec<&Value> = match report["ticks"].as_array() {
+        Some(ticks) => ticks
+            .iter()
+            .flat_map(|t| t["writes"].as_array().into_iter().flatten())
+            .collect(),
+        None => report["writes"].as_array().into_iter().flatten().collect(),
+    };
+    let opened = writes.iter().any(|write| {
+        write["action"] == "create_issue"
+            && write["labels"]
+                .as_array()
+                .is_some_and(|labels| labels.iter().any(|l| l == label))
+            && [&write["title"], &write["body"]]
+                .iter()
+                .any(|text| text.as_str().is_some_and(|t| t.contains(words)))
+    });
+    assert!(
+        opened,
+        "{}: no `{label}` issue saying {words:?} was opened",
+        path.display()
+    );
 }
 
 #[test]

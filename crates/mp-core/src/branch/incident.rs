@@ -12,7 +12,10 @@ use std::str::FromStr;
 
 use sha2::{Digest, Sha256};
 
-use crate::ids::{CommitSha, RepoName};
+use crate::approval::ReceiptKey;
+use crate::approval::receipt::{mac_hex, marker_value, verify_mac_hex};
+use crate::ids::{CommitSha, Login, RepoName};
+use crate::port::Issue;
 
 /// The labels of issues that report a post-merge incident.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -192,13 +195,150 @@ pub fn find_dedupe_key(body: &str) -> Option<IncidentKey> {
     })
 }
 
-/// Whether an existing issue already stands for `key`: its body carries the key's marker,
-/// or its title or body mentions the key text. Issues of any state count, so a closed
-/// incident stays closed.
-pub fn issue_references_key(title: &str, body: &str, key: &IncidentKey) -> bool {
+/// Whether an issue mentions `key` at all: its marker, or the key text in its title or body.
+/// A mention alone proves nothing (anyone with write access can open an issue that says
+/// anything); [`IncidentAuthority::standing`] decides whether the issue is mp's.
+pub fn issue_mentions_key(title: &str, body: &str, key: &IncidentKey) -> bool {
     body.contains(&dedupe_marker(key))
         || title.contains(key.as_str())
         || body.contains(key.as_str())
+}
+
+const MAC_OPEN: &str = "<!-- merge-gate:dedupe-mac:";
+
+/// Who may write an incident that counts, and how it is proven: the issue was opened by
+/// mp's identity (GitHub records the author; nobody else can open an issue as mp's App),
+/// carries the marker of the key, and, with a receipt key, the MAC of the governance
+/// repository, the label and the key (so an issue an agent opens through a shared
+/// identity, such as Actions' `GITHUB_TOKEN`, still does not count).
+///
+/// Only mp can dedupe its incidents: an issue that merely looks like one is reported as a
+/// look-alike and never suppresses the real incident.
+#[derive(Debug, Clone)]
+pub struct IncidentAuthority {
+    bot: Login,
+    governance: RepoName,
+    key: Option<ReceiptKey>,
+}
+
+/// What an existing issue is to an incident being surfaced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Standing {
+    /// mp opened it for this incident: the incident is already reported.
+    Ours,
+    /// It mentions the incident but is not mp's; it suppresses nothing.
+    LookAlike(LookAlike),
+    /// It does not mention the incident.
+    Unrelated,
+}
+
+/// Why an issue that mentions an incident does not stand for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LookAlike {
+    /// Someone other than mp's identity opened it (or GitHub names no author).
+    NotOpenedByMp {
+        /// The author GitHub records, if any.
+        author: Option<Login>,
+    },
+    /// mp's identity opened it, but it lacks the marker of this key.
+    MarkerMissing,
+    /// A receipt key is set and the issue carries no valid MAC for this incident.
+    MacInvalid,
+}
+
+impl LookAlike {
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::NotOpenedByMp { .. } => "incident_lookalike_not_opened_by_mp",
+            Self::MarkerMissing => "incident_lookalike_marker_missing",
+            Self::MacInvalid => "incident_lookalike_mac_invalid",
+        }
+    }
+}
+
+impl fmt::Display for LookAlike {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotOpenedByMp { author: Some(author) } => {
+                write!(f, "opened by {author}, not by mp")
+            }
+            Self::NotOpenedByMp { author: None } => {
+                f.write_str("GitHub names no author, so it is not mp's")
+            }
+            Self::MarkerMissing => f.write_str("opened by mp but without this incident's marker"),
+            Self::MacInvalid => f.write_str(
+                "opened by mp's identity but without a valid MAC under MP_RECEIPT_KEY",
+            ),
+        }
+    }
+}
+
+impl IncidentAuthority {
+    /// Incidents written by `bot` in `governance`, unsigned.
+    pub fn new(bot: Login, governance: RepoName) -> Self {
+        Self {
+            bot,
+            governance,
+            key: None,
+        }
+    }
+
+    /// The same authority signing and checking with `key`.
+    #[must_use]
+    pub fn with_key(mut self, key: Option<ReceiptKey>) -> Self {
+        self.key = key;
+        self
+    }
+
+    fn mac_parts<'a>(&'a self, label: IncidentLabel, key: &'a IncidentKey) -> [&'a str; 4] {
+        [
+            "incident",
+            self.governance.as_str(),
+            label.as_str(),
+            key.as_str(),
+        ]
+    }
+
+    fn mac(&self, secret: &ReceiptKey, label: IncidentLabel, key: &IncidentKey) -> String {
+        mac_hex(secret, &self.mac_parts(label, key))
+    }
+
+    /// `body` (which ends with the dedupe marker, see [`body_with_marker`]) as opened:
+    /// with a key, the MAC marker follows on the next line; without one it is unchanged.
+    pub fn sign(&self, body: &str, label: IncidentLabel, key: &IncidentKey) -> String {
+        match &self.key {
+            Some(secret) => format!(
+                "{body}\n{MAC_OPEN}{}{MARKER_CLOSE}",
+                self.mac(secret, label, key)
+            ),
+            None => body.to_owned(),
+        }
+    }
+
+    /// What `issue` is to the incident `key` of `label`.
+    pub fn standing(&self, issue: &Issue, label: IncidentLabel, key: &IncidentKey) -> Standing {
+        if issue.is_pull_request || !issue_mentions_key(&issue.title, &issue.body, key) {
+            return Standing::Unrelated;
+        }
+        if issue.author.as_ref() != Some(&self.bot) {
+            return Standing::LookAlike(LookAlike::NotOpenedByMp {
+                author: issue.author.clone(),
+            });
+        }
+        if find_dedupe_key(&issue.body).as_ref() != Some(key) {
+            return Standing::LookAlike(LookAlike::MarkerMissing);
+        }
+        if let Some(secret) = &self.key {
+            let valid = marker_value(&issue.body, MAC_OPEN)
+                .is_some_and(|digest| verify_mac_hex(secret, &self.mac_parts(label, key), digest));
+            if !valid {
+                return Standing::LookAlike(LookAlike::MacInvalid);
+            }
+        }
+        Standing::Ours
+    }
 }
 
 /// One incident raised for one commit by a post-merge check, before rollup.

@@ -25,7 +25,8 @@ pub use break_glass::{BreakGlassPolicy, BreakGlassVerdict, audit_break_glass, fi
 pub use drift::{DriftFinding, DriftKind, RepoTree, blob_sha, compare_trees, drift_dedupe_key};
 pub use hallucination::{HallucinationVerdict, PathLookup, candidate_paths, hallucination_verdict};
 pub use incident::{
-    CommitIncident, IncidentKey, IncidentLabel, SurfacedIncident, find_dedupe_key, roll_up,
+    CommitIncident, IncidentAuthority, IncidentKey, IncidentLabel, LookAlike, Standing, SurfacedIncident,
+    find_dedupe_key, roll_up,
 };
 pub use l2::{
     L2Finding, L2Verdict, NoCiPolicy, RecoveryInstructions, RevertEligibility, StallStatus,

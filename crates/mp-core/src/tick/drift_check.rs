@@ -19,7 +19,7 @@ use crate::branch::drift::{
     DriftFinding, RepoTree, compare_trees, drift_dedupe_key, drift_incident_body,
 };
 use crate::branch::incident::{
-    IncidentKey, IncidentLabel, body_with_marker, incident_title, issue_references_key,
+    IncidentAuthority, IncidentKey, IncidentLabel, Standing, body_with_marker, incident_title,
 };
 use crate::config::Config;
 use crate::ids::{PrNumber, RepoName, Timestamp};
@@ -227,19 +227,28 @@ impl Counted<'_> {
 /// skipped with a warning; a transient error (rate limit, outage) or an unreadable
 /// governance repository ends the check without surfacing anything, since partial
 /// findings would open an issue under another key.
+///
+/// Only an issue `authority` recognises as mp's own stands for the findings; a look-alike
+/// is a warning and suppresses nothing.
 pub async fn check_drift(
     github: &dyn GitHubHistory,
     config: &Config,
+    authority: &IncidentAuthority,
     now: Timestamp,
 ) -> DriftReport {
     let mut report = DriftReport::new(now);
     let mut counted = Counted { github, calls: 0 };
-    run(&mut counted, config, &mut report).await;
+    run(&mut counted, config, authority, &mut report).await;
     report.calls = counted.calls;
     report
 }
 
-async fn run(github: &mut Counted<'_>, config: &Config, report: &mut DriftReport) {
+async fn run(
+    github: &mut Counted<'_>,
+    config: &Config,
+    authority: &IncidentAuthority,
+    report: &mut DriftReport,
+) {
     let Some(mirror) = config.mirror_paths() else {
         return;
     };
@@ -322,12 +331,17 @@ async fn run(github: &mut Counted<'_>, config: &Config, report: &mut DriftReport
         }
     }
     if !report.findings.is_empty() {
-        surface(github, governance, report).await;
+        surface(github, governance, authority, report).await;
     }
 }
 
 /// Finds the issue that already stands for the findings' key, or opens one.
-async fn surface(github: &mut Counted<'_>, governance: &RepoName, report: &mut DriftReport) {
+async fn surface(
+    github: &mut Counted<'_>,
+    governance: &RepoName,
+    authority: &IncidentAuthority,
+    report: &mut DriftReport,
+) {
     let label = IncidentLabel::MirrorDrift;
     let key = drift_dedupe_key(&report.findings);
     report.key = Some(key.clone());
@@ -345,10 +359,21 @@ async fn surface(github: &mut Counted<'_>, governance: &RepoName, report: &mut D
             return;
         }
     };
-    let known = issues
-        .iter()
-        .filter(|issue| !issue.is_pull_request)
-        .find(|issue| issue_references_key(&issue.title, &issue.body, &key));
+    let mut known = None;
+    for issue in &issues {
+        match authority.standing(issue, label, &key) {
+            Standing::Unrelated => {}
+            Standing::Ours => {
+                known = Some(issue);
+                break;
+            }
+            Standing::LookAlike(why) => report.warnings.push(format!(
+                "{label} {key}: {governance}#{} looks like this incident but does not count: {why} ({})",
+                issue.number,
+                why.code()
+            )),
+        }
+    }
     if let Some(issue) = known {
         report.incident = Some(DriftIncident::AlreadyKnown {
             repo: governance.clone(),
@@ -359,7 +384,11 @@ async fn surface(github: &mut Counted<'_>, governance: &RepoName, report: &mut D
     }
     let issue = NewIssue {
         title: incident_title(label, &key),
-        body: body_with_marker(&drift_incident_body(&report.findings), &key),
+        body: authority.sign(
+            &body_with_marker(&drift_incident_body(&report.findings), &key),
+            label,
+            &key,
+        ),
         labels: vec![label.as_str().to_owned()],
     };
     github.calls += 1;

@@ -30,6 +30,7 @@
 
 use serde_json::Value;
 
+use crate::branch::IncidentAuthority;
 use crate::config::Config;
 use crate::gate::ConditionId;
 use crate::gate::burn_in::{BurnInStatus, burn_in};
@@ -312,7 +313,8 @@ impl Tick<'_> {
 
         let mut run = SupervisorRun::new(bot.clone())
             .with_skills(options.skills.clone())
-            .with_default_branches(options.default_branches.clone());
+            .with_default_branches(options.default_branches.clone())
+            .with_receipt_key(options.receipt_key.clone());
         let repos: Vec<&RepoName> = config
             .projects()
             .supervised_repos()
@@ -364,7 +366,10 @@ impl Tick<'_> {
                 .push("drift check deferred: the tick's new-issue budget is spent".to_owned());
         } else {
             options.progress.phase(TickPhase::Drift, 0);
-            let drift = check_drift(self.github, config, now).await;
+            let authority =
+                IncidentAuthority::new(bot.clone(), config.projects().governance_repo().clone())
+                .with_key(options.receipt_key.clone());
+            let drift = check_drift(self.github, config, &authority, now).await;
             if matches!(drift.incident, Some(DriftIncident::Opened { .. })) {
                 run.take_issue_slot();
             }

@@ -49,7 +49,8 @@ pub use revert::{
     REVERT_BRANCH_PREFIX, RevertStage, revert_branch, revert_message, revert_pull, with_note,
 };
 
-use crate::branch::IncidentLabel;
+use crate::approval::ReceiptKey;
+use crate::branch::{IncidentAuthority, IncidentLabel};
 use crate::config::Config;
 use crate::context::CommitContext;
 use crate::ids::{Login, RepoName, Timestamp};
@@ -82,6 +83,7 @@ pub struct SupervisorRun {
     adrs: Option<Vec<(String, String)>>,
     skills: SkillSet,
     branches: DefaultBranches,
+    receipt_key: Option<ReceiptKey>,
 }
 
 impl SupervisorRun {
@@ -94,7 +96,16 @@ impl SupervisorRun {
             adrs: None,
             skills: SkillSet::default(),
             branches: DefaultBranches::default(),
+            receipt_key: None,
         }
+    }
+
+    /// The same run signing the incidents it opens with `key` and counting only incidents
+    /// that carry its MAC (see [`IncidentAuthority`]).
+    #[must_use]
+    pub fn with_receipt_key(mut self, key: Option<ReceiptKey>) -> Self {
+        self.receipt_key = key;
+        self
     }
 
     /// The same run supervising each repository's gated branch (`main` when unknown).
@@ -328,6 +339,12 @@ impl Scan<'_> {
 
     fn governance(&self) -> &RepoName {
         self.config.projects().governance_repo()
+    }
+
+    /// Who may have written an incident that counts: mp's identity (and its MAC).
+    fn authority(&self) -> IncidentAuthority {
+        IncidentAuthority::new(self.run.bot.clone(), self.governance().clone())
+            .with_key(self.run.receipt_key.clone())
     }
 
     async fn run(&mut self) -> Result<(), SupervisorStop> {

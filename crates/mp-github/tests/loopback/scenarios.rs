@@ -8,7 +8,7 @@ use crate::harness::{
 };
 use mp_core::tick::ReadConcurrency;
 use mp_github::rest::ReadPath;
-use mp_github::{FaultScript, MemoryGitHub};
+use mp_github::{Action, FaultScript, MemoryGitHub};
 
 /// An outcome detail with the words of a failed call cut after its route: how a failure
 /// reads differs by adapter (an HTTP status after retries, an in-memory fault hook), what
@@ -37,13 +37,30 @@ fn normalised(outcomes: Result<Vec<(String, String, String)>, String>) -> Vec<St
 /// What the scenario's `expect` file (see the mp-cli scenario harness) says of each pull
 /// request that the REST run's ticks contradict: `merged` must merge in some tick,
 /// `not-merged` must never merge and still have an outcome in the last tick.
-fn unmet_expectations(world: &std::path::Path, ticks: &[TickResult]) -> Vec<String> {
+fn unmet_expectations(
+    world: &std::path::Path,
+    ticks: &[TickResult],
+    actions: &[Action],
+) -> Vec<String> {
     let Some(text) = world
         .parent()
         .and_then(|dir| std::fs::read_to_string(dir.join("expect")).ok())
     else {
         return Vec::new();
     };
+    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let mut unmet = Vec::new();
+    // A scenario that fails closed: the last tick's error must say why, and nothing else
+    // is asked of it.
+    if let Some(why) = lines.iter().find_map(|l| l.strip_prefix("fails-closed ")) {
+        match ticks.last().map(TickResult::outcomes) {
+            Some(Err(error)) if error.contains(why.trim()) => {}
+            other => unmet.push(format!(
+                "expected the REST tick to fail closed saying {why:?}, it gave {other:?}"
+            )),
+        }
+        return unmet;
+    }
     let mut all = Vec::new();
     for tick in ticks {
         match tick.outcomes() {
@@ -51,13 +68,32 @@ fn unmet_expectations(world: &std::path::Path, ticks: &[TickResult]) -> Vec<Stri
             Err(error) => return vec![format!("a REST tick failed: {error}")],
         }
     }
-    let mut unmet = Vec::new();
-    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+    for line in &lines {
         let mut words = line.split_whitespace();
         let (pr, verdict) = (
             words.next().unwrap_or_default(),
             words.next().unwrap_or_default(),
         );
+        if pr == "incident" {
+            let words = line.splitn(3, ' ').nth(2).unwrap_or_default();
+            let opened = actions.iter().any(|action| match action {
+                Action::CreateIssue {
+                    title,
+                    labels,
+                    body,
+                    ..
+                } => {
+                    labels.iter().any(|l| l == verdict)
+                        && !words.is_empty()
+                        && (title.contains(words) || body.contains(words))
+                }
+                _ => false,
+            });
+            if !opened {
+                unmet.push(format!("expected `{line}`: no such issue was opened over REST"));
+            }
+            continue;
+        }
         let merged = all
             .iter()
             .flatten()
@@ -145,7 +181,7 @@ async fn compare(
             ));
         }
         if reads == ReadPath::Rest {
-            problems.extend(unmet_expectations(world, &rest));
+            problems.extend(unmet_expectations(world, &rest, &rest_actions));
         }
         let (memory_outcomes, rest_outcomes) = (all_outcomes(&memory), all_outcomes(&rest));
         if memory_outcomes != rest_outcomes {

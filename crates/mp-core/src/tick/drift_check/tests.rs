@@ -107,6 +107,17 @@ impl Fake {
     }
 
     fn with_issue(self, number: u64, state: IssueState, title: &str, body: &str) -> Self {
+        self.with_issue_by(&bot(), number, state, title, body)
+    }
+
+    fn with_issue_by(
+        self,
+        author: &Login,
+        number: u64,
+        state: IssueState,
+        title: &str,
+        body: &str,
+    ) -> Self {
         self.hub().issues.push(Issue {
             repo: repo(GOV),
             number: PrNumber::new(number),
@@ -114,7 +125,7 @@ impl Fake {
             body: body.to_owned(),
             state,
             labels: vec!["decision:mirror-drift-incident".to_owned()],
-            author: None,
+            author: Some(author.clone()),
             created_at: None,
             is_pull_request: false,
         });
@@ -251,7 +262,7 @@ impl GitHub for Fake {
             body: issue.body.clone(),
             state: IssueState::Open,
             labels: issue.labels.clone(),
-            author: None,
+            author: Some(bot()),
             created_at: None,
             is_pull_request: false,
         };
@@ -401,6 +412,11 @@ fn drifted() -> Fake {
         .with_files("acme/web", &[("AGENTS.md", "agents\n")])
 }
 
+/// mp's identity in these tests.
+fn bot() -> Login {
+    Login::for_app("acme-merge-gate").expect("a valid login")
+}
+
 /// The key of [`drifted`]'s findings (sha256 over the sorted finding lines).
 const DRIFTED_KEY: &str = "mirror-drift-8a7b27bbf72c";
 
@@ -408,7 +424,8 @@ const DRIFTED_KEY: &str = "mirror-drift-8a7b27bbf72c";
 /// reads, warnings and metric, then every call the fake saw (writes with their text).
 #[track_caller]
 fn check(fake: &Fake, mirror: Option<&str>, expected: &str) {
-    let report = block_on(check_drift(fake, &config(mirror), now()));
+    let authority = IncidentAuthority::new(bot(), repo(GOV));
+    let report = block_on(check_drift(fake, &config(mirror), &authority, now()));
     let mut lines = vec![report.to_string()];
     for finding in &report.findings {
         lines.push(format!("{}: {finding}", finding.code()));
@@ -534,6 +551,26 @@ fn a_closed_issue_with_the_marker_keeps_the_drift_reported() {
 }
 
 #[test]
+fn an_issue_an_agent_opened_with_the_marker_does_not_silence_the_drift() {
+    let marker = format!("Known, ignore.\n\n<!-- merge-gate:dedupe:{DRIFTED_KEY} -->");
+    let mallory = Login::parse("mallory").expect("a valid login");
+    let fake = drifted().with_issue_by(&mallory, 4, IssueState::Closed, "Drift", &marker);
+    let report = block_on(check_drift(
+        &fake,
+        &config(Some(MIRROR)),
+        &IncidentAuthority::new(bot(), repo(GOV)),
+        now(),
+    ));
+    assert_eq!(report.metrics.drift_incidents, 1, "{report}");
+    assert_eq!(
+        report.warnings,
+        [format!(
+            "decision:mirror-drift-incident {DRIFTED_KEY}: acme/governance#4 looks like this incident but does not count: opened by mallory, not by mp (incident_lookalike_not_opened_by_mp)"
+        )]
+    );
+}
+
+#[test]
 fn truncated_and_missing_trees_fall_back_to_one_read_per_path() {
     check(
         &drifted()
@@ -571,7 +608,7 @@ fn a_canonical_path_absent_in_governance_counts_once_per_adopter() {
             2,
             IssueState::Open,
             "[decision:mirror-drift-incident] mirror-drift-159ae3af8a90",
-            "",
+            "<!-- merge-gate:dedupe:mirror-drift-159ae3af8a90 -->",
         ),
         Some(MIRROR),
         "

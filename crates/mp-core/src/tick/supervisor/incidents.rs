@@ -1,10 +1,8 @@
 //! Opening incident issues in the governance repository: dedupe against every issue of
 //! the label (open or closed) by the hidden marker, then the per-tick issue cap.
 
-use crate::branch::IncidentLabel;
-use crate::branch::incident::{
-    IncidentKey, SurfacedIncident, body_with_marker, incident_title, issue_references_key,
-};
+use crate::branch::incident::{IncidentKey, SurfacedIncident, body_with_marker, incident_title};
+use crate::branch::{IncidentLabel, Standing};
 use crate::ids::CommitSha;
 use crate::port::{Issue, IssueQuery, IssueState, NewIssue};
 
@@ -82,10 +80,23 @@ impl Scan<'_> {
             self.event(format!("{label} {key}: deferred (dedupe list unavailable)"));
             return Ok(Surfaced::Deferred);
         };
-        if let Some(found) = issues
-            .iter()
-            .find(|issue| issue_references_key(&issue.title, &issue.body, key))
-        {
+        let authority = self.authority();
+        let mut ours = None;
+        for issue in &issues {
+            match authority.standing(issue, label, key) {
+                Standing::Unrelated => {}
+                Standing::Ours => {
+                    ours = Some(issue);
+                    break;
+                }
+                Standing::LookAlike(why) => self.warn(format!(
+                    "{label} {key}: {governance}#{} looks like this incident but does not count: {why} ({})",
+                    issue.number,
+                    why.code()
+                )),
+            }
+        }
+        if let Some(found) = ours {
             self.event(format!(
                 "{label} {key}: already reported as {governance}#{} ({})",
                 found.number,
@@ -103,7 +114,7 @@ impl Scan<'_> {
         }
         let new = NewIssue {
             title: incident.title.clone(),
-            body: incident.body.clone(),
+            body: authority.sign(&incident.body, label, key),
             labels: vec![label.as_str().to_owned()],
         };
         match self.github.create_issue(&governance, &new).await {

@@ -7,7 +7,8 @@ use std::path::Path;
 
 use mp_core::config::{self, ConfigFiles};
 use mp_core::context::CommitContext;
-use mp_core::ids::{CommitSha, PrNumber, RepoName};
+use mp_core::branch::IncidentAuthority;
+use mp_core::ids::{CommitSha, Login, PrNumber, RepoName};
 use mp_core::port::{
     FileContent, FileWrite, GitHub, GitHubError, GitHubHistory, MergeMethod, MergeRequest, NewPull,
     Tree,
@@ -573,8 +574,10 @@ async fn the_drift_world_shows_a_mismatch_and_a_missing_file() {
         )
     });
     let now = world.now;
+    let bot = Login::for_app(&world.bot_slug).expect("the world's bot slug is a login");
+    let authority = IncidentAuthority::new(bot, config.projects().governance_repo().clone());
     let gh = MemoryGitHub::new(world);
-    let report = check_drift(&gh, &config, now).await;
+    let report = check_drift(&gh, &config, &authority, now).await;
     let mut answers = vec![report.to_string()];
     answers.extend(report.findings.iter().map(|f| format!("{}: {f}", f.code())));
     answers.extend(report.per_path.iter().map(|r| format!("per path: {r}")));
