@@ -2,12 +2,14 @@
 //! recorded it in time.
 //!
 //! A commit whose subject matches `^\[break-glass-[a-z0-9-]+\]\s` bypassed the gate on
-//! purpose. The bot's own squash of a pull request titled like that is not a break-glass
-//! push. Otherwise the actor is the **committer** (the author field can be forged); when the
-//! allowlist is not empty the committer must be on it. Then an ADR under
-//! `docs/decisions/` must mention the commit's full SHA or its 7-character prefix, within
-//! `adr_deadline_hours` (default 24) of the committer date. Before the deadline the audit
-//! waits; from the deadline on, or when the committer date is unknown, the commit is
+//! purpose. Who did it, and when, come from GitHub's activity log of the default branch
+//! (the update that landed the commit: its pusher and GitHub's time), never from the
+//! commit's author, committer or dates, which whoever made the commit wrote. mp's own
+//! update (its squash of a pull request titled like that) is not a break-glass push.
+//! Otherwise, when the allowlist is not empty, the pusher must be on it. Then an ADR under
+//! `docs/decisions/` must name the commit's full SHA (a prefix could name another commit),
+//! within `adr_deadline_hours` (default 24) of the push. Before the deadline the audit
+//! waits; from the deadline on, or when GitHub gives the push no time, the commit is
 //! unaudited.
 
 use std::fmt;
@@ -16,7 +18,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::branch::incident::IncidentLabel;
-use crate::context::CommitContext;
+use crate::context::{CommitContext, RefUpdate};
 use crate::ids::{CommitSha, Login, Timestamp};
 
 /// The default number of hours an ADR may take to appear after a break-glass commit.
@@ -86,19 +88,19 @@ impl BreakGlassPolicy {
 pub enum BreakGlassVerdict {
     /// The subject is not a break-glass subject: nothing to audit.
     NotBreakGlass,
-    /// The bot committed it (a squash of a pull request titled like a break-glass
+    /// mp's own update landed it (a squash of a pull request titled like a break-glass
     /// commit): not a break-glass push.
     BotCommit {
         /// The commit.
         sha: CommitSha,
     },
-    /// The committer is not on the non-empty allowlist.
+    /// The pusher is not on the non-empty allowlist.
     Unauthorized {
         /// The commit.
         sha: CommitSha,
         /// The break-glass tag from the subject.
         tag: String,
-        /// The committer (`None` when GitHub links no account).
+        /// Who pushed it, as GitHub's activity log names them (`None` when it names no one).
         actor: Option<Login>,
         /// The allowlist it was checked against.
         allowlist: Vec<Login>,
@@ -121,7 +123,7 @@ pub enum BreakGlassVerdict {
         /// When the commit becomes unaudited without an ADR.
         deadline: Timestamp,
     },
-    /// No ADR, and the deadline has passed or the committer date is unknown.
+    /// No ADR, and the deadline has passed or GitHub gives the push no time.
     Unaudited {
         /// The commit.
         sha: CommitSha,
@@ -129,8 +131,8 @@ pub enum BreakGlassVerdict {
         tag: String,
         /// The deadline in hours that applied.
         deadline_hours: u32,
-        /// The committer date, if known.
-        committed_at: Option<Timestamp>,
+        /// GitHub's time of the push that landed it, if known.
+        pushed_at: Option<Timestamp>,
     },
 }
 
@@ -165,8 +167,9 @@ impl BreakGlassVerdict {
                 actor,
                 allowlist,
             } => Some(format!(
-                "Commit `{short}` is a `[{tag}]` break-glass commit, but its committer \
-                 `{actor}` is not an allowlisted actor.\n\n\
+                "Commit `{short}` is a `[{tag}]` break-glass commit, but `{actor}` pushed \
+                 it to the default branch (GitHub's activity log), who is not an \
+                 allowlisted actor.\n\n\
                  Allowlisted actors: {list}\n\n\
                  Either someone bypassed the gate without authority, or the allowlist is \
                  missing a trusted person.",
@@ -178,16 +181,19 @@ impl BreakGlassVerdict {
                 sha,
                 tag,
                 deadline_hours,
-                committed_at,
+                pushed_at,
             } => Some(format!(
                 "Commit `{short}` is a `[{tag}]` break-glass commit, but no ADR under \
-                 `docs/decisions/` mentions it, and the {deadline_hours}-hour deadline {when}.\n\n\
+                 `docs/decisions/` names its full SHA, and the {deadline_hours}-hour deadline {when}.\n\n\
                  Record the decision: add `docs/decisions/NNNN-<topic>.md` naming commit \
-                 `{sha}` and merge it.",
+                 `{sha}` (all 40 characters) and merge it.",
                 short = sha.short(),
-                when = match committed_at {
-                    Some(at) => format!("counted from the committer date {at} has passed"),
-                    None => "cannot be checked because the committer date is unknown".to_owned(),
+                when = match pushed_at {
+                    Some(at) =>
+                        format!("counted from its push at {at} (GitHub's activity log) has passed"),
+                    None =>
+                        "cannot be checked because GitHub's activity log gives the push no time"
+                            .to_owned(),
                 },
             )),
             _ => None,
@@ -217,7 +223,7 @@ impl fmt::Display for BreakGlassVerdict {
             Self::NotBreakGlass => f.write_str("not a break-glass commit"),
             Self::BotCommit { sha } => write!(
                 f,
-                "break-glass subject on {} committed by the bot: not a break-glass push",
+                "break-glass subject on {} landed by mp itself: not a break-glass push",
                 sha.short()
             ),
             Self::Unauthorized {
@@ -227,7 +233,7 @@ impl fmt::Display for BreakGlassVerdict {
                 allowlist,
             } => write!(
                 f,
-                "[{tag}] commit {} by committer '{}' who is not allowlisted (allowlist: {})",
+                "[{tag}] commit {} pushed by '{}' who is not allowlisted (allowlist: {})",
                 sha.short(),
                 actor_text(actor.as_ref()),
                 login_list(allowlist)
@@ -248,16 +254,16 @@ impl fmt::Display for BreakGlassVerdict {
                 sha,
                 tag,
                 deadline_hours,
-                committed_at,
-            } => match committed_at {
+                pushed_at,
+            } => match pushed_at {
                 Some(at) => write!(
                     f,
-                    "[{tag}] commit {} has no ADR within {deadline_hours} h of its committer date {at}",
+                    "[{tag}] commit {} has no ADR within {deadline_hours} h of its push at {at}",
                     sha.short()
                 ),
                 None => write!(
                     f,
-                    "[{tag}] commit {} has no ADR and no committer date to time the {deadline_hours} h deadline",
+                    "[{tag}] commit {} has no ADR and no push time to time the {deadline_hours} h deadline",
                     sha.short()
                 ),
             },
@@ -265,20 +271,23 @@ impl fmt::Display for BreakGlassVerdict {
     }
 }
 
-/// The path of the first `*.md` file whose text contains the full SHA or its 7-character
-/// prefix. `files` holds `(path, text)` pairs of the governance repo's `docs/decisions/`.
+/// The path of the first `*.md` file whose text contains the commit's full SHA (in any
+/// case). A prefix never counts: a prefix can be ground to name another commit.
+/// `files` holds `(path, text)` pairs of the governance repo's `docs/decisions/`.
 pub fn find_adr<'a>(sha: &CommitSha, files: &'a [(String, String)]) -> Option<&'a str> {
     files
         .iter()
         .filter(|(path, _)| path.ends_with(".md"))
-        .find(|(_, text)| text.contains(sha.as_str()) || text.contains(sha.short()))
+        .find(|(_, text)| text.to_ascii_lowercase().contains(sha.as_str()))
         .map(|(path, _)| path.as_str())
 }
 
-/// Audits one commit on `main` (see the module docs). `adr_files` holds `(path, text)`
-/// pairs of the governance repo's `docs/decisions/*.md`.
+/// Audits one commit on the default branch (see the module docs). `landing` is the
+/// update of GitHub's activity log that brought the commit to the branch; `adr_files`
+/// holds `(path, text)` pairs of the governance repo's `docs/decisions/*.md`.
 pub fn audit_break_glass(
     commit: &CommitContext,
+    landing: &RefUpdate,
     policy: &BreakGlassPolicy,
     adr_files: &[(String, String)],
     now: Timestamp,
@@ -287,19 +296,34 @@ pub fn audit_break_glass(
         return BreakGlassVerdict::NotBreakGlass;
     };
     let sha = commit.sha.clone();
-    let tag = tag.to_owned();
-    let actor = commit.committer_login.as_ref();
+    let actor = landing.actor.as_ref();
     if actor == Some(&policy.bot) {
         return BreakGlassVerdict::BotCommit { sha };
     }
     if !policy.allowlist.is_empty() && !actor.is_some_and(|a| policy.allowlist.contains(a)) {
         return BreakGlassVerdict::Unauthorized {
             sha,
-            tag,
+            tag: tag.to_owned(),
             actor: actor.cloned(),
             allowlist: policy.allowlist.clone(),
         };
     }
+    audit_adr(&sha, tag, landing.at, policy, adr_files, now)
+}
+
+/// The ADR half of the audit, for a break-glass commit whose pusher was already found
+/// allowlisted (a commit pending its ADR is audited again on every tick from the push
+/// time kept in the state): audited when an ADR names its full SHA, pending before the
+/// deadline counted from `pushed_at`, unaudited after it or without a push time.
+pub fn audit_adr(
+    sha: &CommitSha,
+    tag: &str,
+    pushed_at: Option<Timestamp>,
+    policy: &BreakGlassPolicy,
+    adr_files: &[(String, String)],
+    now: Timestamp,
+) -> BreakGlassVerdict {
+    let (sha, tag) = (sha.clone(), tag.to_owned());
     if let Some(path) = find_adr(&sha, adr_files) {
         return BreakGlassVerdict::Audited {
             sha,
@@ -308,7 +332,7 @@ pub fn audit_break_glass(
         };
     }
     let deadline_hours = policy.adr_deadline_hours;
-    match commit.committed_at {
+    match pushed_at {
         Some(at) => {
             let deadline = at.plus_hours(i64::from(deadline_hours));
             if now < deadline {
@@ -318,7 +342,7 @@ pub fn audit_break_glass(
                     sha,
                     tag,
                     deadline_hours,
-                    committed_at: Some(at),
+                    pushed_at: Some(at),
                 }
             }
         }
@@ -326,7 +350,7 @@ pub fn audit_break_glass(
             sha,
             tag,
             deadline_hours,
-            committed_at: None,
+            pushed_at: None,
         },
     }
 }

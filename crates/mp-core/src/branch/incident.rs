@@ -261,16 +261,18 @@ impl LookAlike {
 impl fmt::Display for LookAlike {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::NotOpenedByMp { author: Some(author) } => {
+            Self::NotOpenedByMp {
+                author: Some(author),
+            } => {
                 write!(f, "opened by {author}, not by mp")
             }
             Self::NotOpenedByMp { author: None } => {
                 f.write_str("GitHub names no author, so it is not mp's")
             }
             Self::MarkerMissing => f.write_str("opened by mp but without this incident's marker"),
-            Self::MacInvalid => f.write_str(
-                "opened by mp's identity but without a valid MAC under MP_RECEIPT_KEY",
-            ),
+            Self::MacInvalid => {
+                f.write_str("opened by mp's identity but without a valid MAC under MP_RECEIPT_KEY")
+            }
         }
     }
 }

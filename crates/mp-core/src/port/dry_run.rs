@@ -16,7 +16,9 @@ use super::github::{
     GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeRequest, NewIssue, PullRequest,
     UpdateBranchOutcome,
 };
-use super::history::{CommitPull, FileContent, FileWrite, GitHubHistory, NewPull, Tree};
+use super::history::{
+    CommitPull, Comparison, FileContent, FileWrite, GitHubHistory, NewPull, Tree,
+};
 use crate::context::LabelAction;
 use crate::context::{
     CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, Reaction, RefUpdate,
@@ -566,6 +568,15 @@ impl GitHub for DryRun<'_> {
         self.inner.head_ref_updates(repo, head_ref).await
     }
 
+    async fn branch_updates_until(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+        until: &[CommitSha],
+    ) -> Result<Vec<RefUpdate>, GitHubError> {
+        self.inner.branch_updates_until(repo, branch, until).await
+    }
+
     async fn comments(
         &self,
         repo: &RepoName,
@@ -831,6 +842,16 @@ impl GitHubHistory for DryRun<'_> {
             sha: sha.clone(),
         });
         Ok(())
+    }
+
+    async fn compare(
+        &self,
+        repo: &RepoName,
+        base: &CommitSha,
+        head: &CommitSha,
+        limit: usize,
+    ) -> Result<Comparison, GitHubError> {
+        self.history()?.compare(repo, base, head, limit).await
     }
 
     async fn commit_pulls(

@@ -365,6 +365,25 @@ pub trait GitHub: Send + Sync {
         head_ref: &str,
     ) -> Result<Vec<RefUpdate>, GitHubError>;
 
+    /// The updates of a branch, newest first, as [`GitHub::head_ref_updates`] answers
+    /// them, but read only as far back as needed: an adapter that pages may stop after the
+    /// page at which every tip of `until` shows as a tip an update left (or read on to the
+    /// end when one never does). The answer may hold more than that, never less. The
+    /// supervisor reads the default branch and `bot-state` this way, from its watermarks.
+    /// The default reads the whole log; a wrapper must forward it.
+    ///
+    /// # Errors
+    /// As [`GitHub::head_ref_updates`].
+    async fn branch_updates_until(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+        until: &[CommitSha],
+    ) -> Result<Vec<RefUpdate>, GitHubError> {
+        let _ = until;
+        self.head_ref_updates(repo, branch).await
+    }
+
     /// Comments of an issue or pull request, oldest first (`GET /issues/{n}/comments`).
     ///
     /// # Errors

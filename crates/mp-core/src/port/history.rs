@@ -45,6 +45,21 @@ pub struct CommitPull {
     pub merge_commit_sha: Option<CommitSha>,
 }
 
+/// What lies between two commits (`GET /compare/{base}...{head}`): the commits a branch
+/// update from `base` to `head` brought, whatever their dates and however they were merged.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    /// The commits reachable from `head` and not from `base`, in GitHub's order (oldest
+    /// first), at most as many as the caller asked for.
+    pub commits: Vec<CommitContext>,
+    /// How many such commits GitHub counts (`total_commits`): more than `commits.len()`
+    /// when the listing stopped at the caller's limit.
+    pub total: usize,
+    /// Whether `base` is an ancestor of `head` (GitHub's status `ahead` or `identical`):
+    /// false for a rewrite (`diverged`, `behind`).
+    pub fast_forward: bool,
+}
+
 /// A write of one file on a branch (`PUT /contents/{path}`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileWrite {
@@ -94,6 +109,19 @@ pub trait GitHubHistory: GitHub {
         branch: &str,
         limit: usize,
     ) -> Result<Vec<CommitContext>, GitHubError>;
+
+    /// The commits between `base` and `head`, at most `limit` of them
+    /// (`GET /compare/{base}...{head}?per_page=100&page=`, as many pages as needed).
+    ///
+    /// # Errors
+    /// [`GitHubError::NotFound`] when either commit is unknown.
+    async fn compare(
+        &self,
+        repo: &RepoName,
+        base: &CommitSha,
+        head: &CommitSha,
+        limit: usize,
+    ) -> Result<Comparison, GitHubError>;
 
     /// A file at a branch or commit, `None` when it does not exist there
     /// (`GET /contents/{path}?ref=`; 404 is `Ok(None)`).

@@ -20,5 +20,7 @@ pub use github::{
     DEFAULT_BRANCH_FALLBACK, GitHub, GitHubError, Issue, IssueQuery, IssueState, ListedPull,
     MergeMethod, MergeRequest, NewIssue, PullReads, PullRequest, UpdateBranchOutcome,
 };
-pub use history::{CommitPull, FileContent, FileWrite, GitHubHistory, NewPull, Tree, TreeEntry};
+pub use history::{
+    CommitPull, Comparison, FileContent, FileWrite, GitHubHistory, NewPull, Tree, TreeEntry,
+};
 pub use recording::Recording;

@@ -13,7 +13,9 @@ use super::github::{
     GitHub, GitHubError, Issue, IssueQuery, MergeRequest, NewIssue, PullRequest,
     UpdateBranchOutcome,
 };
-use super::history::{CommitPull, FileContent, FileWrite, GitHubHistory, NewPull, Tree};
+use super::history::{
+    CommitPull, Comparison, FileContent, FileWrite, GitHubHistory, NewPull, Tree,
+};
 
 /// Forwards every call to the wrapped port and records each write that succeeded as a
 /// [`PlannedWrite`] (the request as it was made). Failed writes are not recorded.
@@ -130,6 +132,15 @@ impl GitHub for Recording<'_> {
         head_ref: &str,
     ) -> Result<Vec<RefUpdate>, GitHubError> {
         self.inner.head_ref_updates(repo, head_ref).await
+    }
+
+    async fn branch_updates_until(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+        until: &[CommitSha],
+    ) -> Result<Vec<RefUpdate>, GitHubError> {
+        self.inner.branch_updates_until(repo, branch, until).await
     }
 
     async fn comments(
@@ -320,6 +331,16 @@ impl GitHubHistory for Recording<'_> {
             branch: branch.to_owned(),
             sha: sha.clone(),
         })
+    }
+
+    async fn compare(
+        &self,
+        repo: &RepoName,
+        base: &CommitSha,
+        head: &CommitSha,
+        limit: usize,
+    ) -> Result<Comparison, GitHubError> {
+        self.inner.compare(repo, base, head, limit).await
     }
 
     async fn commit_pulls(

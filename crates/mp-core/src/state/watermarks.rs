@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! {
-//!   "_break_glass_pending": {"<owner>/<repo>:<sha>": "<first seen>"},
+//!   "_break_glass_pending": {"<owner>/<repo>:<sha>": "<pushed at>"},
 //!   "_l2_unsettled": {"<owner>/<repo>:<sha>": "<first seen>"},
 //!   "<owner>/<repo>": "<last sha scanned by L5 and the branch hooks>",
 //!   "<owner>/<repo>:l2": "<last sha settled by L2>"
@@ -30,7 +30,8 @@ use crate::ids::{CommitSha, RepoName, Timestamp};
 pub const UNSETTLED_KEY: &str = "_l2_unsettled";
 
 /// The reserved key of the break-glass commits whose ADR deadline has not passed yet,
-/// with the time each was first seen; they are audited again on every tick until settled.
+/// with the time GitHub's activity log gives each push; they are audited again on every
+/// tick until settled.
 pub const BREAK_GLASS_PENDING_KEY: &str = "_break_glass_pending";
 
 const L2_SUFFIX: &str = ":l2";
@@ -327,7 +328,8 @@ impl Watermarks {
         self.unsettled.keys().filter(|(repo, _)| owns(repo)).count()
     }
 
-    /// The break-glass commits of `repo` waiting for their ADR, with their first-seen times.
+    /// The break-glass commits of `repo` waiting for their ADR, with the time GitHub's
+    /// activity log gives their push (the deadline counts from it).
     pub fn pending_break_glass(&self, repo: &RepoName) -> Vec<(CommitSha, Timestamp)> {
         self.pending_break_glass
             .iter()
@@ -336,11 +338,12 @@ impl Watermarks {
             .collect()
     }
 
-    /// Records a break-glass commit waiting for its ADR (an earlier record is kept).
-    pub fn track_break_glass(&mut self, repo: &RepoName, sha: &CommitSha, now: Timestamp) {
+    /// Records a break-glass commit waiting for its ADR, pushed at `pushed_at` (an
+    /// earlier record is kept).
+    pub fn track_break_glass(&mut self, repo: &RepoName, sha: &CommitSha, pushed_at: Timestamp) {
         self.pending_break_glass
             .entry((repo.clone(), sha.clone()))
-            .or_insert(now);
+            .or_insert(pushed_at);
     }
 
     /// Forgets a waiting break-glass commit (audited, or its incident is filed).

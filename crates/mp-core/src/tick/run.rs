@@ -368,7 +368,7 @@ impl Tick<'_> {
             options.progress.phase(TickPhase::Drift, 0);
             let authority =
                 IncidentAuthority::new(bot.clone(), config.projects().governance_repo().clone())
-                .with_key(options.receipt_key.clone());
+                    .with_key(options.receipt_key.clone());
             let drift = check_drift(self.github, config, &authority, now).await;
             if matches!(drift.incident, Some(DriftIncident::Opened { .. })) {
                 run.take_issue_slot();

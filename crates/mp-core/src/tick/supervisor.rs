@@ -1,32 +1,41 @@
-//! The branch supervisor (bot.md §11-§13): what landed on `main` since the last tick, per
-//! supervised repository (audit-only ones included), goes through the L5 hooks and L2
-//! post-merge re-validation, and every finding becomes one deduplicated incident issue in
-//! the governance repository.
+//! The branch supervisor (bot.md §11-§13): what landed on the default branch since the
+//! last tick, per supervised repository (audit-only ones included), goes through the L5
+//! hooks and L2 post-merge re-validation, and every finding becomes one deduplicated
+//! incident issue in the governance repository.
 //!
-//! Per repository and tick:
+//! What landed, who landed it and when come from GitHub's activity log of the branch, never
+//! from the commits' own metadata (decisions/0044). Per repository and tick:
 //!
-//! 1. A layer without a watermark bootstraps at the current `main` head and scans nothing
-//!    older (metric `bootstrapped`).
-//! 2. `main` is listed newest first down to each watermark: one page, then up to
-//!    [`WALK_CAP`] commits. A watermark not found there was rewritten away (or is too far
-//!    behind): it moves to the head and one `decision:watermark-lost` incident says so.
-//! 3. At most [`COMMITS_PER_LAYER`] new commits per layer, oldest first; the rest wait for
-//!    the next tick and the watermark stops at the last processed commit.
-//! 4. L5 ([`Layer::L5`]): the break-glass audit (including earlier break-glass commits
-//!    still inside their ADR deadline), unauthorized push (dropped when an allowlisted
-//!    person really merged the commit) and the hallucination guard (unless `skills.yml`
-//!    disables it), then the user branch hooks (`decision:skill-hook-incident`; a hook
-//!    that fails is a warning and raises nothing). Incidents of one label roll up into one
-//!    issue per scan.
+//! 1. A layer without a watermark bootstraps at the current head and scans nothing older
+//!    (metric `bootstrapped`).
+//! 2. The branch's activity log is read once. A layer's new updates are the ones logged
+//!    since the branch was last at its watermark, chained by their tips
+//!    ([`crate::branch::updates_since`]). A watermark the log never shows (history
+//!    rewritten past it, a log that does not reach back, a watermark mp did not write)
+//!    moves to the head and one `decision:watermark-lost` incident says so. A log that does
+//!    not lead to the head yet makes the layer wait, with a warning.
+//! 3. Each update's commits are read with `compare` from the tip before it: every commit
+//!    the update brought, second parents and back-dated commits included. Updates are
+//!    taken while they fit [`COMMITS_PER_LAYER`] commits (always at least one); the rest
+//!    wait for the next tick. A watermark is always a tip the branch had.
+//! 4. L5 ([`Layer::L5`]): the break-glass audit (pusher allowlisted, an ADR naming the full
+//!    SHA within the deadline counted from the push; earlier break-glass commits still
+//!    inside their deadline are audited again), unauthorized push (landed by anyone but
+//!    mp or an allowlisted person) and the hallucination guard (unless `skills.yml`
+//!    disables it), then the user branch hooks (`decision:skill-hook-incident`; a hook that
+//!    fails is a warning and raises nothing). Incidents of one label roll up into one issue
+//!    per scan.
 //! 5. L2 ([`Layer::L2`]): each commit's check runs are re-validated. Passed or a real
 //!    failure settles the commit; unsettled (infra) records the first-seen time and stops
 //!    the layer until a later tick, and after 24 hours opens `decision:l2-stalled` and
 //!    force-settles. A real failure opens `decision:post-merge-revalidation` with
 //!    parent-aware recovery instructions and, with `auto_revert_pr`, a revert pull request
-//!    when the commit is proven to have at most one parent.
+//!    when the commit is proven to have at most one parent. The watermark moves once every
+//!    commit of an update is settled.
 //!
 //! Incidents are deduplicated against issues with the same label in any state (a closed
-//! incident stays closed) through the hidden marker of `branch::incident`. At most
+//! incident stays closed), but only against issues mp's identity opened with the hidden
+//! marker of `branch::incident` (and its MAC when a key is set). At most
 //! [`ISSUES_PER_TICK`] new issues open per tick across all repositories; an incident held
 //! back by the cap holds its layer's watermark, so the next tick finds it again.
 //!
@@ -50,11 +59,11 @@ pub use revert::{
 };
 
 use crate::approval::ReceiptKey;
-use crate::branch::{IncidentAuthority, IncidentLabel};
+use crate::branch::{IncidentAuthority, IncidentLabel, Since, updates_since};
 use crate::config::Config;
-use crate::context::CommitContext;
-use crate::ids::{Login, RepoName, Timestamp};
-use crate::port::{GitHubError, GitHubHistory, Issue};
+use crate::context::{CommitContext, RefUpdate};
+use crate::ids::{CommitSha, Login, RepoName, Timestamp};
+use crate::port::{Comparison, GitHubError, GitHubHistory, Issue};
 use crate::skill::SkillSet;
 use crate::state::{Layer, Watermarks};
 
@@ -64,10 +73,9 @@ use super::DefaultBranches;
 pub const COMMITS_PER_LAYER: usize = 100;
 /// At most this many new incident issues are opened per tick, across all repositories.
 pub const ISSUES_PER_TICK: usize = 30;
-/// How far back `main` is walked to find a watermark (10 pages of 100).
-pub const WALK_CAP: usize = 1000;
-/// The first, cheap walk: one page.
-const FIRST_PAGE: usize = 100;
+/// At most this many commits of one update of the branch are listed (`compare`, 10 pages
+/// of 100); an update that brought more is scanned as far as listed, with a warning.
+pub const COMPARE_CAP: usize = 1000;
 /// The skill name that switches the hallucination guard off in `skills.yml`.
 pub const HALLUCINATION_GUARD: &str = "hook_hallucination_guard";
 /// Where the governance repository keeps its ADRs.
@@ -84,6 +92,7 @@ pub struct SupervisorRun {
     skills: SkillSet,
     branches: DefaultBranches,
     receipt_key: Option<ReceiptKey>,
+    comparisons: BTreeMap<(CommitSha, CommitSha), Comparison>,
 }
 
 impl SupervisorRun {
@@ -97,6 +106,7 @@ impl SupervisorRun {
             skills: SkillSet::default(),
             branches: DefaultBranches::default(),
             receipt_key: None,
+            comparisons: BTreeMap::new(),
         }
     }
 
@@ -302,10 +312,6 @@ pub async fn run_branch_supervisor(
     scan.report
 }
 
-/// The layers' positions in a `main` listing: `Some(i)` is the index of the watermark
-/// (so commits `..i` are new), `None` a watermark not found.
-type Anchors = BTreeMap<Layer, Option<usize>>;
-
 /// One repository's scan.
 struct Scan<'a> {
     github: &'a dyn GitHubHistory,
@@ -349,16 +355,26 @@ impl Scan<'_> {
 
     async fn run(&mut self) -> Result<(), SupervisorStop> {
         let repo = self.repo;
+        let branch = self.run.branches.of(repo).to_owned();
         let missing: Vec<Layer> = Layer::ALL
             .into_iter()
             .filter(|layer| self.state.get(repo, *layer).is_none())
             .collect();
-        let Some(mut commits) = self.list_main(FIRST_PAGE).await? else {
-            return Ok(());
-        };
-        let Some(head) = commits.first().map(|c| c.sha.clone()) else {
-            self.warn("main has no commits; nothing to scan".to_owned());
-            return Ok(());
+        let head = match self.github.branch_commits(repo, &branch, 1).await {
+            Ok(commits) => match commits.into_iter().next() {
+                Some(head) => head.sha,
+                None => {
+                    self.warn(format!("{branch} has no commits; nothing to scan"));
+                    return Ok(());
+                }
+            },
+            Err(error) => {
+                self.stop_or_warn(
+                    &error,
+                    &format!("cannot list {branch}; the repository waits for the next tick"),
+                )?;
+                return Ok(());
+            }
         };
         if !missing.is_empty() {
             for layer in &missing {
@@ -379,78 +395,139 @@ impl Scan<'_> {
         if scanned.is_empty() {
             return Ok(());
         }
-        let mut anchors = self.anchors(&commits, &scanned);
-        if anchors.values().any(Option::is_none) && commits.len() >= FIRST_PAGE {
-            let Some(longer) = self.list_main(WALK_CAP).await? else {
-                return Ok(());
-            };
-            commits = longer;
-            anchors = self.anchors(&commits, &scanned);
-        }
-        let lost: Vec<Layer> = anchors
+        let marks: Vec<CommitSha> = scanned
             .iter()
-            .filter(|(_, at)| at.is_none())
-            .map(|(layer, _)| *layer)
+            .filter_map(|layer| self.state.get(repo, *layer).cloned())
             .collect();
-        if !lost.is_empty()
-            && let Some(head) = commits.first().cloned()
+        let log = match self
+            .github
+            .branch_updates_until(repo, &branch, &marks)
+            .await
         {
+            Ok(log) => log,
+            Err(error) => {
+                self.stop_or_warn(
+                    &error,
+                    &format!(
+                        "cannot read GitHub's activity log of {branch}, the only evidence of who pushed what; the scan waits for the next tick"
+                    ),
+                )?;
+                return Ok(());
+            }
+        };
+        let mut plans: BTreeMap<Layer, Vec<RefUpdate>> = BTreeMap::new();
+        let mut lost = Vec::new();
+        for layer in scanned {
+            let Some(mark) = self.state.get(repo, layer).cloned() else {
+                continue;
+            };
+            match updates_since(&log, &mark, &head) {
+                Since::Updates(updates) => {
+                    plans.insert(layer, updates);
+                }
+                Since::NotInLog => lost.push(layer),
+                Since::Behind(behind) => self.warn(format!(
+                    "{layer} waits: {behind}; nothing is concluded until the log leads to the head"
+                )),
+            }
+        }
+        if !lost.is_empty() {
             self.watermark_lost(&lost, &head).await?;
         }
-        if let Some(Some(at)) = anchors.get(&Layer::L5) {
-            let new = oldest_first(&commits[..*at]);
-            self.l5(&new).await?;
+        if let Some(updates) = plans.get(&Layer::L5) {
+            let landed = self.landed(updates).await?;
+            self.l5(&landed).await?;
         }
-        if let Some(Some(at)) = anchors.get(&Layer::L2) {
-            let new = oldest_first(&commits[..*at]);
-            self.l2(&new).await?;
+        if let Some(updates) = plans.get(&Layer::L2) {
+            let landed = self.landed(updates).await?;
+            self.l2(&landed).await?;
         }
         Ok(())
     }
 
-    /// `main`, newest first, at most `limit` commits; `None` (with a warning) when it
-    /// cannot be listed.
-    async fn list_main(
-        &mut self,
-        limit: usize,
-    ) -> Result<Option<Vec<CommitContext>>, SupervisorStop> {
-        match self
-            .github
-            .branch_commits(self.repo, self.run.branches.of(self.repo), limit)
-            .await
-        {
-            Ok(commits) => Ok(Some(commits)),
-            Err(error) => {
-                self.stop_or_warn(
-                    &error,
-                    "cannot list main; the repository waits for the next tick",
-                )?;
-                Ok(None)
+    /// The commits each update brought, read with `compare` from the tip before it, for
+    /// as many updates as fit [`COMMITS_PER_LAYER`] (always at least one); the rest wait
+    /// for the next tick. An update whose commits cannot be read stops the list there.
+    async fn landed(&mut self, updates: &[RefUpdate]) -> Result<Vec<Landed>, SupervisorStop> {
+        let repo = self.repo;
+        let mut landed: Vec<Landed> = Vec::new();
+        let mut count = 0;
+        let mut last_tip: Option<CommitSha> = None;
+        for (index, update) in updates.iter().enumerate() {
+            if count >= COMMITS_PER_LAYER {
+                let waiting = updates.len() - index;
+                self.report.metrics.commits_deferred += u32::try_from(waiting).unwrap_or(u32::MAX);
+                break;
             }
+            if let Some(before) = &update.before {
+                last_tip = Some(before.clone());
+            }
+            let Some(after) = update.after.clone() else {
+                landed.push(Landed {
+                    update: update.clone(),
+                    commits: Vec::new(),
+                });
+                continue;
+            };
+            let Some(base) = last_tip.clone() else {
+                landed.push(Landed {
+                    update: update.clone(),
+                    commits: Vec::new(),
+                });
+                last_tip = Some(after);
+                continue;
+            };
+            let key = (base.clone(), after.clone());
+            let comparison = match self.run.comparisons.get(&key) {
+                Some(found) => found.clone(),
+                None => match self.github.compare(repo, &base, &after, COMPARE_CAP).await {
+                    Ok(found) => {
+                        self.run.comparisons.insert(key, found.clone());
+                        found
+                    }
+                    Err(error) => {
+                        self.stop_or_warn(
+                            &error,
+                            &format!(
+                                "cannot list the commits {} brought ({}..{}); the scan resumes there next tick",
+                                update.kind.as_github(),
+                                base.short(),
+                                after.short()
+                            ),
+                        )?;
+                        break;
+                    }
+                },
+            };
+            if comparison.total > comparison.commits.len() {
+                self.warn(format!(
+                    "the {} to {} brought {} commits; only the {} GitHub listed are scanned: review the rest by hand",
+                    update.kind.as_github(),
+                    after.short(),
+                    comparison.total,
+                    comparison.commits.len()
+                ));
+            }
+            count += comparison.commits.len();
+            landed.push(Landed {
+                update: update.clone(),
+                commits: comparison.commits,
+            });
+            last_tip = Some(after);
         }
+        Ok(landed)
     }
 
-    fn anchors(&self, commits: &[CommitContext], layers: &[Layer]) -> Anchors {
-        layers
-            .iter()
-            .map(|layer| {
-                let at = self
-                    .state
-                    .get(self.repo, *layer)
-                    .and_then(|mark| commits.iter().position(|c| c.sha == *mark));
-                (*layer, at)
-            })
-            .collect()
-    }
-
-    /// Watermarks not on `main` any more: one incident keyed to the head, then the
-    /// watermarks move to the head (held while the incident is deferred).
+    /// Watermarks not in GitHub's activity log of the branch any more: one incident keyed
+    /// to the head, then the watermarks move to the head (held while the incident is
+    /// deferred).
     async fn watermark_lost(
         &mut self,
         lost: &[Layer],
-        head: &CommitContext,
+        head: &CommitSha,
     ) -> Result<(), SupervisorStop> {
         let repo = self.repo;
+        let branch = self.run.branches.of(repo).to_owned();
         let lines: Vec<String> = lost
             .iter()
             .map(|layer| {
@@ -462,22 +539,21 @@ impl Scan<'_> {
             })
             .collect();
         let text = format!(
-            "The scan watermarks of `{repo}` below are no longer among the last {WALK_CAP} \
-             commits of `main`: either `main` was rewritten (force-push) past them, or the \
-             scan fell too far behind.\n\n{lines}\n\n\
+            "GitHub's activity log of `{branch}` in `{repo}` never shows the branch at the scan \
+             watermarks below: either `{branch}` was rewritten (force-push) past them, the log \
+             does not reach back that far, or the watermarks were not written by mp.\n\n{lines}\n\n\
              The scans restart from the current head `{head}`. The commits in between were \
              not audited or re-validated: review them by hand.",
             lines = lines.join("\n"),
-            head = head.sha,
         );
-        let incident = incidents::single(IncidentLabel::WatermarkLost, &head.sha, &text);
+        let incident = incidents::single(IncidentLabel::WatermarkLost, head, &text);
         match self.surface(&incident).await? {
             incidents::Surfaced::Deferred => return Ok(()),
             incidents::Surfaced::Opened(_) => self.report.metrics.l5_incidents += 1,
             incidents::Surfaced::Existing(_) => {}
         }
         for layer in lost {
-            self.state.set(repo, *layer, head.sha.clone());
+            self.state.set(repo, *layer, head.clone());
             if *layer == Layer::L2 {
                 self.state.forget_unsettled(repo);
             }
@@ -486,13 +562,9 @@ impl Scan<'_> {
     }
 }
 
-/// The new commits, oldest first, from a newest-first slice.
-fn oldest_first(newest_first: &[CommitContext]) -> Vec<CommitContext> {
-    newest_first.iter().rev().cloned().collect()
-}
-
-/// The first `COMMITS_PER_LAYER` of `new` and how many wait.
-fn capped(new: &[CommitContext]) -> (&[CommitContext], u32) {
-    let (batch, rest) = new.split_at(new.len().min(COMMITS_PER_LAYER));
-    (batch, u32::try_from(rest.len()).unwrap_or(u32::MAX))
+/// One update of the branch and the commits it brought, oldest first.
+#[derive(Debug, Clone)]
+struct Landed {
+    update: RefUpdate,
+    commits: Vec<CommitContext>,
 }

@@ -477,10 +477,16 @@ impl GitHub for Fake {
             let pr = s
                 .pulls
                 .iter()
-                .find(|p| p.pull.repo == *repo && p.pull.head_ref == head_ref)
-                .ok_or_else(|| GitHubError::NotFound {
-                    what: format!("{repo} activity of {head_ref}"),
-                })?;
+                .find(|p| p.pull.repo == *repo && p.pull.head_ref == head_ref);
+            let Some(pr) = pr else {
+                s.history.call_activity(repo, head_ref)?;
+                return s
+                    .history
+                    .activity(repo, head_ref)
+                    .ok_or_else(|| GitHubError::NotFound {
+                        what: format!("{repo} activity of {head_ref}"),
+                    });
+            };
             s.failure("head_ref_updates", pr.pull.number.get())?;
             Ok(pr.pushes.clone())
         })

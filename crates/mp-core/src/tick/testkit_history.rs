@@ -10,16 +10,22 @@
 //! pull <repo>#<n> <head> -> <base>: <title>
 //! revert <repo> <sha7> on <branch>: <subject>
 //! ```
+//!
+//! A branch's activity log is the one its history implies ([`History::activity`]) unless a
+//! test sets one.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use sha2::{Digest, Sha256};
 
 use crate::branch::blob_sha;
-use crate::context::{CheckConclusion, CheckRun, CheckStatus, CommitContext};
+use crate::context::{
+    CheckConclusion, CheckRun, CheckStatus, CommitContext, RefUpdate, RefUpdateKind,
+};
 use crate::ids::{CommitSha, PrNumber, RepoName};
 use crate::port::{
-    CommitPull, FileContent, FileWrite, GitHubError, GitHubHistory, NewPull, Tree, TreeEntry,
+    CommitPull, Comparison, FileContent, FileWrite, GitHubError, GitHubHistory, NewPull, Tree,
+    TreeEntry,
 };
 
 use super::testkit::{Fake, at, login, repo};
@@ -42,6 +48,9 @@ pub(crate) struct History {
     pub(crate) commit_pulls: BTreeMap<(RepoName, CommitSha), Vec<CommitPull>>,
     /// Pull requests opened through the port, in order.
     pub(crate) opened_pulls: Vec<(RepoName, PrNumber, NewPull)>,
+    /// Activity logs per `(repository, branch)`, oldest first, that replace the one the
+    /// branch's history implies ([`History::activity`]).
+    pub(crate) activity: BTreeMap<(RepoName, String), Vec<RefUpdate>>,
     /// `(method, subject, error)`: the call fails while the entry stays. The subject is
     /// the repository (`acme/app`) or the repository and the call's object separated by
     /// a space: a branch, path, SHA, issue number or pull-request head.
@@ -63,6 +72,7 @@ impl Default for History {
             checks: BTreeMap::new(),
             commit_pulls: BTreeMap::new(),
             opened_pulls: Vec::new(),
+            activity: BTreeMap::new(),
             failures: Vec::new(),
             rate_limit_remaining: Some(DEFAULT_RATE_LIMIT),
             remaining_after: Vec::new(),
@@ -74,7 +84,12 @@ impl Default for History {
 impl History {
     /// The injected failure for `method` on `repo` (or `repo` + `object`), if any, and the
     /// rate-limit change a touch of `repo` triggers.
-    fn call(&mut self, method: &str, repo: &RepoName, object: &str) -> Result<(), GitHubError> {
+    pub(crate) fn call(
+        &mut self,
+        method: &str,
+        repo: &RepoName,
+        object: &str,
+    ) -> Result<(), GitHubError> {
         if let Some((_, remaining)) = self.remaining_after.iter().find(|(r, _)| r == repo) {
             self.rate_limit_remaining = Some(*remaining);
         }
@@ -107,6 +122,86 @@ impl History {
         self.branches.contains_key(&key)
             || self.files.contains_key(&key)
             || CommitSha::parse(git_ref).is_ok_and(|sha| self.find_commit(repo, &sha).is_some())
+    }
+
+    /// The injected failure of an activity-log read of `branch`, if any.
+    pub(crate) fn call_activity(
+        &mut self,
+        repo: &RepoName,
+        branch: &str,
+    ) -> Result<(), GitHubError> {
+        self.call("activity", repo, branch)
+    }
+
+    /// The activity log of a branch, newest first as GitHub lists it: the one a test set,
+    /// else its history's, oldest commit first: the root creates the branch; a commit a
+    /// merged pull request made is a `pr_merge` by whoever merged it; any other a `push` by
+    /// its committer at its date. `None` when the fake has no such branch.
+    pub(crate) fn activity(&self, repo: &RepoName, branch: &str) -> Option<Vec<RefUpdate>> {
+        if let Some(set) = self.activity.get(&(repo.clone(), branch.to_owned())) {
+            return Some(set.iter().rev().cloned().collect());
+        }
+        let commits = self.branch(repo, branch)?;
+        let mut before: Option<CommitSha> = None;
+        let mut log: Vec<RefUpdate> = commits
+            .iter()
+            .rev()
+            .map(|commit| {
+                let merged_by = self
+                    .commit_pulls
+                    .get(&(repo.clone(), commit.sha.clone()))
+                    .and_then(|pulls| {
+                        pulls
+                            .iter()
+                            .find(|p| p.merge_commit_sha.as_ref() == Some(&commit.sha))
+                    })
+                    .and_then(|p| p.merged_by.clone());
+                let (kind, actor) = match (&before, merged_by) {
+                    (None, _) => (
+                        RefUpdateKind::BranchCreation,
+                        commit.committer_login.clone(),
+                    ),
+                    (Some(_), Some(merger)) => {
+                        (RefUpdateKind::Other("pr_merge".to_owned()), Some(merger))
+                    }
+                    (Some(_), None) => (RefUpdateKind::Push, commit.committer_login.clone()),
+                };
+                RefUpdate {
+                    kind,
+                    before: before.replace(commit.sha.clone()),
+                    after: Some(commit.sha.clone()),
+                    at: commit.committed_at,
+                    actor,
+                }
+            })
+            .collect();
+        log.reverse();
+        Some(log)
+    }
+
+    /// The commits reachable from `sha` (itself included), parents before children.
+    fn ancestry(&self, repo: &RepoName, sha: &CommitSha) -> Vec<CommitContext> {
+        let mut seen: BTreeSet<CommitSha> = BTreeSet::new();
+        let mut out = Vec::new();
+        let mut stack: Vec<(CommitSha, bool)> = vec![(sha.clone(), false)];
+        while let Some((next, expanded)) = stack.pop() {
+            if expanded {
+                if let Some(commit) = self.find_commit(repo, &next) {
+                    out.push(commit.clone());
+                }
+                continue;
+            }
+            if !seen.insert(next.clone()) {
+                continue;
+            }
+            stack.push((next.clone(), true));
+            if let Some(commit) = self.find_commit(repo, &next) {
+                for parent in commit.parents.iter().rev() {
+                    stack.push((parent.clone(), false));
+                }
+            }
+        }
+        out
     }
 
     fn ref_not_found(repo: &RepoName, git_ref: &str) -> GitHubError {
@@ -380,6 +475,38 @@ impl GitHubHistory for Fake {
             s.log
                 .push(format!("branch {repo} {branch} @ {}", sha.short()));
             Ok(())
+        })
+    }
+
+    async fn compare(
+        &self,
+        repo: &RepoName,
+        base: &CommitSha,
+        head: &CommitSha,
+        limit: usize,
+    ) -> Result<Comparison, GitHubError> {
+        self.history(|h| {
+            h.call("compare", repo, head.as_str())?;
+            for sha in [base, head] {
+                if h.find_commit(repo, sha).is_none() {
+                    return Err(History::ref_not_found(repo, sha.as_str()));
+                }
+            }
+            let behind: BTreeSet<CommitSha> =
+                h.ancestry(repo, base).into_iter().map(|c| c.sha).collect();
+            let ahead = h.ancestry(repo, head);
+            let fast_forward = ahead.iter().any(|c| c.sha == *base);
+            let mut commits: Vec<CommitContext> = ahead
+                .into_iter()
+                .filter(|c| !behind.contains(&c.sha))
+                .collect();
+            let total = commits.len();
+            commits.truncate(limit);
+            Ok(Comparison {
+                commits,
+                total,
+                fast_forward,
+            })
         })
     }
 

@@ -63,6 +63,8 @@ pub enum Endpoint {
     CreateRef,
     /// `GET /repos/{o}/{r}/commits/{sha}/pulls`.
     ListCommitPulls,
+    /// `GET /repos/{o}/{r}/compare/{basehead}` (`base...head`).
+    Compare,
     /// `POST /repos/{o}/{r}/pulls`.
     CreatePull,
     /// `git push` of a revert commit to `https://github.com/{o}/{r}.git` (git's smart
@@ -102,6 +104,7 @@ impl Endpoint {
             Self::GetTree => "GET /repos/{o}/{r}/git/trees/{ref}",
             Self::CreateRef => "POST /repos/{o}/{r}/git/refs",
             Self::ListCommitPulls => "GET /repos/{o}/{r}/commits/{sha}/pulls",
+            Self::Compare => "GET /repos/{o}/{r}/compare/{basehead}",
             Self::CreatePull => "POST /repos/{o}/{r}/pulls",
             Self::GitPush => "git push {o}/{r}",
         }

@@ -14,7 +14,8 @@ use mp_core::branch::drift::blob_sha;
 use mp_core::context::{CommitContext, FileChange, FileStatus, PrState, RefUpdate, RefUpdateKind};
 use mp_core::ids::{CommitSha, PrNumber, RepoName};
 use mp_core::port::{
-    CommitPull, FileContent, FileWrite, GitHubError, GitHubHistory, NewPull, Tree, TreeEntry,
+    CommitPull, Comparison, FileContent, FileWrite, GitHubError, GitHubHistory, NewPull, Tree,
+    TreeEntry,
 };
 
 use super::{Action, Endpoint, MemoryGitHub, fresh_commit_id, thread_not_found};
@@ -317,11 +318,17 @@ impl GitHubHistory for MemoryGitHub {
             message: write.message.clone(),
             parents: vec![head],
             author: Some(bot.clone()),
-            committer: Some(bot),
+            committer: Some(bot.clone()),
             date: Some(now),
             checks: Vec::new(),
         });
-        found.branches.insert(write.branch.clone(), sha.clone());
+        found.move_branch(
+            &write.branch,
+            Some(sha.clone()),
+            RefUpdateKind::Push,
+            bot,
+            now,
+        );
         branch_files_mut(found, &write.branch).insert(write.path.clone(), write.text.clone());
         let blob = blob_sha(write.text.as_bytes());
         state.actions.push(Action::PutFile {
@@ -365,6 +372,8 @@ impl GitHubHistory for MemoryGitHub {
         sha: &CommitSha,
     ) -> Result<(), GitHubError> {
         let mut state = self.call(Endpoint::CreateRef)?;
+        let bot = state.bot(Endpoint::CreateRef)?;
+        let now = state.world.now;
         let found = state.repo_mut(repo)?;
         if branch.is_empty() {
             return Err(invalid(
@@ -385,7 +394,13 @@ impl GitHubHistory for MemoryGitHub {
             ));
         }
         let files = files_at(found, sha.as_str())?.clone();
-        found.branches.insert(branch.to_owned(), sha.clone());
+        found.move_branch(
+            branch,
+            Some(sha.clone()),
+            RefUpdateKind::BranchCreation,
+            bot,
+            now,
+        );
         *branch_files_mut(found, branch) = files;
         state.actions.push(Action::CreateBranch {
             repo: repo.to_string(),
@@ -393,6 +408,33 @@ impl GitHubHistory for MemoryGitHub {
             sha: sha.to_string(),
         });
         Ok(())
+    }
+
+    async fn compare(
+        &self,
+        repo: &RepoName,
+        base: &CommitSha,
+        head: &CommitSha,
+        limit: usize,
+    ) -> Result<Comparison, GitHubError> {
+        let state = self.call(Endpoint::Compare)?;
+        let found = state.repo(repo)?;
+        for sha in [base, head] {
+            if found.commit(sha).is_none() {
+                return Err(commit_not_found(repo, sha));
+            }
+        }
+        let between = commits_between(found, base, head);
+        let fast_forward = reachable(found, head).iter().any(|c| c.sha == *base);
+        Ok(Comparison {
+            total: between.len(),
+            commits: between
+                .iter()
+                .take(limit)
+                .filter_map(|sha| found.commit(sha).map(Commit::context))
+                .collect(),
+            fast_forward,
+        })
     }
 
     async fn commit_pulls(
@@ -581,11 +623,17 @@ impl GitHubHistory for MemoryGitHub {
             message: message.to_owned(),
             parents: vec![main_head],
             author: Some(bot.clone()),
-            committer: Some(bot),
+            committer: Some(bot.clone()),
             date: Some(now),
             checks: Vec::new(),
         });
-        found.branches.insert(branch.to_owned(), revert_sha.clone());
+        found.move_branch(
+            branch,
+            Some(revert_sha.clone()),
+            RefUpdateKind::BranchCreation,
+            bot,
+            now,
+        );
         found.branch_files.insert(branch.to_owned(), files);
         state.actions.push(Action::PushRevert {
             repo: repo.to_string(),

@@ -31,7 +31,7 @@ use mp_core::port::{
     UpdateBranchOutcome,
 };
 
-use crate::world::{Commit, IssueRecord, Pull, Repo, World, commit_sha};
+use crate::world::{Commit, IssueRecord, PR_MERGE, Pull, Repo, World, commit_sha};
 
 pub use action::Action;
 pub use endpoint::Endpoint;
@@ -69,6 +69,9 @@ impl MemoryGitHub {
             .max()
             .unwrap_or(0);
         let mut world = world;
+        for repo in &mut world.repos {
+            repo.fill_activity();
+        }
         ci::advance(&mut world);
         Self {
             state: Mutex::new(State {
@@ -663,7 +666,8 @@ impl GitHub for MemoryGitHub {
         let found = state.repo_mut(repo)?;
         // The log is per branch: every pull request on the branch shares it (only the
         // latest one's list is complete, since each lists the updates since it was opened).
-        let mut updates: Vec<RefUpdate> = Vec::new();
+        // Other branches keep theirs in the repository's `activity`.
+        let mut updates: Vec<RefUpdate> = found.activity.get(head_ref).cloned().unwrap_or_default();
         for pull in found
             .pulls
             .iter()
@@ -990,7 +994,13 @@ impl GitHub for MemoryGitHub {
             date: Some(now),
             checks: Vec::new(),
         });
-        found.branches.insert(base_ref.clone(), sha.clone());
+        found.move_branch(
+            &base_ref,
+            Some(sha.clone()),
+            RefUpdateKind::Other(PR_MERGE.to_owned()),
+            bot.clone(),
+            now,
+        );
         apply_files(found, &base_ref, &changes);
         if let Some(pull) = found.pull_mut(number) {
             pull.merged = true;

@@ -5,7 +5,7 @@ use base64::Engine as _;
 use mp_core::context::CommitContext;
 use mp_core::ids::{CommitSha, PrNumber, RepoName};
 use mp_core::port::{
-    CommitPull, FileContent, FileWrite, GitHubError, GitHubHistory, NewPull, Tree,
+    CommitPull, Comparison, FileContent, FileWrite, GitHubError, GitHubHistory, NewPull, Tree,
 };
 use reqwest::Method;
 use serde_json::json;
@@ -13,12 +13,16 @@ use serde_json::json;
 use super::RestGitHub;
 use super::RevertMode;
 use super::model::{
-    self, CommitJson, ContentJson, NumberJson, PullJson, PutContentJson, ShaJson, TreeJson,
+    self, CommitJson, ComparisonJson, ContentJson, NumberJson, PullJson, PutContentJson, ShaJson,
+    TreeJson,
 };
 use super::pulls::{listing, reference};
 use super::revert;
 use super::transport::Answer;
 use crate::memory::Endpoint;
+
+/// Commits per page of a comparison (GitHub's largest page).
+const COMPARE_PAGE: usize = 100;
 
 /// The route of the loopback server's revert extension (not a GitHub route).
 pub(crate) const LOOPBACK_REVERT: &str = "POST /repos/{o}/{r}/_loopback/revert";
@@ -173,6 +177,51 @@ impl GitHubHistory for RestGitHub {
             });
         }
         Err(answer.refusal(|| format!("repository {repo}")))
+    }
+
+    async fn compare(
+        &self,
+        repo: &RepoName,
+        base: &CommitSha,
+        head: &CommitSha,
+        limit: usize,
+    ) -> Result<Comparison, GitHubError> {
+        let endpoint = Endpoint::Compare;
+        let basehead = format!("{base}...{head}");
+        let convert = Self::convert(endpoint);
+        let mut commits = Vec::new();
+        let mut total = 0;
+        let mut fast_forward = false;
+        // GitHub pages the commits of a comparison with `page`, without a `Link` header to
+        // follow: pages are read until the count it gives is reached.
+        for page in 1.. {
+            let mut url = self
+                .transport
+                .repo_url(repo, &["compare", basehead.as_str()]);
+            url.query_pairs_mut()
+                .append_pair("per_page", &COMPARE_PAGE.to_string())
+                .append_pair("page", &page.to_string());
+            let json: ComparisonJson = self
+                .read(endpoint, url, repo, || {
+                    format!("comparison {} of {repo}", basehead)
+                })
+                .await?;
+            total = json.total_commits;
+            fast_forward = matches!(json.status.as_str(), "ahead" | "identical");
+            let listed = json.commits.len();
+            for commit in json.commits {
+                commits.push(convert.commit(commit)?);
+            }
+            if listed < COMPARE_PAGE || commits.len() >= total.min(limit) {
+                break;
+            }
+        }
+        commits.truncate(limit);
+        Ok(Comparison {
+            commits,
+            total,
+            fast_forward,
+        })
     }
 
     async fn commit_pulls(

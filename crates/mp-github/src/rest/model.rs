@@ -112,6 +112,18 @@ pub(crate) struct CommitJson {
     pub(crate) parents: Vec<ShaJson>,
 }
 
+/// A comparison of two commits (`GET /compare/{base}...{head}`), the parts mp reads.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ComparisonJson {
+    /// `ahead`, `behind`, `diverged` or `identical`.
+    pub(crate) status: String,
+    /// Commits reachable from the head and not from the base.
+    pub(crate) total_commits: usize,
+    /// One page of those commits, oldest first.
+    #[serde(default)]
+    pub(crate) commits: Vec<CommitJson>,
+}
+
 #[derive(Debug, Deserialize)]
 pub(crate) struct FileJson {
     pub(crate) filename: String,

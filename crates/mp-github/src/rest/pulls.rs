@@ -295,6 +295,49 @@ impl GitHub for RestGitHub {
         entries.into_iter().collect()
     }
 
+    async fn branch_updates_until(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+        until: &[CommitSha],
+    ) -> Result<Vec<RefUpdate>, GitHubError> {
+        let endpoint = Endpoint::ListActivity;
+        let full_ref = format!("refs/heads/{branch}");
+        let url = listing(
+            self.transport.repo_url(repo, &["activity"]),
+            &[("ref", full_ref.as_str())],
+        );
+        let what = || format!("activity of {full_ref} in {repo}");
+        let convert = Self::convert(endpoint);
+        // Pages run newest first: once every tip of `until` shows, older pages add nothing
+        // the supervisor reads. An unreadable entry stops nothing: it fails below.
+        let entries = self
+            .transport
+            .get_pages_until(
+                endpoint.route(),
+                url,
+                repo,
+                &what,
+                |page: Vec<ActivityJson>| {
+                    page.into_iter()
+                        .map(|entry| convert.activity(entry))
+                        .collect()
+                },
+                |found: &[Result<RefUpdate, GitHubError>]| {
+                    !until.is_empty()
+                        && until.iter().all(|tip| {
+                            found.iter().any(|entry| {
+                                entry
+                                    .as_ref()
+                                    .is_ok_and(|update| update.after.as_ref() == Some(tip))
+                            })
+                        })
+                },
+            )
+            .await?;
+        entries.into_iter().collect()
+    }
+
     async fn comments(
         &self,
         repo: &RepoName,

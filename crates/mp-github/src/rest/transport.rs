@@ -471,6 +471,29 @@ impl Transport {
     where
         P: DeserializeOwned,
     {
+        self.get_pages_until(route, first, repo, what, items, |found: &[T]| {
+            limit.is_some_and(|limit| found.len() >= limit)
+        })
+        .await
+    }
+
+    /// [`Transport::get_pages`], stopping after the first page at which `enough` holds
+    /// for everything read so far.
+    ///
+    /// # Errors
+    /// As [`Transport::get_pages`].
+    pub(crate) async fn get_pages_until<P, T>(
+        &self,
+        route: &'static str,
+        first: Url,
+        repo: &RepoName,
+        what: &(dyn Fn() -> String + Sync),
+        items: impl Fn(P) -> Vec<T>,
+        enough: impl Fn(&[T]) -> bool,
+    ) -> Result<Vec<T>, GitHubError>
+    where
+        P: DeserializeOwned,
+    {
         let mut found = Vec::new();
         let mut url = first;
         for _ in 0..MAX_PAGES {
@@ -479,7 +502,7 @@ impl Transport {
                 return Err(answer.refusal(what));
             }
             found.extend(items(answer.json::<P>()?));
-            if limit.is_some_and(|limit| found.len() >= limit) {
+            if enough(&found) {
                 return Ok(found);
             }
             let Some(next) = answer.link.as_deref().and_then(link::next_url) else {

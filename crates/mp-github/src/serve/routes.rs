@@ -137,6 +137,7 @@ pub(super) fn router(shared: Arc<Shared>) -> Router {
         ),
         ("/_loopback/apps/{slug}/token", post(create_app_token)),
         ("/repos/{o}/{r}/commits/{sha}/pulls", get(list_commit_pulls)),
+        ("/repos/{o}/{r}/compare/{basehead}", get(compare)),
         ("/repos/{o}/{r}/branches/{*branch}", get(get_branch)),
         ("/repos/{o}/{r}/issues", get(list_issues).post(create_issue)),
         ("/repos/{o}/{r}/issues/comments/{id}", patch(update_comment)),
@@ -738,6 +739,90 @@ async fn get_commit(
     let value = read(&s, |w| {
         let commit = repo_of(w, &name)?.commit(&sha)?;
         Some(render::commit(&s.base_url, &name, commit))
+    })?;
+    Ok(json_answer(StatusCode::OK, value))
+}
+
+/// The commits reachable from `sha`, itself included, in breadth-first order.
+fn ancestors(repo: &Repo, sha: &CommitSha) -> Vec<CommitSha> {
+    let mut seen: BTreeSet<CommitSha> = BTreeSet::new();
+    let mut queue = std::collections::VecDeque::from([sha.clone()]);
+    let mut order = Vec::new();
+    while let Some(next) = queue.pop_front() {
+        if !seen.insert(next.clone()) {
+            continue;
+        }
+        if let Some(commit) = repo.commit(&next) {
+            queue.extend(commit.parents.iter().cloned());
+        }
+        order.push(next);
+    }
+    order
+}
+
+/// `GET /compare/{base}...{head}`: the commits reachable from the head and not from the
+/// base (one page of them, `page` and `per_page` as GitHub reads them, default 250 on the
+/// first page), the counts, the status and the merge base. No `files`: mp reads none.
+async fn compare(
+    State(s): Ctx,
+    Path((o, r, basehead)): Path<(String, String, String)>,
+    Query(q): Params,
+) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    let Some((base_text, head_text)) = basehead.split_once("...") else {
+        return Err(ApiError::not_found());
+    };
+    let (base, head) = (sha(base_text)?, sha(head_text)?);
+    let comparison = s.memory.compare(&name, &base, &head, usize::MAX).await?;
+    let per_page: usize = q
+        .get("per_page")
+        .and_then(|v| v.parse().ok())
+        .map_or(250, |n: usize| n.clamp(1, 250));
+    let page: usize = q
+        .get("page")
+        .and_then(|v| v.parse().ok())
+        .map_or(1, |n: usize| n.max(1));
+    let value = read(&s, |w| {
+        let repo = repo_of(w, &name)?;
+        let from_base = ancestors(repo, &base);
+        let from_head = ancestors(repo, &head);
+        let merge_base = from_head.iter().find(|sha| from_base.contains(sha))?;
+        let behind_by = from_base
+            .iter()
+            .filter(|sha| !from_head.contains(sha))
+            .count();
+        let ahead_by = comparison.total;
+        let status = match (ahead_by, behind_by) {
+            (0, 0) => "identical",
+            (_, 0) => "ahead",
+            (0, _) => "behind",
+            _ => "diverged",
+        };
+        let by_sha = commits_by_sha(repo);
+        let commits: Vec<Value> = comparison
+            .commits
+            .iter()
+            .skip((page - 1) * per_page)
+            .take(per_page)
+            .filter_map(|c| by_sha.get(&c.sha).copied())
+            .map(|c| render::commit(&s.base_url, &name, c))
+            .collect();
+        let url = format!("{}/repos/{name}/compare/{basehead}", s.base_url);
+        let html = format!("https://github.com/{name}/compare/{basehead}");
+        Some(serde_json::json!({
+            "url": url,
+            "html_url": html,
+            "permalink_url": format!("https://github.com/{name}/compare/{}...{}", base.short(), head.short()),
+            "diff_url": format!("{html}.diff"),
+            "patch_url": format!("{html}.patch"),
+            "base_commit": render::commit(&s.base_url, &name, repo.commit(&base)?),
+            "merge_base_commit": render::commit(&s.base_url, &name, repo.commit(merge_base)?),
+            "status": status,
+            "ahead_by": ahead_by,
+            "behind_by": behind_by,
+            "total_commits": ahead_by,
+            "commits": commits,
+        }))
     })?;
     Ok(json_answer(StatusCode::OK, value))
 }

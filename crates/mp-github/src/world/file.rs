@@ -144,6 +144,8 @@ pub(super) struct RawRepo {
     pub(super) app_installed: bool,
     #[serde(default)]
     pub(super) labels: Vec<Spanned<RawLabel>>,
+    #[serde(default)]
+    pub(super) activity: SpannedMap<Vec<Spanned<RawPush>>>,
 }
 
 fn installed() -> bool {
@@ -304,7 +306,8 @@ pub(super) struct RawPush {
     /// The commit the branch points to afterwards (absent for a deletion).
     #[serde(default)]
     pub(super) to: Option<Spanned<String>>,
-    /// `push` (default), `force_push`, `branch_creation` or `branch_deletion`.
+    /// `push` (default), `force_push`, `branch_creation`, `branch_deletion`, and for a
+    /// branch's `activity` also `pr_merge` and `merge_queue_merge`.
     #[serde(default, rename = "type")]
     pub(super) kind: Option<Spanned<String>>,
     #[serde(default)]

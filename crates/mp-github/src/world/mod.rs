@@ -23,6 +23,7 @@ use std::path::Path;
 use mp_core::approval::ReceiptKey;
 use mp_core::context::{
     CheckRun, Comment, CommitContext, FileChange, LabelEvent, PrState, Reaction, RefUpdate,
+    RefUpdateKind,
 };
 use mp_core::ids::{CommitSha, Login, ParseIdError, PrNumber, RepoName, Timestamp};
 use mp_core::port::IssueState;
@@ -102,6 +103,9 @@ pub struct World {
     /// grants [`APP_PERMISSIONS`], what mp needs.
     pub app_permissions: Option<BTreeMap<String, String>>,
 }
+
+/// GitHub's `activity_type` of a pull request's merge.
+pub const PR_MERGE: &str = "pr_merge";
 
 /// The installation permissions of a world that names none: what mp needs.
 pub const APP_PERMISSIONS: &[(&str, &str)] = &[
@@ -212,6 +216,13 @@ pub struct Repo {
     /// The labels defined in it besides those its threads carry (which GitHub creates when
     /// they are applied), in file order then creation order.
     pub labels: Vec<RepoLabel>,
+    /// GitHub's activity log (`GET /activity?ref=`) of branches that are not the head
+    /// branch of one of its pull requests (those keep theirs in [`Pull::pushes`]), oldest
+    /// first: who moved the branch, when, from which tip to which. It holds the logs the
+    /// world file lists; the in-memory GitHub gives every other branch the one its history
+    /// implies ([`Repo::fill_activity`]) and appends an entry for every write that moves a
+    /// branch.
+    pub activity: BTreeMap<String, Vec<RefUpdate>>,
 }
 
 impl Repo {
@@ -229,6 +240,117 @@ impl Repo {
             default_branch: "main".to_owned(),
             app_installed: true,
             labels: Vec::new(),
+            activity: BTreeMap::new(),
+        }
+    }
+
+    /// The activity log a world leaves implicit for `branch`: its first-parent history,
+    /// oldest first, each commit one update at the commit's date — the root creates the
+    /// branch, a commit that a merged pull request's merge made is a `pr_merge` by whoever
+    /// merged it, any other a `push` by its committer. Empty when the branch does not exist.
+    pub fn history_activity(&self, branch: &str) -> Vec<RefUpdate> {
+        let mut chain = Vec::new();
+        let mut next = self.branch_head(branch).cloned();
+        while let Some(sha) = next.take() {
+            if chain.contains(&sha) {
+                break;
+            }
+            next = self.commit(&sha).and_then(|c| c.parents.first().cloned());
+            chain.push(sha);
+        }
+        chain.reverse();
+        let mut before: Option<CommitSha> = None;
+        chain
+            .into_iter()
+            .map(|sha| {
+                let commit = self.commit(&sha);
+                let merged = self
+                    .pulls
+                    .iter()
+                    .find(|p| p.merged && p.merge_commit.as_ref() == Some(&sha));
+                let (kind, actor) = match (&before, merged) {
+                    (None, _) => (
+                        RefUpdateKind::BranchCreation,
+                        commit.and_then(|c| c.committer.clone()),
+                    ),
+                    (Some(_), Some(pull)) => (
+                        RefUpdateKind::Other(PR_MERGE.to_owned()),
+                        pull.merged_by
+                            .clone()
+                            .or_else(|| commit.and_then(|c| c.committer.clone())),
+                    ),
+                    (Some(_), None) => (
+                        RefUpdateKind::Push,
+                        commit.and_then(|c| c.committer.clone()),
+                    ),
+                };
+                RefUpdate {
+                    kind,
+                    before: before.replace(sha.clone()),
+                    after: Some(sha),
+                    at: commit.and_then(|c| c.date),
+                    actor,
+                }
+            })
+            .collect()
+    }
+
+    /// Gives every branch without an activity log (and that is no pull request's head
+    /// branch) the one its history implies ([`Repo::history_activity`]).
+    pub fn fill_activity(&mut self) {
+        let implicit: Vec<String> = self
+            .branches
+            .keys()
+            .filter(|branch| {
+                !self.activity.contains_key(*branch)
+                    && !self
+                        .pulls
+                        .iter()
+                        .any(|p| &p.head_ref == *branch && p.head_repo.is_none())
+            })
+            .cloned()
+            .collect();
+        for branch in implicit {
+            let updates = self.history_activity(&branch);
+            self.activity.insert(branch, updates);
+        }
+    }
+
+    /// Moves `branch` to `to` (`None` deletes it) and records the update in its activity
+    /// log, or in the pull request's `pushes` when it is a pull request's head branch.
+    pub fn move_branch(
+        &mut self,
+        branch: &str,
+        to: Option<CommitSha>,
+        kind: RefUpdateKind,
+        actor: Login,
+        at: Timestamp,
+    ) {
+        let before = match &to {
+            Some(sha) => self.branches.insert(branch.to_owned(), sha.clone()),
+            None => self.branches.remove(branch),
+        };
+        let update = RefUpdate {
+            kind,
+            before,
+            after: to,
+            at: Some(at),
+            actor: Some(actor),
+        };
+        let heads: Vec<&mut Pull> = self
+            .pulls
+            .iter_mut()
+            .filter(|p| p.head_ref == branch && p.head_repo.is_none())
+            .collect();
+        if heads.is_empty() {
+            self.activity
+                .entry(branch.to_owned())
+                .or_default()
+                .push(update);
+        } else {
+            for pull in heads {
+                pull.pushes.push(update.clone());
+            }
         }
     }
 

@@ -381,6 +381,23 @@ fn resolve_repo(cx: Cx<'_>, raw: RawRepo, comment_ids: &mut u64) -> Result<Repo>
         let issue = resolve_issue(cx, spanned.value, number, comment_ids)?;
         repo.issues.push(issue);
     }
+    for (branch, entries) in &raw.activity.0 {
+        if repo
+            .pulls
+            .iter()
+            .any(|p| p.head_ref == branch.value && p.head_repo.is_none())
+        {
+            return Err(cx.at(
+                branch,
+                format!(
+                    "`{}` is a pull request's head branch: its activity is the pull request's `pushes`",
+                    branch.value
+                ),
+            ));
+        }
+        let updates = resolve_activity(cx, &repo, branch, entries)?;
+        repo.activity.insert(branch.value.clone(), updates);
+    }
     Ok(repo)
 }
 
@@ -631,6 +648,65 @@ fn resolve_pushes(
     pushes: &[Spanned<RawPush>],
     head: &CommitSha,
 ) -> Result<Vec<RefUpdate>> {
+    let updates = resolve_updates(cx, repo, pushes, false)?;
+    if let Some(last) = pushes.last()
+        && updates.last().and_then(|u| u.after.as_ref()) != Some(head)
+    {
+        return Err(cx.at(
+            last,
+            format!(
+                "the last push must leave the pull request's head {}",
+                head.short()
+            ),
+        ));
+    }
+    Ok(updates)
+}
+
+/// A branch's `activity` as the world file lists it: each entry moves the branch to `to`
+/// (a `branch_deletion` removes it); the list must end at the branch's head, or with a
+/// deletion when the branch is not in `branches`. An empty list is a log GitHub has
+/// nothing in.
+fn resolve_activity(
+    cx: Cx<'_>,
+    repo: &Repo,
+    branch: &Spanned<String>,
+    entries: &[Spanned<RawPush>],
+) -> Result<Vec<RefUpdate>> {
+    let updates = resolve_updates(cx, repo, entries, true)?;
+    if updates.is_empty() {
+        // A log GitHub no longer has (or never had): nothing proves who moved the branch.
+        return Ok(updates);
+    }
+    let end = updates.last().and_then(|u| u.after.as_ref());
+    let head = repo.branch_head(&branch.value);
+    if end != head {
+        let message = match head {
+            Some(head) => format!(
+                "the activity of `{}` must end at its head {}",
+                branch.value,
+                head.short()
+            ),
+            None => format!(
+                "`{}` is not in `branches`, so its activity must end with a branch_deletion",
+                branch.value
+            ),
+        };
+        return Err(match entries.last() {
+            Some(last) => cx.at(last, message),
+            None => cx.at(branch, message),
+        });
+    }
+    Ok(updates)
+}
+
+/// Branch updates in file order, each from the tip the previous one left.
+fn resolve_updates(
+    cx: Cx<'_>,
+    repo: &Repo,
+    pushes: &[Spanned<RawPush>],
+    merges: bool,
+) -> Result<Vec<RefUpdate>> {
     let mut updates: Vec<RefUpdate> = Vec::new();
     let mut tip: Option<CommitSha> = None;
     for spanned in pushes {
@@ -641,12 +717,18 @@ fn resolve_pushes(
                 "push" | "force_push" | "branch_creation" | "branch_deletion" => {
                     RefUpdateKind::from_github(&kind.value)
                 }
+                "pr_merge" | "merge_queue_merge" if merges => {
+                    RefUpdateKind::from_github(&kind.value)
+                }
                 other => {
+                    let expected = if merges {
+                        "push, force_push, branch_creation, branch_deletion, pr_merge or merge_queue_merge"
+                    } else {
+                        "push, force_push, branch_creation or branch_deletion"
+                    };
                     return Err(cx.at(
                         kind,
-                        format!(
-                            "unknown push type `{other}`; expected push, force_push, branch_creation or branch_deletion"
-                        ),
+                        format!("unknown push type `{other}`; expected {expected}"),
                     ));
                 }
             },
@@ -667,17 +749,6 @@ fn resolve_pushes(
             actor: push.by.as_ref().map(|by| by.0.clone()),
         });
         tip = after;
-    }
-    if let Some(last) = pushes.last()
-        && tip.as_ref() != Some(head)
-    {
-        return Err(cx.at(
-            last,
-            format!(
-                "the last push must leave the pull request's head {}",
-                head.short()
-            ),
-        ));
     }
     Ok(updates)
 }

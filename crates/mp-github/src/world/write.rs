@@ -231,6 +231,7 @@ fn write_repo(out: &mut Writer, repo: &Repo) {
         default_branch,
         app_installed,
         labels,
+        activity,
     } = repo;
     let names = CommitNames::new(repo);
     out.line(1, &format!("- name: {}", quoted(name.as_str())));
@@ -290,6 +291,19 @@ fn write_repo(out: &mut Writer, repo: &Repo) {
                     quoted(&label.color)
                 ),
             );
+        }
+    }
+    if !activity.is_empty() {
+        out.line(2, "activity:");
+        for (branch, updates) in activity {
+            if updates.is_empty() {
+                out.line(3, &format!("{}: []", quoted(branch)));
+                continue;
+            }
+            out.line(3, &format!("{}:", quoted(branch)));
+            for update in updates {
+                out.line(4, &format!("- {}", push_map(&names, update)));
+            }
         }
     }
     if !pulls.is_empty() {

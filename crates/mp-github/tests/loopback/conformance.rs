@@ -67,6 +67,7 @@ const OPERATIONS: &[&str] = &[
     "GET /repos/{owner}/{repo}/issues/{issue_number}/reactions",
     "GET /repos/{owner}/{repo}/issues/{issue_number}/timeline",
     "GET /repos/{owner}/{repo}/activity",
+    "GET /repos/{owner}/{repo}/compare/{basehead}",
     "GET /repos/{owner}/{repo}/contents/{path}",
     "PUT /repos/{owner}/{repo}/contents/{path}",
     "GET /repos/{owner}/{repo}/git/trees/{tree_sha}",
@@ -394,7 +395,17 @@ async fn walk_reads(checker: &mut Checker<'_>, world: &World) {
                     &format!("{r}/commits/{sha}/pulls?{PAGE}"),
                 )
                 .await;
+            // What the update from the first parent brought, as the supervisor reads it.
+            if let Some(parent) = commit.parents.first() {
+                checker
+                    .get(
+                        "/repos/{owner}/{repo}/compare/{basehead}",
+                        &format!("{r}/compare/{parent}...{sha}?per_page=100&page=1"),
+                    )
+                    .await;
+            }
         }
+
         // A pull request whose comments the world makes unreadable answers 502 on
         // purpose (a simulated outage, which the description does not describe).
         let threads = repo

@@ -48,7 +48,11 @@ fn unmet_expectations(
     else {
         return Vec::new();
     };
-    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
     let mut unmet = Vec::new();
     // A scenario that fails closed: the last tick's error must say why, and nothing else
     // is asked of it.
@@ -90,7 +94,9 @@ fn unmet_expectations(
                 _ => false,
             });
             if !opened {
-                unmet.push(format!("expected `{line}`: no such issue was opened over REST"));
+                unmet.push(format!(
+                    "expected `{line}`: no such issue was opened over REST"
+                ));
             }
             continue;
         }

@@ -13,13 +13,27 @@ fn policy() -> BreakGlassPolicy {
     BreakGlassPolicy::new(login("mp-gate[bot]"), vec![login("owner")])
 }
 
-fn commit(subject: &str, committer: Option<&str>, committed_at: Option<&str>) -> CommitContext {
-    let mut commit =
-        CommitContext::from_message(CommitSha::parse(SHA).expect("valid sha"), subject);
+/// A commit with `subject` that claims the owner as author and committer and a date long
+/// ago, landed on the branch by `pusher` at `pushed_at` (GitHub's activity log): only the
+/// landing counts.
+fn commit(
+    subject: &str,
+    pusher: Option<&str>,
+    pushed_at: Option<&str>,
+) -> (CommitContext, RefUpdate) {
+    let sha = CommitSha::parse(SHA).expect("valid sha");
+    let mut commit = CommitContext::from_message(sha.clone(), subject);
     commit.author_login = Some(login("owner"));
-    commit.committer_login = committer.map(login);
-    commit.committed_at = committed_at.map(|t| Timestamp::parse(t).expect("valid timestamp"));
-    commit
+    commit.committer_login = Some(login("owner"));
+    commit.committed_at = Timestamp::parse("2030-01-01T00:00:00Z").ok();
+    let landing = RefUpdate {
+        kind: crate::context::RefUpdateKind::Push,
+        before: None,
+        after: Some(sha),
+        at: pushed_at.map(|t| Timestamp::parse(t).expect("valid timestamp")),
+        actor: pusher.map(login),
+    };
+    (commit, landing)
 }
 
 fn adr(text: &str) -> Vec<(String, String)> {
@@ -36,13 +50,13 @@ fn adr(text: &str) -> Vec<(String, String)> {
 /// Audits `commit` at [`NOW`] and checks the code and the one-line display.
 #[track_caller]
 fn check(
-    commit: &CommitContext,
+    (commit, landing): &(CommitContext, RefUpdate),
     policy: &BreakGlassPolicy,
     adrs: &[(String, String)],
     expected: &str,
 ) {
     let now = Timestamp::parse(NOW).expect("valid timestamp");
-    let verdict = audit_break_glass(commit, policy, adrs, now);
+    let verdict = audit_break_glass(commit, landing, policy, adrs, now);
     assert_eq!(format!("{}: {verdict}", verdict.code()), expected);
 }
 
@@ -63,7 +77,7 @@ fn ordinary_commit_is_not_audited() {
 }
 
 #[test]
-fn authorized_with_adr_naming_sha7_is_audited() {
+fn an_adr_naming_only_a_prefix_does_not_count() {
     check(
         &commit(
             "[break-glass-outage] hotfix",
@@ -71,7 +85,20 @@ fn authorized_with_adr_naming_sha7_is_audited() {
             Some("2026-05-26T11:30:00Z"),
         ),
         &policy(),
-        &adr("Break glass on commit 1234567 during the outage."),
+        &adr("Break glass on commit 1234567890abcdef1234567890abcdef1234567 (one short)."),
+        "break_glass_adr_pending: [break-glass-outage] commit 1234567 has no ADR yet; deadline 2026-05-27T11:30:00Z",
+    );
+    check(
+        &commit(
+            "[break-glass-outage] hotfix",
+            Some("owner"),
+            Some("2026-05-26T11:30:00Z"),
+        ),
+        &policy(),
+        &adr(&format!(
+            "Break glass on commit {} during the outage.",
+            SHA.to_ascii_uppercase()
+        )),
         "break_glass_audited: [break-glass-outage] commit 1234567 is recorded in docs/decisions/0007-outage.md",
     );
 }
@@ -91,16 +118,16 @@ fn adr_naming_full_sha_counts_even_past_deadline() {
 }
 
 #[test]
-fn unauthorized_committer_is_flagged_even_with_allowlisted_author() {
+fn a_pusher_not_allowlisted_is_flagged_even_when_the_commit_claims_the_owner() {
     let verdict_commit = commit("[break-glass-outage] hotfix", Some("mallory"), Some(NOW));
     check(
         &verdict_commit,
         &policy(),
-        &adr("1234567"),
-        "break_glass_unauthorized: [break-glass-outage] commit 1234567 by committer 'mallory' who is not allowlisted (allowlist: owner)",
+        &adr(SHA),
+        "break_glass_unauthorized: [break-glass-outage] commit 1234567 pushed by 'mallory' who is not allowlisted (allowlist: owner)",
     );
     let now = Timestamp::parse(NOW).expect("valid timestamp");
-    let verdict = audit_break_glass(&verdict_commit, &policy(), &[], now);
+    let verdict = audit_break_glass(&verdict_commit.0, &verdict_commit.1, &policy(), &[], now);
     assert_eq!(
         verdict.incident(),
         Some(IncidentLabel::BreakGlassUnauthorized)
@@ -113,12 +140,12 @@ fn unauthorized_committer_is_flagged_even_with_allowlisted_author() {
 }
 
 #[test]
-fn unknown_committer_is_unauthorized() {
+fn an_update_without_an_actor_is_unauthorized() {
     check(
         &commit("[break-glass-outage] hotfix", None, Some(NOW)),
         &policy(),
         &[],
-        "break_glass_unauthorized: [break-glass-outage] commit 1234567 by committer 'unknown' who is not allowlisted (allowlist: owner)",
+        "break_glass_unauthorized: [break-glass-outage] commit 1234567 pushed by 'unknown' who is not allowlisted (allowlist: owner)",
     );
 }
 
@@ -131,13 +158,13 @@ fn empty_allowlist_skips_the_actor_check() {
             Some("2026-05-26T11:00:00Z"),
         ),
         &BreakGlassPolicy::new(login("mp-gate[bot]"), Vec::new()),
-        &adr("1234567"),
+        &adr(SHA),
         "break_glass_audited: [break-glass-outage] commit 1234567 is recorded in docs/decisions/0007-outage.md",
     );
 }
 
 #[test]
-fn bot_committer_is_no_incident() {
+fn mp_s_own_update_is_no_incident() {
     check(
         &commit(
             "[break-glass-outage] from a PR title",
@@ -146,7 +173,7 @@ fn bot_committer_is_no_incident() {
         ),
         &policy(),
         &[],
-        "break_glass_bot_commit: break-glass subject on 1234567 committed by the bot: not a break-glass push",
+        "break_glass_bot_commit: break-glass subject on 1234567 landed by mp itself: not a break-glass push",
     );
 }
 
@@ -174,7 +201,7 @@ fn no_adr_at_deadline_is_unaudited() {
         ),
         &policy(),
         &adr("nothing here"),
-        "break_glass_unaudited: [break-glass-outage] commit 1234567 has no ADR within 24 h of its committer date 2026-05-25T12:00:00Z",
+        "break_glass_unaudited: [break-glass-outage] commit 1234567 has no ADR within 24 h of its push at 2026-05-25T12:00:00Z",
     );
 }
 
@@ -199,21 +226,21 @@ fn custom_deadline_applies() {
         ),
         &tight,
         &[],
-        "break_glass_unaudited: [break-glass-sec] commit 1234567 has no ADR within 2 h of its committer date 2026-05-26T09:00:00Z",
+        "break_glass_unaudited: [break-glass-sec] commit 1234567 has no ADR within 2 h of its push at 2026-05-26T09:00:00Z",
     );
 }
 
 #[test]
-fn missing_committer_date_is_unaudited() {
+fn an_update_without_a_time_is_unaudited() {
     let c = commit("[break-glass-outage] hotfix", Some("owner"), None);
     check(
         &c,
         &policy(),
         &[],
-        "break_glass_unaudited: [break-glass-outage] commit 1234567 has no ADR and no committer date to time the 24 h deadline",
+        "break_glass_unaudited: [break-glass-outage] commit 1234567 has no ADR and no push time to time the 24 h deadline",
     );
     let now = Timestamp::parse(NOW).expect("valid timestamp");
-    let verdict = audit_break_glass(&c, &policy(), &[], now);
+    let verdict = audit_break_glass(&c.0, &c.1, &policy(), &[], now);
     assert_eq!(verdict.incident(), Some(IncidentLabel::BreakGlassUnaudited));
     assert!(
         verdict

@@ -187,7 +187,10 @@ fn with_a_key_an_incident_counts_only_with_its_mac() {
     let key = IncidentKey::single(&sha('e'));
     let label = IncidentLabel::UnauthorizedPush;
     let signed = authority.sign(&body_with_marker("text", &key), label, &key);
-    assert!(signed.starts_with("text\n\n<!-- merge-gate:dedupe:eeeeeee -->\n<!-- merge-gate:dedupe-mac:"));
+    assert!(
+        signed
+            .starts_with("text\n\n<!-- merge-gate:dedupe:eeeeeee -->\n<!-- merge-gate:dedupe-mac:")
+    );
     let title = "[decision:unauthorized-push] eeeeeee";
     let mac = "incident_lookalike_mac_invalid: opened by mp's identity but without a valid MAC under MP_RECEIPT_KEY";
     // Signed under another key, for another label, or in another repository: not ours.
@@ -201,7 +204,10 @@ fn with_a_key_an_incident_counts_only_with_its_mac() {
     let cases = [
         (signed.clone(), "ours"),
         (body_with_marker("text", &key), mac),
-        (other_key.sign(&body_with_marker("text", &key), label, &key), mac),
+        (
+            other_key.sign(&body_with_marker("text", &key), label, &key),
+            mac,
+        ),
         (
             authority.sign(
                 &body_with_marker("text", &key),
@@ -210,7 +216,10 @@ fn with_a_key_an_incident_counts_only_with_its_mac() {
             ),
             mac,
         ),
-        (other_repo.sign(&body_with_marker("text", &key), label, &key), mac),
+        (
+            other_repo.sign(&body_with_marker("text", &key), label, &key),
+            mac,
+        ),
     ];
     for (body, expected) in &cases {
         let found = issue(Some("github-actions[bot]"), title, body);

@@ -1,6 +1,8 @@
-//! Tests for the unauthorized-push check and its suppression.
+//! Tests for the unauthorized-push check: only the update that landed a commit (GitHub's
+//! activity log) decides, never what the commit claims.
 
 use super::*;
+use crate::context::RefUpdateKind;
 
 const SHA: &str = "abcdef0123456789abcdef0123456789abcdef01";
 
@@ -15,94 +17,105 @@ fn commit(subject: &str, committer: Option<&str>) -> CommitContext {
     commit
 }
 
-/// Checks the push verdict's code and display for the bot `mp-gate[bot]` and allowlist `owner`.
+fn landed_by(pusher: Option<&str>, kind: RefUpdateKind) -> RefUpdate {
+    RefUpdate {
+        kind,
+        before: None,
+        after: CommitSha::parse(SHA).ok(),
+        at: Timestamp::parse("2026-03-10T10:00:00Z").ok(),
+        actor: pusher.map(login),
+    }
+}
+
+/// Checks the push verdict's code and display for the bot `mp-gate[bot]` and allowlist
+/// `owner`, for a commit that claims `committer` and was landed by `pusher`.
 #[track_caller]
-fn check(commit: &CommitContext, expected: &str) {
-    let verdict = check_push(commit, &login("mp-gate[bot]"), &[login("owner")]);
+fn check(subject: &str, committer: Option<&str>, pusher: Option<&str>, expected: &str) {
+    let verdict = check_push(
+        &commit(subject, committer),
+        &landed_by(pusher, RefUpdateKind::Push),
+        &login("mp-gate[bot]"),
+        &[login("owner")],
+    );
     assert_eq!(format!("{}: {verdict}", verdict.code()), expected);
 }
 
 #[test]
-fn bot_commit_is_sanctioned() {
+fn mp_s_own_update_is_sanctioned() {
     check(
-        &commit("feat: x (#12)", Some("mp-gate[bot]")),
-        "push_by_bot: committed by the bot",
+        "feat: x (#12)",
+        Some("mp-gate[bot]"),
+        Some("mp-gate[bot]"),
+        "push_by_bot: landed by mp",
     );
 }
 
 #[test]
 fn break_glass_is_left_to_the_audit() {
     check(
-        &commit("[break-glass-outage] hotfix", Some("mallory")),
+        "[break-glass-outage] hotfix",
+        Some("mallory"),
+        Some("mallory"),
         "push_break_glass: break-glass commit, audited separately",
     );
 }
 
 #[test]
-fn allowlisted_committer_is_sanctioned() {
+fn an_allowlisted_pusher_is_sanctioned_whoever_committed() {
     check(
-        &commit("fix: typo", Some("Owner")),
-        "push_by_allowlisted: committed by allowlisted actor 'owner'",
+        "fix: typo",
+        Some("web-flow"),
+        Some("Owner"),
+        "push_by_allowlisted: landed by allowlisted actor 'owner'",
     );
 }
 
 #[test]
-fn other_committer_is_unauthorized() {
-    let c = commit("fix: sneaky", Some("web-flow"));
+fn a_commit_claiming_the_owner_or_mp_pushed_by_an_agent_is_unauthorized() {
+    for claimed in ["owner", "mp-gate[bot]"] {
+        check(
+            "fix: sneaky",
+            Some(claimed),
+            Some("codex-agent"),
+            "unauthorized_push: commit abcdef0 landed by 'codex-agent' (push) outside the gate",
+        );
+    }
+}
+
+#[test]
+fn an_update_without_an_actor_is_unauthorized() {
     check(
-        &c,
-        "unauthorized_push: commit abcdef0 by committer 'web-flow' reached main outside the gate",
+        "fix: sneaky",
+        Some("owner"),
+        None,
+        "unauthorized_push: commit abcdef0 landed by 'unknown' (push) outside the gate",
     );
-    let verdict = check_push(&c, &login("mp-gate[bot]"), &[login("owner")]);
+}
+
+#[test]
+fn a_merge_by_an_agent_in_the_web_interface_is_unauthorized_and_the_body_says_who() {
+    let verdict = check_push(
+        &commit("feat: thing (#4)", Some("web-flow")),
+        &landed_by(
+            Some("codex-agent"),
+            RefUpdateKind::Other("pr_merge".to_owned()),
+        ),
+        &login("mp-gate[bot]"),
+        &[login("owner")],
+    );
     assert_eq!(verdict.incident(), Some(IncidentLabel::UnauthorizedPush));
     let body = verdict
         .incident_body(&login("mp-gate[bot]"), &[login("owner")])
         .expect("unauthorized push has a body");
-    assert!(body.contains("- committer: `web-flow`"));
-    assert!(body.contains("(owner)"));
-}
-
-#[test]
-fn unknown_committer_is_unauthorized() {
-    check(
-        &commit("fix: who", None),
-        "unauthorized_push: commit abcdef0 by committer 'unknown' reached main outside the gate",
+    assert!(
+        body.contains(
+            "- landed by: `codex-agent` (pr_merge at 2026-03-10T10:00:00Z, GitHub's activity log)"
+        ),
+        "{body}"
     );
-}
-
-#[test]
-fn suppression_needs_an_allowlisted_merge_actor() {
-    let allow = [login("owner")];
-    let cases = [
-        (
-            MergeActorLookup::Found(login("owner")),
-            &allow[..],
-            "suppress_allowlisted_merger: dropped: merged by allowlisted actor 'owner'",
-        ),
-        (
-            MergeActorLookup::Found(login("bob")),
-            &allow[..],
-            "keep_merger_not_allowlisted: kept: merge actor 'bob' is not allowlisted",
-        ),
-        (
-            MergeActorLookup::NotFound,
-            &allow[..],
-            "keep_no_merge_actor: kept: no merge actor found",
-        ),
-        (
-            MergeActorLookup::Failed("HTTP 502".to_owned()),
-            &allow[..],
-            "keep_lookup_failed: kept: merge actor lookup failed: HTTP 502",
-        ),
-        (
-            MergeActorLookup::Found(login("owner")),
-            &[][..],
-            "keep_empty_allowlist: kept: the allowlist is empty",
-        ),
-    ];
-    for (lookup, allowlist, expected) in cases {
-        let decision = suppression(&lookup, allowlist);
-        assert_eq!(format!("{}: {decision}", decision.code()), expected);
-        assert_eq!(decision.keeps(), expected.starts_with("keep"));
-    }
+    assert!(
+        body.contains("- committer the commit claims: `web-flow` (not evidence)"),
+        "{body}"
+    );
+    assert!(body.contains("allowlisted actor (owner)"), "{body}");
 }

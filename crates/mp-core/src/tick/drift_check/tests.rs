@@ -352,6 +352,15 @@ impl GitHubHistory for Fake {
     async fn create_branch(&self, _: &RepoName, _: &str, _: &CommitSha) -> Result<(), GitHubError> {
         Err(unmodelled())
     }
+    async fn compare(
+        &self,
+        _: &RepoName,
+        _: &CommitSha,
+        _: &CommitSha,
+        _: usize,
+    ) -> Result<crate::port::Comparison, GitHubError> {
+        Err(unmodelled())
+    }
     async fn commit_pulls(
         &self,
         _: &RepoName,

@@ -11,14 +11,13 @@ use crate::ids::Timestamp;
 use crate::state::Layer;
 
 use super::incidents::{self, Surfaced};
-use super::{Scan, SupervisorStop, capped};
+use super::{Landed, Scan, SupervisorStop};
 
 impl Scan<'_> {
-    /// Re-validates the new commits oldest first; the watermark moves past each settled
-    /// one and the layer stops at the first that is not settled.
-    pub(super) async fn l2(&mut self, new: &[CommitContext]) -> Result<(), SupervisorStop> {
-        let (batch, waiting) = capped(new);
-        self.report.metrics.commits_deferred += waiting;
+    /// Re-validates the commits of each update, oldest first; the layer stops at the first
+    /// commit that is not settled, and the watermark moves past an update once every commit
+    /// it brought is settled.
+    pub(super) async fn l2(&mut self, landed: &[Landed]) -> Result<(), SupervisorStop> {
         let repo = self.repo;
         let required = self.config.effective_required_checks(repo).to_vec();
         let publisher = self
@@ -26,46 +25,53 @@ impl Scan<'_> {
             .effective_expected_check_publisher(repo)
             .to_owned();
         let no_ci = NoCiPolicy::from_allow_no_ci(self.config.env().allow_no_ci());
-        for commit in batch {
-            let runs = match self.github.check_runs(repo, &commit.sha).await {
-                Ok(runs) => runs,
-                Err(error) => {
-                    self.stop_or_warn(
-                        &error,
-                        &format!(
-                            "cannot read the check runs of {}; L2 resumes there next tick",
-                            commit.sha.short()
-                        ),
-                    )?;
+        for Landed { update, commits } in landed {
+            for commit in commits {
+                let runs = match self.github.check_runs(repo, &commit.sha).await {
+                    Ok(runs) => runs,
+                    Err(error) => {
+                        self.stop_or_warn(
+                            &error,
+                            &format!(
+                                "cannot read the check runs of {}; L2 resumes there next tick",
+                                commit.sha.short()
+                            ),
+                        )?;
+                        return Ok(());
+                    }
+                };
+                self.report.metrics.l2_commits += 1;
+                let verdict = within_report_grace(
+                    revalidate(&runs, &required, Some(&publisher), no_ci),
+                    update.at,
+                    self.config.env().check_report_timeout_minutes(),
+                    self.now,
+                );
+                let settled = match &verdict {
+                    L2Verdict::Passed => true,
+                    L2Verdict::Real { .. } => self.real_failure(commit, &verdict).await?,
+                    L2Verdict::Infra { .. } => {
+                        let first_seen = self.state.track_unsettled(repo, &commit.sha, self.now);
+                        match l2_stall(first_seen, self.now) {
+                            status @ StallStatus::Waiting { .. } => {
+                                self.event(format!(
+                                    "l2 {}: {verdict}; {status}",
+                                    commit.sha.short()
+                                ));
+                                false
+                            }
+                            StallStatus::Stalled { .. } => self.stalled(commit, first_seen).await?,
+                        }
+                    }
+                };
+                if !settled {
                     return Ok(());
                 }
-            };
-            self.report.metrics.l2_commits += 1;
-            let verdict = within_report_grace(
-                revalidate(&runs, &required, Some(&publisher), no_ci),
-                commit,
-                self.config.env().check_report_timeout_minutes(),
-                self.now,
-            );
-            let settled = match &verdict {
-                L2Verdict::Passed => true,
-                L2Verdict::Real { .. } => self.real_failure(commit, &verdict).await?,
-                L2Verdict::Infra { .. } => {
-                    let first_seen = self.state.track_unsettled(repo, &commit.sha, self.now);
-                    match l2_stall(first_seen, self.now) {
-                        status @ StallStatus::Waiting { .. } => {
-                            self.event(format!("l2 {}: {verdict}; {status}", commit.sha.short()));
-                            false
-                        }
-                        StallStatus::Stalled { .. } => self.stalled(commit, first_seen).await?,
-                    }
-                }
-            };
-            if !settled {
-                return Ok(());
+                self.state.settle(repo, &commit.sha);
             }
-            self.state.settle(repo, &commit.sha);
-            self.state.set(repo, Layer::L2, commit.sha.clone());
+            if let Some(after) = &update.after {
+                self.state.set(repo, Layer::L2, after.clone());
+            }
         }
         Ok(())
     }
@@ -115,15 +121,16 @@ impl Scan<'_> {
     }
 }
 
-/// A required check that has not reported yet on a commit younger than
-/// `check_report_timeout_minutes` is waited for, not a failure: CI starts after the push,
-/// so a commit merged a moment ago has no runs yet (decisions/0006). After the timeout the
-/// missing check is a real failure, as bot.md §12 says.
+/// A required check that has not reported yet on a commit pushed less than
+/// `check_report_timeout_minutes` ago is waited for, not a failure: CI starts after the
+/// push, so a commit merged a moment ago has no runs yet (decisions/0006). The push time is
+/// GitHub's (the activity log), never the commit's date, which whoever made it wrote.
+/// After the timeout the missing check is a real failure, as bot.md §12 says.
 fn within_report_grace(
     verdict: L2Verdict,
-    commit: &CommitContext,
+    pushed_at: Option<Timestamp>,
     timeout_minutes: u32,
-    now: crate::ids::Timestamp,
+    now: Timestamp,
 ) -> L2Verdict {
     let L2Verdict::Real { failures } = &verdict else {
         return verdict;
@@ -131,9 +138,7 @@ fn within_report_grace(
     let only_missing = failures
         .iter()
         .all(|f| matches!(f, crate::branch::l2::L2Finding::Missing { .. }));
-    let young = commit
-        .committed_at
-        .is_some_and(|at| now.seconds_since(at) < i64::from(timeout_minutes) * 60);
+    let young = pushed_at.is_some_and(|at| now.seconds_since(at) < i64::from(timeout_minutes) * 60);
     if only_missing && young {
         L2Verdict::Infra {
             reasons: failures.clone(),

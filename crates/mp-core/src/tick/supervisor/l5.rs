@@ -2,33 +2,20 @@
 //! branch hooks over the new commits on `main`, with one rollup issue per label and scan
 //! (bot.md §11.2-§11.5).
 
-use crate::branch::break_glass::is_break_glass;
+use crate::branch::break_glass::break_glass_tag;
 use crate::branch::{
-    BreakGlassPolicy, BreakGlassVerdict, CommitIncident, MergeActorLookup, PathLookup,
-    audit_break_glass, candidate_paths, check_push, hallucination_verdict, roll_up, suppression,
+    BreakGlassPolicy, BreakGlassVerdict, CommitIncident, PathLookup, audit_adr, audit_break_glass,
+    candidate_paths, check_push, hallucination_verdict, roll_up,
 };
-use crate::context::CommitContext;
-use crate::ids::CommitSha;
-use crate::port::{CommitPull, GitHubError};
+use crate::context::{CommitContext, RefUpdate};
+use crate::ids::{CommitSha, Timestamp};
+use crate::port::GitHubError;
 use crate::skill::builtin;
 use crate::state::Layer;
 
 use super::super::skills::{failure_warning, hook_incidents};
 use super::incidents::Surfaced;
-use super::{DECISIONS_DIR, HALLUCINATION_GUARD, Scan, SupervisorStop, capped};
-
-/// The merge actor of `sha` among the pull requests that contain it: the one whose merge
-/// produced the commit, else the first merged one that names its merger.
-fn merge_actor(pulls: &[CommitPull], sha: &CommitSha) -> MergeActorLookup {
-    let exact = pulls
-        .iter()
-        .find(|p| p.merge_commit_sha.as_ref() == Some(sha));
-    let chosen = exact.or_else(|| pulls.iter().find(|p| p.merged_by.is_some()));
-    match chosen.and_then(|p| p.merged_by.clone()) {
-        Some(login) => MergeActorLookup::Found(login),
-        None => MergeActorLookup::NotFound,
-    }
-}
+use super::{DECISIONS_DIR, HALLUCINATION_GUARD, Landed, Scan, SupervisorStop};
 
 /// Whether `path` is an ADR directly under [`DECISIONS_DIR`].
 fn is_adr(path: &str) -> bool {
@@ -37,14 +24,12 @@ fn is_adr(path: &str) -> bool {
 }
 
 impl Scan<'_> {
-    pub(super) async fn l5(&mut self, new: &[CommitContext]) -> Result<(), SupervisorStop> {
-        let (batch, waiting) = capped(new);
-        self.report.metrics.commits_deferred += waiting;
+    pub(super) async fn l5(&mut self, landed: &[Landed]) -> Result<(), SupervisorStop> {
         let mut found: Vec<CommitIncident> = Vec::new();
         // Break-glass commits whose incident settles their pending record once filed.
         let mut pending_done: Vec<CommitSha> = Vec::new();
 
-        for (sha, _) in self.state.pending_break_glass(self.repo) {
+        for (sha, pushed_at) in self.state.pending_break_glass(self.repo) {
             let commit = match self.github.commit(self.repo, &sha).await {
                 Ok(commit) => commit,
                 Err(GitHubError::NotFound { .. }) => {
@@ -63,7 +48,11 @@ impl Scan<'_> {
                     continue;
                 }
             };
-            match self.break_glass(&commit).await? {
+            let Some(tag) = break_glass_tag(&commit.subject).map(str::to_owned) else {
+                self.state.clear_break_glass(self.repo, &sha);
+                continue;
+            };
+            match self.break_glass_adr(&sha, &tag, Some(pushed_at)).await? {
                 None | Some(BreakGlassVerdict::Pending { .. }) => {}
                 Some(verdict) => match break_glass_incident(&verdict) {
                     Some(incident) => {
@@ -76,29 +65,35 @@ impl Scan<'_> {
         }
 
         let mut last: Option<CommitSha> = None;
-        for commit in batch {
-            if is_break_glass(&commit.subject) {
-                let Some(verdict) = self.break_glass(commit).await? else {
-                    // The ADRs cannot be read: this commit and the rest wait.
-                    break;
-                };
-                if let BreakGlassVerdict::Pending { deadline, .. } = &verdict {
-                    self.event(format!(
-                        "break-glass {}: no ADR yet; audited again until {deadline}",
-                        commit.sha.short()
-                    ));
-                    self.state
-                        .track_break_glass(self.repo, &commit.sha, self.now);
+        'updates: for Landed { update, commits } in landed {
+            for commit in commits {
+                if break_glass_tag(&commit.subject).is_some() {
+                    let Some(verdict) = self.break_glass(commit, update).await? else {
+                        // The ADRs cannot be read: this update and the rest wait.
+                        break 'updates;
+                    };
+                    if let BreakGlassVerdict::Pending { deadline, .. } = &verdict {
+                        self.event(format!(
+                            "break-glass {}: no ADR yet; audited again until {deadline}",
+                            commit.sha.short()
+                        ));
+                        if let Some(pushed_at) = update.at {
+                            self.state
+                                .track_break_glass(self.repo, &commit.sha, pushed_at);
+                        }
+                    }
+                    found.extend(break_glass_incident(&verdict));
                 }
-                found.extend(break_glass_incident(&verdict));
+                found.extend(self.unauthorized_push(commit, update));
+                if builtin::runs(HALLUCINATION_GUARD, self.config.skills()) {
+                    found.extend(self.hallucination(commit).await?);
+                }
+                found.extend(self.user_hooks(commit));
+                self.report.metrics.l5_commits += 1;
             }
-            found.extend(self.unauthorized_push(commit).await?);
-            if builtin::runs(HALLUCINATION_GUARD, self.config.skills()) {
-                found.extend(self.hallucination(commit).await?);
+            if let Some(after) = &update.after {
+                last = Some(after.clone());
             }
-            found.extend(self.user_hooks(commit));
-            last = Some(commit.sha.clone());
-            self.report.metrics.l5_commits += 1;
         }
 
         let mut held = false;
@@ -143,16 +138,21 @@ impl Scan<'_> {
         incidents
     }
 
-    /// The break-glass audit of one commit; `None` when the ADRs it needs cannot be read.
+    fn break_glass_policy(&self) -> BreakGlassPolicy {
+        BreakGlassPolicy::new(self.run.bot().clone(), self.config.allowlist().to_vec())
+            .with_adr_deadline_hours(self.config.projects().adr_deadline_hours())
+    }
+
+    /// The break-glass audit of one commit landed by `update`; `None` when the ADRs it
+    /// needs cannot be read.
     async fn break_glass(
         &mut self,
         commit: &CommitContext,
+        update: &RefUpdate,
     ) -> Result<Option<BreakGlassVerdict>, SupervisorStop> {
-        let policy =
-            BreakGlassPolicy::new(self.run.bot().clone(), self.config.allowlist().to_vec())
-                .with_adr_deadline_hours(self.config.projects().adr_deadline_hours());
-        // Without ADRs first: the bot's own commits and unauthorized committers need none.
-        let verdict = audit_break_glass(commit, &policy, &[], self.now);
+        let policy = self.break_glass_policy();
+        // Without ADRs first: mp's own updates and unauthorized pushers need none.
+        let verdict = audit_break_glass(commit, update, &policy, &[], self.now);
         if !matches!(
             verdict,
             BreakGlassVerdict::Pending { .. } | BreakGlassVerdict::Unaudited { .. }
@@ -162,7 +162,26 @@ impl Scan<'_> {
         let Some(adrs) = self.adrs().await? else {
             return Ok(None);
         };
-        Ok(Some(audit_break_glass(commit, &policy, &adrs, self.now)))
+        Ok(Some(audit_break_glass(
+            commit, update, &policy, &adrs, self.now,
+        )))
+    }
+
+    /// The ADR audit of a break-glass commit already found pushed by an allowlisted
+    /// person, pushed at `pushed_at`; `None` when the ADRs cannot be read.
+    async fn break_glass_adr(
+        &mut self,
+        sha: &CommitSha,
+        tag: &str,
+        pushed_at: Option<Timestamp>,
+    ) -> Result<Option<BreakGlassVerdict>, SupervisorStop> {
+        let policy = self.break_glass_policy();
+        let Some(adrs) = self.adrs().await? else {
+            return Ok(None);
+        };
+        Ok(Some(audit_adr(
+            sha, tag, pushed_at, &policy, &adrs, self.now,
+        )))
     }
 
     /// The governance repository's `docs/decisions/*.md` as `(path, text)`, read once per
@@ -200,40 +219,21 @@ impl Scan<'_> {
         Ok(Some(adrs))
     }
 
-    /// The unauthorized-push incident of one commit, unless an allowlisted person really
-    /// merged it.
-    async fn unauthorized_push(
+    /// The unauthorized-push incident of one commit, judged by the update that landed it.
+    fn unauthorized_push(
         &mut self,
         commit: &CommitContext,
-    ) -> Result<Option<CommitIncident>, SupervisorStop> {
+        update: &RefUpdate,
+    ) -> Option<CommitIncident> {
         let allowlist = self.config.allowlist();
         let bot = self.run.bot().clone();
-        let verdict = check_push(commit, &bot, allowlist);
-        let Some(label) = verdict.incident() else {
-            return Ok(None);
-        };
-        let lookup = if allowlist.is_empty() {
-            MergeActorLookup::NotFound
-        } else {
-            match self.github.commit_pulls(self.repo, &commit.sha).await {
-                Ok(pulls) => merge_actor(&pulls, &commit.sha),
-                Err(error) => match super::SupervisorStop::for_error(&error) {
-                    Some(stop) => return Err(stop),
-                    None => MergeActorLookup::Failed(error.to_string()),
-                },
-            }
-        };
-        let decision = suppression(&lookup, allowlist);
-        if !decision.keeps() {
-            self.event(format!("{label} {}: {decision}", commit.sha.short()));
-            return Ok(None);
-        }
-        let body = verdict.incident_body(&bot, allowlist).unwrap_or_default();
-        Ok(Some(CommitIncident {
+        let verdict = check_push(commit, update, &bot, allowlist);
+        let label = verdict.incident()?;
+        Some(CommitIncident {
             label,
             sha: commit.sha.clone(),
-            body: format!("{body}\n\nMerge actor check: {decision}."),
-        }))
+            body: verdict.incident_body(&bot, allowlist).unwrap_or_default(),
+        })
     }
 
     /// The hallucination incident of one commit: quoted paths missing at the commit.

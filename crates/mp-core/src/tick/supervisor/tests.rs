@@ -5,6 +5,7 @@
 use super::*;
 use crate::branch::IncidentKey;
 use crate::config::{self, Config};
+use crate::context::{RefUpdate, RefUpdateKind};
 use crate::ids::PrNumber;
 use crate::port::{CommitPull, Issue, IssueState};
 use crate::tick::testkit::{BOT, Fake, at, block_on, config_with, login, repo, sha};
@@ -202,7 +203,7 @@ fn several_offenders_of_one_label_roll_up_into_one_issue() {
     );
     let body = w.body_of(100);
     assert!(body.contains("**2 commits on `acme/app` raised `decision:unauthorized-push`"));
-    assert!(body.contains("- committer: `unknown`"), "{body}");
+    assert!(body.contains("- landed by: `unknown` (push"), "{body}");
 }
 
 #[test]
@@ -396,7 +397,7 @@ fn auto_revert_fails_closed_for_a_merge_commit_or_unreadable_parents() {
 }
 
 #[test]
-fn a_break_glass_commit_needs_an_allowlisted_committer_and_an_adr_in_time() {
+fn a_break_glass_commit_needs_an_allowlisted_pusher_and_an_adr_naming_its_sha_in_time() {
     let glass = |committer: &str| {
         let mut commit = commit_by(
             "c1",
@@ -418,16 +419,34 @@ fn a_break_glass_commit_needs_an_allowlisted_committer_and_an_adr_in_time() {
         ],
     );
     assert!(w.body_of(100).contains(
-        "the 24-hour deadline counted from the committer date 2026-02-27T10:00:00Z has passed"
+        "the 24-hour deadline counted from its push at 2026-02-27T10:00:00Z (GitHub's activity log) has passed"
     ));
 
-    // Allowlisted, with an ADR naming the short SHA.
+    // Allowlisted, with an ADR naming only the short SHA: a prefix names nothing.
     let mut w = world(vec![glass("alice")]);
     w.fake.add_file(
         GOV,
         "main",
         "docs/decisions/0007-outage.md",
         "# Outage\n\nWorkers restarted in c100000.\n",
+    );
+    check(
+        &mut w,
+        NOW,
+        &[
+            "issue acme/governance#100 [decision:break-glass-unaudited]: [decision:break-glass-unaudited] c100000",
+            "=> decision:break-glass-unaudited c100000: opened acme/governance#100",
+            "state: l5=c100000 l2=c100000 unsettled=0 pending=0",
+        ],
+    );
+
+    // Allowlisted, with an ADR naming the full SHA.
+    let mut w = world(vec![glass("alice")]);
+    w.fake.add_file(
+        GOV,
+        "main",
+        "docs/decisions/0007-outage.md",
+        &format!("# Outage\n\nWorkers restarted in {}.\n", sha("c1")),
     );
     check(
         &mut w,
@@ -507,7 +526,7 @@ fn a_break_glass_commit_inside_its_deadline_is_audited_again_until_settled() {
 }
 
 #[test]
-fn an_unauthorized_push_is_dropped_only_when_an_allowlisted_person_merged_it() {
+fn who_landed_a_commit_decides_never_who_the_commit_claims() {
     let pulls = |merger: &str| {
         vec![CommitPull {
             number: PrNumber::new(9),
@@ -517,6 +536,7 @@ fn an_unauthorized_push_is_dropped_only_when_an_allowlisted_person_merged_it() {
     };
     let web_merge = || commit_by("c1", "Merge pull request #9", Some("web-flow"));
 
+    // Merged in the web interface by the owner: GitHub logs a pr_merge by alice.
     let mut w = world(vec![web_merge()]);
     w.fake.history(|h| {
         h.commit_pulls
@@ -525,12 +545,10 @@ fn an_unauthorized_push_is_dropped_only_when_an_allowlisted_person_merged_it() {
     check(
         &mut w,
         NOW,
-        &[
-            "=> decision:unauthorized-push c100000: dropped: merged by allowlisted actor 'alice'",
-            "state: l5=c100000 l2=c100000 unsettled=0 pending=0",
-        ],
+        &["state: l5=c100000 l2=c100000 unsettled=0 pending=0"],
     );
 
+    // Merged in the web interface by an agent.
     let mut w = world(vec![web_merge()]);
     w.fake.history(|h| {
         h.commit_pulls
@@ -546,26 +564,81 @@ fn an_unauthorized_push_is_dropped_only_when_an_allowlisted_person_merged_it() {
         ],
     );
     assert!(
+        w.body_of(100).contains(
+            "- landed by: `mallory` (pr_merge at 2026-03-01T10:00:00Z, GitHub's activity log)"
+        ),
+        "{}",
         w.body_of(100)
-            .contains("Merge actor check: kept: merge actor 'mallory' is not allowlisted.")
     );
 
-    // A failed lookup keeps the incident (fail closed).
-    let mut w = world(vec![web_merge()]);
-    w.fake.fail_history(
-        "commit_pulls",
-        APP,
-        GitHubError::Unavailable {
-            route: "GET /commits/{sha}/pulls".to_owned(),
-            message: "timeout".to_owned(),
-        },
-    );
+    // Committed as the owner, and as mp, but pushed by an agent.
+    for claimed in ["alice", BOT] {
+        let mut w = world(vec![commit_by("c1", "fix: quietly", Some(claimed))]);
+        w.fake.history(|h| {
+            h.activity.insert(
+                (repo(APP), "main".to_owned()),
+                vec![
+                    RefUpdate {
+                        kind: RefUpdateKind::BranchCreation,
+                        before: None,
+                        after: Some(sha(BASE)),
+                        at: Some(at("2026-02-01T10:00:00Z")),
+                        actor: Some(login(BOT)),
+                    },
+                    RefUpdate {
+                        kind: RefUpdateKind::Push,
+                        before: Some(sha(BASE)),
+                        after: Some(sha("c1")),
+                        at: Some(at("2026-03-01T10:00:00Z")),
+                        actor: Some(login("mallory")),
+                    },
+                ],
+            )
+        });
+        check(
+            &mut w,
+            NOW,
+            &[
+                "issue acme/governance#100 [decision:unauthorized-push]: [decision:unauthorized-push] c100000",
+                "=> decision:unauthorized-push c100000: opened acme/governance#100",
+                "state: l5=c100000 l2=c100000 unsettled=0 pending=0",
+            ],
+        );
+        assert!(
+            w.body_of(100).contains(&format!(
+                "- committer the commit claims: `{claimed}` (not evidence)"
+            )),
+            "{}",
+            w.body_of(100)
+        );
+    }
+}
+
+#[test]
+fn every_commit_an_update_brought_is_scanned_whatever_its_date() {
+    // An agent pushes a merge whose second parent is a commit dated long before the
+    // watermark: both are the push's, and both are reported.
+    let mut old = commit_by("b0", "sneak in a change", Some("mallory"));
+    old.committed_at = Some(at("2020-01-01T00:00:00Z"));
+    old.parents = vec![sha(BASE)];
+    let mut merge = commit_by("c1", "Merge branch 'side'", Some("mallory"));
+    merge.parents = vec![sha(BASE), sha("b0")];
+    let mut w = world(vec![merge]);
+    w.fake.history(|h| {
+        h.branches
+            .insert((repo(APP), "side".to_owned()), vec![old.clone()]);
+    });
+    w.fake
+        .set_checks(APP, &sha("b0"), vec![check_run("test", "success")]);
+    let key = IncidentKey::rollup(&repo(APP), &[sha("b0"), sha("c1")]);
     check(
         &mut w,
         NOW,
         &[
-            "issue acme/governance#100 [decision:unauthorized-push]: [decision:unauthorized-push] c100000",
-            "=> decision:unauthorized-push c100000: opened acme/governance#100",
+            &format!(
+                "issue acme/governance#100 [decision:unauthorized-push]: [decision:unauthorized-push] {key}"
+            ),
+            &format!("=> decision:unauthorized-push {key}: opened acme/governance#100"),
             "state: l5=c100000 l2=c100000 unsettled=0 pending=0",
         ],
     );
@@ -659,7 +732,7 @@ fn a_watermark_rewritten_away_moves_to_head_with_one_incident() {
 fn a_secondary_rate_limit_stops_the_repository_without_moving_its_watermarks() {
     let mut w = world(vec![commit_by("c1", "direct push", Some("mallory"))]);
     w.fake.fail_history(
-        "commit_pulls",
+        "compare",
         APP,
         GitHubError::Throttled {
             retry_after_secs: 60,

@@ -5,9 +5,9 @@
 use std::fmt::Debug;
 use std::path::Path;
 
+use mp_core::branch::IncidentAuthority;
 use mp_core::config::{self, ConfigFiles};
 use mp_core::context::CommitContext;
-use mp_core::branch::IncidentAuthority;
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName};
 use mp_core::port::{
     FileContent, FileWrite, GitHub, GitHubError, GitHubHistory, MergeMethod, MergeRequest, NewPull,
