@@ -16,11 +16,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
+use mp_core::branch::IncidentAuthority;
 use mp_core::config::Config;
 use mp_core::ids::{Login, RepoName};
 use mp_core::port::{AuditLog, Clock, GitHubHistory};
 use mp_core::tick::lease::{LEASE_SECONDS, Lease, LeaseError};
-use mp_core::tick::state_store::StateStore;
+use mp_core::tick::state_store::{StateGuard, StateStore};
 use mp_core::tick::supervisor::{SupervisorRun, run_branch_supervisor};
 use mp_core::tick::{
     DefaultBranches, PullSelection, TickOptions, resolve_default_branches, run_pr_path, run_tick,
@@ -215,12 +216,13 @@ impl Service {
             .bot_login()
             .await
             .map_err(mp_core::tick::TickError::BotLogin)?;
-        *lock(&inner.bot) = Some(bot);
+        *lock(&inner.bot) = Some(bot.clone());
         lock(&inner.readiness).token = true;
         inner.refresh_branches().await;
         let governance = inner.settings.config.projects().governance_repo();
         let branch = inner.branch_of(governance);
-        StateStore::load(github, governance, &branch).await?;
+        let guard = inner.state_guard(&bot);
+        StateStore::load(github, governance, &branch, &guard).await?;
         lock(&inner.readiness).state = true;
         if let Err(why) = inner.hold_lease().await {
             tracing::warn!(reason = %why, "mp serve acts on nothing until it holds the tick lease");
@@ -405,6 +407,16 @@ impl Inner {
         lock(&self.bot).clone()
     }
 
+    /// Who may write the state: `bot` and the allowlisted people.
+    fn state_guard(&self, bot: &Login) -> StateGuard {
+        let config = &self.settings.config;
+        StateGuard::new(
+            IncidentAuthority::new(bot.clone(), config.projects().governance_repo().clone())
+                .with_key(self.settings.options.receipt_key.clone()),
+            config.allowlist().to_vec(),
+        )
+    }
+
     fn api_totals(&self) {
         let (requests, not_modified) = self.api.as_ref().map_or((0, 0), |api| api.totals());
         self.metrics.api_totals(
@@ -479,10 +491,12 @@ impl Inner {
         let config = &self.settings.config;
         let github = self.github.as_ref();
         let governance = config.projects().governance_repo();
+        let guard = self.state_guard(&bot);
         let (mut store, mut state) = match StateStore::load(
             github,
             governance,
             options.gated_branch(governance),
+            &guard,
         )
         .await
         {

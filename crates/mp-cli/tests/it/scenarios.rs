@@ -322,6 +322,16 @@ fn check_incident(path: &Path, report: &Value, label: &str, words: &str) {
         "{}: `incident` needs a label and words",
         path.display()
     );
+    if let Some(stderr) = report["stderr"].as_str() {
+        // A tick that failed closed prints no report: the writes it made before stopping
+        // are listed on stderr (titles only), next to the error that says why.
+        assert!(
+            stderr.contains(&format!("[{label}]")) && stderr.contains(words),
+            "{}: the tick failed closed without a `{label}` issue saying {words:?}: {stderr}",
+            path.display()
+        );
+        return;
+    }
     let writes: Vec<&Value> = match report["ticks"].as_array() {
         Some(ticks) => ticks
             .iter()

@@ -39,6 +39,9 @@ pub enum IncidentLabel {
     MirrorDrift,
     /// `decision:skill-hook-incident`: a user branch hook raised an incident on a commit.
     SkillHook,
+    /// `decision:state-tampered`: someone other than mp (or an allowlisted person) wrote or
+    /// deleted the `bot-state` branch; the tick fails closed until the owner restores it.
+    StateTampered,
 }
 
 impl IncidentLabel {
@@ -53,6 +56,7 @@ impl IncidentLabel {
         Self::HallucinationDetected,
         Self::MirrorDrift,
         Self::SkillHook,
+        Self::StateTampered,
     ];
 
     /// The GitHub label name, e.g. `decision:l2-stalled`.
@@ -67,6 +71,7 @@ impl IncidentLabel {
             Self::HallucinationDetected => "decision:hallucination-detected",
             Self::MirrorDrift => "decision:mirror-drift-incident",
             Self::SkillHook => "decision:skill-hook-incident",
+            Self::StateTampered => "decision:state-tampered",
         }
     }
 }
@@ -285,6 +290,11 @@ impl IncidentAuthority {
             governance,
             key: None,
         }
+    }
+
+    /// mp's identity.
+    pub fn bot(&self) -> &Login {
+        &self.bot
     }
 
     /// The same authority signing and checking with `key`.

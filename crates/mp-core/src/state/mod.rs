@@ -1,5 +1,6 @@
 //! The bot's durable state on the governance repository's `bot-state` branch (bot.md §16):
-//! the branch supervisor's watermarks and the L4 burn-in clock.
+//! the branch supervisor's watermarks, the L4 burn-in clock, and who may have written them
+//! (`writers`: only mp, or the owner restoring them, by GitHub's activity log).
 //!
 //! Pure models only: text in, values out, and back again. Reading and writing the files
 //! goes through the GitHub port in the tick (`tick::state_store`).
@@ -10,14 +11,17 @@
 //! worst outcome is that L4 stays advisory a little longer.
 
 pub mod watermarks;
+pub mod writers;
 
 #[cfg(test)]
 mod tests;
 
 pub use crate::gate::burn_in::BURN_IN_STATE_PATH;
 pub use watermarks::{
-    BREAK_GLASS_PENDING_KEY, CorruptStateError, Layer, UNSETTLED_KEY, Watermarks,
+    BREAK_GLASS_PENDING_KEY, CHECKED_THROUGH_KEY, CorruptStateError, Layer, UNSETTLED_KEY,
+    Watermarks,
 };
+pub use writers::{StateWriters, Steered, check_state_writers, restored_text};
 
 use crate::gate::burn_in::{BurnInState, StoredBurnIn};
 

@@ -4,6 +4,7 @@
 //!
 //! ```text
 //! {
+//!   "_bot_state_checked_through": "<newest bot-state tip whose writers were checked>",
 //!   "_break_glass_pending": {"<owner>/<repo>:<sha>": "<pushed at>"},
 //!   "_l2_unsettled": {"<owner>/<repo>:<sha>": "<first seen>"},
 //!   "<owner>/<repo>": "<last sha scanned by L5 and the branch hooks>",
@@ -28,6 +29,10 @@ use crate::ids::{CommitSha, RepoName, Timestamp};
 
 /// The reserved key of the commits L2 has seen unsettled, with their first-seen times.
 pub const UNSETTLED_KEY: &str = "_l2_unsettled";
+
+/// The reserved key of the newest `bot-state` tip whose writers a tick checked against
+/// GitHub's activity log: the next tick checks only the updates after it.
+pub const CHECKED_THROUGH_KEY: &str = "_bot_state_checked_through";
 
 /// The reserved key of the break-glass commits whose ADR deadline has not passed yet,
 /// with the time GitHub's activity log gives each push; they are audited again on every
@@ -135,6 +140,7 @@ pub struct Watermarks {
     marks: BTreeMap<(RepoName, Layer), CommitSha>,
     unsettled: CommitTimes,
     pending_break_glass: CommitTimes,
+    checked_through: Option<CommitSha>,
     unknown: BTreeMap<String, Value>,
 }
 
@@ -231,6 +237,17 @@ impl Watermarks {
                 state.pending_break_glass = parse_commit_times(&key, value)?;
                 continue;
             }
+            if key == CHECKED_THROUGH_KEY {
+                let sha = value
+                    .as_str()
+                    .and_then(|text| CommitSha::parse(text).ok())
+                    .ok_or_else(|| CorruptStateError::BadEntry {
+                        key: key.clone(),
+                        reason: "expected a commit SHA".to_owned(),
+                    })?;
+                state.checked_through = Some(sha);
+                continue;
+            }
             let (repo, layer) = match key.strip_suffix(L2_SUFFIX) {
                 Some(repo) => (repo, Layer::L2),
                 None => (key.as_str(), Layer::L5),
@@ -265,6 +282,12 @@ impl Watermarks {
         }
         if !self.unsettled.is_empty() {
             out.insert(UNSETTLED_KEY.to_owned(), commit_times_json(&self.unsettled));
+        }
+        if let Some(sha) = &self.checked_through {
+            out.insert(
+                CHECKED_THROUGH_KEY.to_owned(),
+                Value::String(sha.to_string()),
+            );
         }
         if !self.pending_break_glass.is_empty() {
             out.insert(
@@ -326,6 +349,16 @@ impl Watermarks {
     /// sharded tick's `l2_unsettled`).
     pub fn unsettled_count_of(&self, owns: impl Fn(&RepoName) -> bool) -> usize {
         self.unsettled.keys().filter(|(repo, _)| owns(repo)).count()
+    }
+
+    /// The newest `bot-state` tip whose writers were checked (see [`CHECKED_THROUGH_KEY`]).
+    pub fn checked_through(&self) -> Option<&CommitSha> {
+        self.checked_through.as_ref()
+    }
+
+    /// Records the newest `bot-state` tip whose writers were checked.
+    pub fn set_checked_through(&mut self, tip: CommitSha) {
+        self.checked_through = Some(tip);
     }
 
     /// The break-glass commits of `repo` waiting for their ADR, with the time GitHub's

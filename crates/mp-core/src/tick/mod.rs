@@ -384,7 +384,7 @@ pub enum TickError {
     PathRules(#[from] CompilePathRulesError),
     /// The watermarks file on the `bot-state` branch is corrupt: fail closed, write nothing.
     #[error(
-        "bot-state file {path} is corrupt, failing closed (fail-closed: fix or remove it by hand): {reason}"
+        "bot-state file {path} is corrupt, failing closed (the owner restores it by hand: docs/state.md, \"Recovering the state\"): {reason}"
     )]
     StateCorrupt {
         /// The file.
@@ -400,6 +400,20 @@ pub enum TickError {
         path: String,
         /// Why.
         reason: String,
+    },
+    /// Someone other than mp or an allowlisted person wrote (or deleted) the `bot-state`
+    /// branch, by GitHub's activity log: the state cannot be trusted. Fail closed; the
+    /// only write is the incident that names the writer.
+    #[error(
+        "the state on bot-state cannot be trusted, failing closed: {what} ({code}); {incident}; the owner restores it by hand (docs/state.md, \"Recovering the state\")"
+    )]
+    StateSteered {
+        /// Who wrote what, when.
+        what: String,
+        /// Stable code of the finding.
+        code: &'static str,
+        /// What became of the incident.
+        incident: String,
     },
     /// Another tick holds the lease, or the lease file cannot be used: act on nothing.
     #[error("{0}")]

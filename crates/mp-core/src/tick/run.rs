@@ -43,7 +43,7 @@ use super::inbox_poll::{InboxReport, poll_inbox};
 use super::lease::Lease;
 use super::progress::TickPhase;
 use super::report::{PrOutcome, TickMetrics};
-use super::state_store::{SHARD_SAVE_ATTEMPTS, SaveOutcome, StateStore};
+use super::state_store::{SHARD_SAVE_ATTEMPTS, SaveOutcome, StateGuard, StateStore};
 use super::supervisor::{
     SupervisorMetrics, SupervisorReport, SupervisorRun, SupervisorStop, run_branch_supervisor,
 };
@@ -168,7 +168,8 @@ impl FullTickReport {
 ///
 /// # Errors
 /// [`TickError::StateCorrupt`] / [`TickError::StateUnavailable`] when the state cannot be
-/// trusted (nothing is written); [`TickError::BotLogin`] / [`TickError::PathRules`] as for
+/// trusted (nothing is written); [`TickError::StateSteered`] when someone other than mp or
+/// an allowlisted person wrote it (only its incident is written); [`TickError::BotLogin`] / [`TickError::PathRules`] as for
 /// the pull-request path; [`TickError::StateSave`] when saving fails for a reason other
 /// than a stale blob or a secondary rate limit. Every error after the load still goes
 /// through the final save.
@@ -193,8 +194,13 @@ pub async fn run_tick(
         branch_warnings = warnings;
     }
     let options = &options;
+    let guard = StateGuard::new(
+        IncidentAuthority::new(bot.clone(), governance.clone())
+            .with_key(options.receipt_key.clone()),
+        config.allowlist().to_vec(),
+    );
     let (mut store, mut state) =
-        StateStore::load(github, governance, options.gated_branch(governance)).await?;
+        StateStore::load(github, governance, options.gated_branch(governance), &guard).await?;
     // One tick at a time: a second one stops here, before its first write.
     let holder = if options.lease_holder.is_empty() {
         "mp tick"
@@ -211,6 +217,7 @@ pub async fn run_tick(
         warnings: branch_warnings,
         ..FullTickReport::default()
     };
+    report.warnings.extend(store.notes().iter().cloned());
     if let Some(head) = store.created_branch_at() {
         report.warnings.push(format!(
             "first run: created the bot-state branch of {governance} at {}",

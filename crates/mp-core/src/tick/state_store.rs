@@ -5,6 +5,10 @@
 //!   governance `main` head and an empty watermarks file is written at once, so that "the
 //!   branch exists" always implies "the file exists". A branch without the file, a file
 //!   that cannot be read, and a corrupt file all fail the tick closed, before any write.
+//! * Load also checks who wrote the branch, from GitHub's activity log of it
+//!   (`state::writers`): an update by anyone but mp or an allowlisted person (a deletion
+//!   included, so a deleted branch is never taken for a first run) fails the tick closed;
+//!   the only write is the `decision:state-tampered` incident naming the writer.
 //! * Save: one `PUT /contents` with the blob the file had when last read or written, and
 //!   none at all when the text is byte-identical to it. A stale precondition (another
 //!   writer got there first) or a secondary rate limit is a warning: the cached blob is
@@ -18,12 +22,15 @@
 //! * The burn-in clock file lives on the same branch; it is read and written best-effort
 //!   (fail-safe, see `state`).
 
+use crate::branch::incident::{body_with_marker, incident_title};
+use crate::branch::{IncidentAuthority, IncidentKey, IncidentLabel, Standing};
 use crate::gate::burn_in::{BurnInState, StoredBurnIn};
-use crate::ids::{CommitSha, RepoName};
-use crate::port::{FileWrite, GitHubError, GitHubHistory};
+use crate::ids::{CommitSha, Login, RepoName};
+use crate::port::{FileWrite, GitHubError, GitHubHistory, IssueQuery, NewIssue};
 use crate::state::{
-    BOT_STATE_BRANCH, BURN_IN_COMMIT_MESSAGE, BURN_IN_STATE_PATH, WATERMARKS_COMMIT_MESSAGE,
-    WATERMARKS_PATH, Watermarks, burn_in_text, stored_burn_in,
+    BOT_STATE_BRANCH, BURN_IN_COMMIT_MESSAGE, BURN_IN_STATE_PATH, StateWriters, Steered,
+    WATERMARKS_COMMIT_MESSAGE, WATERMARKS_PATH, Watermarks, burn_in_text, check_state_writers,
+    restored_text, stored_burn_in,
 };
 
 use super::{Shard, TickError};
@@ -63,7 +70,30 @@ pub struct StateStore {
     stale: bool,
     created_at: Option<CommitSha>,
     burn_in_blob: Option<String>,
+    notes: Vec<String>,
 }
+
+/// Who may write the state, and who signs its incidents: mp's identity (through its
+/// [`IncidentAuthority`]) and the allowlisted people, whose write is a restore by hand.
+#[derive(Debug, Clone)]
+pub struct StateGuard {
+    authority: IncidentAuthority,
+    allowlist: Vec<Login>,
+}
+
+impl StateGuard {
+    /// The state may be written by `authority`'s identity and by `allowlist`.
+    pub fn new(authority: IncidentAuthority, allowlist: Vec<Login>) -> Self {
+        Self {
+            authority,
+            allowlist,
+        }
+    }
+}
+
+/// After this many updates of `bot-state` were checked in one load, the newest checked tip
+/// is kept in the state (one more save) so that the next load reads less of the log.
+pub const CHECKED_REFRESH: usize = 50;
 
 fn unavailable(reason: impl Into<String>) -> TickError {
     TickError::StateUnavailable {
@@ -87,7 +117,9 @@ impl StateStore {
     /// branch from `base_branch` (and an empty state file) on the first run.
     ///
     /// # Errors
-    /// [`TickError::StateCorrupt`] when the file is not a valid state;
+    /// [`TickError::StateSteered`] when GitHub's activity log shows someone other than mp
+    /// or an allowlisted person wrote or deleted the branch (the one write is the incident
+    /// that says so); [`TickError::StateCorrupt`] when the file is not a valid state;
     /// [`TickError::StateUnavailable`] when the branch exists without the file, or the
     /// file, the branch or `main` cannot be read, or the branch cannot be created. Nothing
     /// is written in either case, except on the first-run path (the branch and the empty
@@ -96,6 +128,7 @@ impl StateStore {
         github: &dyn GitHubHistory,
         repo: &RepoName,
         base_branch: &str,
+        guard: &StateGuard,
     ) -> Result<(Self, Watermarks), TickError> {
         let mut store = Self {
             repo: repo.clone(),
@@ -104,12 +137,14 @@ impl StateStore {
             stale: false,
             created_at: None,
             burn_in_blob: None,
+            notes: Vec::new(),
         };
         match github.file(repo, WATERMARKS_PATH, BOT_STATE_BRANCH).await {
             Ok(Some(file)) => {
-                let state = Self::parse(&file.text)?;
+                let mut state = Self::parse(&file.text)?;
                 store.blob = Some(file.blob_sha);
                 store.stored_text = Some(file.text);
+                store.check_writers(github, guard, &mut state, true).await?;
                 return Ok((store, state));
             }
             Ok(None) => {
@@ -119,7 +154,7 @@ impl StateStore {
                     Ok(_) => {
                         return Err(unavailable(format!(
                             "the {BOT_STATE_BRANCH} branch of {repo} exists but has no state file; \
-                             restore it or delete the branch to start over"
+                             the owner restores it by hand (docs/state.md, \"Recovering the state\")"
                         )));
                     }
                     Err(GitHubError::NotFound { .. }) => {}
@@ -141,8 +176,137 @@ impl StateStore {
                 )));
             }
         }
+        // No branch: a first run, unless GitHub's log shows the branch lived before and
+        // someone other than mp or the owner deleted it.
+        let mut past = Watermarks::new();
+        store.check_writers(github, guard, &mut past, false).await?;
         let state = store.first_run(github, base_branch).await?;
         Ok((store, state))
+    }
+
+    /// What the load found worth telling the operator (a restore by the owner, a log that
+    /// cannot be read), one line each.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// Checks who wrote `bot-state` since the tip `state` says was checked last
+    /// ([`check_state_writers`]); moves that tip after [`CHECKED_REFRESH`] updates.
+    async fn check_writers(
+        &mut self,
+        github: &dyn GitHubHistory,
+        guard: &StateGuard,
+        state: &mut Watermarks,
+        branch_exists: bool,
+    ) -> Result<(), TickError> {
+        let until: Vec<CommitSha> = state.checked_through().cloned().into_iter().collect();
+        let log = match github
+            .branch_updates_until(&self.repo, BOT_STATE_BRANCH, &until)
+            .await
+        {
+            Ok(log) => log,
+            // No log for a branch that does not exist: nothing ever wrote it.
+            Err(GitHubError::NotFound { .. }) if !branch_exists => return Ok(()),
+            Err(GitHubError::NotFound { .. }) => {
+                self.notes.push(format!(
+                    "GitHub has no activity log for {BOT_STATE_BRANCH} of {} (an older GitHub Enterprise Server?): who wrote the state cannot be checked; protect the branch with a ruleset only mp may bypass",
+                    self.repo
+                ));
+                return Ok(());
+            }
+            Err(error) => {
+                return Err(unavailable(load_reason(
+                    "cannot read the activity log of the bot-state branch to check who wrote it",
+                    &self.repo,
+                    &error,
+                )));
+            }
+        };
+        let bot = guard.authority.bot();
+        match check_state_writers(&log, state.checked_through(), bot, &guard.allowlist) {
+            StateWriters::Trusted {
+                newest,
+                checked,
+                restored_by,
+            } => {
+                // A restore is accepted once: the checked tip moves past it (one save).
+                let restored = restored_by.is_some();
+                if let Some(update) = restored_by {
+                    self.notes.push(restored_text(&update));
+                }
+                if (restored || checked >= CHECKED_REFRESH)
+                    && let Some(tip) = newest
+                {
+                    state.set_checked_through(tip);
+                }
+                Ok(())
+            }
+            StateWriters::Steered(steered) => Err(self.steered(github, guard, &steered).await),
+        }
+    }
+
+    /// Opens (or finds) the `decision:state-tampered` incident naming the writer, and the
+    /// error that fails the tick closed.
+    async fn steered(
+        &self,
+        github: &dyn GitHubHistory,
+        guard: &StateGuard,
+        steered: &Steered,
+    ) -> TickError {
+        let label = IncidentLabel::StateTampered;
+        let incident = match steered.key_sha() {
+            None => "no incident: the update names no commit".to_owned(),
+            Some(sha) => {
+                let key = IncidentKey::single(sha);
+                let text = format!(
+                    "**mp stopped: the state on `{BOT_STATE_BRANCH}` cannot be trusted.**\n\n\
+                     {steered}.\n\n\
+                     Only mp's identity writes `{BOT_STATE_BRANCH}`. A watermark moved, an entry \
+                     removed or a pending record deleted by anyone else would hide commits from \
+                     the supervisor, so every tick stops before it writes anything until the \
+                     state is restored.\n\n\
+                     To restore it, an allowlisted person pushes to `{BOT_STATE_BRANCH}` the \
+                     state they trust (for example the last commit mp wrote before this update, \
+                     `git push --force origin <sha>:refs/heads/{BOT_STATE_BRANCH}`), after \
+                     reviewing what the writer changed. mp accepts a state an allowlisted person \
+                     wrote. Then protect the branch with a ruleset only mp's App may bypass \
+                     (docs/deploy.md)."
+                );
+                let body = guard
+                    .authority
+                    .sign(&body_with_marker(&text, &key), label, &key);
+                let query = IssueQuery {
+                    state: None,
+                    labels: vec![label.as_str().to_owned()],
+                };
+                match github.issues(&self.repo, &query).await {
+                    Err(error) => format!("the incident could not be checked: {error}"),
+                    Ok(issues) => match issues.iter().find(|issue| {
+                        guard.authority.standing(issue, label, &key) == Standing::Ours
+                    }) {
+                        Some(found) => {
+                            format!("already reported as {}#{}", self.repo, found.number)
+                        }
+                        None => {
+                            let new = NewIssue {
+                                title: incident_title(label, &key),
+                                body,
+                                labels: vec![label.as_str().to_owned()],
+                            };
+                            match github.create_issue(&self.repo, &new).await {
+                                Ok(issue) => format!("reported as {}#{}", self.repo, issue.number),
+                                Err(error) => format!("the incident could not be opened: {error}"),
+                            }
+                        }
+                    },
+                }
+            }
+        };
+        TickError::StateSteered {
+            what: steered.to_string(),
+            code: steered.code(),
+            incident,
+        }
     }
 
     fn parse(text: &str) -> Result<Watermarks, TickError> {

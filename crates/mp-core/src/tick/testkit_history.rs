@@ -469,6 +469,17 @@ impl GitHubHistory for Fake {
             let commits =
                 commits.unwrap_or_else(|| vec![CommitContext::from_message(sha.clone(), "base")]);
             h.branches.insert(key.clone(), commits);
+            // GitHub logs the creation by whoever made it: mp.
+            h.activity.insert(
+                key.clone(),
+                vec![RefUpdate {
+                    kind: RefUpdateKind::BranchCreation,
+                    before: None,
+                    after: Some(sha.clone()),
+                    at: None,
+                    actor: Some(super::testkit::login(super::testkit::BOT)),
+                }],
+            );
             if let Some(files) = files {
                 h.files.insert(key, files);
             }

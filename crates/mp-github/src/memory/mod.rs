@@ -69,8 +69,9 @@ impl MemoryGitHub {
             .max()
             .unwrap_or(0);
         let mut world = world;
+        let bot = world.bot_login().ok();
         for repo in &mut world.repos {
-            repo.fill_activity();
+            repo.fill_activity(bot.as_ref());
         }
         ci::advance(&mut world);
         Self {

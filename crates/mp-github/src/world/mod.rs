@@ -27,6 +27,7 @@ use mp_core::context::{
 };
 use mp_core::ids::{CommitSha, Login, ParseIdError, PrNumber, RepoName, Timestamp};
 use mp_core::port::IssueState;
+use mp_core::state::BOT_STATE_BRANCH;
 use sha1::{Digest, Sha1};
 
 pub use error::LoadWorldError;
@@ -296,8 +297,9 @@ impl Repo {
     }
 
     /// Gives every branch without an activity log (and that is no pull request's head
-    /// branch) the one its history implies ([`Repo::history_activity`]).
-    pub fn fill_activity(&mut self) {
+    /// branch) the one its history implies ([`Repo::history_activity`]); the state branch
+    /// (`bot-state`) gets one creation by `bot` at its head, since only mp writes it.
+    pub fn fill_activity(&mut self, bot: Option<&Login>) {
         let implicit: Vec<String> = self
             .branches
             .keys()
@@ -311,7 +313,22 @@ impl Repo {
             .cloned()
             .collect();
         for branch in implicit {
-            let updates = self.history_activity(&branch);
+            let updates = match bot {
+                Some(bot) if branch == BOT_STATE_BRANCH => {
+                    let head = self.branch_head(&branch).cloned();
+                    vec![RefUpdate {
+                        kind: RefUpdateKind::BranchCreation,
+                        before: None,
+                        at: head
+                            .as_ref()
+                            .and_then(|h| self.commit(h))
+                            .and_then(|c| c.date),
+                        after: head,
+                        actor: Some(bot.clone()),
+                    }]
+                }
+                _ => self.history_activity(&branch),
+            };
             self.activity.insert(branch, updates);
         }
     }

@@ -54,8 +54,33 @@ fn unmet_expectations(
         .filter(|l| !l.is_empty())
         .collect();
     let mut unmet = Vec::new();
-    // A scenario that fails closed: the last tick's error must say why, and nothing else
-    // is asked of it.
+    for line in lines.iter().filter(|l| l.starts_with("incident ")) {
+        let mut parts = line.splitn(3, ' ').skip(1);
+        let (label, words) = (
+            parts.next().unwrap_or_default(),
+            parts.next().unwrap_or_default(),
+        );
+        let opened = actions.iter().any(|action| match action {
+            Action::CreateIssue {
+                title,
+                labels,
+                body,
+                ..
+            } => {
+                labels.iter().any(|l| l == label)
+                    && !words.is_empty()
+                    && (title.contains(words) || body.contains(words))
+            }
+            _ => false,
+        });
+        if !opened {
+            unmet.push(format!(
+                "expected `{line}`: no such issue was opened over REST"
+            ));
+        }
+    }
+    // A scenario that fails closed: the last tick's error must say why; no pull request
+    // is asked about.
     if let Some(why) = lines.iter().find_map(|l| l.strip_prefix("fails-closed ")) {
         match ticks.last().map(TickResult::outcomes) {
             Some(Err(error)) if error.contains(why.trim()) => {}
@@ -79,25 +104,6 @@ fn unmet_expectations(
             words.next().unwrap_or_default(),
         );
         if pr == "incident" {
-            let words = line.splitn(3, ' ').nth(2).unwrap_or_default();
-            let opened = actions.iter().any(|action| match action {
-                Action::CreateIssue {
-                    title,
-                    labels,
-                    body,
-                    ..
-                } => {
-                    labels.iter().any(|l| l == verdict)
-                        && !words.is_empty()
-                        && (title.contains(words) || body.contains(words))
-                }
-                _ => false,
-            });
-            if !opened {
-                unmet.push(format!(
-                    "expected `{line}`: no such issue was opened over REST"
-                ));
-            }
             continue;
         }
         let merged = all

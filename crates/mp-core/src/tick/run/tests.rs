@@ -142,7 +142,7 @@ fn a_corrupt_or_unreadable_state_fails_the_tick_closed_before_any_write() {
         &config_with(&[]),
         NOW,
         &[
-            "error: bot-state file bot-state/branch_supervisor_watermarks.json is corrupt, failing closed (fail-closed: fix or remove it by hand): not JSON: EOF while parsing a value at line 1 column 13",
+            "error: bot-state file bot-state/branch_supervisor_watermarks.json is corrupt, failing closed (the owner restores it by hand: docs/state.md, \"Recovering the state\"): not JSON: EOF while parsing a value at line 1 column 13",
         ],
     );
     assert!(matches!(error, Err(TickError::StateCorrupt { .. })));
@@ -154,7 +154,7 @@ fn a_corrupt_or_unreadable_state_fails_the_tick_closed_before_any_write() {
         &config_with(&[]),
         NOW,
         &[
-            "error: bot-state file bot-state/branch_supervisor_watermarks.json cannot be loaded, failing closed: the bot-state branch of acme/governance exists but has no state file; restore it or delete the branch to start over",
+            "error: bot-state file bot-state/branch_supervisor_watermarks.json cannot be loaded, failing closed: the bot-state branch of acme/governance exists but has no state file; the owner restores it by hand (docs/state.md, \"Recovering the state\")",
         ],
     );
     assert!(matches!(error, Err(TickError::StateUnavailable { .. })));

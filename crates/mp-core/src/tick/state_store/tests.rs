@@ -3,8 +3,9 @@
 //! number of attempts, as an unsharded save does after one.
 
 use super::*;
+use crate::context::{RefUpdate, RefUpdateKind};
 use crate::state::Layer;
-use crate::tick::testkit::{Fake, block_on, repo, sha};
+use crate::tick::testkit::{BOT, Fake, at, block_on, login, repo, sha};
 use crate::tick::testkit_history::merged;
 
 const GOV: &str = "acme/governance";
@@ -36,8 +37,16 @@ fn fake_with(entries: &[(&str, &str)]) -> Fake {
     fake
 }
 
+/// mp's identity writes the state; alice may restore it.
+fn guard() -> StateGuard {
+    StateGuard::new(
+        IncidentAuthority::new(login(BOT), repo(GOV)),
+        vec![login("alice")],
+    )
+}
+
 fn load(fake: &Fake) -> (StateStore, Watermarks) {
-    block_on(StateStore::load(fake, &repo(GOV), "main")).expect("the state loads")
+    block_on(StateStore::load(fake, &repo(GOV), "main", &guard())).expect("the state loads")
 }
 
 fn outcome_name(saved: &Result<SaveOutcome, TickError>) -> String {
@@ -209,4 +218,95 @@ fn a_merge_replaces_every_entry_of_the_own_repositories_only() {
     let got: serde_json::Value = serde_json::from_str(&merged.to_json()).expect("json");
     assert_eq!(got, expected);
     assert_eq!(merged.unsettled_count_of(|r| shard.owns(r)), 1);
+}
+
+/// The `bot-state` log of [`fake_with`]: mp created the branch at `5`, then `writer`
+/// pushed `6` (or deleted the branch, when `to` is `None`).
+fn written_by(fake: &Fake, writer: &str, to: Option<&str>) {
+    let kind = if to.is_some() {
+        RefUpdateKind::Push
+    } else {
+        RefUpdateKind::BranchDeletion
+    };
+    fake.history(|h| {
+        h.activity.insert(
+            (repo(GOV), BOT_STATE_BRANCH.to_owned()),
+            vec![
+                RefUpdate {
+                    kind: RefUpdateKind::BranchCreation,
+                    before: None,
+                    after: Some(sha("5")),
+                    at: Some(at("2026-03-01T09:00:00Z")),
+                    actor: Some(login(BOT)),
+                },
+                RefUpdate {
+                    kind,
+                    before: Some(sha("5")),
+                    after: to.map(sha),
+                    at: Some(at("2026-03-01T10:00:00Z")),
+                    actor: Some(login(writer)),
+                },
+            ],
+        )
+    });
+}
+
+#[test]
+fn a_state_written_by_an_agent_fails_closed_with_an_incident_naming_it() {
+    let fake = fake_with(&[(APP, "1")]);
+    written_by(&fake, "codex-agent", Some("6"));
+    let error = block_on(StateStore::load(&fake, &repo(GOV), "main", &guard()))
+        .map(|_| ())
+        .expect_err("a steered state fails closed");
+    assert_eq!(
+        error.to_string(),
+        "the state on bot-state cannot be trusted, failing closed: codex-agent wrote the bot-state branch at 2026-03-01T10:00:00Z (push to 6000000), GitHub's activity log (state_written_by_other); reported as acme/governance#100; the owner restores it by hand (docs/state.md, \"Recovering the state\")"
+    );
+    let log = fake.take_log();
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(
+        log[0].starts_with(
+            "issue acme/governance#100 [decision:state-tampered]: [decision:state-tampered] 6000000"
+        ),
+        "{log:?}"
+    );
+}
+
+#[test]
+fn a_state_the_owner_restored_is_trusted_and_said_so() {
+    let fake = fake_with(&[(APP, "1")]);
+    written_by(&fake, "alice", Some("6"));
+    let (store, state) = load(&fake);
+    // The restore is accepted once: the checked tip moves past it.
+    let mut expected = marks(&[(APP, "1")]);
+    expected.set_checked_through(sha("6"));
+    assert_eq!(state, expected);
+    assert_eq!(
+        store.notes(),
+        [
+            "bot-state was last restored by allowlisted alice at 2026-03-01T10:00:00Z; the state they left is trusted"
+        ]
+    );
+    assert!(fake.take_log().is_empty());
+}
+
+#[test]
+fn a_branch_an_agent_deleted_is_not_a_first_run() {
+    let fake = Fake::new(Vec::new());
+    written_by(&fake, "codex-agent", None);
+    let error = block_on(StateStore::load(&fake, &repo(GOV), "main", &guard()))
+        .map(|_| ())
+        .expect_err("a deleted state fails closed");
+    assert!(
+        error.to_string().contains(
+            "codex-agent deleted the bot-state branch at 2026-03-01T10:00:00Z (it was at 5000000)"
+        ),
+        "{error}"
+    );
+    let log = fake.take_log();
+    assert!(
+        log.iter()
+            .all(|line| !line.starts_with("branch ") && !line.starts_with("put ")),
+        "nothing but the incident is written: {log:?}"
+    );
 }
