@@ -148,6 +148,7 @@ fn thread(
         let action = match e.action {
             LabelAction::Labeled => "labeled",
             LabelAction::Unlabeled => "unlabeled",
+            LabelAction::BaseChanged => "base_ref_changed",
         };
         line(format!(
             "    {action} {} by {} at {}",
