@@ -297,13 +297,18 @@ impl CheckRun {
     }
 }
 
-/// Whether a timeline event added or removed a label.
+/// Whether a timeline event added or removed a label, or changed the pull request's base.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LabelAction {
     /// `labeled`.
     Labeled,
     /// `unlabeled`.
     Unlabeled,
+    /// `base_ref_changed` (someone edited the base branch) or
+    /// `automatic_base_change_succeeded` (GitHub retargeted it). Such an event names no
+    /// label: its `label` is empty. It ends every label's binding applied before it
+    /// (decisions/0042).
+    BaseChanged,
 }
 
 /// What changed the head branch, as GitHub's repository activity log names it.
@@ -377,7 +382,9 @@ pub enum HeadHistory {
     },
 }
 
-/// One `labeled` / `unlabeled` event from an issue or pull-request timeline.
+/// One `labeled` / `unlabeled` event from an issue or pull-request timeline, or a change of
+/// a pull request's base ([`LabelAction::BaseChanged`], with an empty `label`): the events
+/// that decide what a label binds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LabelEvent {
     /// Added or removed.

@@ -3,21 +3,67 @@
 //!
 //! A label event carries GitHub's time; each update of the head branch carries GitHub's
 //! time and the tip it left. The head a pull request had when the label was applied is the
-//! tip left by the last update strictly before the label event. Anything that cannot be
-//! ordered (an update in the same second as the label, an update without a time, no update
-//! before the label) proves nothing and fails closed.
+//! tip left by the last update strictly before the label event, and it binds only if it had
+//! been the tip for the settle window ([`SettleWindow`]) before the label: a push moments
+//! before the label is one the owner's page may not have shown (decisions/0042). Anything
+//! that cannot be ordered (an update in the same second as the label, an update without a
+//! time, no update before the label) proves nothing and fails closed.
 //!
 //! One kind of later update carries a label over to a new head: mp's own request to bring
 //! the branch up to date with `main` (the race guard). It is recognised from the log alone:
 //! a fast-forward push by mp's identity whose new tip is a merge commit with exactly two
-//! parents, the first being the previous tip ([`is_mp_update`]). Any other update after the
-//! label — by an agent, a force push, a commit of another shape — ends the binding, and
-//! the owner re-applies the label (decisions/0026).
+//! parents, the first being the previous tip ([`is_mp_update`]). Later updates are ordered
+//! by their before/after links from the labelled tip, never by their seconds, so mp's
+//! updates that land in one second still carry. Any other update after the label — by an
+//! agent, a force push, a commit of another shape, a fork in the chain — ends the binding,
+//! and the owner re-applies the label (decisions/0026, decisions/0042).
+//!
+//! A label binds the base too: a change of the pull request's base branch at or after the
+//! label (GitHub's `base_ref_changed` timeline event) ends the binding (decisions/0042).
 
 use std::fmt;
 
-use crate::context::{CommitContext, HeadHistory, PrContext, RefUpdate, RefUpdateKind};
+use super::TrustRoots;
+use crate::context::{
+    CommitContext, HeadHistory, LabelAction, PrContext, RefUpdate, RefUpdateKind,
+};
 use crate::ids::{CommitSha, Login, Timestamp};
+
+/// How long a head must have been the branch tip before a label binds it: the owner labels
+/// the page they looked at, and a push that lands moments before the click (or while a
+/// refresh is on its way) is one they may never have seen. `env.yml`
+/// `label_settle_seconds`; default [`SettleWindow::DEFAULT`] (decisions/0042).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SettleWindow {
+    seconds: u32,
+}
+
+impl SettleWindow {
+    /// The default window: two minutes.
+    pub const DEFAULT: Self = Self { seconds: 120 };
+
+    /// A window of `seconds`. Zero leaves only the same-second rule.
+    pub const fn from_seconds(seconds: u32) -> Self {
+        Self { seconds }
+    }
+
+    /// The window in seconds.
+    pub const fn seconds(self) -> u32 {
+        self.seconds
+    }
+}
+
+impl Default for SettleWindow {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+impl fmt::Display for SettleWindow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} s", self.seconds)
+    }
+}
 
 /// Proof that the label was applied to `labeled_head`, and that the current `head` is that
 /// commit or mp's own branch updates of it.
@@ -124,10 +170,34 @@ pub enum NoHeadEvidence {
         /// The shared time.
         at: Timestamp,
     },
-    /// Updates in one second leave different tips, so their order is unknown.
+    /// Updates in one second leave different tips and their before/after links do not
+    /// order them into one chain, so their order is unknown.
     UpdatesUnordered {
         /// The second.
         at: Timestamp,
+    },
+    /// The tip at the label had been the tip for less than the settle window.
+    UpdatedInSettleWindow {
+        /// GitHub's time of the update that left the tip.
+        updated_at: Timestamp,
+        /// The label event's time.
+        labeled_at: Timestamp,
+        /// The window.
+        window: SettleWindow,
+    },
+    /// After the label, more than one update of the head branch starts from the same tip:
+    /// the chain of updates forks and cannot be followed.
+    UpdateChainForked {
+        /// The tip the updates start from.
+        from: CommitSha,
+    },
+    /// The pull request's base branch was changed at or after the label (or at an unknown
+    /// time): the owner labelled a change into another branch.
+    BaseChangedAfterLabel {
+        /// GitHub's time of the base change, if known.
+        at: Option<Timestamp>,
+        /// The label event's time.
+        labeled_at: Timestamp,
     },
     /// The history's latest update does not leave the current head: GitHub's record is
     /// behind the pull request, or incomplete.
@@ -159,6 +229,9 @@ impl NoHeadEvidence {
             Self::NoUpdateBeforeLabel { .. } => "no_head_update_before_label",
             Self::UpdateAtLabelTime { .. } => "head_updated_at_label_time",
             Self::UpdatesUnordered { .. } => "head_updates_unordered",
+            Self::UpdatedInSettleWindow { .. } => "head_updated_in_settle_window",
+            Self::UpdateChainForked { .. } => "head_update_chain_forked",
+            Self::BaseChangedAfterLabel { .. } => "base_changed_after_label",
             Self::HistoryBehindHead { .. } => "head_history_behind",
             Self::OtherHeadAtLabel { .. } => "labeled_other_head",
         }
@@ -188,6 +261,30 @@ impl fmt::Display for NoHeadEvidence {
             Self::UpdatesUnordered { at } => write!(
                 f,
                 "the head branch was updated to different commits in the same second ({at})"
+            ),
+            Self::UpdatedInSettleWindow {
+                updated_at,
+                labeled_at,
+                window,
+            } => write!(
+                f,
+                "the head branch was updated at {updated_at}, {} s before the label at {labeled_at}: within the {window} settle window, the owner may not have seen that head",
+                labeled_at.seconds_since(*updated_at)
+            ),
+            Self::UpdateChainForked { from } => write!(
+                f,
+                "after the label, GitHub's activity log shows more than one update of the head branch from {}",
+                from.short()
+            ),
+            Self::BaseChangedAfterLabel {
+                at: Some(at),
+                labeled_at,
+            } => write!(
+                f,
+                "the base branch was changed at {at}, after the label at {labeled_at}; the label does not bind the new base"
+            ),
+            Self::BaseChangedAfterLabel { at: None, .. } => f.write_str(
+                "the base branch was changed at an unknown time; the label does not bind the new base",
             ),
             Self::HistoryBehindHead {
                 latest: Some(latest),
@@ -226,36 +323,97 @@ impl fmt::Display for NoHeadEvidence {
     }
 }
 
-/// Proves from the pull request's head history that a label applied at `labeled_at` binds
-/// its current head: the label was applied to it, or to a commit that only mp's own
-/// branch updates (by `bot`) moved on to it. See [`prove_head_at_label`].
+/// Proves from the pull request's head history and timeline that a label applied at
+/// `labeled_at` binds its current head and base: the base was not changed since the label,
+/// and the label was applied to the head, or to a commit that only mp's own branch updates
+/// (by the bot of `roots`) moved on to it. See [`prove_head_at_label`]; the settle window is
+/// that of `roots`.
 ///
 /// # Errors
-/// As [`prove_head_at_label`].
+/// [`NoHeadEvidence::BaseChangedAfterLabel`] when a base change (`base_ref_changed`) is at
+/// or after the label or has no time; otherwise as [`prove_head_at_label`].
 pub fn head_at_label(
     pr: &PrContext,
     labeled_at: Option<Timestamp>,
-    bot: Option<&Login>,
+    roots: TrustRoots<'_>,
 ) -> Result<HeadAtLabel, NoHeadEvidence> {
-    prove_head_at_label(&pr.head_history, labeled_at, &pr.head_sha, &pr.commits, bot)
+    let proof = prove_head_at_label(
+        &pr.head_history,
+        labeled_at,
+        &pr.head_sha,
+        &pr.commits,
+        roots.bot(),
+        roots.settle_window(),
+    )?;
+    let base_change = pr
+        .label_events
+        .iter()
+        .filter(|event| event.action == LabelAction::BaseChanged)
+        .find(|event| event.at.is_none_or(|at| at >= proof.labeled_at));
+    if let Some(change) = base_change {
+        return Err(NoHeadEvidence::BaseChangedAfterLabel {
+            at: change.at,
+            labeled_at: proof.labeled_at,
+        });
+    }
+    Ok(proof)
+}
+
+/// The tip the updates of one second leave: the tip they all leave, or the end of the one
+/// chain their before/after links form (each update starting from the tip the previous one
+/// left). `None` inside means the branch was deleted. `Err` when they leave different tips
+/// and do not form exactly one chain.
+fn tip_of_second(updates: &[&RefUpdate]) -> Result<Option<CommitSha>, ()> {
+    let first = updates.first().ok_or(())?;
+    if updates.iter().all(|u| u.after == first.after) {
+        return Ok(first.after.clone());
+    }
+    // The chain starts with the only update whose `before` no other update leaves.
+    let mut starts = updates.iter().enumerate().filter(|(i, u)| {
+        !updates
+            .iter()
+            .enumerate()
+            .any(|(j, other)| j != *i && other.after == u.before)
+    });
+    let (start, _) = starts.next().ok_or(())?;
+    if starts.next().is_some() {
+        return Err(());
+    }
+    let mut used = vec![false; updates.len()];
+    used[start] = true;
+    let mut tip = updates[start].after.clone();
+    for _ in 1..updates.len() {
+        let mut next = (0..updates.len()).filter(|&j| !used[j] && updates[j].before == tip);
+        let j = next.next().ok_or(())?;
+        if next.next().is_some() {
+            return Err(());
+        }
+        used[j] = true;
+        tip = updates[j].after.clone();
+    }
+    Ok(tip)
 }
 
 /// Proves that `head` is bound by a label applied at `labeled_at`, from the head branch's
-/// update history: the tip left by the last update strictly before the label is `head`,
-/// or every update after the label is one of mp's own branch updates ([`is_mp_update`])
-/// and they lead from that tip to `head`.
+/// update history: the tip left by the last update strictly before the label is `head` and
+/// had been the tip for at least `window` before the label, or it is such a tip and every
+/// update after the label is one of mp's own branch updates ([`is_mp_update`]) leading from
+/// it to `head` by the log's before/after links (whatever their seconds).
 ///
 /// # Errors
 /// [`NoHeadEvidence`] whenever the history does not prove it: not read or unavailable, an
 /// unknown time, no update before the label, an update in the label's second, updates of
-/// one second that leave different tips, a history whose latest update does not leave
-/// `head`, or another tip at the label event that mp's own updates do not lead from.
+/// one second that leave different tips and form no single chain, a tip younger than the
+/// window at the label, a history whose latest update does not leave `head`, updates after
+/// the label that fork, or another tip at the label event that mp's own updates do not
+/// lead from.
 pub fn prove_head_at_label(
     history: &HeadHistory,
     labeled_at: Option<Timestamp>,
     head: &CommitSha,
     commits: &[CommitContext],
     bot: Option<&Login>,
+    window: SettleWindow,
 ) -> Result<HeadAtLabel, NoHeadEvidence> {
     let updates = match history {
         HeadHistory::NotRead => return Err(NoHeadEvidence::HistoryNotRead),
@@ -272,19 +430,13 @@ pub fn prove_head_at_label(
         let at = update.at.ok_or(NoHeadEvidence::UpdateTimeUnknown)?;
         timed.push((at, update));
     }
-    // Updates in one second cannot be ordered among themselves: only a second whose
-    // updates all leave the same tip counts as a tip.
     let tip_in = |second: Timestamp| -> Result<Option<CommitSha>, ()> {
-        let mut tips = timed
+        let of_second: Vec<&RefUpdate> = timed
             .iter()
             .filter(|(at, _)| *at == second)
-            .map(|(_, u)| u.after.clone());
-        let first = tips.next().ok_or(())?;
-        if tips.all(|tip| tip == first) {
-            Ok(first)
-        } else {
-            Err(())
-        }
+            .map(|(_, u)| *u)
+            .collect();
+        tip_of_second(&of_second)
     };
     let latest_at = timed.iter().map(|(at, _)| *at).max();
     if let Some(latest_at) = latest_at {
@@ -313,6 +465,13 @@ pub fn prove_head_at_label(
         Ok(tip) => tip,
         Err(()) => return Err(NoHeadEvidence::UpdatesUnordered { at: *updated_at }),
     };
+    if labeled_at.seconds_since(*updated_at) < i64::from(window.seconds()) {
+        return Err(NoHeadEvidence::UpdatedInSettleWindow {
+            updated_at: *updated_at,
+            labeled_at,
+            window,
+        });
+    }
     let other_head = || NoHeadEvidence::OtherHeadAtLabel {
         then: then.clone(),
         head: head.clone(),
@@ -321,17 +480,33 @@ pub fn prove_head_at_label(
     let labeled_head = then.clone().ok_or_else(other_head)?;
     let mut carried = Vec::new();
     if labeled_head != *head {
+        // Follow the updates after the label by their before/after links from the
+        // labelled tip; their seconds only have to agree with that order.
         let mut later: Vec<(Timestamp, &RefUpdate)> = timed
             .iter()
             .filter(|(at, _)| *at > labeled_at)
             .copied()
             .collect();
-        later.sort_by_key(|(at, _)| *at);
         let mut tip = labeled_head.clone();
-        for (index, (at, update)) in later.iter().enumerate() {
-            if index > 0 && later[index - 1].0 == *at {
-                return Err(NoHeadEvidence::UpdatesUnordered { at: *at });
+        let mut last_at = labeled_at;
+        while !later.is_empty() {
+            let mut next = later
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, u))| u.before.as_ref() == Some(&tip))
+                .map(|(index, _)| index);
+            let Some(index) = next.next() else {
+                // An update that does not continue the chain.
+                return Err(other_head());
+            };
+            if next.next().is_some() {
+                return Err(NoHeadEvidence::UpdateChainForked { from: tip });
             }
+            let (at, update) = later.remove(index);
+            if at < last_at {
+                return Err(NoHeadEvidence::UpdatesUnordered { at });
+            }
+            last_at = at;
             tip = is_mp_update(update, &tip, commits, bot).ok_or_else(other_head)?;
             carried.push(tip.clone());
         }

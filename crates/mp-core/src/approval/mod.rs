@@ -15,7 +15,7 @@ pub mod verified;
 use crate::ids::Login;
 
 pub use binding::{
-    HeadAtLabel, NoHeadEvidence, head_at_label, is_mp_update, mp_update_commits,
+    HeadAtLabel, NoHeadEvidence, SettleWindow, head_at_label, is_mp_update, mp_update_commits,
     prove_head_at_label,
 };
 pub use provenance::{EffectiveApplier, Provenance, Undeterminable, effective_applier};
@@ -51,12 +51,29 @@ pub fn requires_receipt(label: &str) -> bool {
 pub struct TrustRoots<'a> {
     allowlist: &'a [Login],
     bot: Option<&'a Login>,
+    settle: SettleWindow,
 }
 
 impl<'a> TrustRoots<'a> {
-    /// Trust roots from the allowlist and the bot user (when known).
+    /// Trust roots from the allowlist and the bot user (when known), with the default
+    /// settle window.
     pub fn new(allowlist: &'a [Login], bot: Option<&'a Login>) -> Self {
-        Self { allowlist, bot }
+        Self {
+            allowlist,
+            bot,
+            settle: SettleWindow::DEFAULT,
+        }
+    }
+
+    /// The same roots with another settle window for human labels.
+    #[must_use]
+    pub fn with_settle_window(self, settle: SettleWindow) -> Self {
+        Self { settle, ..self }
+    }
+
+    /// How long a head must have been the tip before a human's label binds it.
+    pub fn settle_window(&self) -> SettleWindow {
+        self.settle
     }
 
     /// The allowlisted actors.

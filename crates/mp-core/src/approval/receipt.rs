@@ -665,7 +665,7 @@ fn decide(
     if !roots.is_allowlisted(&actor) {
         return BindDecision::NotBound(Why::ApplierNotAllowlisted { actor });
     }
-    let proof = match head_at_label(pr, applier.at, roots.bot()) {
+    let proof = match head_at_label(pr, applier.at, roots) {
         Ok(proof) => proof,
         Err(why) => return BindDecision::NotBound(Why::HeadNotProven(why)),
     };

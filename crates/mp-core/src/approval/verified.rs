@@ -211,7 +211,7 @@ fn check(
     let proof = if roots.is_bot(&actor) && requires_receipt(label) {
         None
     } else {
-        Some(head_at_label(pr, applier.at, roots.bot()).map_err(Unverified::HeadNotProven)?)
+        Some(head_at_label(pr, applier.at, roots).map_err(Unverified::HeadNotProven)?)
     };
     if requires_receipt(label) {
         match receipts.get(label) {

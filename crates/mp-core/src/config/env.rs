@@ -6,6 +6,7 @@ use serde_saphyr::Spanned;
 use super::problem::{codes, shown};
 use super::validate::{self, Sink};
 use super::yaml;
+use crate::approval::SettleWindow;
 use crate::tick::ReadConcurrency;
 
 /// The check publisher assumed when neither a repository override nor `env.yml` names one.
@@ -14,6 +15,10 @@ pub const DEFAULT_CHECK_PUBLISHER: &str = "github-actions";
 pub const DEFAULT_CLASSIFIER_PUBLISHER: &str = "github-actions";
 /// The default of `check_report_timeout_minutes`.
 pub const DEFAULT_CHECK_REPORT_TIMEOUT_MINUTES: u32 = 60;
+
+/// The largest `label_settle_seconds`: an hour. A longer window would make every quick
+/// review re-labelled, with nothing more proven.
+pub const MAX_LABEL_SETTLE_SECONDS: u32 = 3600;
 
 /// Deployment settings of the bot.
 #[derive(Debug, Deserialize)]
@@ -98,6 +103,15 @@ pub(crate) struct EnvFile {
         schemars(with = "Option<ReadSource>", extend("default" = "graphql"))
     )]
     reads: Option<Spanned<String>>,
+    /// Seconds a head must have been the branch tip before an owner's label binds it (a
+    /// push in that window before the label is one the owner may not have seen); `0`
+    /// leaves only the same-second rule.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<u32>", range(max = 3600), extend("default" = 120))
+    )]
+    label_settle_seconds: Option<Spanned<u32>>,
 }
 
 /// Where a tick reads pull requests from (`reads`); an adapter setting, the decisions do
@@ -169,9 +183,16 @@ pub struct Env {
     check_report_timeout_minutes: u32,
     read_concurrency: ReadConcurrency,
     reads: ReadSource,
+    label_settle: SettleWindow,
 }
 
 impl Env {
+    /// `label_settle_seconds`, default [`SettleWindow::DEFAULT`] (120 s): how long a head
+    /// must have been the tip before an owner's label binds it.
+    pub fn label_settle(&self) -> SettleWindow {
+        self.label_settle
+    }
+
     /// `reads`, default [`ReadSource::Graphql`].
     pub fn reads(&self) -> ReadSource {
         self.reads
@@ -308,6 +329,23 @@ pub(crate) fn load(sink: &mut Sink<'_>, text: &str) -> Option<Env> {
         Some(value) => value.value,
     };
 
+    let label_settle = match &raw.label_settle_seconds {
+        None => SettleWindow::DEFAULT,
+        Some(value) if value.value > MAX_LABEL_SETTLE_SECONDS => {
+            sink.error(
+                codes::INVALID_VALUE,
+                "label_settle_seconds",
+                &value.referenced,
+                format!(
+                    "label_settle_seconds must be at most {MAX_LABEL_SETTLE_SECONDS}, found {}",
+                    value.value
+                ),
+            );
+            SettleWindow::DEFAULT
+        }
+        Some(value) => SettleWindow::from_seconds(value.value),
+    };
+
     let read_concurrency = match &raw.read_concurrency {
         None => ReadConcurrency::DEFAULT,
         Some(value) => match usize::try_from(value.value)
@@ -366,5 +404,6 @@ pub(crate) fn load(sink: &mut Sink<'_>, text: &str) -> Option<Env> {
         check_report_timeout_minutes,
         read_concurrency,
         reads,
+        label_settle,
     })
 }

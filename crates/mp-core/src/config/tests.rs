@@ -295,6 +295,40 @@ fn bad_app_slug_and_unknown_runner_tier_are_named() {
 }
 
 #[test]
+fn the_label_settle_window_is_read_and_bounded() {
+    let config = check(
+        &[(
+            ENV_FILE,
+            "bot_app_slug: acme-gate\nallow_no_ci: true\nlabel_settle_seconds: 300\n",
+        )],
+        &[],
+    )
+    .expect("loads");
+    assert_eq!(
+        config.env().label_settle(),
+        crate::approval::SettleWindow::from_seconds(300)
+    );
+    let config = check(
+        &[(ENV_FILE, "bot_app_slug: acme-gate\nallow_no_ci: true\n")],
+        &[],
+    )
+    .expect("loads");
+    assert_eq!(
+        config.env().label_settle(),
+        crate::approval::SettleWindow::DEFAULT
+    );
+    check(
+        &[(
+            ENV_FILE,
+            "bot_app_slug: acme-gate\nallow_no_ci: true\nlabel_settle_seconds: 3601\n",
+        )],
+        &[
+            "env.yml:3:23: error[invalid_value]: label_settle_seconds must be at most 3600, found 3601 (field `label_settle_seconds`)",
+        ],
+    );
+}
+
+#[test]
 fn env_values_are_read() {
     let config = check(
         &[(

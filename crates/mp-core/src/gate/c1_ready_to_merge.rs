@@ -54,7 +54,7 @@ pub fn evaluate(pr: &PrContext, receipts: &Receipts, policy: &GatePolicy) -> Vec
         },
     };
     let proof = match &applier {
-        Some((_, labeled_at)) => match head_at_label(pr, *labeled_at, policy.bot.as_ref()) {
+        Some((_, labeled_at)) => match head_at_label(pr, *labeled_at, policy.trust_roots()) {
             Ok(proof) => Some(proof),
             Err(reason) => {
                 failures.push(fail(Evidence::HeadNotProven {

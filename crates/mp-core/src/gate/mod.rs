@@ -23,7 +23,8 @@ pub(crate) mod testkit;
 use std::fmt;
 
 use crate::approval::{
-    HeadAtLabel, NoHeadEvidence, Receipts, TrustRoots, Undeterminable, UnverifiedLabel, VerifiedBy,
+    HeadAtLabel, NoHeadEvidence, Receipts, SettleWindow, TrustRoots, Undeterminable,
+    UnverifiedLabel, VerifiedBy,
 };
 use crate::config::SkillsPolicy;
 use crate::context::{CheckConclusion, CheckStatus, PrContext};
@@ -77,6 +78,9 @@ pub struct GatePolicy {
     /// with no run at all is reported as `check_never_reported` instead of `check_missing`
     /// (default 60).
     pub check_report_timeout_minutes: u32,
+    /// How long a head must have been the tip before an allowlisted human's label binds it
+    /// (`env.yml` `label_settle_seconds`, default 120; decisions/0042).
+    pub label_settle: SettleWindow,
 }
 
 impl Default for GatePolicy {
@@ -91,6 +95,7 @@ impl Default for GatePolicy {
             registry: None,
             registry_severity: DEFAULT_REGISTRY_SEVERITY,
             check_report_timeout_minutes: DEFAULT_CHECK_REPORT_TIMEOUT_MINUTES,
+            label_settle: SettleWindow::DEFAULT,
         }
     }
 }
@@ -98,7 +103,7 @@ impl Default for GatePolicy {
 impl GatePolicy {
     /// The allowlist and the bot user as label-applier trust roots.
     pub fn trust_roots(&self) -> TrustRoots<'_> {
-        TrustRoots::new(&self.allowlist, self.bot.as_ref())
+        TrustRoots::new(&self.allowlist, self.bot.as_ref()).with_settle_window(self.label_settle)
     }
 }
 

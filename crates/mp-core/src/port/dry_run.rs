@@ -68,7 +68,7 @@ impl Overlay {
                     pull.labels.push(event.label.clone());
                 }
                 LabelAction::Unlabeled => pull.labels.retain(|l| *l != event.label),
-                LabelAction::Labeled => {}
+                LabelAction::Labeled | LabelAction::BaseChanged => {}
             }
         }
         if let Some(sha) = self.merges.get(&key) {

@@ -522,6 +522,7 @@ impl<'a> TickSetup<'a> {
             registry: config.registry().cloned(),
             registry_severity,
             check_report_timeout_minutes: env.check_report_timeout_minutes(),
+            label_settle: env.label_settle(),
         }
     }
 }

@@ -469,6 +469,7 @@ async fn labels_change_and_leave_timeline_events_by_the_bot() {
                 let action = match e.action {
                     LabelAction::Labeled => "+",
                     LabelAction::Unlabeled => "-",
+                    LabelAction::BaseChanged => "base",
                 };
                 format!(
                     "{action}{} by {} at {}",

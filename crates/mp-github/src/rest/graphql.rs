@@ -380,11 +380,18 @@ fn label_events(connection: Connection<TimelineNode>) -> Option<Vec<LabelEvent>>
             let action = match event.typename.as_str() {
                 "LabeledEvent" => LabelAction::Labeled,
                 "UnlabeledEvent" => LabelAction::Unlabeled,
+                "BaseRefChangedEvent" | "AutomaticBaseChangeSucceededEvent" => {
+                    LabelAction::BaseChanged
+                }
                 _ => return None,
+            };
+            let label = match action {
+                LabelAction::BaseChanged => String::new(),
+                LabelAction::Labeled | LabelAction::Unlabeled => event.label?.name,
             };
             Some(LabelEvent {
                 action,
-                label: event.label?.name,
+                label,
                 actor: actor_login(event.actor.as_ref()),
                 at: timestamp(event.created_at.as_deref()),
             })

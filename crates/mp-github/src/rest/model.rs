@@ -475,16 +475,23 @@ pub(crate) fn check_run(json: CheckRunJson) -> CheckRun {
     }
 }
 
-/// A `labeled` / `unlabeled` event; `None` for every other event.
+/// A `labeled` / `unlabeled` event, or a change of the base branch (`base_ref_changed`,
+/// `automatic_base_change_succeeded`, which name no label: the label is empty); `None` for
+/// every other event.
 pub(crate) fn label_event(json: TimelineEventJson) -> Option<LabelEvent> {
     let action = match json.event.as_deref()? {
         "labeled" => LabelAction::Labeled,
         "unlabeled" => LabelAction::Unlabeled,
+        "base_ref_changed" | "automatic_base_change_succeeded" => LabelAction::BaseChanged,
         _ => return None,
+    };
+    let label = match action {
+        LabelAction::BaseChanged => String::new(),
+        LabelAction::Labeled | LabelAction::Unlabeled => json.label?.name,
     };
     Some(LabelEvent {
         action,
-        label: json.label?.name,
+        label,
         actor: optional_login(json.actor.as_ref()),
         at: timestamp(json.created_at.as_deref()),
     })

@@ -18,6 +18,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use mp_core::context::LabelAction;
 use mp_core::ids::{PrNumber, RepoName, Timestamp};
 use mp_core::port::{GitHub, GitHubError};
 use serde_json::{Value, json};
@@ -309,12 +310,20 @@ async fn pull_node(
             .enumerate()
             .map(|(index, event)| {
                 let rest = render::label_event(base, repo, number, index, event);
-                json!({
-                    "__typename": if rest["event"] == "labeled" { "LabeledEvent" } else { "UnlabeledEvent" },
+                let typename = match event.action {
+                    LabelAction::Labeled => "LabeledEvent",
+                    LabelAction::Unlabeled => "UnlabeledEvent",
+                    LabelAction::BaseChanged => "BaseRefChangedEvent",
+                };
+                let mut node = json!({
+                    "__typename": typename,
                     "createdAt": rest["created_at"],
                     "actor": actor(&rest["actor"]),
-                    "label": { "name": rest["label"]["name"] },
-                })
+                });
+                if event.action != LabelAction::BaseChanged {
+                    node["label"] = json!({ "name": rest["label"]["name"] });
+                }
+                node
             })
             .collect();
         connection(nodes, 100)

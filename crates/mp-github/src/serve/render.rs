@@ -515,7 +515,8 @@ pub(super) fn activity(
     })
 }
 
-/// A `labeled` / `unlabeled` timeline event; `index` is its position on the timeline.
+/// A `labeled` / `unlabeled` timeline event, or a `base_ref_changed` one (which names no
+/// label); `index` is its position on the timeline.
 pub(super) fn label_event(
     base: &str,
     repo: &RepoName,
@@ -527,6 +528,7 @@ pub(super) fn label_event(
     let name = match event.action {
         LabelAction::Labeled => "labeled",
         LabelAction::Unlabeled => "unlabeled",
+        LabelAction::BaseChanged => "base_ref_changed",
     };
     let mut value = json!({
         "id": id,
@@ -536,8 +538,10 @@ pub(super) fn label_event(
         "event": name,
         "commit_id": Value::Null,
         "created_at": time(event.at),
-        "label": { "name": event.label, "color": "ededed" },
     });
+    if event.action != LabelAction::BaseChanged {
+        value["label"] = json!({ "name": event.label, "color": "ededed" });
+    }
     boilerplate::add_missing(&mut value, boilerplate::label_event());
     value
 }

@@ -280,6 +280,10 @@ pub(super) struct RawEvent {
     pub(super) labeled: Option<String>,
     #[serde(default)]
     pub(super) unlabeled: Option<String>,
+    /// A change of the pull request's base; the text (the previous base, or empty) is for
+    /// the reader only.
+    #[serde(default)]
+    pub(super) base_ref_changed: Option<String>,
     #[serde(default)]
     pub(super) by: Option<LoginText>,
     #[serde(default)]

@@ -620,19 +620,22 @@ fn resolve_events(cx: Cx<'_>, events: &[Spanned<RawEvent>]) -> Result<Vec<LabelE
         .iter()
         .map(|spanned| {
             let event = &spanned.value;
-            let (action, label) = match (&event.labeled, &event.unlabeled) {
-                (Some(label), None) => (LabelAction::Labeled, label),
-                (None, Some(label)) => (LabelAction::Unlabeled, label),
-                _ => {
-                    return Err(cx.at(
-                        spanned,
-                        "an event has exactly one of `labeled: <label>` or `unlabeled: <label>`",
-                    ));
-                }
-            };
+            let (action, label) =
+                match (&event.labeled, &event.unlabeled, &event.base_ref_changed) {
+                    (Some(label), None, None) => (LabelAction::Labeled, label.clone()),
+                    (None, Some(label), None) => (LabelAction::Unlabeled, label.clone()),
+                    // GitHub's event names no label; mp keeps none.
+                    (None, None, Some(_)) => (LabelAction::BaseChanged, String::new()),
+                    _ => {
+                        return Err(cx.at(
+                            spanned,
+                            "an event has exactly one of `labeled: <label>`, `unlabeled: <label>` or `base_ref_changed: <previous base>`",
+                        ));
+                    }
+                };
             Ok(LabelEvent {
                 action,
-                label: label.clone(),
+                label,
                 actor: event.by.as_ref().map(|by| by.0.clone()),
                 at: event.at.map(|t| t.0),
             })

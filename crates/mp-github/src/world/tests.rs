@@ -148,6 +148,7 @@ fn thread(
         let action = match e.action {
             LabelAction::Labeled => "labeled",
             LabelAction::Unlabeled => "unlabeled",
+            LabelAction::BaseChanged => "base_ref_changed",
         };
         line(format!(
             "    {action} {} by {} at {}",
@@ -500,7 +501,7 @@ fn an_event_needs_exactly_one_action() {
         parse(
             "now: 2026-03-01T12:00:00Z\nbot: mp-gate\nrepos:\n  - name: acme/app\n    issues:\n      - number: 1\n        title: x\n        events:\n          - {labeled: a, unlabeled: a}\n",
         ),
-        "error: world.yaml:9:13: an event has exactly one of `labeled: <label>` or `unlabeled: <label>`",
+        "error: world.yaml:9:13: an event has exactly one of `labeled: <label>`, `unlabeled: <label>` or `base_ref_changed: <previous base>`",
     );
 }
 

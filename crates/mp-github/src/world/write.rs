@@ -540,6 +540,7 @@ fn label_event(event: &LabelEvent) -> String {
     let key = match event.action {
         LabelAction::Labeled => "labeled",
         LabelAction::Unlabeled => "unlabeled",
+        LabelAction::BaseChanged => "base_ref_changed",
     };
     let mut fields = vec![format!("{key}: {}", quoted(&event.label))];
     if let Some(actor) = &event.actor {

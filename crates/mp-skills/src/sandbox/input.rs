@@ -49,15 +49,18 @@ fn pr_value(pr: &PrContext) -> Value {
             "app_slug": c.app_slug,
             "output_summary": c.output_summary,
         })).collect::<Vec<_>>(),
-        "label_events": pr.label_events.iter().map(|e| json!({
+        // Base changes are timeline events of the pull request, not label events: a skill
+        // sees only labels added and removed.
+        "label_events": pr.label_events.iter().filter_map(|e| Some(json!({
             "action": match e.action {
                 LabelAction::Labeled => "labeled",
                 LabelAction::Unlabeled => "unlabeled",
+                LabelAction::BaseChanged => return None,
             },
             "label": e.label,
             "actor": e.actor.as_ref().map(|a| a.as_str()),
             "at": e.at.map(|t| t.to_string()),
-        })).collect::<Vec<_>>(),
+        }))).collect::<Vec<_>>(),
     })
 }
 

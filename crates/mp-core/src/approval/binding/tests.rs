@@ -34,7 +34,14 @@ fn history(lines: &[&str]) -> HeadHistory {
 
 #[track_caller]
 fn check(lines: &[&str], labeled: &str, head: char, expect: Result<&str, &str>) {
-    let got = prove_head_at_label(&history(lines), Some(at(labeled)), &sha(head), &[], None);
+    let got = prove_head_at_label(
+        &history(lines),
+        Some(at(labeled)),
+        &sha(head),
+        &[],
+        None,
+        SettleWindow::DEFAULT,
+    );
     match (got, expect) {
         (Ok(proof), Ok(updated)) => {
             assert_eq!(proof.head, sha(head));
@@ -95,7 +102,7 @@ fn an_update_in_the_label_second_cannot_be_ordered() {
 }
 
 #[test]
-fn updates_of_one_second_to_different_tips_are_unordered() {
+fn updates_of_one_second_are_ordered_by_their_chain_or_not_at_all() {
     check(
         &[
             "branch_creation - a 09:00:00",
@@ -107,11 +114,85 @@ fn updates_of_one_second_to_different_tips_are_unordered() {
         'b',
         Ok("09:40:00"),
     );
+    // a -> b -> c: the before/after links give the only order, in any listing order.
     check(
-        &["push a b 09:30:00", "force_push b c 09:30:00"],
+        &["force_push b c 09:30:00", "push a b 09:30:00"],
+        "10:00:00",
+        'c',
+        Ok("09:30:00"),
+    );
+    // Two updates from a: a fork, no order.
+    check(
+        &["push a b 09:30:00", "force_push a c 09:30:00"],
         "10:00:00",
         'c',
         Err("head_updates_unordered"),
+    );
+    // a -> b and b -> a: a cycle, either could be last.
+    check(
+        &["push a b 09:30:00", "force_push b a 09:30:00"],
+        "10:00:00",
+        'a',
+        Err("head_updates_unordered"),
+    );
+}
+
+#[test]
+fn a_head_younger_than_the_settle_window_is_not_bound() {
+    let lines = ["branch_creation - a 09:00:00", "push a b 09:58:01"];
+    check(
+        &lines,
+        "10:00:00",
+        'b',
+        Err("head_updated_in_settle_window"),
+    );
+    // One second before the label.
+    check(
+        &["branch_creation - a 09:00:00", "push a b 09:59:59"],
+        "10:00:00",
+        'b',
+        Err("head_updated_in_settle_window"),
+    );
+    // Exactly the window.
+    check(
+        &["branch_creation - a 09:00:00", "push a b 09:58:00"],
+        "10:00:00",
+        'b',
+        Ok("09:58:00"),
+    );
+    // A force push back to an old head restarts its clock.
+    check(
+        &[
+            "branch_creation - a 09:00:00",
+            "push a b 09:59:00",
+            "force_push b a 09:59:30",
+        ],
+        "10:00:00",
+        'a',
+        Err("head_updated_in_settle_window"),
+    );
+    // A configured window.
+    let got = prove_head_at_label(
+        &history(&lines),
+        Some(at("10:00:00")),
+        &sha('b'),
+        &[],
+        None,
+        SettleWindow::from_seconds(60),
+    );
+    assert_eq!(got.map(|p| p.updated_at), Ok(at("09:58:01")));
+    let why = prove_head_at_label(
+        &history(&lines),
+        Some(at("10:00:00")),
+        &sha('b'),
+        &[],
+        None,
+        SettleWindow::from_seconds(300),
+    )
+    .expect_err("within five minutes");
+    assert_eq!(
+        why.to_string(),
+        "the head branch was updated at 2026-03-10T09:58:01Z, 119 s before the label at 2026-03-10T10:00:00Z: within the 300 s settle window, the owner may not have seen that head"
     );
 }
 
@@ -169,17 +250,32 @@ fn an_unread_or_unavailable_history_or_untimed_label_proves_nothing() {
         &head,
         &[],
         None,
+        SettleWindow::DEFAULT,
     );
     assert_eq!(not_read.map_err(|e| e.code()), Err("head_history_not_read"));
     let fork = HeadHistory::Unavailable {
         reason: "the head branch is in a fork".to_owned(),
     };
-    let unavailable = prove_head_at_label(&fork, Some(at("10:00:00")), &head, &[], None);
+    let unavailable = prove_head_at_label(
+        &fork,
+        Some(at("10:00:00")),
+        &head,
+        &[],
+        None,
+        SettleWindow::DEFAULT,
+    );
     assert_eq!(
         unavailable.map_err(|e| e.code()),
         Err("head_history_unavailable")
     );
-    let untimed = prove_head_at_label(&history(&["push - a 09:00:00"]), None, &head, &[], None);
+    let untimed = prove_head_at_label(
+        &history(&["push - a 09:00:00"]),
+        None,
+        &head,
+        &[],
+        None,
+        SettleWindow::DEFAULT,
+    );
     assert_eq!(untimed.map_err(|e| e.code()), Err("label_time_unknown"));
 }
 
@@ -228,6 +324,7 @@ mod carried_over {
             &sha(head),
             commits,
             Some(&bot()),
+            SettleWindow::DEFAULT,
         )
         .map_err(|e| e.code())
     }
@@ -295,15 +392,91 @@ mod carried_over {
             ),
             Err("labeled_other_head")
         );
-        // Two updates in one second cannot be ordered.
+        // An agent's push on top of mp's update, in the same second.
         assert_eq!(
             prove(
                 vec![
                     update("push", 'b', 'c', "11:00:00", "mp-gate[bot]"),
-                    update("push", 'c', 'd', "11:00:00", "mp-gate[bot]"),
+                    update("push", 'c', 'd', "11:00:00", "mallory"),
                 ],
                 &commits,
                 'd',
+            ),
+            Err("labeled_other_head")
+        );
+        // An update off the chain, though mp's chain reaches the head.
+        assert_eq!(
+            prove(
+                vec![
+                    update("push", 'b', 'c', "11:00:00", "mp-gate[bot]"),
+                    update("force_push", 'f', 'e', "10:30:00", "mallory"),
+                ],
+                &commits,
+                'c',
+            ),
+            Err("labeled_other_head")
+        );
+    }
+
+    #[test]
+    fn mp_s_updates_in_one_second_carry_by_their_chain() {
+        let commits = [merge('c', 'b'), merge('d', 'c')];
+        // Listed in either order, in one second: b -> c -> d by the log's links.
+        for updates in [
+            vec![
+                update("push", 'b', 'c', "11:00:00", "mp-gate[bot]"),
+                update("push", 'c', 'd', "11:00:00", "mp-gate[bot]"),
+            ],
+            vec![
+                update("push", 'c', 'd', "11:00:00", "mp-gate[bot]"),
+                update("push", 'b', 'c', "11:00:00", "mp-gate[bot]"),
+            ],
+        ] {
+            let proof = prove(updates, &commits, 'd').expect("carried over");
+            assert_eq!(proof.carried, vec![sha('c'), sha('d')]);
+        }
+    }
+
+    #[test]
+    fn a_fork_or_a_chain_against_the_clock_fails_closed() {
+        let commits = [merge('c', 'b'), merge('d', 'b'), merge('f', 'c')];
+        // Two of mp's updates from b: which one is the tip cannot be told.
+        assert_eq!(
+            prove(
+                vec![
+                    update("push", 'b', 'c', "11:00:00", "mp-gate[bot]"),
+                    update("push", 'b', 'd', "11:00:00", "mp-gate[bot]"),
+                    update("push", 'd', 'f', "11:00:01", "mp-gate[bot]"),
+                ],
+                &commits,
+                'f',
+            ),
+            Err("head_update_chain_forked")
+        );
+        // The chain b -> c -> f whose second link is logged before the first: the log's
+        // latest update leaves c, not the head.
+        assert_eq!(
+            prove(
+                vec![
+                    update("push", 'b', 'c', "11:00:05", "mp-gate[bot]"),
+                    update("push", 'c', 'f', "11:00:01", "mp-gate[bot]"),
+                ],
+                &commits,
+                'f',
+            ),
+            Err("head_history_behind")
+        );
+        // The links b -> c -> f -> a go against the clock at their last step.
+        let commits = [merge('c', 'b'), merge('f', 'c'), merge('a', 'f')];
+        assert_eq!(
+            prove(
+                vec![
+                    update("push", 'b', 'c', "11:00:01", "mp-gate[bot]"),
+                    update("push", 'c', 'f', "11:00:05", "mp-gate[bot]"),
+                    update("push", 'f', 'a', "11:00:03", "mp-gate[bot]"),
+                ],
+                &commits,
+                'f',
             ),
             Err("head_updates_unordered")
         );

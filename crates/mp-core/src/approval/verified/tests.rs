@@ -129,10 +129,17 @@ fn a_receipt_for_another_head_is_stale() {
 #[test]
 fn auto_revert_applied_after_the_head_was_pushed_is_verified() {
     check(
+        Pr::new().applied(REVERT, OWNER, "2026-03-01T10:02:00Z"),
+        REVERT,
+        &[],
+        "verified: applied by alice; branch creation of a000000 at 2026-03-01T10:00:00Z is the last head update before the label at 2026-03-01T10:02:00Z (GitHub activity log)",
+    );
+    // One second after the push: inside the settle window, the owner may not have seen it.
+    check(
         Pr::new().applied(REVERT, OWNER, "2026-03-01T10:00:01Z"),
         REVERT,
         &[],
-        "verified: applied by alice; branch creation of a000000 at 2026-03-01T10:00:00Z is the last head update before the label at 2026-03-01T10:00:01Z (GitHub activity log)",
+        "not verified: not bound to the current head: the head branch was updated at 2026-03-01T10:00:00Z, 1 s before the label at 2026-03-01T10:00:01Z: within the 120 s settle window, the owner may not have seen that head",
     );
 }
 

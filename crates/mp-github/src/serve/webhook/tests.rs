@@ -8,7 +8,7 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
-use mp_core::approval::{Provenance, effective_applier, prove_head_at_label};
+use mp_core::approval::{Provenance, SettleWindow, effective_applier, prove_head_at_label};
 use mp_core::context::HeadHistory;
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName};
 use mp_core::port::GitHub;
@@ -383,6 +383,7 @@ async fn the_gate_binds_a_persons_label_to_the_current_head() {
         &pull.head_sha,
         &commits,
         Some(&bot),
+        SettleWindow::DEFAULT,
     )
     .expect("the label binds the head");
     assert_eq!(bound.labeled_head, sha("f1"));
