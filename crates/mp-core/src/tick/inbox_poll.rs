@@ -36,6 +36,7 @@
 //! mp-core performs no I/O here: the reads and writes go through the [`GitHub`] port, the
 //! time is `now`, and the availability file's text is read by the caller.
 
+mod commands;
 mod lifecycle;
 mod notes;
 mod question;
@@ -49,6 +50,7 @@ mod testworld;
 
 use std::collections::BTreeMap;
 
+pub use commands::plain_lines;
 pub use lifecycle::{
     AvailabilityFile, LIFECYCLE_MARKER, LifecycleAction, OUTING_MARKER, Outing, OwnerState,
     inbox_lifecycle, parse_availability,
