@@ -21,7 +21,7 @@ use sha2::{Digest, Sha256};
 use crate::approval::ReceiptKey;
 use crate::approval::receipt::{MAC_MARKER, MARKER_END, mac_hex};
 use crate::classifier::Verdict;
-use crate::context::PrContext;
+use crate::context::{LabelAction, LabelEvent, PrContext};
 use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use crate::port::{Issue, IssueState, NewIssue};
 use crate::quadrant::Quadrant;
@@ -128,22 +128,51 @@ pub fn referenced_pr(body: &str) -> Option<(RepoName, PrNumber)> {
     Some((repo, PrNumber::new(number)))
 }
 
-/// The open `decision:pending-owner` issue (not a pull request) opened by `bot` among
-/// `issues` whose body refers to `repo#number`, if any. A look-alike issue opened by anyone
-/// else never stands for the bot's question.
-pub fn find_pending<'a>(
+/// The open `decision:pending-owner` issues (not pull requests) opened by `bot` among
+/// `issues` whose body refers to `repo#number`, in the listing's order. A look-alike issue
+/// opened by anyone else never stands for the bot's question; one the bot opened stands
+/// for it only when the bot also applied the label ([`labelled_by_bot`]), which the
+/// listing does not show.
+pub fn pending_candidates<'a>(
     issues: &'a [Issue],
-    repo: &RepoName,
+    repo: &'a RepoName,
     number: PrNumber,
-    bot: &Login,
-) -> Option<&'a Issue> {
-    issues.iter().find(|issue| {
+    bot: &'a Login,
+) -> impl Iterator<Item = &'a Issue> {
+    issues.iter().filter(move |issue| {
         issue.author.as_ref() == Some(bot)
             && issue.state == IssueState::Open
             && !issue.is_pull_request
             && issue.labels.iter().any(|l| l == PENDING_OWNER)
             && referenced_pr(&issue.body).is_some_and(|(r, n)| r == *repo && n == number)
     })
+}
+
+/// The first of [`pending_candidates`], if any.
+pub fn find_pending<'a>(
+    issues: &'a [Issue],
+    repo: &'a RepoName,
+    number: PrNumber,
+    bot: &'a Login,
+) -> Option<&'a Issue> {
+    pending_candidates(issues, repo, number, bot).next()
+}
+
+/// Who applied `label` last by an issue's timeline `events` (in timeline order): `None`
+/// when no `labeled` event names it, `Some(None)` when GitHub names no actor.
+pub fn last_labelled_by<'a>(events: &'a [LabelEvent], label: &str) -> Option<Option<&'a Login>> {
+    events
+        .iter()
+        .rev()
+        .find(|e| e.action == LabelAction::Labeled && e.label == label)
+        .map(|e| e.actor.as_ref())
+}
+
+/// Whether `bot` applied `decision:pending-owner` last: only then is an issue the bot
+/// opened a question. Anyone with triage access can label an issue, so an audit issue the
+/// bot opened and an agent labelled is not a question.
+pub fn labelled_by_bot(events: &[LabelEvent], bot: &Login) -> bool {
+    last_labelled_by(events, PENDING_OWNER) == Some(Some(bot))
 }
 
 /// The audit-issue label of a merged quadrant: B and C have one, A and D none.

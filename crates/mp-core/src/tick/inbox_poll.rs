@@ -5,8 +5,10 @@
 //! For each open pending issue of the inbox repository (pull requests excluded), by
 //! number:
 //!
-//! 1. the issue must be the bot's own, and its body must name the pull request and the
-//!    head the question is about; the pull request must be in a gated repository;
+//! 1. the issue must be the bot's own, the bot must have applied its
+//!    `decision:pending-owner` label (its timeline says who did), and its body must name
+//!    the pull request and the head the question is about; the pull request must be in a
+//!    gated repository;
 //! 2. with a receipt key, the body's MAC must verify over (repository, number, head,
 //!    nonce); otherwise one comment and `decision:inbox-integrity-failed`, never honoured;
 //! 3. a pull request that merged or closed meanwhile closes the issue, with a comment;
@@ -72,7 +74,7 @@ use crate::context::{Comment, CommentId, PrState};
 use crate::ids::{Login, PrNumber, RepoName, Timestamp};
 use crate::port::{GitHub, GitHubError, Issue, IssueQuery, IssueState, PullRequest};
 
-use super::inbox::PENDING_OWNER;
+use super::inbox::{PENDING_OWNER, labelled_by_bot, last_labelled_by};
 use super::{Shard, TickOptions};
 use notes::{
     DEFERRED_NOTE, INTEGRITY_NOTE, PR_CLOSED_NOTE, STALE_NOTE, deferred_comment, failure_count,
@@ -258,6 +260,22 @@ impl Poller<'_> {
                 self.inbox, issue.number
             ));
             return Visit::new(None, InboxResolution::NotOpenedByBot { author });
+        }
+        let events = match self.github.label_events(self.inbox, issue.number).await {
+            Ok(events) => events,
+            Err(error) => return Visit::failed(None, error, None),
+        };
+        if !labelled_by_bot(&events, self.bot) {
+            let labeller = last_labelled_by(&events, PENDING_OWNER).flatten().cloned();
+            let by = labeller.as_ref().map_or_else(
+                || "someone GitHub does not name".to_owned(),
+                ToString::to_string,
+            );
+            self.report.warnings.push(format!(
+                "{}#{}: an issue the bot opened but {by} labelled decision:pending-owner: not a question, ignored (it neither asks nor answers one)",
+                self.inbox, issue.number
+            ));
+            return Visit::new(None, InboxResolution::NotLabelledByBot { labeller });
         }
         let question = match InboxQuestion::read(&issue.body) {
             Ok(question) => question,

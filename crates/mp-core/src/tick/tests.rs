@@ -859,3 +859,35 @@ fn no_read_starts_under_the_pull_request_path_s_reserve() {
     );
     assert!(report.metrics.rate_limited);
 }
+
+#[test]
+fn a_question_label_counts_only_when_the_bot_applied_it_last() {
+    use crate::context::{LabelAction, LabelEvent};
+    let event = |action, who: Option<&str>| LabelEvent {
+        action,
+        label: super::inbox::PENDING_OWNER.to_owned(),
+        actor: who.map(login),
+        at: Some(now()),
+    };
+    let bot = login(BOT);
+    let labelled_by_bot = super::inbox::labelled_by_bot;
+    assert!(labelled_by_bot(
+        &[event(LabelAction::Labeled, Some(BOT))],
+        &bot
+    ));
+    assert!(!labelled_by_bot(&[], &bot));
+    assert!(!labelled_by_bot(
+        &[event(LabelAction::Labeled, Some("codex-agent"))],
+        &bot
+    ));
+    assert!(!labelled_by_bot(&[event(LabelAction::Labeled, None)], &bot));
+    // Removed and put back by an agent: the last `labeled` decides.
+    assert!(!labelled_by_bot(
+        &[
+            event(LabelAction::Labeled, Some(BOT)),
+            event(LabelAction::Unlabeled, Some("codex-agent")),
+            event(LabelAction::Labeled, Some("codex-agent")),
+        ],
+        &bot
+    ));
+}

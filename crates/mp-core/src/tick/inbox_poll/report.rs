@@ -78,6 +78,12 @@ pub enum InboxResolution {
         /// Its author, when known.
         author: Option<Login>,
     },
+    /// The bot opened the issue but did not apply `decision:pending-owner` to it (last):
+    /// not a question.
+    NotLabelledByBot {
+        /// Who applied the label last, when GitHub names one.
+        labeller: Option<Login>,
+    },
     /// The pull request is not in a gated repository (or outside the tick's repository
     /// filter).
     NotGated {
@@ -110,6 +116,7 @@ impl InboxResolution {
             Self::StillIntegrityFailed { .. } => "still_integrity_failed",
             Self::Unreadable { .. } => "unreadable_question",
             Self::NotOpenedByBot { .. } => "not_opened_by_bot",
+            Self::NotLabelledByBot { .. } => "not_labelled_by_bot",
             Self::NotGated { .. } => "not_gated",
             Self::Failed { .. } => "failed",
         }
@@ -174,6 +181,13 @@ impl fmt::Display for InboxResolution {
             Self::NotOpenedByBot { author: None } => {
                 f.write_str("opened by an unknown author, not the bot: ignored")
             }
+            Self::NotLabelledByBot { labeller: Some(by) } => write!(
+                f,
+                "labelled decision:pending-owner by {by}, not the bot: not a question, ignored"
+            ),
+            Self::NotLabelledByBot { labeller: None } => f.write_str(
+                "decision:pending-owner not applied by the bot: not a question, ignored",
+            ),
             Self::NotGated { repo } => {
                 write!(f, "{repo} is not gated this tick: ignored")
             }

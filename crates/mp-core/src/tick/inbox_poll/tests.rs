@@ -641,7 +641,7 @@ fn a_disabled_lifecycle_makes_no_call_and_an_enabled_one_reminds_and_escalates_o
     let ten_days_later = "2026-03-11T12:00:00Z";
     let poll = Poll::new().at(ten_days_later);
     let world = asked(&poll, quadrant_d());
-    let polling = ["issues", "comments", "pull", "reactions"];
+    let polling = ["issues", "label_events", "comments", "pull", "reactions"];
     check(
         &world,
         &poll,
