@@ -14,10 +14,13 @@
 //! 3. a pull request that merged or closed meanwhile closes the issue, with a comment;
 //! 4. the owner's verdict is the latest 👍/👎 or `/approve A|B|C`, `/reject` of an
 //!    allowlisted actor ([`parse_signals`]); none means nothing to do;
-//! 5. a head that moved away from the recorded one gets one comment and
+//! 5. a verdict made at or before the owner revoked an approval of the question's head
+//!    (removed `decision:approved-A`/`-B` from the pull request) is void: revocation is
+//!    final for that head ([`latest_revocation`]), even if the question is reopened;
+//! 6. a head that moved away from the recorded one gets one comment and
 //!    `decision:stale-approval` on the issue and nothing is applied; a head back on the
 //!    recorded SHA applies normally;
-//! 6. approve A/B: the approval label and a receipt bound to the recorded head go on the
+//! 7. approve A/B: the approval label and a receipt bound to the recorded head go on the
 //!    pull request, and the issue is closed; reject: the pull request gets a comment and
 //!    is closed, the issue is closed, and the rejection is reported (the caller restarts
 //!    the L4 burn-in window); `/approve C`: `decision:deferred` on the pull request and one
@@ -43,6 +46,7 @@ mod lifecycle;
 mod notes;
 mod question;
 mod report;
+mod revocation;
 mod signals;
 
 #[cfg(test)]
@@ -63,6 +67,7 @@ pub use question::{
     check_integrity,
 };
 pub use report::{InboxMetrics, InboxOutcome, InboxReport, InboxResolution, Rejection};
+pub use revocation::{Revocation, latest_revocation};
 pub use signals::{
     OwnerChoice, OwnerVerdict, SignalSource, comment_choice, edited_commands, parse_signals,
     reaction_choice,
@@ -70,7 +75,7 @@ pub use signals::{
 
 use crate::approval::{ReceiptLabel, Receipts, render_receipt};
 use crate::config::Config;
-use crate::context::{Comment, CommentId, PrState};
+use crate::context::{Comment, CommentId, LabelAction, PrState};
 use crate::ids::{Login, PrNumber, RepoName, Timestamp};
 use crate::port::{GitHub, GitHubError, Issue, IssueQuery, IssueState, PullRequest};
 
@@ -387,6 +392,14 @@ impl Poller<'_> {
                 .await?;
             return Ok(InboxResolution::StaleHead { recorded, current });
         }
+        if let Some(revocation) = self.revocation(question).await? {
+            if revocation.voids(verdict.at) {
+                return Ok(InboxResolution::RevokedBefore {
+                    revocation,
+                    head: question.head.clone(),
+                });
+            }
+        }
         match verdict.choice {
             OwnerChoice::ApproveA => {
                 self.approve(issue, question, &pull, ReceiptLabel::ApprovedA, verdict)
@@ -399,6 +412,32 @@ impl Poller<'_> {
             OwnerChoice::Defer => self.defer(issue, question, &pull, comments, verdict).await,
             OwnerChoice::Reject => self.reject(issue, question, verdict).await,
         }
+    }
+
+    /// The latest owner revocation of an approval of the question's head on its pull
+    /// request, if any: the pull request's comments (the receipts) are read only when its
+    /// timeline shows an approval label removed.
+    async fn revocation(
+        &self,
+        question: &InboxQuestion,
+    ) -> Result<Option<Revocation>, GitHubError> {
+        let (repo, number) = (&question.repo, question.number);
+        let events = self.github.label_events(repo, number).await?;
+        let removed = events.iter().any(|e| {
+            e.action == LabelAction::Unlabeled
+                && ReceiptLabel::from_name(&e.label).is_some_and(|l| !l.is_rebindable())
+        });
+        if !removed {
+            return Ok(None);
+        }
+        let comments = self.github.comments(repo, number).await?;
+        Ok(latest_revocation(
+            &events,
+            &comments,
+            &question.head,
+            self.config.allowlist(),
+            self.bot,
+        ))
     }
 
     /// Approve A/B: the label (established by the bot), a receipt bound to the recorded

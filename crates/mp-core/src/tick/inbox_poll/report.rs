@@ -8,6 +8,7 @@ use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 
 use super::lifecycle::LifecycleAction;
 use super::question::{IntegrityFailure, UnreadableQuestion};
+use super::revocation::Revocation;
 
 /// What the poller did with one inbox issue.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,6 +58,14 @@ pub enum InboxResolution {
     },
     /// No allowlisted owner signal yet.
     NoVerdict,
+    /// The latest owner signal was made before the owner revoked an approval of this
+    /// head: it does not count again, nothing is applied.
+    RevokedBefore {
+        /// The revocation.
+        revocation: Revocation,
+        /// The head whose approval was revoked.
+        head: CommitSha,
+    },
     /// The body failed its integrity check: one comment and
     /// `decision:inbox-integrity-failed` written this tick.
     IntegrityFailed {
@@ -112,6 +121,7 @@ impl InboxResolution {
             Self::StillStale { .. } => "still_stale",
             Self::PrClosed { .. } => "pr_closed",
             Self::NoVerdict => "no_verdict",
+            Self::RevokedBefore { .. } => "revoked_before",
             Self::IntegrityFailed { .. } => "integrity_failed",
             Self::StillIntegrityFailed { .. } => "still_integrity_failed",
             Self::Unreadable { .. } => "unreadable_question",
@@ -166,6 +176,11 @@ impl fmt::Display for InboxResolution {
                 f.write_str("pull request closed without merging: inbox issue closed")
             }
             Self::NoVerdict => f.write_str("no owner decision yet"),
+            Self::RevokedBefore { revocation, head } => write!(
+                f,
+                "approval of head {} revoked ({revocation}): no signal made before it counts, nothing applied",
+                head.short()
+            ),
             Self::IntegrityFailed { failure } => write!(
                 f,
                 "integrity check failed ({failure}): issue marked 'decision:inbox-integrity-failed'"
