@@ -9,8 +9,10 @@
 //!    `decision:pending-owner` label (its timeline says who did), and its body must name
 //!    the pull request and the head the question is about; the pull request must be in a
 //!    gated repository;
-//! 2. with a receipt key, the body's MAC must verify over (repository, number, head,
-//!    nonce); otherwise one comment and `decision:inbox-integrity-failed`, never honoured;
+//! 2. with a receipt key, a signature comment of the bot must verify over the inbox
+//!    repository, the issue number and the body's pull request, head and nonce;
+//!    otherwise one comment and `decision:inbox-integrity-failed`, never honoured (the
+//!    pull-request path then asks again in a fresh issue);
 //! 3. a pull request that merged or closed meanwhile closes the issue, with a comment;
 //! 4. the owner's verdict is the latest 👍/👎 or `/approve A|B|C`, `/reject` of an
 //!    allowlisted actor ([`parse_signals`]); none means nothing to do;
@@ -291,20 +293,28 @@ impl Poller<'_> {
             let repo = question.repo.clone();
             return Visit::new(pr, InboxResolution::NotGated { repo });
         }
-        let key = self.options.receipt_key.as_ref();
-        if let Integrity::Failed(failure) = check_integrity(&question, &issue.body, key) {
-            if has_label(issue, INTEGRITY_FAILED) {
-                return Visit::new(pr, InboxResolution::StillIntegrityFailed { failure });
-            }
-            return match self.mark_integrity_failed(issue, failure).await {
-                Ok(()) => Visit::new(pr, InboxResolution::IntegrityFailed { failure }),
-                Err(error) => Visit::failed(pr, error, None),
-            };
-        }
         let comments = match self.github.comments(self.inbox, issue.number).await {
             Ok(comments) => comments,
             Err(error) => return Visit::failed(pr, error, None),
         };
+        let key = self.options.receipt_key.as_ref();
+        let integrity = check_integrity(
+            &question,
+            self.inbox,
+            issue.number,
+            &comments,
+            self.bot,
+            key,
+        );
+        if let Integrity::Failed(failure) = integrity {
+            if has_label(issue, INTEGRITY_FAILED) {
+                return Visit::new(pr, InboxResolution::StillIntegrityFailed { failure });
+            }
+            return match self.mark_integrity_failed(issue, &comments, failure).await {
+                Ok(()) => Visit::new(pr, InboxResolution::IntegrityFailed { failure }),
+                Err(error) => Visit::failed(pr, error, None),
+            };
+        }
         let counter = failure_count(&comments, self.bot);
         let mut visit = match self.decide(issue, &question, &comments).await {
             Ok(resolution) => {
@@ -327,10 +337,10 @@ impl Poller<'_> {
     async fn mark_integrity_failed(
         &mut self,
         issue: &Issue,
+        comments: &[Comment],
         failure: IntegrityFailure,
     ) -> Result<(), GitHubError> {
-        let comments = self.github.comments(self.inbox, issue.number).await?;
-        if !has_note(&comments, self.bot, INTEGRITY_NOTE) {
+        if !has_note(comments, self.bot, INTEGRITY_NOTE) {
             let body = integrity_comment(failure);
             self.github
                 .create_comment(self.inbox, issue.number, &body)
@@ -392,13 +402,13 @@ impl Poller<'_> {
                 .await?;
             return Ok(InboxResolution::StaleHead { recorded, current });
         }
-        if let Some(revocation) = self.revocation(question).await? {
-            if revocation.voids(verdict.at) {
-                return Ok(InboxResolution::RevokedBefore {
-                    revocation,
-                    head: question.head.clone(),
-                });
-            }
+        if let Some(revocation) = self.revocation(question).await?
+            && revocation.voids(verdict.at)
+        {
+            return Ok(InboxResolution::RevokedBefore {
+                revocation,
+                head: question.head.clone(),
+            });
         }
         match verdict.choice {
             OwnerChoice::ApproveA => {

@@ -89,6 +89,7 @@ fn revoked_head<'a>(
 ) -> Option<&'a str> {
     comments
         .iter()
+        .rev()
         .filter(|c| c.author.as_ref() == Some(bot))
         .filter(|c| match (at, c.created_at) {
             (Some(at), Some(written)) => written <= at,
@@ -96,8 +97,7 @@ fn revoked_head<'a>(
             (Some(_), None) => false,
         })
         .filter(|c| marker_value(&c.body, LABEL_MARKER) == Some(label))
-        .filter_map(|c| marker_value(&c.body, HEAD_MARKER))
-        .last()
+        .find_map(|c| marker_value(&c.body, HEAD_MARKER))
 }
 
 #[cfg(test)]
