@@ -65,7 +65,7 @@ struct Effect {
 }
 
 /// One write with what depends on the order of the writes taken out: the ids GitHub hands
-/// out (comment ids, new issue numbers) and the blob and commit of a state-file write
+/// out (comment ids, new issue numbers, which a question's signature names) and the blob and commit of a state-file write
 /// (whose text is compared as the final file instead).
 fn normalised(action: &mp_github::Action) -> String {
     let mut value = serde_json::to_value(action).expect("an action serialises");
@@ -75,6 +75,21 @@ fn normalised(action: &mp_github::Action) -> String {
         map.remove("commit_sha");
         if map.get("action").and_then(Value::as_str) == Some("create_issue") {
             map.remove("number");
+        }
+        // A question's signature names the new issue's number: keep what it signs for.
+        let signed = map
+            .get("body")
+            .and_then(Value::as_str)
+            .filter(|body| body.contains("<!-- decision-inbox-signature:"))
+            .and_then(|body| body.split(": pull request ").nth(1))
+            .and_then(|rest| rest.lines().next())
+            .map(str::to_owned);
+        if let Some(signed) = signed {
+            map.remove("number");
+            map.insert(
+                "body".to_owned(),
+                Value::from(format!("signature: {signed}")),
+            );
         }
     }
     value.to_string()

@@ -40,7 +40,7 @@ pub const MARKER_END: &str = "-->";
 /// Logged once per process when receipts are read without a key.
 pub const UNSIGNED_RECEIPTS_WARNING: &str = "MP_RECEIPT_KEY is not set: approval receipts and inbox questions are unsigned (edits are still caught through GitHub's updated_at); set it before enforce-mode go-live";
 
-/// The secret key that signs receipts and inbox bodies. Its `Debug` form is `[redacted]`.
+/// The secret key that signs receipts and inbox questions. Its `Debug` form is `[redacted]`.
 #[derive(Clone, PartialEq, Eq)]
 pub struct ReceiptKey(Vec<u8>);
 

@@ -7,11 +7,19 @@
 //! ```text
 //! <!-- decision-inbox-nonce: <32 hex> -->
 //! <!-- decision-inbox-head-sha: <full sha> -->
-//! <!-- merge-gate-mac: <64 hex> -->        (only when a receipt key is set)
 //! ```
 //!
-//! The MAC signs `(repository, PR number, head sha, nonce)` joined with `|`, so a body
-//! edited to point at another pull request or head no longer verifies.
+//! When a receipt key is set, the bot signs the question in a comment it posts on the
+//! issue right after opening it (the issue's number is known only then):
+//!
+//! ```text
+//! <!-- decision-inbox-signature: <64 hex> -->
+//! ```
+//!
+//! The MAC signs `decision-inbox-question`, the inbox repository, the issue number, the
+//! pull request's repository and number, the head and the nonce, joined with `|`; so a
+//! body edited to point at another pull request or head, or pasted into another issue, no
+//! longer verifies (docs/decisions/0040).
 
 use std::sync::LazyLock;
 
@@ -19,9 +27,9 @@ use regex::Regex;
 use sha2::{Digest, Sha256};
 
 use crate::approval::ReceiptKey;
-use crate::approval::receipt::{MAC_MARKER, MARKER_END, mac_hex};
+use crate::approval::receipt::{MARKER_END, mac_hex, verify_mac_hex};
 use crate::classifier::Verdict;
-use crate::context::PrContext;
+use crate::context::{LabelAction, LabelEvent, PrContext};
 use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use crate::port::{Issue, IssueState, NewIssue};
 use crate::quadrant::Quadrant;
@@ -37,6 +45,10 @@ pub const AUTO_APPROVED_IRREVERSIBLE_NON_CRITICAL: &str =
 pub const NONCE_MARKER: &str = "<!-- decision-inbox-nonce:";
 /// Start of the marker line carrying the head SHA the question is about.
 pub const INBOX_HEAD_MARKER: &str = "<!-- decision-inbox-head-sha:";
+/// Start of the marker line of the bot's signature comment on its question.
+pub const SIGNATURE_MARKER: &str = "<!-- decision-inbox-signature:";
+/// The first part of every question MAC, so that it can never be read as another MAC.
+const SIGNATURE_DOMAIN: &str = "decision-inbox-question";
 
 /// The PR reference line of inbox bodies: ``PR: `owner/repo#N` ``.
 static PR_REF: LazyLock<Regex> = LazyLock::new(|| {
@@ -57,14 +69,87 @@ pub fn inbox_nonce(pr_ref: &str, head: &CommitSha, now: Timestamp) -> String {
     nonce
 }
 
-/// The decision inbox issue for a Quadrant-D pull request whose only blocking condition is
-/// the owner's approval, opened at `now`; signed when `key` is set.
-pub fn inbox_issue(
-    pr: &PrContext,
-    verdict: &Verdict,
-    now: Timestamp,
+/// What a question's MAC covers: where it is asked and what it asks about.
+#[derive(Debug, Clone, Copy)]
+pub struct SignedQuestion<'a> {
+    /// The inbox repository.
+    pub inbox: &'a RepoName,
+    /// The inbox issue.
+    pub issue: PrNumber,
+    /// The pull request's repository.
+    pub repo: &'a RepoName,
+    /// The pull request.
+    pub number: PrNumber,
+    /// The head the question is about.
+    pub head: &'a CommitSha,
+    /// The body's nonce.
+    pub nonce: &'a str,
+}
+
+impl SignedQuestion<'_> {
+    fn with_parts<T>(&self, f: impl FnOnce(&[&str]) -> T) -> T {
+        let (issue, number) = (self.issue.to_string(), self.number.to_string());
+        f(&[
+            SIGNATURE_DOMAIN,
+            self.inbox.as_str(),
+            &issue,
+            self.repo.as_str(),
+            &number,
+            self.head.as_str(),
+            self.nonce,
+        ])
+    }
+
+    /// The MAC, as 64 hex digits.
+    pub fn mac(&self, key: &ReceiptKey) -> String {
+        self.with_parts(|parts| mac_hex(key, parts))
+    }
+
+    /// Whether `mac` is this question's MAC under `key` (constant-time).
+    pub fn verifies(&self, key: &ReceiptKey, mac: &str) -> bool {
+        self.with_parts(|parts| verify_mac_hex(key, parts, mac))
+    }
+
+    /// The body of the bot's signature comment on the question.
+    pub fn comment(&self, key: &ReceiptKey) -> String {
+        format!(
+            "Merge Gate: this question is signed for `{}#{}`: pull request `{}#{}` at head `{}`.\n\
+             {SIGNATURE_MARKER} {} {MARKER_END}\n",
+            self.inbox,
+            self.issue,
+            self.repo,
+            self.number,
+            self.head.short(),
+            self.mac(key),
+        )
+    }
+}
+
+/// The signature comment for the question `issue` just opened for `pr` in `inbox`, or
+/// `None` when no key is set (or the body has no nonce).
+pub fn signature_comment(
     key: Option<&ReceiptKey>,
-) -> NewIssue {
+    inbox: &RepoName,
+    issue: &Issue,
+    pr: &PrContext,
+) -> Option<String> {
+    let key = key?;
+    let nonce = crate::approval::receipt::marker_value(&issue.body, NONCE_MARKER)?;
+    let question = SignedQuestion {
+        inbox,
+        issue: issue.number,
+        repo: &pr.repo,
+        number: pr.number,
+        head: &pr.head_sha,
+        nonce,
+    };
+    Some(question.comment(key))
+}
+
+/// The decision inbox issue for a Quadrant-D pull request whose only blocking condition is
+/// the owner's approval, opened at `now`. The body is never signed itself: with a key,
+/// [`signature_comment`] signs it once the issue has its number.
+pub fn inbox_issue(pr: &PrContext, verdict: &Verdict, now: Timestamp) -> NewIssue {
     let pr_ref = pr.reference();
     let head = &pr.head_sha;
     let nonce = inbox_nonce(&pr_ref, head, now);
@@ -75,7 +160,7 @@ pub fn inbox_issue(
         reasoning
     };
     let short = head.short();
-    let mut body = format!(
+    let body = format!(
         "**Your decision is needed.** Pull request `{pr_ref}` is Quadrant D: the classifier \
          routes it to you (see the reasoning). Every other gate condition holds, so it now \
          waits only for you.\n\
@@ -108,11 +193,6 @@ pub fn inbox_issue(
          {INBOX_HEAD_MARKER} {head} {MARKER_END}\n",
         quadrant = verdict.quadrant,
     );
-    if let Some(key) = key {
-        let number = pr.number.to_string();
-        let mac = mac_hex(key, &[pr.repo.as_str(), &number, head.as_str(), &nonce]);
-        body.push_str(&format!("{MAC_MARKER} {mac} {MARKER_END}\n"));
-    }
     NewIssue {
         title: inbox_title(&pr.repo, pr.number),
         body,
@@ -128,22 +208,51 @@ pub fn referenced_pr(body: &str) -> Option<(RepoName, PrNumber)> {
     Some((repo, PrNumber::new(number)))
 }
 
-/// The open `decision:pending-owner` issue (not a pull request) opened by `bot` among
-/// `issues` whose body refers to `repo#number`, if any. A look-alike issue opened by anyone
-/// else never stands for the bot's question.
-pub fn find_pending<'a>(
+/// The open `decision:pending-owner` issues (not pull requests) opened by `bot` among
+/// `issues` whose body refers to `repo#number`, in the listing's order. A look-alike issue
+/// opened by anyone else never stands for the bot's question; one the bot opened stands
+/// for it only when the bot also applied the label ([`labelled_by_bot`]), which the
+/// listing does not show.
+pub fn pending_candidates<'a>(
     issues: &'a [Issue],
-    repo: &RepoName,
+    repo: &'a RepoName,
     number: PrNumber,
-    bot: &Login,
-) -> Option<&'a Issue> {
-    issues.iter().find(|issue| {
+    bot: &'a Login,
+) -> impl Iterator<Item = &'a Issue> {
+    issues.iter().filter(move |issue| {
         issue.author.as_ref() == Some(bot)
             && issue.state == IssueState::Open
             && !issue.is_pull_request
             && issue.labels.iter().any(|l| l == PENDING_OWNER)
             && referenced_pr(&issue.body).is_some_and(|(r, n)| r == *repo && n == number)
     })
+}
+
+/// The first of [`pending_candidates`], if any.
+pub fn find_pending<'a>(
+    issues: &'a [Issue],
+    repo: &'a RepoName,
+    number: PrNumber,
+    bot: &'a Login,
+) -> Option<&'a Issue> {
+    pending_candidates(issues, repo, number, bot).next()
+}
+
+/// Who applied `label` last by an issue's timeline `events` (in timeline order): `None`
+/// when no `labeled` event names it, `Some(None)` when GitHub names no actor.
+pub fn last_labelled_by<'a>(events: &'a [LabelEvent], label: &str) -> Option<Option<&'a Login>> {
+    events
+        .iter()
+        .rev()
+        .find(|e| e.action == LabelAction::Labeled && e.label == label)
+        .map(|e| e.actor.as_ref())
+}
+
+/// Whether `bot` applied `decision:pending-owner` last: only then is an issue the bot
+/// opened a question. Anyone with triage access can label an issue, so an audit issue the
+/// bot opened and an agent labelled is not a question.
+pub fn labelled_by_bot(events: &[LabelEvent], bot: &Login) -> bool {
+    last_labelled_by(events, PENDING_OWNER) == Some(Some(bot))
 }
 
 /// The audit-issue label of a merged quadrant: B and C have one, A and D none.

@@ -5,17 +5,24 @@
 //! For each open pending issue of the inbox repository (pull requests excluded), by
 //! number:
 //!
-//! 1. the issue must be the bot's own, and its body must name the pull request and the
-//!    head the question is about; the pull request must be in a gated repository;
-//! 2. with a receipt key, the body's MAC must verify over (repository, number, head,
-//!    nonce); otherwise one comment and `decision:inbox-integrity-failed`, never honoured;
+//! 1. the issue must be the bot's own, the bot must have applied its
+//!    `decision:pending-owner` label (its timeline says who did), and its body must name
+//!    the pull request and the head the question is about; the pull request must be in a
+//!    gated repository;
+//! 2. with a receipt key, a signature comment of the bot must verify over the inbox
+//!    repository, the issue number and the body's pull request, head and nonce;
+//!    otherwise one comment and `decision:inbox-integrity-failed`, never honoured (the
+//!    pull-request path then asks again in a fresh issue);
 //! 3. a pull request that merged or closed meanwhile closes the issue, with a comment;
 //! 4. the owner's verdict is the latest 👍/👎 or `/approve A|B|C`, `/reject` of an
 //!    allowlisted actor ([`parse_signals`]); none means nothing to do;
-//! 5. a head that moved away from the recorded one gets one comment and
+//! 5. a verdict made at or before the owner revoked an approval of the question's head
+//!    (removed `decision:approved-A`/`-B` from the pull request) is void: revocation is
+//!    final for that head ([`latest_revocation`]), even if the question is reopened;
+//! 6. a head that moved away from the recorded one gets one comment and
 //!    `decision:stale-approval` on the issue and nothing is applied; a head back on the
 //!    recorded SHA applies normally;
-//! 6. approve A/B: the approval label and a receipt bound to the recorded head go on the
+//! 7. approve A/B: the approval label and a receipt bound to the recorded head go on the
 //!    pull request, and the issue is closed; reject: the pull request gets a comment and
 //!    is closed, the issue is closed, and the rejection is reported (the caller restarts
 //!    the L4 burn-in window); `/approve C`: `decision:deferred` on the pull request and one
@@ -36,10 +43,12 @@
 //! mp-core performs no I/O here: the reads and writes go through the [`GitHub`] port, the
 //! time is `now`, and the availability file's text is read by the caller.
 
+mod commands;
 mod lifecycle;
 mod notes;
 mod question;
 mod report;
+mod revocation;
 mod signals;
 
 #[cfg(test)]
@@ -49,6 +58,7 @@ mod testworld;
 
 use std::collections::BTreeMap;
 
+pub use commands::plain_lines;
 pub use lifecycle::{
     AvailabilityFile, LIFECYCLE_MARKER, LifecycleAction, OUTING_MARKER, Outing, OwnerState,
     inbox_lifecycle, parse_availability,
@@ -59,6 +69,7 @@ pub use question::{
     check_integrity,
 };
 pub use report::{InboxMetrics, InboxOutcome, InboxReport, InboxResolution, Rejection};
+pub use revocation::{Revocation, latest_revocation};
 pub use signals::{
     OwnerChoice, OwnerVerdict, SignalSource, comment_choice, edited_commands, parse_signals,
     reaction_choice,
@@ -66,11 +77,11 @@ pub use signals::{
 
 use crate::approval::{ReceiptLabel, Receipts, render_receipt};
 use crate::config::Config;
-use crate::context::{Comment, CommentId, PrState};
+use crate::context::{Comment, CommentId, LabelAction, PrState};
 use crate::ids::{Login, PrNumber, RepoName, Timestamp};
 use crate::port::{GitHub, GitHubError, Issue, IssueQuery, IssueState, PullRequest};
 
-use super::inbox::PENDING_OWNER;
+use super::inbox::{PENDING_OWNER, labelled_by_bot, last_labelled_by};
 use super::{Shard, TickOptions};
 use notes::{
     DEFERRED_NOTE, INTEGRITY_NOTE, PR_CLOSED_NOTE, STALE_NOTE, deferred_comment, failure_count,
@@ -257,6 +268,22 @@ impl Poller<'_> {
             ));
             return Visit::new(None, InboxResolution::NotOpenedByBot { author });
         }
+        let events = match self.github.label_events(self.inbox, issue.number).await {
+            Ok(events) => events,
+            Err(error) => return Visit::failed(None, error, None),
+        };
+        if !labelled_by_bot(&events, self.bot) {
+            let labeller = last_labelled_by(&events, PENDING_OWNER).flatten().cloned();
+            let by = labeller.as_ref().map_or_else(
+                || "someone GitHub does not name".to_owned(),
+                ToString::to_string,
+            );
+            self.report.warnings.push(format!(
+                "{}#{}: an issue the bot opened but {by} labelled decision:pending-owner: not a question, ignored (it neither asks nor answers one)",
+                self.inbox, issue.number
+            ));
+            return Visit::new(None, InboxResolution::NotLabelledByBot { labeller });
+        }
         let question = match InboxQuestion::read(&issue.body) {
             Ok(question) => question,
             Err(problem) => return Visit::new(None, InboxResolution::Unreadable { problem }),
@@ -266,20 +293,28 @@ impl Poller<'_> {
             let repo = question.repo.clone();
             return Visit::new(pr, InboxResolution::NotGated { repo });
         }
-        let key = self.options.receipt_key.as_ref();
-        if let Integrity::Failed(failure) = check_integrity(&question, &issue.body, key) {
-            if has_label(issue, INTEGRITY_FAILED) {
-                return Visit::new(pr, InboxResolution::StillIntegrityFailed { failure });
-            }
-            return match self.mark_integrity_failed(issue, failure).await {
-                Ok(()) => Visit::new(pr, InboxResolution::IntegrityFailed { failure }),
-                Err(error) => Visit::failed(pr, error, None),
-            };
-        }
         let comments = match self.github.comments(self.inbox, issue.number).await {
             Ok(comments) => comments,
             Err(error) => return Visit::failed(pr, error, None),
         };
+        let key = self.options.receipt_key.as_ref();
+        let integrity = check_integrity(
+            &question,
+            self.inbox,
+            issue.number,
+            &comments,
+            self.bot,
+            key,
+        );
+        if let Integrity::Failed(failure) = integrity {
+            if has_label(issue, INTEGRITY_FAILED) {
+                return Visit::new(pr, InboxResolution::StillIntegrityFailed { failure });
+            }
+            return match self.mark_integrity_failed(issue, &comments, failure).await {
+                Ok(()) => Visit::new(pr, InboxResolution::IntegrityFailed { failure }),
+                Err(error) => Visit::failed(pr, error, None),
+            };
+        }
         let counter = failure_count(&comments, self.bot);
         let mut visit = match self.decide(issue, &question, &comments).await {
             Ok(resolution) => {
@@ -302,10 +337,10 @@ impl Poller<'_> {
     async fn mark_integrity_failed(
         &mut self,
         issue: &Issue,
+        comments: &[Comment],
         failure: IntegrityFailure,
     ) -> Result<(), GitHubError> {
-        let comments = self.github.comments(self.inbox, issue.number).await?;
-        if !has_note(&comments, self.bot, INTEGRITY_NOTE) {
+        if !has_note(comments, self.bot, INTEGRITY_NOTE) {
             let body = integrity_comment(failure);
             self.github
                 .create_comment(self.inbox, issue.number, &body)
@@ -367,6 +402,14 @@ impl Poller<'_> {
                 .await?;
             return Ok(InboxResolution::StaleHead { recorded, current });
         }
+        if let Some(revocation) = self.revocation(question).await?
+            && revocation.voids(verdict.at)
+        {
+            return Ok(InboxResolution::RevokedBefore {
+                revocation,
+                head: question.head.clone(),
+            });
+        }
         match verdict.choice {
             OwnerChoice::ApproveA => {
                 self.approve(issue, question, &pull, ReceiptLabel::ApprovedA, verdict)
@@ -379,6 +422,32 @@ impl Poller<'_> {
             OwnerChoice::Defer => self.defer(issue, question, &pull, comments, verdict).await,
             OwnerChoice::Reject => self.reject(issue, question, verdict).await,
         }
+    }
+
+    /// The latest owner revocation of an approval of the question's head on its pull
+    /// request, if any: the pull request's comments (the receipts) are read only when its
+    /// timeline shows an approval label removed.
+    async fn revocation(
+        &self,
+        question: &InboxQuestion,
+    ) -> Result<Option<Revocation>, GitHubError> {
+        let (repo, number) = (&question.repo, question.number);
+        let events = self.github.label_events(repo, number).await?;
+        let removed = events.iter().any(|e| {
+            e.action == LabelAction::Unlabeled
+                && ReceiptLabel::from_name(&e.label).is_some_and(|l| !l.is_rebindable())
+        });
+        if !removed {
+            return Ok(None);
+        }
+        let comments = self.github.comments(repo, number).await?;
+        Ok(latest_revocation(
+            &events,
+            &comments,
+            &question.head,
+            self.config.allowlist(),
+            self.bot,
+        ))
     }
 
     /// Approve A/B: the label (established by the bot), a receipt bound to the recorded

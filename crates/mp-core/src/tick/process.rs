@@ -9,7 +9,7 @@ use crate::gate::GateReport;
 use crate::gate::diagnostic::{
     BLOCKED_HEADER, DIAGNOSTIC_PREFIX, latest_diagnostic, render_diagnostic, should_post,
 };
-use crate::ids::{CommitSha, RepoName, Timestamp};
+use crate::ids::{CommitSha, PrNumber, RepoName, Timestamp};
 use crate::port::{
     AuditLog, GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeMethod, MergeRequest,
     PullRequest, UpdateBranchOutcome,
@@ -17,7 +17,10 @@ use crate::port::{
 use crate::trailers::identity_block;
 
 use super::evaluate::{PrEvaluation, Route, assess_pr};
-use super::inbox::{PENDING_OWNER, audit_issue, find_pending, inbox_issue};
+use super::inbox::{
+    PENDING_OWNER, audit_issue, inbox_issue, labelled_by_bot, pending_candidates, signature_comment,
+};
+use super::inbox_poll::INTEGRITY_FAILED;
 use super::prefetch::PullData;
 use super::report::{PrAction, PrOutcome, TickReport};
 use super::skills::failure_warning;
@@ -422,21 +425,48 @@ impl<'a> Runner<'a> {
             self.pending_inbox = Some(listed);
         }
         let pending = self.pending_inbox.as_deref().unwrap_or_default();
-        if let Some(issue) = find_pending(pending, &pr.repo, pr.number, self.setup.bot()) {
-            let detail = format!(
-                "Quadrant D awaits the owner: decision inbox issue {inbox}#{} is already pending",
-                issue.number
-            );
-            return Ok((PrAction::Inbox, detail));
+        let bot = self.setup.bot();
+        let candidates: Vec<PrNumber> = pending_candidates(pending, &pr.repo, pr.number, bot)
+            .map(|issue| issue.number)
+            .collect();
+        for number in candidates {
+            // A question that failed its integrity check is never honoured: ask afresh.
+            if pending
+                .iter()
+                .any(|i| i.number == number && i.labels.iter().any(|l| l == INTEGRITY_FAILED))
+            {
+                continue;
+            }
+            // Only an issue the bot also labelled is its question (an agent can label).
+            let events = self
+                .github
+                .label_events(inbox, number)
+                .await
+                .map_err(|e| Skip::github("cannot read a decision inbox issue's labels", &e))?;
+            if labelled_by_bot(&events, bot) {
+                let detail = format!(
+                    "Quadrant D awaits the owner: decision inbox issue {inbox}#{number} is already pending"
+                );
+                return Ok((PrAction::Inbox, detail));
+            }
         }
-        let key = self.setup.options().receipt_key.as_ref();
-        let issue = inbox_issue(pr, &evaluation.verdict, self.now, key);
+        let issue = inbox_issue(pr, &evaluation.verdict, self.now);
         let opened = self
             .github
             .create_issue(inbox, &issue)
             .await
             .map_err(|e| Skip::github("cannot open the decision inbox issue", &e))?;
         self.report.metrics.inbox_opened += 1;
+        // Signed once the issue has its number. Cut short here, the question stays
+        // unsigned: the next poll marks it `decision:inbox-integrity-failed` and this path
+        // asks again (docs/decisions/0040).
+        let key = self.setup.options().receipt_key.as_ref();
+        if let Some(signature) = signature_comment(key, inbox, &opened, pr) {
+            self.github
+                .create_comment(inbox, opened.number, &signature)
+                .await
+                .map_err(|e| Skip::github("cannot sign the decision inbox issue", &e))?;
+        }
         let detail = format!(
             "Quadrant D awaits the owner: opened decision inbox issue {inbox}#{}",
             opened.number

@@ -464,7 +464,28 @@ impl GitHub for Fake {
         number: PrNumber,
     ) -> Result<Vec<LabelEvent>, GitHubError> {
         self.read_in_flight().await;
-        self.with(|s| s.read("label_events", repo, number, |p| p.events.clone()))
+        self.with(|s| {
+            if let Some(issue) = s
+                .issues
+                .iter()
+                .find(|i| i.repo == *repo && i.number == number)
+            {
+                s.failure("label_events", number.get())?;
+                // As GitHub records the labels set when an issue is opened: each one
+                // `labeled` by its author.
+                return Ok(issue
+                    .labels
+                    .iter()
+                    .map(|label| LabelEvent {
+                        action: LabelAction::Labeled,
+                        label: label.clone(),
+                        actor: issue.author.clone(),
+                        at: issue.created_at,
+                    })
+                    .collect());
+            }
+            s.read("label_events", repo, number, |p| p.events.clone())
+        })
     }
 
     async fn head_ref_updates(

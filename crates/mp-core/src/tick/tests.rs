@@ -1,7 +1,7 @@
 //! Tests for the pull-request path: each case runs real ticks against the in-memory fake
 //! and compares the ordered writes (audit records included) and the outcomes.
 
-use super::inbox::{INBOX_HEAD_MARKER, NONCE_MARKER, inbox_nonce, referenced_pr};
+use super::inbox::{INBOX_HEAD_MARKER, NONCE_MARKER, SIGNATURE_MARKER, inbox_nonce, referenced_pr};
 use super::testkit::{BOT, Fake, block_on, clean, config, config_with, login, now, repo, sha};
 use super::*;
 use crate::approval::receipt::{MAC_MARKER, marker_value, verify_mac_hex};
@@ -501,6 +501,7 @@ fn signed_receipts_and_inbox_bodies_verify_on_the_next_tick() {
             AUDIT_1_D,
             RECEIPT_1,
             "issue acme/governance#100 [decision:pending-owner]: Decision pending — PR acme/app#1",
+            "comment acme/governance#100: Merge Gate: this question is signed for `acme/governance#100`: pull request `acme/app#1` at head `a100000`.",
             "=> acme/app#1 inbox: Quadrant D awaits the owner: opened decision inbox issue acme/governance#100",
         ],
     );
@@ -519,10 +520,30 @@ fn signed_receipts_and_inbox_bodies_verify_on_the_next_tick() {
     assert_eq!(nonce.len(), 32);
     assert_eq!(marker_value(&body, NONCE_MARKER), Some(nonce.as_str()));
     assert_eq!(marker_value(&body, INBOX_HEAD_MARKER), Some(head.as_str()));
-    let mac = marker_value(&body, MAC_MARKER).expect("a signed body carries a MAC");
+    assert_eq!(
+        marker_value(&body, MAC_MARKER),
+        None,
+        "the body itself is not signed"
+    );
+    let signature = fake.with(|s| {
+        s.comments
+            .get(&(repo("acme/governance"), 100))
+            .and_then(|c| c.first())
+            .map(|c| c.body.clone())
+            .expect("the question is signed in a comment")
+    });
+    let mac = marker_value(&signature, SIGNATURE_MARKER).expect("a signature marker");
     assert!(verify_mac_hex(
         &key,
-        &["acme/app", "1", head.as_str(), &nonce],
+        &[
+            "decision-inbox-question",
+            "acme/governance",
+            "100",
+            "acme/app",
+            "1",
+            head.as_str(),
+            &nonce
+        ],
         mac
     ));
     assert_eq!(
@@ -858,4 +879,36 @@ fn no_read_starts_under_the_pull_request_path_s_reserve() {
         "acme/app#2 skipped: cannot read the pull request: rate limit exhausted: 399 calls left"
     );
     assert!(report.metrics.rate_limited);
+}
+
+#[test]
+fn a_question_label_counts_only_when_the_bot_applied_it_last() {
+    use crate::context::{LabelAction, LabelEvent};
+    let event = |action, who: Option<&str>| LabelEvent {
+        action,
+        label: super::inbox::PENDING_OWNER.to_owned(),
+        actor: who.map(login),
+        at: Some(now()),
+    };
+    let bot = login(BOT);
+    let labelled_by_bot = super::inbox::labelled_by_bot;
+    assert!(labelled_by_bot(
+        &[event(LabelAction::Labeled, Some(BOT))],
+        &bot
+    ));
+    assert!(!labelled_by_bot(&[], &bot));
+    assert!(!labelled_by_bot(
+        &[event(LabelAction::Labeled, Some("codex-agent"))],
+        &bot
+    ));
+    assert!(!labelled_by_bot(&[event(LabelAction::Labeled, None)], &bot));
+    // Removed and put back by an agent: the last `labeled` decides.
+    assert!(!labelled_by_bot(
+        &[
+            event(LabelAction::Labeled, Some(BOT)),
+            event(LabelAction::Unlabeled, Some("codex-agent")),
+            event(LabelAction::Labeled, Some("codex-agent")),
+        ],
+        &bot
+    ));
 }

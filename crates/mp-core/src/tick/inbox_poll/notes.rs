@@ -90,8 +90,9 @@ pub(crate) fn stale_comment(pr_ref: &str, recorded: &CommitSha, current: &Commit
 pub(crate) fn integrity_comment(failure: IntegrityFailure) -> String {
     format!(
         "⚠️ This inbox question failed its integrity check: {failure}. The body may have been \
-         edited after the bot wrote it, so no vote on it is applied. Close this issue; the next \
-         tick opens a fresh one if the pull request still waits for a decision.\n\
+         edited or pasted from another issue after the bot wrote it, so no vote on it is \
+         applied. If the pull request still waits for a decision, the bot asks again in a \
+         fresh issue; close this one.\n\
          {marker}",
         marker = note(INTEGRITY_NOTE),
     )

@@ -5,10 +5,13 @@
 use std::fmt;
 
 use crate::approval::ReceiptKey;
-use crate::approval::receipt::{MAC_MARKER, marker_value, verify_mac_hex};
-use crate::ids::{CommitSha, PrNumber, RepoName};
+use crate::approval::receipt::marker_value;
+use crate::context::Comment;
+use crate::ids::{CommitSha, Login, PrNumber, RepoName};
 
-use super::super::inbox::{INBOX_HEAD_MARKER, NONCE_MARKER, referenced_pr};
+use super::super::inbox::{
+    INBOX_HEAD_MARKER, NONCE_MARKER, SIGNATURE_MARKER, SignedQuestion, referenced_pr,
+};
 
 /// The question an inbox issue body records.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,7 +97,7 @@ impl fmt::Display for UnreadableQuestion {
 pub enum Integrity {
     /// No receipt key is set: the body is trusted as it is.
     Unchecked,
-    /// The MAC verifies over `(repository, PR number, head, nonce)`.
+    /// The bot's signature verifies for this issue and what its body records.
     Verified,
     /// A key is set and the body does not verify: never honour a vote on it.
     Failed(IntegrityFailure),
@@ -106,9 +109,10 @@ pub enum Integrity {
 pub enum IntegrityFailure {
     /// No well-formed nonce marker.
     NonceMissing,
-    /// No well-formed MAC marker.
+    /// No signature comment of the bot on the issue.
     MacMissing,
-    /// The MAC does not verify for the recorded pull request, head and nonce.
+    /// No signature of the bot verifies for this issue and the recorded pull request,
+    /// head and nonce.
     MacMismatch,
 }
 
@@ -127,20 +131,26 @@ impl fmt::Display for IntegrityFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Self::NonceMissing => "the body has no nonce marker",
-            Self::MacMissing => "the body has no MAC marker",
+            Self::MacMissing => "the issue has no signature comment of the bot",
             Self::MacMismatch => {
-                "the MAC does not match the pull request, head and nonce the body records"
+                "the bot's signature does not match this issue and the pull request, head and nonce the body records"
             }
         })
     }
 }
 
-/// Checks an inbox body against `key`: without a key nothing is checked; with one, the
-/// last MAC marker must verify over `(repository, PR number, head, nonce)` as the body
-/// records them, so a body edited to point at another pull request or head fails.
+/// Checks a question against `key`: without a key nothing is checked; with one, a
+/// signature comment of `bot` on the issue must verify over the inbox repository, the
+/// issue's number, and the pull request, head and nonce the body records. A body edited to
+/// point at another pull request or head, or pasted into another issue, fails; so does a
+/// question without the bot's signature (one written before signatures covered the issue,
+/// or one whose signing was cut short: docs/decisions/0040).
 pub fn check_integrity(
     question: &InboxQuestion,
-    body: &str,
+    inbox: &RepoName,
+    issue: PrNumber,
+    comments: &[Comment],
+    bot: &Login,
     key: Option<&ReceiptKey>,
 ) -> Integrity {
     let Some(key) = key else {
@@ -149,17 +159,23 @@ pub fn check_integrity(
     let Some(nonce) = question.nonce.as_deref() else {
         return Integrity::Failed(IntegrityFailure::NonceMissing);
     };
-    let Some(mac) = marker_value(body, MAC_MARKER) else {
-        return Integrity::Failed(IntegrityFailure::MacMissing);
-    };
-    let number = question.number.to_string();
-    let parts = [
-        question.repo.as_str(),
-        number.as_str(),
-        question.head.as_str(),
+    let signed = SignedQuestion {
+        inbox,
+        issue,
+        repo: &question.repo,
+        number: question.number,
+        head: &question.head,
         nonce,
-    ];
-    if verify_mac_hex(key, &parts, mac) {
+    };
+    let mut signatures = comments
+        .iter()
+        .filter(|c| c.author.as_ref() == Some(bot))
+        .filter_map(|c| marker_value(&c.body, SIGNATURE_MARKER))
+        .peekable();
+    if signatures.peek().is_none() {
+        return Integrity::Failed(IntegrityFailure::MacMissing);
+    }
+    if signatures.any(|mac| signed.verifies(key, mac)) {
         Integrity::Verified
     } else {
         Integrity::Failed(IntegrityFailure::MacMismatch)

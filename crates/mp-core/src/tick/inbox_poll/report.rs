@@ -8,6 +8,7 @@ use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 
 use super::lifecycle::LifecycleAction;
 use super::question::{IntegrityFailure, UnreadableQuestion};
+use super::revocation::Revocation;
 
 /// What the poller did with one inbox issue.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,6 +58,14 @@ pub enum InboxResolution {
     },
     /// No allowlisted owner signal yet.
     NoVerdict,
+    /// The latest owner signal was made before the owner revoked an approval of this
+    /// head: it does not count again, nothing is applied.
+    RevokedBefore {
+        /// The revocation.
+        revocation: Revocation,
+        /// The head whose approval was revoked.
+        head: CommitSha,
+    },
     /// The body failed its integrity check: one comment and
     /// `decision:inbox-integrity-failed` written this tick.
     IntegrityFailed {
@@ -77,6 +86,12 @@ pub enum InboxResolution {
     NotOpenedByBot {
         /// Its author, when known.
         author: Option<Login>,
+    },
+    /// The bot opened the issue but did not apply `decision:pending-owner` to it (last):
+    /// not a question.
+    NotLabelledByBot {
+        /// Who applied the label last, when GitHub names one.
+        labeller: Option<Login>,
     },
     /// The pull request is not in a gated repository (or outside the tick's repository
     /// filter).
@@ -106,10 +121,12 @@ impl InboxResolution {
             Self::StillStale { .. } => "still_stale",
             Self::PrClosed { .. } => "pr_closed",
             Self::NoVerdict => "no_verdict",
+            Self::RevokedBefore { .. } => "revoked_before",
             Self::IntegrityFailed { .. } => "integrity_failed",
             Self::StillIntegrityFailed { .. } => "still_integrity_failed",
             Self::Unreadable { .. } => "unreadable_question",
             Self::NotOpenedByBot { .. } => "not_opened_by_bot",
+            Self::NotLabelledByBot { .. } => "not_labelled_by_bot",
             Self::NotGated { .. } => "not_gated",
             Self::Failed { .. } => "failed",
         }
@@ -159,6 +176,11 @@ impl fmt::Display for InboxResolution {
                 f.write_str("pull request closed without merging: inbox issue closed")
             }
             Self::NoVerdict => f.write_str("no owner decision yet"),
+            Self::RevokedBefore { revocation, head } => write!(
+                f,
+                "approval of head {} revoked ({revocation}): no signal made before it counts, nothing applied",
+                head.short()
+            ),
             Self::IntegrityFailed { failure } => write!(
                 f,
                 "integrity check failed ({failure}): issue marked 'decision:inbox-integrity-failed'"
@@ -174,6 +196,13 @@ impl fmt::Display for InboxResolution {
             Self::NotOpenedByBot { author: None } => {
                 f.write_str("opened by an unknown author, not the bot: ignored")
             }
+            Self::NotLabelledByBot { labeller: Some(by) } => write!(
+                f,
+                "labelled decision:pending-owner by {by}, not the bot: not a question, ignored"
+            ),
+            Self::NotLabelledByBot { labeller: None } => f.write_str(
+                "decision:pending-owner not applied by the bot: not a question, ignored",
+            ),
             Self::NotGated { repo } => {
                 write!(f, "{repo} is not gated this tick: ignored")
             }

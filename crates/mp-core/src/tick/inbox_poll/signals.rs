@@ -3,10 +3,12 @@
 //! (bot.md §10.2 step 2).
 //!
 //! A 👍 reaction approves option A and a 👎 rejects; other emoji are ignored. A comment
-//! counts when one of its lines is `/reject` (which wins inside that comment) or
-//! `/approve A`, `/approve B` or `/approve C`, in any letter case and with surrounding
-//! blanks. The latest signal by creation time wins; at the same time a comment beats a
-//! reaction. Actors outside the allowlist are ignored, and so are the ballot's checkboxes.
+//! counts when one of its plain-text lines is `/reject` (which wins inside that comment)
+//! or `/approve A`, `/approve B` or `/approve C`, in any letter case and with surrounding
+//! blanks; a line inside code, a block quote or an HTML comment is not plain text
+//! ([`plain_lines`]). The latest signal by creation time wins; at the same time a comment
+//! beats a reaction. Actors outside the allowlist are ignored, and so are the ballot's
+//! checkboxes.
 //!
 //! A comment that was edited after it was written (GitHub's `updated_at` later than its
 //! `created_at`) never counts: anyone with write access can edit anyone's comment, so an
@@ -20,14 +22,16 @@ use regex::Regex;
 use crate::context::{Comment, CommentId, Reaction, ReactionKind};
 use crate::ids::{Login, Timestamp};
 
+use super::commands::plain_lines;
+
 /// A `/reject` line.
 static REJECT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?mi)^\s*/reject\s*$").expect("the /reject pattern is a valid regex")
+    Regex::new(r"(?i)^\s*/reject\s*$").expect("the /reject pattern is a valid regex")
 });
 
 /// An `/approve A|B|C` line; the option letter is captured.
 static APPROVE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?mi)^\s*/approve\s+([ABC])\s*$").expect("the /approve pattern is a valid regex")
+    Regex::new(r"(?i)^\s*/approve\s+([ABC])\s*$").expect("the /approve pattern is a valid regex")
 });
 
 /// What the owner chose.
@@ -111,13 +115,19 @@ impl fmt::Display for OwnerVerdict {
     }
 }
 
-/// The choice a comment body expresses, if any: a `/reject` line wins over any
-/// `/approve` line; otherwise the first `/approve A|B|C` line counts.
+/// The choice a comment body expresses, if any: among its plain-text lines
+/// ([`plain_lines`]), a `/reject` line wins over any `/approve` line; otherwise the first
+/// `/approve A|B|C` line counts.
 pub fn comment_choice(body: &str) -> Option<OwnerChoice> {
-    if REJECT.is_match(body) {
+    let lines = plain_lines(body);
+    if lines.iter().any(|line| REJECT.is_match(line)) {
         return Some(OwnerChoice::Reject);
     }
-    let letter = APPROVE.captures(body)?.get(1)?.as_str();
+    let letter = lines
+        .iter()
+        .find_map(|line| APPROVE.captures(line))?
+        .get(1)?
+        .as_str();
     match letter.to_ascii_uppercase().as_str() {
         "A" => Some(OwnerChoice::ApproveA),
         "B" => Some(OwnerChoice::ApproveB),

@@ -439,10 +439,10 @@ fn with_a_key_a_body_that_does_not_verify_is_flagged_once_and_never_honoured() {
         &world,
         &poll,
         &[
-            "comment acme/governance#100: ⚠️ This inbox question failed its integrity check: the MAC does not mat",
+            "comment acme/governance#100: ⚠️ This inbox question failed its integrity check: the bot's signature ",
             "label acme/governance#100: decision:inbox-integrity-failed",
             &format!(
-                "=> {ISSUE} integrity_failed: integrity check failed (the MAC does not match the pull request, head and nonce the body records): issue marked 'decision:inbox-integrity-failed'"
+                "=> {ISSUE} integrity_failed: integrity check failed (the bot's signature does not match this issue and the pull request, head and nonce the body records): issue marked 'decision:inbox-integrity-failed'"
             ),
         ],
     );
@@ -451,7 +451,7 @@ fn with_a_key_a_body_that_does_not_verify_is_flagged_once_and_never_honoured() {
         &world,
         &poll,
         &[&format!(
-            "=> {ISSUE} still_integrity_failed: integrity check failed (the MAC does not match the pull request, head and nonce the body records): no decision applied (marked earlier)"
+            "=> {ISSUE} still_integrity_failed: integrity check failed (the bot's signature does not match this issue and the pull request, head and nonce the body records): no decision applied (marked earlier)"
         )],
     );
 }
@@ -464,10 +464,10 @@ fn with_a_key_an_unsigned_body_is_not_honoured() {
         &world,
         &Poll::keyed(),
         &[
-            "comment acme/governance#100: ⚠️ This inbox question failed its integrity check: the body has no MAC ",
+            "comment acme/governance#100: ⚠️ This inbox question failed its integrity check: the issue has no sig",
             "label acme/governance#100: decision:inbox-integrity-failed",
             &format!(
-                "=> {ISSUE} integrity_failed: integrity check failed (the body has no MAC marker): issue marked 'decision:inbox-integrity-failed'"
+                "=> {ISSUE} integrity_failed: integrity check failed (the issue has no signature comment of the bot): issue marked 'decision:inbox-integrity-failed'"
             ),
         ],
     );
@@ -641,7 +641,7 @@ fn a_disabled_lifecycle_makes_no_call_and_an_enabled_one_reminds_and_escalates_o
     let ten_days_later = "2026-03-11T12:00:00Z";
     let poll = Poll::new().at(ten_days_later);
     let world = asked(&poll, quadrant_d());
-    let polling = ["issues", "comments", "pull", "reactions"];
+    let polling = ["issues", "label_events", "comments", "pull", "reactions"];
     check(
         &world,
         &poll,
@@ -731,5 +731,36 @@ fn the_metrics_name_the_inbox_counters() {
             "inbox_resolved": 0, "inbox_stale": 0, "inbox_deferred": 0, "inbox_rejected": 1,
             "inbox_errors": 0, "inbox_integrity_failed": 0, "inbox_lifecycle_comments": 0,
         })
+    );
+}
+
+#[test]
+fn a_signature_holds_only_for_the_issue_it_was_written_on() {
+    let poll = Poll::keyed();
+    let world = asked(&poll, quadrant_d());
+    let (body, comments) = world.fake.with(|s| {
+        (
+            s.issues[0].body.clone(),
+            s.comments.get(&(inbox(), 100)).cloned().unwrap_or_default(),
+        )
+    });
+    let question = InboxQuestion::read(&body).expect("a readable question");
+    let key = poll.options.receipt_key.clone();
+    let bot = login(BOT);
+    let on = |issue: u64| {
+        check_integrity(
+            &question,
+            &inbox(),
+            PrNumber::new(issue),
+            &comments,
+            &bot,
+            key.as_ref(),
+        )
+    };
+    assert_eq!(on(100), Integrity::Verified);
+    assert_eq!(
+        on(101),
+        Integrity::Failed(IntegrityFailure::MacMismatch),
+        "the same body and signature, pasted into another issue"
     );
 }
