@@ -221,6 +221,44 @@ pub fn from_world(
     skill_set(registry, Some(&temp.path), calls)
 }
 
+/// The names of the in-tree user skills of the configuration directory `config_dir`
+/// (`skills/<kind>/<name>.wasm` or `.wat`), or `None` when the directory also takes skills
+/// from trusted sources, whose names are only known once they are fetched.
+pub fn user_skill_names(config_dir: &Path) -> Option<Vec<String>> {
+    if SourcesLayout::new(config_dir).trust_list.exists() {
+        return None;
+    }
+    let mut names = Vec::new();
+    for kind in mp_core::skill::SkillKind::ALL {
+        let Ok(entries) = std::fs::read_dir(config_dir.join("skills").join(kind.folder())) else {
+            continue;
+        };
+        names.extend(
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| mp_skills::registry::is_module(p))
+                .filter_map(|p| p.file_stem().and_then(|s| s.to_str()).map(str::to_owned)),
+        );
+    }
+    Some(names)
+}
+
+/// The names of the user skills among a world's configuration entries
+/// (`skills/<kind>/<name>.wasm` or `.wat`).
+pub fn world_skill_names(files: &BTreeMap<String, String>) -> Vec<String> {
+    files
+        .keys()
+        .filter_map(|name| name.strip_prefix(WORLD_SKILLS_PREFIX))
+        .filter_map(|rest| rest.split_once('/').map(|(_, file)| file))
+        .filter_map(|file| {
+            file.strip_suffix(".wasm")
+                .or_else(|| file.strip_suffix(".wat"))
+        })
+        .filter(|name| !name.is_empty() && !name.contains('/'))
+        .map(str::to_owned)
+        .collect()
+}
+
 /// Whether a world configuration entry holds a user skill file rather than a configuration
 /// file.
 pub fn is_skill_entry(name: &str) -> bool {

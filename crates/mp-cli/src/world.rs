@@ -25,7 +25,8 @@ pub fn load(path: &Path, now: Option<&str>) -> anyhow::Result<(LoadedWorld, Time
         .iter()
         .filter(|(n, _)| !crate::skills_load::is_skill_entry(n))
         .map(|(n, t)| (n.clone(), t.clone()))
-        .collect();
+        .collect::<ConfigFiles>()
+        .with_user_skills(crate::skills_load::world_skill_names(&world.config));
     let report = config::load(&files);
     let warnings = report.warnings().map(ToString::to_string).collect();
     let Some(config) = report.config else {

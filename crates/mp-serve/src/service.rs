@@ -476,6 +476,9 @@ impl Inner {
                     for warning in &report.warnings {
                         tracing::warn!(%warning, repo = %repo, "pull-request path");
                     }
+                    for error in &report.operator_errors {
+                        tracing::error!(%error, repo = %repo, "needs the operator");
+                    }
                 }
                 Err(error) => tracing::error!(%error, repo = %repo, "pull-request path"),
             }
@@ -544,6 +547,9 @@ impl Inner {
                 }
                 for warning in &report.warnings {
                     tracing::warn!(%warning, "resync");
+                }
+                for error in &report.operator_errors {
+                    tracing::error!(%error, "needs the operator");
                 }
                 tracing::info!(pull_requests = report.outcomes.len(), "resync finished");
             }

@@ -33,7 +33,8 @@ impl std::fmt::Display for NotConfigured {
 impl std::error::Error for NotConfigured {}
 
 /// Reads every configuration-looking file of `dir` (`*.yml`, `*.yaml`, `*.json`), so a
-/// misnamed file is reported instead of silently ignored. A directory that is missing or
+/// misnamed file is reported instead of silently ignored, and declares the user skills of
+/// `dir/skills/` so `skills.yml` names are checked against them. A directory that is missing or
 /// holds none is [`NotConfigured`].
 pub fn read_config_dir(dir: &Path) -> anyhow::Result<ConfigFiles> {
     let not_configured = || NotConfigured {
@@ -65,6 +66,9 @@ pub fn read_config_dir(dir: &Path) -> anyhow::Result<ConfigFiles> {
     }
     if files.names().next().is_none() {
         return Err(not_configured().into());
+    }
+    if let Some(names) = crate::skills_load::user_skill_names(dir) {
+        files.set_user_skills(names);
     }
     Ok(files)
 }

@@ -681,6 +681,9 @@ pub fn run_json(run: &TickRun) -> Value {
     if let Some(shard) = run.report.shard {
         doc["shard"] = Value::from(shard.to_string());
     }
+    if !run.report.operator_errors.is_empty() {
+        doc["operator_errors"] = json!(run.report.operator_errors);
+    }
     doc
 }
 
@@ -733,6 +736,13 @@ fn print_text(run: &TickRun, out: &mut dyn Write) -> anyhow::Result<()> {
     if let Some(drift) = &run.report.governance.drift {
         writeln!(out)?;
         writeln!(out, "{drift}")?;
+    }
+    if !run.report.operator_errors.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "needs the operator (exit 1):")?;
+        for line in &run.report.operator_errors {
+            writeln!(out, "  {line}")?;
+        }
     }
     writeln!(out)?;
     writeln!(out, "writes, in order:")?;
@@ -874,6 +884,28 @@ fn report_failure(failure: &Failure) {
     }
 }
 
+/// Exit 1 when a tick met something only the operator can fix (a supervised repository
+/// GitHub does not know, a missing permission), each said once on stderr; else 0.
+fn operator_exit(runs: &[TickRun]) -> Exit {
+    let mut said: Vec<&String> = Vec::new();
+    for line in runs.iter().flat_map(|run| &run.report.operator_errors) {
+        if !said.contains(&line) {
+            said.push(line);
+        }
+    }
+    if said.is_empty() {
+        return Exit::Ok;
+    }
+    for line in &said {
+        tracing::error!(error = %line, "the tick needs the operator");
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("mp: {line}");
+        }
+    }
+    Exit::Findings
+}
+
 pub fn run(args: &TickArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let WorldRuns { runs, failed } = run_tick(args)?;
     let docs: Vec<Value> = runs.iter().map(run_json).collect();
@@ -908,7 +940,7 @@ pub fn run(args: &TickArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
         if args.annotations {
             out.write_all(crate::report_md::annotations(doc).as_bytes())?;
         }
-        return Ok(Exit::Ok);
+        return Ok(operator_exit(&runs));
     }
     let summary = summary_json(&docs);
     match (args.report, args.format) {
@@ -943,5 +975,5 @@ pub fn run(args: &TickArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
         report_failure(failure);
         return Ok(failure.exit());
     }
-    Ok(Exit::Ok)
+    Ok(operator_exit(&runs))
 }

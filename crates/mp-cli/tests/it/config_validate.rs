@@ -191,3 +191,83 @@ fn a_path_that_is_not_a_directory_cannot_run() {
         .code(2)
         .stderr(predicate::str::contains("is not a directory"));
 }
+
+#[test]
+fn skill_names_are_checked_against_the_skills_of_the_directory() {
+    let dir = example_copy("solo-developer");
+    std::fs::write(dir.path().join("skills.yml"), "enabled: [no_wip_titel]\n").expect("write");
+    mp().args(["config", "validate"])
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "skills.yml:1:11: error[unknown_skill]: no skill is named `no_wip_titel`: the configuration directory has no user skills",
+        ));
+    // With the user skill present, a typo gets the closest name, and the right name loads.
+    let validators = dir.path().join("skills/validators");
+    std::fs::create_dir_all(&validators).expect("mkdir");
+    std::fs::write(validators.join("no_wip_title.wat"), "(module)\n").expect("write");
+    mp().args(["config", "validate"])
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "no skill is named `no_wip_titel`: did you mean `no_wip_title`? (field `enabled[0]`)",
+        ));
+    std::fs::write(dir.path().join("skills.yml"), "enabled: [no_wip_title]\n").expect("write");
+    mp().args(["config", "validate"])
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("valid (0 errors, 0 warnings)"));
+}
+
+#[test]
+fn an_over_indented_list_item_and_an_allowlist_without_the_owner_are_findings() {
+    let dir = example_copy("solo-developer");
+    let env = std::fs::read_to_string(dir.path().join("env.yml")).expect("read");
+    assert!(
+        env.contains("  - test\n  - lint\n"),
+        "the example lists two checks"
+    );
+    std::fs::write(
+        dir.path().join("env.yml"),
+        env.replace("  - test\n  - lint\n", "  - test\n    - lint\n"),
+    )
+    .expect("write");
+    let text = std::fs::read_to_string(dir.path().join("env.yml")).expect("read");
+    let line = text
+        .lines()
+        .position(|l| l == "    - lint")
+        .expect("the line")
+        + 1;
+    let out = mp()
+        .args(["config", "validate"])
+        .arg(dir.path())
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "env.yml:{line}:5: error[folded_list_item]: this line is read as the end of the list item on line {} (`test - lint`)",
+            line - 1
+        )),
+        "{stdout}"
+    );
+    let owner = example_copy("solo-developer");
+    let login = std::fs::read_to_string(owner.path().join("owner.yml")).expect("read");
+    std::fs::write(
+        owner.path().join("owner.yml"),
+        format!("{login}allowlisted_actors: [someone-else]\n"),
+    )
+    .expect("write");
+    mp().args(["config", "validate"])
+        .arg(owner.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("warning[owner_not_allowlisted]"))
+        .stdout(predicate::str::contains(
+            "remove the key to trust only the owner",
+        ));
+}

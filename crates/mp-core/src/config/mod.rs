@@ -35,7 +35,7 @@ pub mod yaml;
 #[cfg(test)]
 mod tests;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 pub use env::{Env, ReadSource, RunnerTier};
 pub use mirror_paths::MirrorPaths;
@@ -80,6 +80,10 @@ pub const CONFIG_FILE_NAMES: [&str; 7] = [
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ConfigFiles {
     texts: BTreeMap<String, String>,
+    /// The names of the user skills beside the files (`skills/<kind>/<name>.wasm`, fetched
+    /// ones); `None` when the caller cannot tell, and names in `skills.yml` are then not
+    /// checked against them.
+    user_skills: Option<BTreeSet<String>>,
 }
 
 impl ConfigFiles {
@@ -109,6 +113,24 @@ impl ConfigFiles {
     /// The names of the present files, sorted.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.texts.keys().map(String::as_str)
+    }
+
+    /// Declares the user skills that exist beside these files: every skill name in
+    /// `skills.yml` must then be a built-in or one of them (`unknown_skill`).
+    pub fn set_user_skills<S: Into<String>>(&mut self, names: impl IntoIterator<Item = S>) {
+        self.user_skills = Some(names.into_iter().map(Into::into).collect());
+    }
+
+    /// These files with the user skills `names` declared (see [`ConfigFiles::set_user_skills`]).
+    #[must_use]
+    pub fn with_user_skills<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.set_user_skills(names);
+        self
+    }
+
+    /// The declared user skills; `None` when they were not declared.
+    pub fn user_skills(&self) -> Option<&BTreeSet<String>> {
+        self.user_skills.as_ref()
     }
 }
 
@@ -274,7 +296,7 @@ pub fn load(files: &ConfigFiles) -> ConfigReport {
         files,
         SKILLS_FILE,
         by_file.entry(SKILLS_FILE).or_default(),
-        skills::load,
+        |s, text| skills::load(s, text, files.user_skills()),
     )
     .map(Option::unwrap_or_default);
     let path_rules = optional(

@@ -123,8 +123,21 @@ pub(crate) fn load(sink: &mut Sink<'_>, text: &str) -> Option<Owner> {
     }
 
     let login = login?;
-    if raw.allowlisted_actors.is_none() {
-        allowlist.push(login.clone());
+    match &raw.allowlisted_actors {
+        None => allowlist.push(login.clone()),
+        Some(actors) if !actors.value.is_empty() && !allowlist.contains(&login) => {
+            // A deliberate choice is possible (an organisation as owner, a hand-over), so
+            // this warns rather than refuses: docs/decisions/0038.
+            sink.warning(
+                codes::OWNER_NOT_ALLOWLISTED,
+                "allowlisted_actors",
+                &actors.referenced,
+                format!(
+                    "allowlisted_actors does not list the owner `{login}`, so the owner's labels, votes and pushes are not trusted; add `{login}` to the list, or remove the key to trust only the owner"
+                ),
+            );
+        }
+        Some(_) => {}
     }
     Some(Owner {
         login,

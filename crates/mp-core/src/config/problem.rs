@@ -37,6 +37,15 @@ pub mod codes {
     pub const UNSUPERVISED_REPO: &str = "unsupervised_repo";
     /// A setting that is valid but has no effect as written.
     pub const NO_EFFECT: &str = "no_effect";
+    /// `allowlisted_actors` leaves out `github_login`: the owner's own labels and votes
+    /// would not count.
+    pub const OWNER_NOT_ALLOWLISTED: &str = "owner_not_allowlisted";
+    /// A list item whose plain text runs on over more-indented lines that start with `- `:
+    /// YAML reads them as one item (`test - lint`), almost surely not what was meant.
+    pub const FOLDED_LIST_ITEM: &str = "folded_list_item";
+    /// `skills.yml` names a skill that is neither built in nor a user skill of the
+    /// configuration directory.
+    pub const UNKNOWN_SKILL: &str = "unknown_skill";
 }
 
 /// Whether a problem stops the configuration from loading.

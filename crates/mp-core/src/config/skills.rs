@@ -9,6 +9,7 @@ use super::problem::{codes, shown};
 use super::validate::{self, Sink, first_at, item};
 use super::yaml::{self, SpannedMap};
 use crate::severity::Severity;
+use crate::skill::builtin::BUILT_IN_SKILLS;
 
 /// Skills that always run: naming one in `disabled` is refused with
 /// `cannot_disable_required_validator`.
@@ -222,10 +223,42 @@ impl SkillsPolicy {
     }
 }
 
-/// Reads and checks `skills.yml`. `None` when the file cannot be read.
-pub(crate) fn load(sink: &mut Sink<'_>, text: &str) -> Option<SkillsPolicy> {
+/// Reads and checks `skills.yml`. `None` when the file cannot be read. With `user_skills`
+/// known, every named skill must be a built-in or one of them (`unknown_skill`).
+pub(crate) fn load(
+    sink: &mut Sink<'_>,
+    text: &str,
+    user_skills: Option<&BTreeSet<String>>,
+) -> Option<SkillsPolicy> {
     let file = sink.file().to_owned();
     let raw: SkillsFile = yaml::parse(&file, text, sink.problems())?;
+    if let Some(user_skills) = user_skills {
+        let named =
+            raw.enabled
+                .iter()
+                .enumerate()
+                .map(|(index, name)| (item("enabled", index), name))
+                .chain(
+                    raw.disabled
+                        .iter()
+                        .enumerate()
+                        .map(|(index, name)| (item("disabled", index), name)),
+                )
+                .chain(
+                    raw.severity_overrides.0.iter().map(|(name, _)| {
+                        (format!("severity_overrides.{}", shown(&name.value)), name)
+                    }),
+                );
+        for (field, name) in named {
+            unknown_skill(
+                sink,
+                &field,
+                name,
+                user_skills,
+                field.starts_with("enabled"),
+            );
+        }
+    }
     let enabled = names(sink, "enabled", &raw.enabled);
 
     let mut disabled = BTreeSet::new();
@@ -324,6 +357,63 @@ pub(crate) fn load(sink: &mut Sink<'_>, text: &str) -> Option<SkillsPolicy> {
         severity_overrides,
         limits,
     })
+}
+
+/// Reports `name` when it is neither a built-in skill nor one of `user_skills`, with the
+/// closest known name. In `enabled` (`user_only`), only user skills count: built-ins
+/// always run and are not named there.
+fn unknown_skill(
+    sink: &mut Sink<'_>,
+    field: &str,
+    name: &Spanned<String>,
+    user_skills: &BTreeSet<String>,
+    user_only: bool,
+) {
+    let built_ins = BUILT_IN_SKILLS.iter().map(|skill| skill.name);
+    let is_built_in = built_ins.clone().any(|known| known == name.value);
+    if !validate::is_skill_name(&name.value)
+        || user_skills.contains(&name.value)
+        || (is_built_in && !user_only)
+    {
+        return;
+    }
+    if is_built_in {
+        sink.warning(
+            codes::NO_EFFECT,
+            field,
+            &name.referenced,
+            format!(
+                "`{}` is a built-in skill, which runs whatever `enabled` says (it lists user skills only); remove it from the list",
+                name.value
+            ),
+        );
+        return;
+    }
+    let known: Vec<&str> = user_skills
+        .iter()
+        .map(String::as_str)
+        .chain(built_ins.filter(|_| !user_only))
+        .collect();
+    let hint = match yaml::nearest_name(&name.value, known.iter().copied()) {
+        Some(near) => format!("did you mean `{near}`?"),
+        None if user_skills.is_empty() => {
+            "the configuration directory has no user skills (skills/<kind>/<name>.wasm)".to_owned()
+        }
+        None => format!(
+            "the user skills are {}",
+            user_skills
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    sink.error(
+        codes::UNKNOWN_SKILL,
+        field,
+        &name.referenced,
+        format!("no skill is named `{}`: {hint}", shown(&name.value)),
+    );
 }
 
 /// A number within `min..=max`, or `default` (absent, or out of range: reported).

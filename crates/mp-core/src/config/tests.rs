@@ -249,7 +249,9 @@ fn explicit_allowlist_replaces_the_default() {
             OWNER_FILE,
             "github_login: alice\nallowlisted_actors: [carol, dave]\ndisplay_name: Alice\n",
         )],
-        &[],
+        &[
+            "owner.yml:2:21: warning[owner_not_allowlisted]: allowlisted_actors does not list the owner `alice`, so the owner's labels, votes and pushes are not trusted; add `alice` to the list, or remove the key to trust only the owner (field `allowlisted_actors`)",
+        ],
     )
     .expect("loads");
     let names: Vec<&str> = config.allowlist().iter().map(Login::as_str).collect();
@@ -924,4 +926,98 @@ fn a_gated_branch_must_be_a_branch_name_and_not_bot_state() {
             "projects.yml:7:21: error[invalid_value]: `bot-state` holds mp's own state and cannot be the gated branch (field `repo_overrides.acme/lib.default_branch`)",
         ],
     );
+}
+
+#[test]
+fn an_allowlist_without_the_owner_is_a_warning_with_the_fix() {
+    let config = check(
+        &[(
+            OWNER_FILE,
+            "github_login: alice\nallowlisted_actors:\n  - bob\n",
+        )],
+        &[
+            "owner.yml:3:3: warning[owner_not_allowlisted]: allowlisted_actors does not list the owner `alice`, so the owner's labels, votes and pushes are not trusted; add `alice` to the list, or remove the key to trust only the owner (field `allowlisted_actors`)",
+        ],
+    )
+    .expect("a warning does not refuse the configuration");
+    assert!(!config.is_allowlisted(&Login::parse("alice").expect("login")));
+    check(
+        &[(
+            OWNER_FILE,
+            "github_login: Alice\nallowlisted_actors: [bob, alice]\n",
+        )],
+        &[],
+    );
+}
+
+#[test]
+fn an_over_indented_list_item_is_refused_not_folded_into_text() {
+    check(
+        &[(
+            ENV_FILE,
+            "bot_app_slug: acme-gate\nrequired_checks:\n  - test\n    - lint\n",
+        )],
+        &[
+            "env.yml:4:5: error[folded_list_item]: this line is read as the end of the list item on line 3 (`test - lint`), because it is indented more than that item; write each item on its own line at the same indentation (field `required_checks`)",
+        ],
+    );
+    // The lists users mean still load: items at one indentation, nested lists under keys,
+    // block scalars whose lines start with `- `, quoted items.
+    let config = check(
+        &[
+            (
+                ENV_FILE,
+                "bot_app_slug: acme-gate\nrequired_checks:\n  - test\n  - lint\n",
+            ),
+            (
+                OWNER_FILE,
+                "github_login: alice\ndisplay_name: >\n  - alice\n    - the owner\n",
+            ),
+        ],
+        &[],
+    )
+    .expect("loads");
+    assert_eq!(config.env().required_checks(), ["test", "lint"]);
+    assert_eq!(
+        config.owner().display_name(),
+        Some("- alice\n  - the owner\n")
+    );
+}
+
+#[test]
+fn skill_names_in_skills_yml_must_exist_with_a_did_you_mean() {
+    let with_skills = |text: &str, user: &[&str]| {
+        let files = files(&[(SKILLS_FILE, text)]).with_user_skills(user.iter().copied());
+        load(&files)
+            .problems
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        with_skills("enabled: [no_wip_titel]\n", &["no_wip_title"]),
+        [
+            "skills.yml:1:11: error[unknown_skill]: no skill is named `no_wip_titel`: did you mean `no_wip_title`? (field `enabled[0]`)"
+        ]
+    );
+    assert_eq!(
+        with_skills(
+            "disabled:\n  - classifier_empty_prr\nseverity_overrides:\n  no_wip_title: P2\n",
+            &[]
+        ),
+        [
+            "skills.yml:2:5: error[unknown_skill]: no skill is named `classifier_empty_prr`: did you mean `classifier_empty_pr`? (field `disabled[0]`)",
+            "skills.yml:4:3: error[unknown_skill]: no skill is named `no_wip_title`: the configuration directory has no user skills (skills/<kind>/<name>.wasm) (field `severity_overrides.no_wip_title`)",
+        ]
+    );
+    assert_eq!(
+        with_skills("enabled: [validator_ci_green]\n", &[]),
+        [
+            "skills.yml:1:11: warning[no_effect]: `validator_ci_green` is a built-in skill, which runs whatever `enabled` says (it lists user skills only); remove it from the list (field `enabled[0]`)"
+        ]
+    );
+    let known = "enabled: [no_wip_title]\ndisabled: [hook_hallucination_guard]\nseverity_overrides:\n  no_wip_title: P2\n";
+    assert_eq!(with_skills(known, &["no_wip_title"]), Vec::<String>::new());
+    // A caller that cannot tell which user skills exist gets no such check.
+    check(&[(SKILLS_FILE, "enabled: [no_wip_titel]\n")], &[]);
 }

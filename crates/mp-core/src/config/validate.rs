@@ -225,6 +225,11 @@ pub(crate) fn skill_name(sink: &mut Sink<'_>, field: &str, value: &Spanned<Strin
     )
 }
 
+/// Whether `text` has the shape of a skill name ([`SKILL_NAME_PATTERN`]); reports nothing.
+pub(crate) fn is_skill_name(text: &str) -> bool {
+    SKILL_NAME.is_match(text)
+}
+
 /// A repository name without owner matching [`REPO_BASENAME_PATTERN`].
 pub(crate) fn repo_basename(text: &str) -> bool {
     REPO_BASENAME.is_match(text)

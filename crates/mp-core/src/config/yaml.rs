@@ -38,6 +38,10 @@ pub(crate) fn parse<T: DeserializeOwned>(
     text: &str,
     problems: &mut Vec<ConfigProblem>,
 ) -> Option<T> {
+    if let Some(problem) = folded_list_item(file, text) {
+        problems.push(problem);
+        return None;
+    }
     match serde_saphyr::from_str_with_options::<Option<T>>(text, strict_options()) {
         Ok(Some(value)) => Some(value),
         Ok(None) => match serde_saphyr::from_str_with_options::<T>("{}", strict_options()) {
@@ -255,15 +259,93 @@ fn describe_expected(expected: &str) -> &'static str {
 
 /// The expected name closest to `field`, when it is a plausible typo (edit distance ≤ 2).
 fn nearest(field: &str, expected: &[&'static str]) -> Option<&'static str> {
-    if field.chars().count() > 64 {
+    nearest_name(field, expected.iter().copied())
+}
+
+/// The candidate closest to `name`, when it is a plausible typo (edit distance ≤ 2); the
+/// first of equally close ones.
+pub(crate) fn nearest_name<'c>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<&'c str> {
+    if name.chars().count() > 64 {
         return None;
     }
-    expected
-        .iter()
-        .map(|candidate| (edit_distance(field, candidate), *candidate))
+    candidates
+        .into_iter()
+        .map(|candidate| (edit_distance(name, candidate), candidate))
         .filter(|(distance, _)| *distance <= 2)
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, candidate)| candidate)
+}
+
+/// A block list item of plain text followed by a more-indented line that starts with
+/// `- `: YAML continues the plain text over that line, so `- test` then `    - lint` is
+/// the one item `test - lint`. Valid YAML, but never what a list meant; the problem is on
+/// the continuation line. Lines inside block scalars (`|`, `>`) are not looked at.
+fn folded_list_item(file: &str, text: &str) -> Option<ConfigProblem> {
+    let lines: Vec<&str> = text.lines().collect();
+    // The indentation of the line that opened the block scalar being skipped.
+    let mut block_scalar: Option<usize> = None;
+    for (index, line) in lines.iter().enumerate() {
+        let Some(shape) = LineShape::of(line) else {
+            continue;
+        };
+        if let Some(opened_at) = block_scalar {
+            if shape.start > opened_at {
+                continue;
+            }
+            block_scalar = None;
+        }
+        let content = &line[shape.key_column..];
+        let value = match leading_key(content) {
+            Some((_, value)) => value.trim_start(),
+            None => content,
+        };
+        if value.starts_with('|') || value.starts_with('>') {
+            block_scalar = Some(shape.start);
+            continue;
+        }
+        if shape.key_column == shape.start || shape.key.is_some() || !is_plain_text(content) {
+            continue;
+        }
+        // The next line that holds something, if it continues this item's text.
+        let Some((offset, next)) = lines[index + 1..]
+            .iter()
+            .enumerate()
+            .find(|(_, next)| LineShape::of(next).is_some())
+        else {
+            continue;
+        };
+        let next_start = next.len() - next.trim_start_matches(' ').len();
+        let next_content = &next[next_start..];
+        if next_start > shape.start && (next_content == "-" || next_content.starts_with("- ")) {
+            let item_line = index + 1;
+            let line_number = (index + 2 + offset) as u64;
+            let folded = format!("{} {}", content.trim_end(), next_content.trim_end());
+            let message = format!(
+                "this line is read as the end of the list item on line {item_line} (`{}`), because it is indented more than that item; write each item on its own line at the same indentation",
+                shown(&folded)
+            );
+            return Some(
+                ConfigProblem::error(file, codes::FOLDED_LIST_ITEM, message)
+                    .at(line_number, next_start as u64 + 1)
+                    .field(key_path_at(text, item_line as u64).join(".")),
+            );
+        }
+    }
+    None
+}
+
+/// Whether a list item's content is plain text that YAML may continue on the next lines:
+/// not quoted, not a collection, alias, anchor, tag or block scalar, with no comment.
+fn is_plain_text(content: &str) -> bool {
+    let content = content.trim_end();
+    !content.is_empty()
+        && !content.starts_with([
+            '"', '\'', '[', '{', '&', '*', '!', '|', '>', '#', '%', '@', '`', '-',
+        ])
+        && !content.contains(" #")
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {

@@ -93,7 +93,9 @@ impl DefaultBranches {
 
 /// Resolves the gated branch of the governance repository and of every supervised
 /// repository `options` covers: the configured override, else one `GET /repos/{o}/{r}`
-/// each. A repository GitHub does not answer for keeps `main`, with a warning.
+/// each. A repository GitHub does not answer for keeps `main`, with a warning; one GitHub
+/// does not know (404) keeps it silently, since listing its pull requests reports it as an
+/// operator error, and no override would help.
 pub async fn resolve_default_branches(
     github: &dyn GitHub,
     config: &Config,
@@ -130,6 +132,9 @@ pub async fn resolve_default_branches(
         let branch = match branch {
             Ok(branch) if !branch.trim().is_empty() => branch,
             Ok(_) => MAIN_BRANCH.to_owned(),
+            // A repository GitHub does not know is not a branch question: the listing of
+            // its pull requests says so as an operator error (no override would help).
+            Err(GitHubError::NotFound { .. }) => MAIN_BRANCH.to_owned(),
             Err(error) => {
                 warnings.push(format!(
                     "{repo}: cannot read the default branch ({error}); `{MAIN_BRANCH}` is assumed (set repo_overrides.{repo}.default_branch to skip the call)"
@@ -531,7 +536,8 @@ impl<'a> TickSetup<'a> {
 ///
 /// Learns the bot user first (failing closed without it), then processes every open pull
 /// request of every gated repository, oldest first. A GitHub error on one pull request
-/// makes it `skipped` with the reason and the tick goes on; a secondary rate limit leaves
+/// makes it `skipped` with the reason and the tick goes on (a missing permission, and a
+/// repository GitHub does not know, are also operator errors); a secondary rate limit leaves
 /// the rest of that repository for the next tick, and the primary rate limit ends the path
 /// early (`metrics.rate_limited`).
 ///
@@ -664,7 +670,15 @@ async fn process_repo(runner: &mut Runner<'_>, repo: &RepoName, read: RepoRead) 
     let RepoRead { listed, mut reads } = read;
     let listed = match listed {
         Ok(listed) => listed,
+        Err(GitHubError::NotFound { .. }) => {
+            runner.report.operator_error(repository_not_found(repo));
+            return true;
+        }
         Err(error) => {
+            if let Some(refusal) = permission_refusal(&error) {
+                runner.report.operator_error(format!("{repo}: {refusal}"));
+                return true;
+            }
             runner
                 .report
                 .warnings
@@ -709,6 +723,65 @@ async fn process_repo(runner: &mut Runner<'_>, repo: &RepoName, read: RepoRead) 
         }
     }
     true
+}
+
+/// The operator error of a supervised repository whose pull requests GitHub answers 404
+/// for: a typo in `projects.yml`, or an installation that does not cover it.
+fn repository_not_found(repo: &RepoName) -> String {
+    format!(
+        "{repo}: GitHub does not know this repository (404): it does not exist or the App is not installed on it; check its name in projects.yml `supervised_repos` and the App's installation (`mp doctor`)"
+    )
+}
+
+/// The operator's line for a call GitHub refused for a missing permission: a 403 that is
+/// not a rate limit (the adapters report those as [`GitHubError::RateLimited`] and
+/// [`GitHubError::Throttled`]). `None` for every other error.
+pub fn permission_refusal(error: &GitHubError) -> Option<String> {
+    let GitHubError::Status {
+        route,
+        status: 403,
+        message,
+    } = error
+    else {
+        return None;
+    };
+    let needed = accepted_permissions(message).unwrap_or_else(|| needed_permission(route));
+    Some(format!(
+        "GitHub refused `{route}` (HTTP 403: {message}): mp lacks the permission {needed}; grant it to the App's installation (or the token) and check with `mp doctor`"
+    ))
+}
+
+/// The permission sets GitHub accepts for the call, when the adapter kept its
+/// `X-Accepted-GitHub-Permissions` header in the message (`accepted permissions: ...`).
+fn accepted_permissions(message: &str) -> Option<String> {
+    let (_, rest) = message.split_once("accepted permissions: ")?;
+    let sets = rest.split(')').next().unwrap_or(rest).trim();
+    (!sets.is_empty()).then(|| format!("`{sets}` (one of these sets)"))
+}
+
+/// The permission a call on `route` (`METHOD /path`) needs, as GitHub's REST reference
+/// names it for fine-grained tokens and Apps.
+fn needed_permission(route: &str) -> String {
+    let (method, path) = route.split_once(' ').unwrap_or(("", route));
+    let level = if method.eq_ignore_ascii_case("GET") {
+        "read"
+    } else {
+        "write"
+    };
+    let scope = if path.contains("/comments") || path.contains("/labels") {
+        return format!("`issues: {level}` or `pull_requests: {level}`");
+    } else if path.contains("/merge") || path.contains("/contents") || path.contains("/git/") {
+        "contents"
+    } else if path.contains("/issues") {
+        "issues"
+    } else if path.contains("/check-runs") {
+        "checks"
+    } else if path.contains("/pulls") {
+        "pull_requests"
+    } else {
+        return "that this call needs".to_owned();
+    };
+    format!("`{scope}: {level}`")
 }
 
 /// Warnings about the setup itself: unsigned receipts, and a configured App slug that is

@@ -55,6 +55,8 @@ impl Flow {
 struct Skip {
     detail: String,
     flow: Flow,
+    /// The operator's line when a missing permission caused the skip.
+    refused: Option<String>,
     verdict: Option<Verdict>,
     gate: Option<GateReport>,
 }
@@ -64,6 +66,7 @@ impl Skip {
         Self {
             detail,
             flow: Flow::Continue,
+            refused: None,
             verdict: None,
             gate: None,
         }
@@ -72,6 +75,7 @@ impl Skip {
     fn github(what: &str, error: &GitHubError) -> Self {
         Self {
             flow: Flow::after(error),
+            refused: super::permission_refusal(error),
             ..Self::new(format!("{what}: {error}"))
         }
     }
@@ -152,12 +156,18 @@ impl<'a> Runner<'a> {
         let reference = format!("{}#{}", pull.repo, pull.number);
         let (outcome, flow) = match self.decide(pull, reads).await {
             Ok(outcome) => (outcome, Flow::Continue),
-            Err(skip) => (
-                PrOutcome::new(reference, PrAction::Skipped, &skip.detail)
-                    .with_verdict(skip.verdict.as_ref())
-                    .with_gate(skip.gate.as_ref()),
-                skip.flow,
-            ),
+            Err(skip) => {
+                if let Some(refused) = &skip.refused {
+                    self.report
+                        .operator_error(format!("{}: {refused}", pull.repo));
+                }
+                (
+                    PrOutcome::new(reference, PrAction::Skipped, &skip.detail)
+                        .with_verdict(skip.verdict.as_ref())
+                        .with_gate(skip.gate.as_ref()),
+                    skip.flow,
+                )
+            }
         };
         self.report.metrics.count(&outcome.action);
         self.report.outcomes.push(outcome);

@@ -231,4 +231,17 @@ pub struct TickReport {
     pub metrics: TickMetrics,
     /// Things an operator should know that concern no single pull request, one line each.
     pub warnings: Vec<String>,
+    /// What only the operator can fix, one line each, each said once: a supervised
+    /// repository GitHub does not know, a call refused for a missing permission. The tick
+    /// goes on with the rest, and `mp tick` then ends with exit 1.
+    pub operator_errors: Vec<String>,
+}
+
+impl TickReport {
+    /// Records `line` in [`TickReport::operator_errors`] unless it is already there.
+    pub(crate) fn operator_error(&mut self, line: String) {
+        if !self.operator_errors.contains(&line) {
+            self.operator_errors.push(line);
+        }
+    }
 }

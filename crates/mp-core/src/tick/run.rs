@@ -112,6 +112,9 @@ pub struct FullTickReport {
     /// Things an operator should know, one line each (the pull-request path's, the
     /// state's, and every repository's).
     pub warnings: Vec<String>,
+    /// What only the operator can fix (see [`TickReport::operator_errors`]); `mp tick`
+    /// ends with exit 1 when there is any.
+    pub operator_errors: Vec<String>,
     /// The shard this tick ran, when it was sharded.
     pub shard: Option<Shard>,
 }
@@ -310,6 +313,7 @@ impl Tick<'_> {
         self.report.outcomes = pr.outcomes;
         self.report.metrics = pr.metrics;
         self.report.warnings.extend(pr.warnings);
+        self.report.operator_errors.extend(pr.operator_errors);
         if self.report.metrics.rate_limited {
             self.report.end_early(
                 "a rate limit stopped the pull-request path (see the warnings); the branch supervisor waits for the next tick"

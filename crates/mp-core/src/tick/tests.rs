@@ -912,3 +912,54 @@ fn a_question_label_counts_only_when_the_bot_applied_it_last() {
         &bot
     ));
 }
+
+#[test]
+fn a_403_that_is_not_a_rate_limit_names_the_missing_permission() {
+    let refused = |route: &str, message: &str| {
+        super::permission_refusal(&GitHubError::Status {
+            route: route.to_owned(),
+            status: 403,
+            message: message.to_owned(),
+        })
+    };
+    assert_eq!(
+        refused(
+            "POST /repos/{o}/{r}/issues/{n}/comments",
+            "Resource not accessible by integration"
+        )
+        .as_deref(),
+        Some(
+            "GitHub refused `POST /repos/{o}/{r}/issues/{n}/comments` (HTTP 403: Resource not accessible by integration): mp lacks the permission `issues: write` or `pull_requests: write`; grant it to the App's installation (or the token) and check with `mp doctor`"
+        )
+    );
+    let merge = refused(
+        "PUT /repos/{o}/{r}/pulls/{n}/merge",
+        "Resource not accessible by integration",
+    )
+    .expect("a refusal");
+    assert!(merge.contains("`contents: write`"), "{merge}");
+    // GitHub's own header, when the adapter kept it, wins over the route's guess.
+    let header = refused(
+        "POST /repos/{o}/{r}/issues/{n}/comments",
+        "Resource not accessible by integration (accepted permissions: issues=write; pull_requests=write)",
+    )
+    .expect("a refusal");
+    assert!(
+        header.contains("`issues=write; pull_requests=write` (one of these sets)"),
+        "{header}"
+    );
+    // Rate limits and other statuses are not permission refusals.
+    for error in [
+        GitHubError::RateLimited { remaining: 0 },
+        GitHubError::Throttled {
+            retry_after_secs: 60,
+        },
+        GitHubError::Status {
+            route: "PUT /repos/{o}/{r}/pulls/{n}/merge".to_owned(),
+            status: 422,
+            message: "no".to_owned(),
+        },
+    ] {
+        assert_eq!(super::permission_refusal(&error), None, "{error}");
+    }
+}

@@ -36,6 +36,9 @@ use crate::world::{Commit, IssueRecord, PR_MERGE, Pull, Repo, World, commit_sha}
 pub use action::Action;
 pub use endpoint::Endpoint;
 
+/// The permissions of which one lets a token comment on issues and pull requests.
+const COMMENT_PERMISSIONS: [&str; 2] = ["issues", "pull_requests"];
+
 use index::{RepoIndex, WorldIndex};
 
 /// The GitHub port over an in-memory [`World`], with an action log and call counts.
@@ -267,6 +270,26 @@ impl MemoryGitHub {
 }
 
 impl State {
+    /// Refuses a write the installation's permissions do not allow, as GitHub does: 403
+    /// "Resource not accessible by integration" unless one of `any_of` is `write` or
+    /// `admin` (the world's `app_permissions`).
+    fn may_write(&self, endpoint: Endpoint, any_of: &[&str]) -> Result<(), GitHubError> {
+        let granted = self.world.installation_permissions();
+        let allowed = any_of.iter().any(|name| {
+            granted
+                .get(*name)
+                .is_some_and(|level| level == "write" || level == "admin")
+        });
+        if allowed {
+            return Ok(());
+        }
+        Err(GitHubError::Status {
+            route: endpoint.route().to_owned(),
+            status: 403,
+            message: "Resource not accessible by integration".to_owned(),
+        })
+    }
+
     fn bot(&self, endpoint: Endpoint) -> Result<Login, GitHubError> {
         self.world
             .bot_login()
@@ -765,6 +788,7 @@ impl GitHub for MemoryGitHub {
         body: &str,
     ) -> Result<Comment, GitHubError> {
         let mut state = self.call(Endpoint::CreateComment)?;
+        state.may_write(Endpoint::CreateComment, &COMMENT_PERMISSIONS)?;
         let bot = state.bot(Endpoint::CreateComment)?;
         let now = state.world.now;
         let id = CommentId::new(state.next_comment_id);
@@ -794,6 +818,7 @@ impl GitHub for MemoryGitHub {
         body: &str,
     ) -> Result<(), GitHubError> {
         let mut state = self.call(Endpoint::UpdateComment)?;
+        state.may_write(Endpoint::UpdateComment, &COMMENT_PERMISSIONS)?;
         let now = state.world.now;
         let found = state.repo_mut(repo)?;
         let pulls = found.pulls.iter_mut().flat_map(|p| {

@@ -8,7 +8,9 @@
 //! left `None`, and the tick reads it over REST for that pull request alone. A query that
 //! fails as a whole (GraphQL's own rate limit, an error without data, an answer that does
 //! not decode) falls back to the REST listing for the repository; only the limits shared
-//! with REST (a secondary limit, the primary REST limit) end the read.
+//! with REST (a secondary limit, the primary REST limit) end the read, and a repository
+//! GitHub does not know (`repository: null` with `NOT_FOUND`) is `NotFound`, as the REST
+//! listing's 404 would be.
 
 use mp_core::context::{
     CheckConclusion, CheckRun, CheckStatus, Comment, CommentId, CommitContext, FileChange,
@@ -450,7 +452,8 @@ fn check_runs(connection: Connection<HeadCommit>, head: &CommitSha) -> Option<Ve
 
 /// Why the GraphQL path gave up on a repository.
 enum GiveUp {
-    /// A limit REST shares: the tick must see it.
+    /// What REST would answer too (a limit both share, a repository GitHub does not
+    /// know): the tick must see it.
     Shared(GitHubError),
     /// Anything else: the REST listing reads the repository instead.
     Fallback(String),
@@ -556,7 +559,18 @@ impl RestGitHub {
                 self.transport.note_graphql_remaining(rate.remaining);
             }
             let Some(repository) = data.repository else {
-                // GitHub answers a repository it cannot see with `null` and NOT_FOUND.
+                // GitHub answers a repository it cannot see with `null` and NOT_FOUND: the
+                // REST listing would answer 404 too, so the tick hears it without a second
+                // call (and names the repository to the operator).
+                if decoded
+                    .errors
+                    .iter()
+                    .any(|e| e.kind.as_deref() == Some("NOT_FOUND"))
+                {
+                    return Err(GiveUp::Shared(GitHubError::NotFound {
+                        what: format!("repository {repo}"),
+                    }));
+                }
                 return Err(GiveUp::Fallback("the repository is not visible".to_owned()));
             };
             let connection = repository.pull_requests;

@@ -1656,6 +1656,34 @@ async fn bare_403_is_returned_as_is() {
     check("requests", stub.hits().len(), 1);
 }
 
+/// GitHub names the permission sets a route accepts in `X-Accepted-GitHub-Permissions`
+/// (sent to Apps and fine-grained tokens); a refusal keeps it, so the tick can name what
+/// is missing.
+#[tokio::test]
+async fn a_403_keeps_the_accepted_permissions() {
+    let stub = Stub::start(|_| {
+        Reply::message(403, "Resource not accessible by integration").with(
+            "x-accepted-github-permissions",
+            "issues=write; pull_requests=write",
+        )
+    })
+    .await;
+    let result = stub
+        .client()
+        .create_comment(&repo(), PrNumber::new(7), "hello")
+        .await;
+    check(
+        "status",
+        result.map(|_| ()),
+        Err(GitHubError::Status {
+            route: "POST /repos/{o}/{r}/issues/{n}/comments".to_owned(),
+            status: 403,
+            message: "Resource not accessible by integration (accepted permissions: issues=write; pull_requests=write)".to_owned(),
+        }),
+    );
+    check("requests", stub.hits().len(), 1);
+}
+
 /// GitHub's secondary limit as it often really comes: a bare 403 with calls left in the
 /// primary window and no `Retry-After`. It is a limit, not a refusal: the client waits at
 /// least a minute before asking again, which a tick's wait budget turns into `Throttled`.

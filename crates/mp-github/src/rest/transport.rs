@@ -110,6 +110,9 @@ pub(crate) struct Answer {
     pub(crate) body: Vec<u8>,
     pub(crate) link: Option<String>,
     route: &'static str,
+    /// GitHub's `X-Accepted-GitHub-Permissions` header: the permission sets the route
+    /// accepts, `;`-separated (sent to Apps and fine-grained tokens).
+    accepted_permissions: Option<String>,
 }
 
 impl Answer {
@@ -162,7 +165,12 @@ impl Answer {
             status => GitHubError::Status {
                 route: self.route.to_owned(),
                 status,
-                message: self.message(),
+                message: match (status, &self.accepted_permissions) {
+                    (403, Some(sets)) => {
+                        format!("{} (accepted permissions: {sets})", self.message())
+                    }
+                    _ => self.message(),
+                },
             },
         }
     }
@@ -184,6 +192,7 @@ struct Received {
     retry_after: Option<u64>,
     remaining: Option<u32>,
     reset: Option<u64>,
+    accepted_permissions: Option<String>,
 }
 
 /// What to do after an exchange.
@@ -573,6 +582,7 @@ impl Transport {
         let retry_after = text("retry-after").and_then(|v| v.parse::<u64>().ok());
         let link = text("link");
         let etag = text("etag");
+        let accepted_permissions = text("x-accepted-github-permissions").filter(|v| !v.is_empty());
         let graphql = is_graphql_resource(text("x-ratelimit-resource").as_deref(), request);
         {
             let mut budget = lock(if graphql {
@@ -613,6 +623,7 @@ impl Transport {
             retry_after,
             remaining,
             reset,
+            accepted_permissions,
         }))
     }
 
@@ -674,6 +685,7 @@ impl Transport {
                 body: received.body.clone(),
                 link: None,
                 route: request.route,
+                accepted_permissions: None,
             }
             .message();
             let message = if said.starts_with("HTTP ") {
@@ -692,6 +704,7 @@ impl Transport {
                         body: entry.body.into_bytes(),
                         link: entry.link,
                         route,
+                        accepted_permissions: None,
                     })),
                     None => Step::Done(Err(GitHubError::Malformed {
                         route: route.to_owned(),
@@ -719,6 +732,7 @@ impl Transport {
             body: received.body,
             link: received.link,
             route,
+            accepted_permissions: received.accepted_permissions,
         }))
     }
 
