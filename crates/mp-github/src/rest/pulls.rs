@@ -269,30 +269,8 @@ impl GitHub for RestGitHub {
         repo: &RepoName,
         head_ref: &str,
     ) -> Result<Vec<RefUpdate>, GitHubError> {
-        let endpoint = Endpoint::ListActivity;
-        let full_ref = format!("refs/heads/{head_ref}");
-        let url = listing(
-            self.transport.repo_url(repo, &["activity"]),
-            &[("ref", full_ref.as_str())],
-        );
-        let what = || format!("activity of {full_ref} in {repo}");
-        let convert = Self::convert(endpoint);
-        let entries = self
-            .transport
-            .get_pages(
-                endpoint.route(),
-                url,
-                repo,
-                &what,
-                None,
-                |page: Vec<ActivityJson>| {
-                    page.into_iter()
-                        .map(|entry| convert.activity(entry))
-                        .collect()
-                },
-            )
-            .await?;
-        entries.into_iter().collect()
+        // Nothing to stop at: every page.
+        self.branch_updates_until(repo, head_ref, &[]).await
     }
 
     async fn branch_updates_until(

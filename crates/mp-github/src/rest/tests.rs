@@ -831,6 +831,50 @@ fn paged(hit: &Hit, total: usize, per_page: usize, item: impl Fn(usize) -> Value
     reply
 }
 
+/// The activity log of `main`, newest first: entry `i` moves the branch from SHA `i + 1`
+/// to SHA `i` (so the newest tip is SHA 0).
+fn activity_entry(i: usize) -> Value {
+    json!({
+        "id": i, "node_id": format!("A_{i}"),
+        "before": numbered_sha(i + 1), "after": numbered_sha(i),
+        "ref": "refs/heads/main", "timestamp": "2026-03-10T10:00:00Z",
+        "activity_type": "push",
+        "actor": { "login": "octocat", "id": 1, "type": "User" },
+    })
+}
+
+#[tokio::test]
+async fn the_activity_log_is_read_back_only_as_far_as_the_watermarks() {
+    let stub = Stub::start(|hit| paged(hit, 6, 2, activity_entry)).await;
+    let client = stub.client();
+    let tip = |n: usize| CommitSha::parse(&numbered_sha(n)).expect("a SHA");
+    // The watermark is on page 2: pages 1 and 2 are read, not page 3.
+    let read = client
+        .branch_updates_until(&repo(), "main", &[tip(3)])
+        .await
+        .map(|updates| updates.len());
+    check("entries", read, Ok(4));
+    check("requests", stub.hits().len(), 2);
+    // Two watermarks: read until both show.
+    let read = client
+        .branch_updates_until(&repo(), "main", &[tip(0), tip(5)])
+        .await
+        .map(|updates| updates.len());
+    check("entries", read, Ok(6));
+    // A watermark the log never shows, and the plain read: every page.
+    let read = client
+        .branch_updates_until(&repo(), "main", &[tip(40)])
+        .await
+        .map(|updates| updates.len());
+    check("entries", read, Ok(6));
+    let read = client
+        .head_ref_updates(&repo(), "main")
+        .await
+        .map(|updates| updates.len());
+    check("entries", read, Ok(6));
+    check("requests", stub.hits().len(), 2 + 3 + 3 + 3);
+}
+
 #[tokio::test]
 async fn pagination_follows_next_over_three_pages() {
     let stub = Stub::start(|hit| {
