@@ -386,11 +386,11 @@ fn every_tick_with_an_audit_log_ends_with_one_tick_record() {
         last["inbox"],
         serde_json::json!([{"pr": "acme/infra#7", "issue": null, "state": "routed"}])
     );
-    // 97 calls of work (the supervisor's activity and compare reads, and twice the
-    // timeline of the pending inbox question, read by the poll and by the pull-request
-    // path), the tick lease (one read, two writes) and each of the three repositories'
-    // default branch.
-    assert_eq!(last["api_calls"], 103);
+    // 98 calls of work (the supervisor's activity and compare reads, the activity of
+    // bot-state, and twice the timeline of the pending inbox question, read by the poll and
+    // by the pull-request path), the tick lease (one read, two writes) and each of the
+    // three repositories' default branch.
+    assert_eq!(last["api_calls"], 104);
     assert_eq!(last["http"], Value::Null);
 }
 

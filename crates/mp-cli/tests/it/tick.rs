@@ -51,8 +51,23 @@ fn tick_json(
         .expect("mp runs");
     let code = output.status.code();
     if code != Some(0) {
+        // Why it failed, without what it says of its writes: a real run lists the ones it
+        // made before it stopped, a dry run made none (its planned writes are compared
+        // where the tick prints them).
         let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-        return (code, Vec::new(), serde_json::Value::String(stderr));
+        let why = [
+            "; nothing was written",
+            " write(s) were made before it failed",
+        ]
+        .iter()
+        .filter_map(|tail| stderr.find(tail))
+        .min()
+        .map_or(stderr.as_str(), |at| &stderr[..at]);
+        let why = why
+            .rsplit_once("; ")
+            .filter(|(_, n)| n.parse::<u32>().is_ok())
+            .map_or(why, |(head, _)| head);
+        return (code, Vec::new(), serde_json::Value::String(why.to_owned()));
     }
     let doc: serde_json::Value = serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|_| panic!("json from {}", world.display()));
