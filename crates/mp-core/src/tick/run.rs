@@ -112,7 +112,7 @@ pub struct FullTickReport {
     /// Things an operator should know, one line each (the pull-request path's, the
     /// state's, and every repository's).
     pub warnings: Vec<String>,
-    /// What only the operator can fix (see [`TickReport::operator_errors`]); `mp tick`
+    /// What only the operator can fix (see [`super::TickReport::operator_errors`]); `mp tick`
     /// ends with exit 1 when there is any.
     pub operator_errors: Vec<String>,
     /// The shard this tick ran, when it was sharded.
