@@ -227,9 +227,19 @@ async fn faulted(
     server.set_faults(FaultScript::default());
     recover(&server, scenario).await;
     let after_recovery = posts(&server.memory().actions());
+    // With a receipt key, a question whose creation answer was lost cannot be signed (its
+    // number never came back), so the next poll flags it and it is asked once more in a
+    // fresh, signed issue (decisions/0040): one more post, never more.
+    let question_lost =
+        scenario.world.receipt_key.is_some() && script.starts_with("POST /repos/{o}/{r}/issues ");
     for (post, count) in &after_recovery {
         let clean = base.posts.get(post).copied().unwrap_or(0);
-        if *count > clean.max(1) {
+        let allowed = if question_lost && post.contains(": Decision pending") {
+            clean.max(1) + 1
+        } else {
+            clean.max(1)
+        };
+        if *count > allowed {
             broken.push(format!("posted {count} times (clean: {clean}): {post}"));
         }
     }
