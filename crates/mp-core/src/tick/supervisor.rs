@@ -183,7 +183,8 @@ pub struct SupervisorMetrics {
     pub l5_commits: u32,
     /// Commits that were re-validated by L2.
     pub l2_commits: u32,
-    /// New commits left for a later tick by the per-layer commit cap.
+    /// New updates of the branch (pushes, merges) left for a later tick by the per-layer
+    /// commit cap; their commits are not listed until then, so they are counted per update.
     pub commits_deferred: u32,
     /// User branch-hook calls that failed (each also a warning).
     pub skill_failures: u32,
