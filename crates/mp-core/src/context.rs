@@ -54,6 +54,10 @@ pub struct PrContext {
     /// GitHub's own record of the updates of the head branch (the repository activity
     /// log), the server-side evidence that binds an owner's label to a head.
     pub head_history: HeadHistory,
+    /// GitHub's record of the updates of the base branch, read (as far back as needed)
+    /// only when the head branch holds a merge pushed onto it: the evidence that the merge
+    /// brought in a commit the base branch pointed to, and nothing else (decisions/0026).
+    pub base_history: HeadHistory,
 }
 
 impl PrContext {

@@ -60,6 +60,7 @@ fn realistic_pr() -> PrContext {
         check_runs: Vec::new(),
         label_events: Vec::new(),
         head_history: Default::default(),
+        base_history: Default::default(),
     }
 }
 

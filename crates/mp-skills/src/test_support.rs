@@ -33,5 +33,6 @@ pub(crate) fn pr(commits: Vec<CommitContext>) -> PrContext {
         check_runs: Vec::new(),
         label_events: Vec::new(),
         head_history: Default::default(),
+        base_history: Default::default(),
     }
 }

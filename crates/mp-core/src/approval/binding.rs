@@ -128,9 +128,10 @@ pub fn is_mp_update(
     (commit.parents.len() == 2 && commit.parents[0] == *tip).then(|| after.clone())
 }
 
-/// The commits of the pull request that are mp's own branch updates ([`is_mp_update`]):
-/// GitHub's merge of `main` into the branch, which carries no identity trailers. C5 does
-/// not ask trailers of them, and of nothing else.
+/// The commits of the pull request that are mp's own branch updates ([`is_mp_update`])
+/// merging a commit the base branch pointed to ([`merged_from_base`]): GitHub's merge of
+/// `main` into the branch, which carries no identity trailers. C5 does not ask trailers of
+/// them, and of nothing else.
 pub fn mp_update_commits(pr: &PrContext, bot: Option<&Login>) -> Vec<CommitSha> {
     let HeadHistory::Read(updates) = &pr.head_history else {
         return Vec::new();
@@ -140,6 +141,7 @@ pub fn mp_update_commits(pr: &PrContext, bot: Option<&Login>) -> Vec<CommitSha> 
         .filter_map(|update| {
             let before = update.before.as_ref()?;
             is_mp_update(update, before, &pr.commits, bot)
+                .filter(|merge| merged_from_base(pr, merge).is_ok())
         })
         .collect()
 }
@@ -207,6 +209,22 @@ pub enum NoHeadEvidence {
         /// The current head.
         head: CommitSha,
     },
+    /// One of mp's updates after the label merged a commit the base branch never pointed
+    /// to (as its activity log shows): the update brought in code that is not the base's.
+    UpdateNotFromBase {
+        /// The update's merge commit.
+        update: CommitSha,
+        /// Its second parent.
+        parent: CommitSha,
+        /// The base branch.
+        base_ref: String,
+    },
+    /// An update after the label is a merge, and the base branch's activity log, which
+    /// shows what the merge brought in, was not read or cannot be had.
+    BaseHistoryMissing {
+        /// Why.
+        reason: String,
+    },
     /// When the label was applied the head was another commit (or the branch was gone).
     OtherHeadAtLabel {
         /// The tip at the label event, `None` when the branch had been deleted.
@@ -233,6 +251,8 @@ impl NoHeadEvidence {
             Self::UpdateChainForked { .. } => "head_update_chain_forked",
             Self::BaseChangedAfterLabel { .. } => "base_changed_after_label",
             Self::HistoryBehindHead { .. } => "head_history_behind",
+            Self::UpdateNotFromBase { .. } => "update_second_parent_not_on_base",
+            Self::BaseHistoryMissing { .. } => "base_history_missing",
             Self::OtherHeadAtLabel { .. } => "labeled_other_head",
         }
     }
@@ -300,6 +320,20 @@ impl fmt::Display for NoHeadEvidence {
                 "GitHub's activity log ends with the branch deleted but the head is {}",
                 head.short()
             ),
+            Self::UpdateNotFromBase {
+                update,
+                parent,
+                base_ref,
+            } => write!(
+                f,
+                "mp's update {} after the label merged {}, its second parent, which {base_ref} never pointed to (GitHub's activity log of {base_ref}): the label does not carry over code that is not {base_ref}'s",
+                update.short(),
+                parent.short()
+            ),
+            Self::BaseHistoryMissing { reason } => write!(
+                f,
+                "the base branch's update history, which shows what mp's update after the label merged, is unavailable ({reason})"
+            ),
             Self::OtherHeadAtLabel {
                 then: Some(then),
                 head,
@@ -326,12 +360,14 @@ impl fmt::Display for NoHeadEvidence {
 /// Proves from the pull request's head history and timeline that a label applied at
 /// `labeled_at` binds its current head and base: the base was not changed since the label,
 /// and the label was applied to the head, or to a commit that only mp's own branch updates
-/// (by the bot of `roots`) moved on to it. See [`prove_head_at_label`]; the settle window is
-/// that of `roots`.
+/// (by the bot of `roots`) moved on to it, each merging a commit the base branch pointed to
+/// ([`merged_from_base`]). See [`prove_head_at_label`]; the settle window is that of
+/// `roots`.
 ///
 /// # Errors
 /// [`NoHeadEvidence::BaseChangedAfterLabel`] when a base change (`base_ref_changed`) is at
-/// or after the label or has no time; otherwise as [`prove_head_at_label`].
+/// or after the label or has no time; as [`merged_from_base`] for a carried update;
+/// otherwise as [`prove_head_at_label`].
 pub fn head_at_label(
     pr: &PrContext,
     labeled_at: Option<Timestamp>,
@@ -356,7 +392,59 @@ pub fn head_at_label(
             labeled_at: proof.labeled_at,
         });
     }
+    for update in &proof.carried {
+        merged_from_base(pr, update)?;
+    }
     Ok(proof)
+}
+
+/// Checks that the merge commit `update` of the pull request brought in a commit its base
+/// branch pointed to: its second parent is a tip GitHub's activity log of the base branch
+/// shows ([`PrContext::base_history`]). GitHub's update of a branch merges the base's head
+/// of that moment, which the log records; a merge of anything else (a commit of another
+/// branch, reached by retargeting the base while mp updated) brings in code the base never
+/// had (decisions/0026).
+///
+/// # Errors
+/// [`NoHeadEvidence::BaseHistoryMissing`] when the base's history was not read or cannot
+/// be had, or `update` is not a two-parent commit of the pull request;
+/// [`NoHeadEvidence::UpdateNotFromBase`] when its second parent is no tip of the log.
+pub fn merged_from_base(pr: &PrContext, update: &CommitSha) -> Result<(), NoHeadEvidence> {
+    let Some(parent) = pr
+        .commits
+        .iter()
+        .find(|commit| commit.sha == *update)
+        .and_then(|commit| commit.parents.get(1))
+    else {
+        return Err(NoHeadEvidence::BaseHistoryMissing {
+            reason: format!(
+                "{} is not a merge among the pull request's commits",
+                update.short()
+            ),
+        });
+    };
+    let updates = match &pr.base_history {
+        HeadHistory::Read(updates) => updates,
+        HeadHistory::NotRead => {
+            return Err(NoHeadEvidence::BaseHistoryMissing {
+                reason: "not read".to_owned(),
+            });
+        }
+        HeadHistory::Unavailable { reason } => {
+            return Err(NoHeadEvidence::BaseHistoryMissing {
+                reason: reason.clone(),
+            });
+        }
+    };
+    if updates.iter().any(|u| u.after.as_ref() == Some(parent)) {
+        Ok(())
+    } else {
+        Err(NoHeadEvidence::UpdateNotFromBase {
+            update: update.clone(),
+            parent: parent.clone(),
+            base_ref: pr.base_ref.clone(),
+        })
+    }
 }
 
 /// The tip the updates of one second leave: the tip they all leave, or the end of the one

@@ -15,8 +15,8 @@ pub mod verified;
 use crate::ids::Login;
 
 pub use binding::{
-    HeadAtLabel, NoHeadEvidence, SettleWindow, head_at_label, is_mp_update, mp_update_commits,
-    prove_head_at_label,
+    HeadAtLabel, NoHeadEvidence, SettleWindow, head_at_label, is_mp_update, merged_from_base,
+    mp_update_commits, prove_head_at_label,
 };
 pub use provenance::{EffectiveApplier, Provenance, Undeterminable, effective_applier};
 pub use receipt::{

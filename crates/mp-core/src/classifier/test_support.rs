@@ -39,6 +39,7 @@ pub(crate) fn pr(files: Vec<FileChange>) -> PrContext {
         check_runs: Vec::new(),
         label_events: Vec::new(),
         head_history: Default::default(),
+        base_history: Default::default(),
     }
 }
 

@@ -145,6 +145,7 @@ impl Pr {
             check_runs: Vec::new(),
             label_events: Vec::new(),
             head_history: created(&sha("a")),
+            base_history: HeadHistory::NotRead,
         })
     }
 
@@ -213,6 +214,12 @@ impl Pr {
     /// Replaces the head branch's history.
     pub(crate) fn history(mut self, history: HeadHistory) -> Self {
         self.0.head_history = history;
+        self
+    }
+
+    /// Replaces the base branch's history.
+    pub(crate) fn base_history(mut self, history: HeadHistory) -> Self {
+        self.0.base_history = history;
         self
     }
 

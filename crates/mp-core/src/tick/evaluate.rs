@@ -13,7 +13,7 @@ use crate::context::{
     CheckRun, Comment, CommitContext, FileChange, HeadHistory, LabelEvent, PrContext,
 };
 use crate::gate::{GateInput, GatePolicy, GateReport, evaluate_gate_under};
-use crate::ids::{CommitSha, Timestamp};
+use crate::ids::{CommitSha, RepoName, Timestamp};
 use crate::port::{AuditRecord, AuditVote, GitHub, GitHubError, PullRequest};
 use crate::quadrant::Quadrant;
 use crate::skill::SkillFailure;
@@ -165,14 +165,51 @@ pub async fn fetch_context(
     let check_runs = github.check_runs(repo, &pull.head_sha).await?;
     let label_events = github.label_events(repo, number).await?;
     let head_history = head_history(github, pull).await?;
-    Ok(context_of(
-        pull,
-        commits,
-        files,
-        check_runs,
-        label_events,
-        head_history,
-    ))
+    let mut pr = context_of(pull, commits, files, check_runs, label_events, head_history);
+    pr.base_history =
+        base_history(github, &pull.repo, &pull.base_ref, &merged_parents(&pr)).await?;
+    Ok(pr)
+}
+
+/// The second parents of the merges that pushes of the head branch left as its tip (GitHub's
+/// activity log): the commits the base branch's log must show for such a merge to carry a
+/// label over ([`merged_from_base`](crate::approval::merged_from_base)). Empty when the
+/// head history was not read or no push left a merge.
+pub(crate) fn merged_parents(pr: &PrContext) -> Vec<CommitSha> {
+    let HeadHistory::Read(updates) = &pr.head_history else {
+        return Vec::new();
+    };
+    let mut parents: Vec<CommitSha> = updates
+        .iter()
+        .filter_map(|update| update.after.as_ref())
+        .filter_map(|after| pr.commits.iter().find(|commit| commit.sha == *after))
+        .filter(|commit| commit.parents.len() == 2)
+        .map(|commit| commit.parents[1].clone())
+        .collect();
+    parents.sort();
+    parents.dedup();
+    parents
+}
+
+/// The base branch's update history, read back as far as `parents` (none: not read). A
+/// base branch whose log GitHub does not have is `Unavailable`, and no label carries over
+/// a merge on it.
+pub(crate) async fn base_history(
+    github: &dyn GitHub,
+    repo: &RepoName,
+    base_ref: &str,
+    parents: &[CommitSha],
+) -> Result<HeadHistory, GitHubError> {
+    if parents.is_empty() {
+        return Ok(HeadHistory::NotRead);
+    }
+    match github.branch_updates_until(repo, base_ref, parents).await {
+        Ok(updates) => Ok(HeadHistory::Read(updates)),
+        Err(GitHubError::NotFound { what }) => Ok(HeadHistory::Unavailable {
+            reason: format!("{what} not found"),
+        }),
+        Err(err) => Err(err),
+    }
 }
 
 /// The context of a listed pull request from its reads.
@@ -202,6 +239,7 @@ pub(crate) fn context_of(
         check_runs,
         label_events,
         head_history,
+        base_history: HeadHistory::NotRead,
     }
 }
 

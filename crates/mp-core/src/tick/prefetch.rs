@@ -29,7 +29,9 @@ use crate::ids::{CommitSha, PrNumber, RepoName};
 use crate::port::{GitHub, GitHubError, ListedPull, PullRequest};
 
 use super::PR_PATH_RESERVE;
-use super::evaluate::{context_of, head_history, head_history_unread};
+use super::evaluate::{
+    base_history, context_of, head_history, head_history_unread, merged_parents,
+};
 
 /// How many GitHub reads the pull-request path keeps in flight at once (`env.yml`
 /// `read_concurrency`, default 8); 1 is the serial tick. Writes are always one at a time.
@@ -282,10 +284,48 @@ pub(crate) async fn read_repo(
             Answer::Comments(i, read) => parts[i].comments = Some(read),
         }
     }
-    let pulls = pulls
+    let mut pulls: BTreeMap<PrNumber, PullData> = pulls
         .iter()
         .zip(parts)
         .map(|(listed, parts)| (listed.pull.number, parts.finish(&listed.pull)))
         .collect();
+    read_base_history(github, stop, repo, gated, &mut pulls).await;
     RepoReads { main_head, pulls }
+}
+
+/// The gated branch's update history for every pull request whose head branch holds a
+/// merge pushed onto it, in one read back as far as all their second parents; a read that
+/// fails fails those pull requests' contexts.
+async fn read_base_history(
+    github: &dyn GitHub,
+    stop: &Stop,
+    repo: &RepoName,
+    gated: &str,
+    pulls: &mut BTreeMap<PrNumber, PullData>,
+) {
+    let mut needed: Vec<CommitSha> = pulls
+        .values()
+        .filter_map(|data| data.context.as_ref().ok())
+        .flat_map(merged_parents)
+        .collect();
+    if needed.is_empty() {
+        return;
+    }
+    needed.sort();
+    needed.dedup();
+    let read = stop
+        .read(github, Box::pin(base_history(github, repo, gated, &needed)))
+        .await;
+    for data in pulls.values_mut() {
+        let Ok(context) = &mut data.context else {
+            continue;
+        };
+        if merged_parents(context).is_empty() {
+            continue;
+        }
+        match &read {
+            Ok(history) => context.base_history = history.clone(),
+            Err(err) => data.context = Err(err.clone()),
+        }
+    }
 }

@@ -2,7 +2,10 @@
 
 use super::*;
 use crate::approval::Receipt;
-use crate::gate::testkit::{BOT, OWNER, Pr, lines, policy, receipt};
+use crate::context::{HeadHistory, RefUpdate, RefUpdateKind};
+use crate::gate::testkit::{
+    BOT, OWNER, Pr, at, commit, good_commit, lines, login, policy, receipt, sha,
+};
 
 const L: &str = "ready-to-merge";
 
@@ -137,6 +140,74 @@ fn a_relabel_after_the_push_binds_the_new_head() {
         &policy(),
         &[
             "pass | C1: label 'ready-to-merge' applied by alice and recorded for head c000000; bound by: push of c000000 at 2026-03-01T11:30:00Z is the last head update before the label at 2026-03-01T11:41:00Z (GitHub activity log)",
+        ],
+    );
+}
+
+/// `a…` labelled at 11:00, then mp's update pushed at 11:30: `d…`, a merge of `e…` onto
+/// `a…`; `main`'s activity log is `base`.
+fn carried_through_a_merge_of(base: HeadHistory) -> Pr {
+    let mut update = commit("d", "Merge branch 'main' into feature");
+    update.parents = vec![sha("a"), sha("e")];
+    Pr::new()
+        .commits(vec![good_commit("a"), update])
+        .applied(L, OWNER, "2026-03-01T11:00:00Z")
+        .pushed("d", "2026-03-01T11:30:00Z")
+        .history(HeadHistory::Read(vec![
+            RefUpdate {
+                kind: RefUpdateKind::BranchCreation,
+                before: None,
+                after: Some(sha("a")),
+                at: Some(at("2026-03-01T10:00:00Z")),
+                actor: Some(login("bob")),
+            },
+            RefUpdate {
+                kind: RefUpdateKind::Push,
+                before: Some(sha("a")),
+                after: Some(sha("d")),
+                at: Some(at("2026-03-01T11:30:00Z")),
+                actor: Some(login(BOT)),
+            },
+        ]))
+        .base_history(base)
+}
+
+fn main_at(tip: &str) -> HeadHistory {
+    HeadHistory::Read(vec![RefUpdate {
+        kind: RefUpdateKind::Push,
+        before: Some(sha("b")),
+        after: Some(sha(tip)),
+        at: Some(at("2026-03-01T11:20:00Z")),
+        actor: Some(login(OWNER)),
+    }])
+}
+
+#[test]
+fn mp_s_update_carries_the_label_only_when_it_merged_a_tip_of_main() {
+    check(
+        carried_through_a_merge_of(main_at("e")),
+        &[receipt(L, "d", "2026-03-01T11:31:00Z")],
+        &policy(),
+        &[
+            "pass | C1: label 'ready-to-merge' applied by alice and recorded for head d000000; bound by: branch creation of a000000 at 2026-03-01T10:00:00Z is the last head update before the label at 2026-03-01T11:00:00Z, carried over mp's own update with main (d000000) (GitHub activity log)",
+        ],
+    );
+    // The same merge of a commit main never pointed to: the agent's code on another branch.
+    check(
+        carried_through_a_merge_of(main_at("f")),
+        &[receipt(L, "d", "2026-03-01T11:31:00Z")],
+        &policy(),
+        &[
+            "fail | C1: label 'ready-to-merge' is not bound to head d000000: mp's update d000000 after the label merged e000000, its second parent, which main never pointed to (GitHub's activity log of main): the label does not carry over code that is not main's; re-apply the label",
+        ],
+    );
+    // Without main's log nothing proves what the merge brought in.
+    check(
+        carried_through_a_merge_of(HeadHistory::NotRead),
+        &[receipt(L, "d", "2026-03-01T11:31:00Z")],
+        &policy(),
+        &[
+            "fail | C1: label 'ready-to-merge' is not bound to head d000000: the base branch's update history, which shows what mp's update after the label merged, is unavailable (not read); re-apply the label",
         ],
     );
 }

@@ -12,8 +12,18 @@ fn check(commits: Vec<CommitContext>, expected: &[&str]) {
 }
 
 /// `a…` with good trailers, then `d…`, a merge of `e…` into it without trailers with
-/// `parents`, pushed by `pusher` as `kind`.
+/// `parents`, pushed by `pusher` as `kind`; `main`'s log shows the tip `e…`.
 fn updated_pr(pusher: &str, kind: RefUpdateKind, parents: &[&str]) -> Vec<String> {
+    updated_pr_on(pusher, kind, parents, "e")
+}
+
+/// As [`updated_pr`], with `main`'s log showing the tip `main_tip…` only.
+fn updated_pr_on(
+    pusher: &str,
+    kind: RefUpdateKind,
+    parents: &[&str],
+    main_tip: &str,
+) -> Vec<String> {
     let mut update = commit("d", "Merge branch 'main' into feature");
     update.parents = parents.iter().map(|p| sha(p)).collect();
     let history = HeadHistory::Read(vec![
@@ -35,6 +45,13 @@ fn updated_pr(pusher: &str, kind: RefUpdateKind, parents: &[&str]) -> Vec<String
     let pr = Pr::new()
         .commits(vec![good_commit("a"), update])
         .history(history)
+        .base_history(HeadHistory::Read(vec![RefUpdate {
+            kind: RefUpdateKind::Push,
+            before: Some(sha("b")),
+            after: Some(sha(main_tip)),
+            at: Some(at("2026-03-01T11:00:00Z")),
+            actor: Some(login("alice")),
+        }]))
         .build();
     lines(&evaluate(&pr, Some(&login(BOT))))
 }
@@ -48,8 +65,10 @@ fn only_mp_s_own_merge_of_main_is_not_asked_for_trailers() {
         ]
     );
     let missing = "fail | C5: commit d000000 missing trailer 'Agent-Tool'";
-    // The same commit pushed by an agent, force-pushed by the bot, or with other parents.
+    // The same commit pushed by an agent, force-pushed by the bot, with other parents, or
+    // merging a commit main never pointed to.
     for lines in [
+        updated_pr_on(BOT, RefUpdateKind::Push, &["a", "e"], "f"),
         updated_pr("mallory", RefUpdateKind::Push, &["a", "e"]),
         updated_pr(BOT, RefUpdateKind::ForcePush, &["a", "e"]),
         updated_pr(BOT, RefUpdateKind::Push, &["e", "a"]),
