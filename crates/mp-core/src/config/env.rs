@@ -7,7 +7,7 @@ use super::problem::{codes, shown};
 use super::validate::{self, Sink};
 use super::yaml;
 use crate::approval::SettleWindow;
-use crate::tick::ReadConcurrency;
+use super::ReadConcurrency;
 
 /// The check publisher assumed when neither a repository override nor `env.yml` names one.
 pub const DEFAULT_CHECK_PUBLISHER: &str = "github-actions";

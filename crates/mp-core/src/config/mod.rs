@@ -27,6 +27,7 @@ pub mod mirror_paths;
 pub mod owner;
 pub mod problem;
 pub mod projects;
+mod read_concurrency;
 pub mod skills;
 pub mod starter;
 mod validate;
@@ -42,6 +43,7 @@ pub use mirror_paths::MirrorPaths;
 pub use owner::Owner;
 pub use problem::{ConfigProblem, ProblemSeverity, codes};
 pub use projects::{Availability, InboxLifecycle, Projects, RepoOverride};
+pub use read_concurrency::ReadConcurrency;
 pub use skills::SkillsPolicy;
 
 use crate::classifier::path_rules::PathRulesSpec;

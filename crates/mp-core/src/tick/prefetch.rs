@@ -16,7 +16,6 @@
 //! the state keep their share.
 
 use std::collections::BTreeMap;
-use std::num::NonZeroUsize;
 use std::sync::{Mutex, PoisonError};
 
 use futures_util::StreamExt as _;
@@ -29,42 +28,10 @@ use crate::ids::{CommitSha, PrNumber, RepoName};
 use crate::port::{GitHub, GitHubError, ListedPull, PullRequest};
 
 use super::PR_PATH_RESERVE;
+use crate::config::ReadConcurrency;
 use super::evaluate::{
     base_history, context_of, head_history, head_history_unread, merged_parents,
 };
-
-/// How many GitHub reads the pull-request path keeps in flight at once (`env.yml`
-/// `read_concurrency`, default 8); 1 is the serial tick. Writes are always one at a time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReadConcurrency(NonZeroUsize);
-
-impl ReadConcurrency {
-    /// One read at a time.
-    pub const SERIAL: Self = Self(NonZeroUsize::MIN);
-    /// The default: eight reads in flight, far under GitHub's documented limit of 100
-    /// concurrent requests per installation.
-    pub const DEFAULT: Self = Self(NonZeroUsize::new(8).expect("8 is not zero"));
-    /// The most a configuration may ask for.
-    pub const MAX: usize = 64;
-
-    /// `n` reads in flight; `None` for 0 or more than [`ReadConcurrency::MAX`].
-    pub fn new(n: usize) -> Option<Self> {
-        NonZeroUsize::new(n)
-            .filter(|n| n.get() <= Self::MAX)
-            .map(Self)
-    }
-
-    /// The number of reads in flight.
-    pub fn get(self) -> usize {
-        self.0.get()
-    }
-}
-
-impl Default for ReadConcurrency {
-    fn default() -> Self {
-        Self::DEFAULT
-    }
-}
 
 /// The reads of one pull request, each as it came.
 pub(crate) struct PullData {
