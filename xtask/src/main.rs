@@ -35,10 +35,11 @@ const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   test [--no-install] [-- ARGS]
-                    install what the tests need (Debian's chromium, GitHub's
-                    REST description and GraphQL schema, PyGithub, GitHub's
-                    webhook examples and schemas), then run
-                    cargo test --workspace --locked [ARGS]
+                    install what the tests need (Debian's chromium,
+                    cargo-nextest, GitHub's REST description and GraphQL schema,
+                    PyGithub, GitHub's webhook examples and schemas), then run
+                    cargo nextest run --workspace --locked [ARGS] and, without
+                    ARGS, cargo test --doc --workspace --locked
   openapi [--check] fetch @octokit/openapi at the pinned version and integrity into
                     target/openapi/ (the loopback conformance test reads it)
   graphql [--check] fetch @octokit/graphql-schema at the pinned version and integrity

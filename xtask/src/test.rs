@@ -4,7 +4,10 @@
 //! schema for the query validation test through `cargo xtask graphql`, the pinned PyGithub
 //! for the third-party client test through `cargo xtask pyclient`, GitHub's pinned webhook
 //! examples and schemas for mp-serve's payload test through `cargo xtask webhooks`), then
-//! runs the workspace tests.
+//! runs the workspace tests with cargo-nextest (installed with `cargo install` when the
+//! machine lacks it: each test in its own process, spread over the cores) and the
+//! documentation tests with `cargo test --doc`, which nextest does not run. Each part's
+//! wall time is printed.
 //!
 //! Installing needs root or password-less `sudo` and an `apt-get`; without them the
 //! command stops before the tests and names the package to install by hand. The REST
@@ -13,6 +16,7 @@
 
 use std::path::Path;
 use std::process::Command;
+use std::time::Instant;
 
 use anyhow::{Context, bail};
 
@@ -54,30 +58,74 @@ pub(crate) fn run(root: &Path, args: &[&str]) -> anyhow::Result<()> {
     let pyclient = crate::pyclient::STEP.prepare(root, no_install)?;
     let webhooks = crate::webhooks::STEP.prepare(root, no_install)?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let status = Command::new(cargo)
-        .current_dir(root)
-        .env(crate::openapi::ENV, &description)
-        .env(crate::graphql::ENV, &graphql_schema)
-        .env(crate::pyclient::ENV, &pyclient)
-        .envs(crate::webhooks::envs(&webhooks))
-        .args(["test", "--workspace", "--locked"])
-        .args(cargo_args)
-        .status()
-        .context("starting cargo test")?;
-    if !status.success() {
-        bail!("cargo test --workspace failed ({status})");
+    if !has_nextest(&cargo) {
+        if no_install {
+            bail!(
+                "missing test prerequisite: cargo-nextest (run without --no-install, or `cargo install cargo-nextest --locked`)"
+            );
+        }
+        say("installing cargo-nextest with cargo install");
+        let status = Command::new(&cargo)
+            .args(["install", "cargo-nextest", "--locked"])
+            .status()
+            .context("starting cargo install cargo-nextest")?;
+        if !status.success() {
+            bail!("cargo install cargo-nextest failed ({status})");
+        }
+    }
+    let run = |what: &str, args: &[&str], extra: &[&str]| -> anyhow::Result<()> {
+        let started = Instant::now();
+        let status = Command::new(&cargo)
+            .current_dir(root)
+            .env(crate::openapi::ENV, &description)
+            .env(crate::graphql::ENV, &graphql_schema)
+            .env(crate::pyclient::ENV, &pyclient)
+            .envs(crate::webhooks::envs(&webhooks))
+            .args(args)
+            .args(extra)
+            .status()
+            .with_context(|| format!("starting {what}"))?;
+        say(&format!("{what}: {:.0} s", started.elapsed().as_secs_f64()));
+        if !status.success() {
+            bail!("{what} failed ({status})");
+        }
+        Ok(())
+    };
+    run(
+        "cargo nextest run --workspace",
+        &["nextest", "run", "--workspace", "--locked"],
+        cargo_args,
+    )?;
+    // nextest runs no documentation tests; a filter given for nextest does not apply.
+    if cargo_args.is_empty() {
+        run(
+            "cargo test --doc --workspace",
+            &["test", "--doc", "--workspace", "--locked"],
+            &[],
+        )?;
     }
     Ok(())
 }
 
-const HELP: &str = "cargo xtask test [--no-install] [-- CARGO TEST ARGS]
+/// Whether `cargo nextest` runs on this machine.
+fn has_nextest(cargo: &str) -> bool {
+    Command::new(cargo)
+        .args(["nextest", "--version"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+const HELP: &str = "cargo xtask test [--no-install] [-- NEXTEST ARGS]
 
 Installs what the test suite needs when it is missing (Debian's `chromium`, with
-apt-get, as root or through password-less sudo; GitHub's REST description, with
-`cargo xtask openapi`; GitHub's GraphQL schema, with `cargo xtask graphql`;
-PyGithub, with `cargo xtask pyclient`; GitHub's webhook examples and schemas, with
-`cargo xtask webhooks`), then runs
-`cargo test --workspace --locked` with any further arguments.
+apt-get, as root or through password-less sudo; cargo-nextest, with cargo install;
+GitHub's REST description, with `cargo xtask openapi`; GitHub's GraphQL schema, with
+`cargo xtask graphql`; PyGithub, with `cargo xtask pyclient`; GitHub's webhook
+examples and schemas, with `cargo xtask webhooks`), then runs
+`cargo nextest run --workspace --locked` with any further arguments and, when none
+are given, the documentation tests (`cargo test --doc --workspace --locked`).
 --no-install  only check the prerequisites; fail naming what is missing";
 
 fn install(packages: &[&str]) -> anyhow::Result<()> {

@@ -9,9 +9,10 @@
 //!   beyond what clean ticks post;
 //! * the tick ends, either with a report or failing closed (exit 3), never a panic.
 //!
-//! The matrix (scenario x fault -> outcome counts) is printed to stderr (see it with
-//! `cargo test -p mp-github --test loopback faults -- --nocapture`) and written to
-//! `target/tmp/fault-matrix-<fault>.txt`.
+//! Each scenario is one test that takes its clean baseline once and runs its faulted ticks
+//! side by side; its row of the matrix (fault -> outcome counts) is written to
+//! `target/tmp/fault-matrix/<scenario>.txt`. GraphQL faults hit the pull-request query of
+//! the GraphQL read path: the tick falls back to REST or fails closed.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -22,8 +23,8 @@ use mp_github::rest::ReadPath;
 use mp_github::{Action, FaultScript};
 
 use crate::harness::{
-    Scenario, client_for, client_reading, is_ancestor, marks, merges, runtime, scenario_worlds,
-    serve, tick_over, watermarks,
+    CLIENT_TIMEOUT, PATIENT_TIMEOUT, Scenario, client_for, client_timed, is_ancestor, marks,
+    merges, runtime, serve, tick_over, watermarks,
 };
 
 /// Each fault kind, as fault-script text after the route and call number.
@@ -69,6 +70,9 @@ struct Baseline {
     requests: u64,
     /// Write routes the clean tick used.
     write_routes: Vec<String>,
+    /// Whether the clean tick listed a repository's pull requests (which the GraphQL read
+    /// path reads with its query).
+    lists_pulls: bool,
     /// The clean tick's final watermarks.
     marks: Vec<Mark>,
     /// The world after the clean tick.
@@ -91,12 +95,13 @@ async fn baseline(scenario: &Scenario) -> Baseline {
         .collect();
     let actions = server.memory().actions();
     let requests = server.total_requests();
-    let write_routes = server
-        .requests()
+    let routes = server.requests();
+    let write_routes = routes
         .keys()
         .filter(|route| !route.starts_with("GET "))
         .cloned()
         .collect();
+    let lists_pulls = routes.contains_key("GET /repos/{o}/{r}/pulls");
     let world = server.memory().world();
     let state = watermarks(server.memory(), scenario).await;
     let marks = state.map(|s| marks(&s, &world)).unwrap_or_default();
@@ -110,6 +115,7 @@ async fn baseline(scenario: &Scenario) -> Baseline {
         posts,
         requests,
         write_routes,
+        lists_pulls,
         marks,
         world: clean_world,
     }
@@ -201,7 +207,14 @@ async fn faulted(
         .await
         .map(|s| marks(&s, &scenario.world))
         .unwrap_or_default();
-    let result = tick_over(&client_reading(&server, reads), scenario).await;
+    // Only a `delay` fault needs the short timeout; every other request of the faulted
+    // tick, and the clean ticks after it, wait as long as a busy machine needs.
+    let timeout = if script.contains(" delay ") {
+        CLIENT_TIMEOUT
+    } else {
+        PATIENT_TIMEOUT
+    };
+    let result = tick_over(&client_timed(&server, reads, timeout), scenario).await;
     let fired = !server.fired_faults().is_empty();
     let actions = server.memory().actions();
     let mut broken = Vec::new();
@@ -271,65 +284,9 @@ async fn faulted(
     Ok(code.to_owned())
 }
 
-/// One fault kind over every scenario.
-fn matrix(kind: &str, fault: &str) {
-    let runtime = runtime();
-    let mut table = String::new();
-    let mut failures = Vec::new();
-    let mut runs = 0;
-    for (name, path) in scenario_worlds() {
-        let scenario = Scenario::load(&name, &path);
-        let base = runtime.block_on(baseline(&scenario));
-        let mut codes: BTreeMap<String, usize> = BTreeMap::new();
-        for script in points(&base, fault) {
-            runs += 1;
-            match runtime.block_on(faulted(&scenario, &base, &script, ReadPath::Rest)) {
-                Ok(code) => *codes.entry(code).or_insert(0) += 1,
-                Err(broken) => failures.push(format!("{name} [{script}]: {broken}")),
-            }
-        }
-        let cells: Vec<String> = codes.iter().map(|(c, n)| format!("{c} x{n}")).collect();
-        let _ = writeln!(table, "  {name:<44} {kind:<14} {}", cells.join(", "));
-    }
-    let report = format!("fault matrix, {kind} ({runs} faulted ticks):\n{table}");
-    // Kept beside the test binary's scratch files, and shown with `-- --nocapture`.
-    let path =
-        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("fault-matrix-{kind}.txt"));
-    std::fs::write(&path, &report).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    #[allow(clippy::print_stderr)]
-    {
-        eprintln!("{report}");
-    }
-    assert!(
-        failures.is_empty(),
-        "{} of {runs} faulted ticks broke an invariant:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-}
-
-macro_rules! fault_tests {
-    ($($test:ident => $index:expr),* $(,)?) => {$(
-        #[test]
-        fn $test() {
-            let (kind, fault) = FAULTS[$index];
-            matrix(kind, fault);
-        }
-    )*};
-}
-
-fault_tests! {
-    fault_500 => 0,
-    fault_502 => 1,
-    fault_secondary_403 => 2,
-    fault_429 => 3,
-    fault_429_long_retry_after => 4,
-    fault_timeout => 5,
-    fault_truncated_body => 6,
-    fault_malformed_body => 7,
-    fault_dropped_connection => 8,
-    fault_rate_limit_exhausted => 9,
-}
+/// How many faulted ticks of one scenario run at once, each against its own server: a
+/// `delay` fault waits out the client's timeout, and the others use the time.
+const SIDE_BY_SIDE: usize = 8;
 
 /// Faults on the GraphQL query, as fault-script text after the route: HTTP's on the first
 /// query, GraphQL's own on the first and on every query.
@@ -346,44 +303,94 @@ const GRAPHQL_FAULTS: &[&str] = &[
     "#* graphql-error",
 ];
 
-#[test]
-fn graphql_faults_fall_back_or_fail_closed() {
-    // Every scenario read over GraphQL under each fault: the tick falls back to REST or
-    // fails closed, and never merges what the clean run did not.
+/// One faulted tick to run: its fault script, the read path, and the row it is counted in.
+struct Run {
+    row: String,
+    script: String,
+    reads: ReadPath,
+}
+
+/// Every faulted tick of one scenario: each REST fault kind at its points, read through
+/// REST, and each GraphQL fault on the query, read through GraphQL (the tick falls back to
+/// REST or fails closed).
+fn runs(base: &Baseline) -> Vec<Run> {
+    let mut runs = Vec::new();
+    for (kind, fault) in FAULTS {
+        runs.extend(points(base, fault).into_iter().map(|script| Run {
+            row: (*kind).to_owned(),
+            script,
+            reads: ReadPath::Rest,
+        }));
+    }
+    runs.extend(GRAPHQL_FAULTS.iter().map(|fault| Run {
+        row: format!("graphql {fault}"),
+        script: format!("POST /graphql {fault}"),
+        reads: ReadPath::Graphql,
+    }));
+    runs
+}
+
+/// Every fault over one scenario, its clean baseline taken once: `Err` names each faulted
+/// tick that broke an invariant. The scenario's row of the matrix (fault -> outcome counts)
+/// is written to `target/tmp/fault-matrix/<scenario>.txt`.
+pub(crate) fn scenario(name: &str, path: &std::path::Path) -> Result<(), String> {
+    use futures_util::StreamExt as _;
     let runtime = runtime();
+    let scenario = Scenario::load(name, path);
+    let base = runtime.block_on(baseline(&scenario));
+    let runs = runs(&base);
+    let total = runs.len();
+    let answers: Vec<(Run, Result<String, String>)> = runtime.block_on(
+        futures_util::stream::iter(runs)
+            .map(|run| {
+                let (scenario, base) = (&scenario, &base);
+                async move {
+                    let result = faulted(scenario, base, &run.script, run.reads).await;
+                    (run, result)
+                }
+            })
+            .buffered(SIDE_BY_SIDE)
+            .collect(),
+    );
+    let mut codes: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
     let mut failures = Vec::new();
-    let mut codes: BTreeMap<String, usize> = BTreeMap::new();
-    let mut runs = 0;
-    for (name, path) in scenario_worlds() {
-        let scenario = Scenario::load(&name, &path);
-        let base = runtime.block_on(baseline(&scenario));
-        for fault in GRAPHQL_FAULTS {
-            let script = format!("POST /graphql {fault}");
-            runs += 1;
-            match runtime.block_on(faulted(&scenario, &base, &script, ReadPath::Graphql)) {
-                Ok(code) => *codes.entry(format!("{fault}: {code}")).or_insert(0) += 1,
-                Err(broken) => failures.push(format!("{name} [{script}]: {broken}")),
+    for (run, result) in answers {
+        match result {
+            Ok(code) => {
+                *codes.entry(run.row).or_default().entry(code).or_insert(0) += 1;
             }
+            Err(broken) => failures.push(format!("[{}]: {broken}", run.script)),
         }
     }
-    #[allow(clippy::print_stderr)]
-    {
-        eprintln!("GraphQL fault matrix ({runs} faulted ticks): {codes:#?}");
+    // The GraphQL faults reach the query wherever the clean tick lists pull requests.
+    if base.lists_pulls {
+        let every_query = "graphql #* graphql-error";
+        let reached = codes
+            .get(every_query)
+            .is_some_and(|row| row.keys().any(|code| code != "not-reached"));
+        if !reached {
+            failures.push(format!(
+                "[POST /graphql #* graphql-error]: the clean tick lists pull requests, but no query met the fault ({:?})",
+                codes.get(every_query)
+            ));
+        }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {runs} faulted ticks broke an invariant:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-    // The faults reached the query: most scenarios read pull requests.
-    let reached: usize = codes
-        .iter()
-        .filter(|(key, _)| !key.ends_with("not-reached"))
-        .map(|(_, n)| n)
-        .sum();
-    assert!(
-        reached * 2 > runs,
-        "only {reached} of {runs} faults reached a query"
-    );
+    let mut table = format!("fault matrix, {name} ({total} faulted ticks):\n");
+    for (row, cells) in &codes {
+        let cells: Vec<String> = cells.iter().map(|(c, n)| format!("{c} x{n}")).collect();
+        let _ = writeln!(table, "  {row:<40} {}", cells.join(", "));
+    }
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("fault-matrix");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let file = dir.join(format!("{name}.txt"));
+    std::fs::write(&file, &table).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} of {total} faulted ticks broke an invariant:\n{}\n{table}",
+            failures.len(),
+            failures.join("\n")
+        ))
+    }
 }

@@ -18,8 +18,12 @@ use mp_github::{Action, FaultScript, LoopbackServer, MemoryGitHub, World};
 /// The token the loopback client sends; tests check it never leaks.
 pub const TOKEN: &str = "ghs_LOOPBACKSENTINEL0123456789";
 
-/// The client timeout in tests; the `delay` fault sleeps longer than this.
+/// The client timeout of a tick under a `delay` fault, which sleeps longer than this.
 pub const CLIENT_TIMEOUT: Duration = Duration::from_millis(250);
+
+/// The client timeout of every other tick: long enough that a busy machine never times a
+/// request out, so only the faults a test injects happen.
+pub const PATIENT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Every scenario world, sorted by name, except those with a fault script (a `faults`
 /// file): the CLI's scenario test runs those through this server already, and the
@@ -178,19 +182,24 @@ pub async fn tick_at(
     }
 }
 
-/// The REST client for a loopback server, with fast retries and a short timeout.
+/// The REST client for a loopback server, with fast retries and a patient timeout.
 pub fn client_for(server: &LoopbackServer) -> RestGitHub {
     client_reading(server, ReadPath::Rest)
 }
 
 /// [`client_for`] reading pull requests through `reads`.
 pub fn client_reading(server: &LoopbackServer, reads: ReadPath) -> RestGitHub {
+    client_timed(server, reads, PATIENT_TIMEOUT)
+}
+
+/// [`client_reading`] with the client timeout `timeout`.
+pub fn client_timed(server: &LoopbackServer, reads: ReadPath, timeout: Duration) -> RestGitHub {
     let mut config = RestConfig::new(server.base_url(), Credentials::Token(Secret::new(TOKEN)));
     // An installation token: GitHub (and the server) do not say who it is.
     config.token_app_slug = Some(server.memory().read(|w| w.bot_slug.clone()));
     config.revert = RevertMode::LoopbackExtension;
     config.retry = RetryPolicy::fast();
-    config.timeout = CLIENT_TIMEOUT;
+    config.timeout = timeout;
     // The loopback server has no points-per-minute limit to keep under.
     config.points_per_minute = None;
     config.reads = reads;
