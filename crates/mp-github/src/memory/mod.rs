@@ -107,6 +107,8 @@ impl MemoryGitHub {
         sha: &CommitSha,
         run: CheckRun,
     ) -> Result<usize, GitHubError> {
+        let mut run = run;
+        whole_seconds(&mut run);
         self.edit_commit(repo, sha, |commit| {
             commit.checks.push(run);
             commit.checks.len() - 1
@@ -124,10 +126,16 @@ impl MemoryGitHub {
         index: usize,
         edit: impl FnOnce(&mut CheckRun) -> R,
     ) -> Result<R, GitHubError> {
-        self.edit_commit(repo, sha, |commit| commit.checks.get_mut(index).map(edit))?
-            .ok_or_else(|| GitHubError::NotFound {
-                what: format!("check run {index} of {sha} in {repo}"),
+        self.edit_commit(repo, sha, |commit| {
+            commit.checks.get_mut(index).map(|run| {
+                let result = edit(run);
+                whole_seconds(run);
+                result
             })
+        })?
+        .ok_or_else(|| GitHubError::NotFound {
+            what: format!("check run {index} of {sha} in {repo}"),
+        })
     }
 
     /// A person applies `label` to issue or pull request `number` of `repo` at the world's
@@ -146,7 +154,7 @@ impl MemoryGitHub {
         actor: &Login,
     ) -> Result<bool, GitHubError> {
         let mut state = self.lock();
-        let now = state.world.now;
+        let now = state.world.stamp();
         let thread = thread_mut(state.repo_mut(repo)?, number)?;
         if thread.labels().iter().any(|l| l == label) {
             return Ok(false);
@@ -206,6 +214,12 @@ impl MemoryGitHub {
     /// The world's clock.
     pub fn now(&self) -> Timestamp {
         self.lock().world.now
+    }
+
+    /// The time GitHub records for a write made now ([`World::stamp`]): the world's clock
+    /// to the whole second.
+    pub fn stamp(&self) -> Timestamp {
+        self.lock().world.stamp()
     }
 
     /// The accepted mutations so far, in order.
@@ -790,7 +804,7 @@ impl GitHub for MemoryGitHub {
         let mut state = self.call(Endpoint::CreateComment)?;
         state.may_write(Endpoint::CreateComment, &COMMENT_PERMISSIONS)?;
         let bot = state.bot(Endpoint::CreateComment)?;
-        let now = state.world.now;
+        let now = state.world.stamp();
         let id = CommentId::new(state.next_comment_id);
         let comment = Comment {
             id,
@@ -819,7 +833,7 @@ impl GitHub for MemoryGitHub {
     ) -> Result<(), GitHubError> {
         let mut state = self.call(Endpoint::UpdateComment)?;
         state.may_write(Endpoint::UpdateComment, &COMMENT_PERMISSIONS)?;
-        let now = state.world.now;
+        let now = state.world.stamp();
         let found = state.repo_mut(repo)?;
         let pulls = found.pulls.iter_mut().flat_map(|p| {
             let number = p.number;
@@ -854,7 +868,7 @@ impl GitHub for MemoryGitHub {
     ) -> Result<(), GitHubError> {
         let mut state = self.call(Endpoint::AddLabels)?;
         let bot = state.bot(Endpoint::AddLabels)?;
-        let now = state.world.now;
+        let now = state.world.stamp();
         let thread = thread_mut(state.repo_mut(repo)?, number)?;
         for label in labels {
             if thread.labels().contains(label) {
@@ -884,7 +898,7 @@ impl GitHub for MemoryGitHub {
     ) -> Result<(), GitHubError> {
         let mut state = self.call(Endpoint::RemoveLabel)?;
         let bot = state.bot(Endpoint::RemoveLabel)?;
-        let now = state.world.now;
+        let now = state.world.stamp();
         let thread = thread_mut(state.repo_mut(repo)?, number)?;
         let before = thread.labels().len();
         thread.labels_mut().retain(|l| l != label);
@@ -909,7 +923,7 @@ impl GitHub for MemoryGitHub {
     async fn create_issue(&self, repo: &RepoName, issue: &NewIssue) -> Result<Issue, GitHubError> {
         let mut state = self.call(Endpoint::CreateIssue)?;
         let bot = state.bot(Endpoint::CreateIssue)?;
-        let now = state.world.now;
+        let now = state.world.stamp();
         if issue.title.trim().is_empty() {
             return Err(GitHubError::Status {
                 route: Endpoint::CreateIssue.route().to_owned(),
@@ -975,7 +989,7 @@ impl GitHub for MemoryGitHub {
     ) -> Result<CommitSha, GitHubError> {
         let mut state = self.call(Endpoint::MergePull)?;
         let bot = state.bot(Endpoint::MergePull)?;
-        let now = state.world.now;
+        let now = state.world.stamp();
         let State { world, index, .. } = &mut *state;
         let position = index
             .repo(world, repo)
@@ -1053,7 +1067,7 @@ impl GitHub for MemoryGitHub {
         let mut state = self.call(Endpoint::UpdateBranch)?;
         let bot = state.bot(Endpoint::UpdateBranch)?;
         let found_bot = Some(bot.clone());
-        let now = state.world.now;
+        let now = state.world.stamp();
         let State { world, index, .. } = &mut *state;
         let repo_position = index
             .repo(world, repo)
@@ -1118,4 +1132,10 @@ impl GitHub for MemoryGitHub {
         });
         Ok(UpdateBranchOutcome::Accepted)
     }
+}
+
+/// A check run's times to the whole second, as GitHub keeps them whatever a client sent.
+fn whole_seconds(run: &mut CheckRun) {
+    run.started_at = run.started_at.map(Timestamp::whole_second);
+    run.completed_at = run.completed_at.map(Timestamp::whole_second);
 }

@@ -982,7 +982,7 @@ async fn create_check_run(
     let head = required(&body, "head_sha")?;
     let head = CommitSha::parse(&head)
         .map_err(|_| ApiError::invalid(format!("No commit found for SHA: {head}")))?;
-    let now = s.memory.now();
+    let now = s.memory.stamp();
     let mut run = CheckRun {
         name: check,
         status: CheckStatus::Queued,
@@ -1065,7 +1065,7 @@ async fn update_check_run(
     let was_completed = run.status == CheckStatus::Completed;
     apply_check_fields(&mut run, &body)?;
     if run.status == CheckStatus::Completed && !was_completed && run.completed_at.is_none() {
-        run.completed_at = Some(s.memory.now());
+        run.completed_at = Some(s.memory.stamp());
     }
     let updated = run.clone();
     s.memory
