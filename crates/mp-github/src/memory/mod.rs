@@ -31,6 +31,7 @@ use mp_core::port::{
     UpdateBranchOutcome,
 };
 
+use crate::PULL_COMMITS_CAP;
 use crate::world::{Commit, IssueRecord, PR_MERGE, Pull, Repo, World, commit_sha};
 
 pub use action::Action;
@@ -220,6 +221,40 @@ impl MemoryGitHub {
     /// to the whole second.
     pub fn stamp(&self) -> Timestamp {
         self.lock().world.stamp()
+    }
+
+    /// Every commit of pull request `number`, oldest first, past the cap GitHub lists
+    /// ([`GitHub::pull_commits`] answers `Truncated` there): what the loopback server pages
+    /// and cuts at the cap itself. Counted as one `GET /pulls/{n}/commits`.
+    ///
+    /// # Errors
+    /// [`GitHubError::NotFound`] for an unknown repository or pull request.
+    pub fn all_pull_commits(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<CommitContext>, GitHubError> {
+        let mut state = self.call(Endpoint::ListPullCommits)?;
+        let (found, index) = state.indexed_repo(repo)?;
+        let pull = index
+            .pull(found, number)
+            .map(|position| &found.pulls[position])
+            .ok_or_else(|| pull_not_found(repo, number))?;
+        pull.commits
+            .iter()
+            .map(|sha| {
+                index
+                    .commit(found, sha)
+                    .map(|position| found.commits[position].context())
+                    .ok_or_else(|| GitHubError::Malformed {
+                        route: Endpoint::ListPullCommits.route().to_owned(),
+                        message: format!(
+                            "commit {sha} of {} is not in the world",
+                            reference(repo, number)
+                        ),
+                    })
+            })
+            .collect()
     }
 
     /// The accepted mutations so far, in order.
@@ -632,27 +667,16 @@ impl GitHub for MemoryGitHub {
         repo: &RepoName,
         number: PrNumber,
     ) -> Result<Vec<CommitContext>, GitHubError> {
-        let mut state = self.call(Endpoint::ListPullCommits)?;
-        let (found, index) = state.indexed_repo(repo)?;
-        let pull = index
-            .pull(found, number)
-            .map(|position| &found.pulls[position])
-            .ok_or_else(|| pull_not_found(repo, number))?;
-        pull.commits
-            .iter()
-            .map(|sha| {
-                index
-                    .commit(found, sha)
-                    .map(|position| found.commits[position].context())
-                    .ok_or_else(|| GitHubError::Malformed {
-                        route: Endpoint::ListPullCommits.route().to_owned(),
-                        message: format!(
-                            "commit {sha} of {} is not in the world",
-                            reference(repo, number)
-                        ),
-                    })
-            })
-            .collect()
+        let commits = self.all_pull_commits(repo, number)?;
+        // GitHub lists no more than the cap, so the REST adapter cannot read the rest and
+        // answers `Truncated`: this adapter answers the same.
+        if commits.len() >= PULL_COMMITS_CAP as usize {
+            return Err(GitHubError::Truncated {
+                what: format!("{} commits", reference(repo, number)),
+                limit: PULL_COMMITS_CAP,
+            });
+        }
+        Ok(commits)
     }
 
     async fn pull_files(

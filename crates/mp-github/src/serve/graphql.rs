@@ -369,7 +369,7 @@ async fn pull_node(
 
 /// The pull request's commits as REST renders them, as GraphQL `Commit` nodes.
 async fn commits(s: &Shared, repo: &RepoName, number: PrNumber) -> Result<Value, GitHubError> {
-    let contexts = s.memory.pull_commits(repo, number).await?;
+    let contexts = s.memory.all_pull_commits(repo, number)?;
     let base = s.base_url.as_str();
     let rendered: Vec<Value> = s.memory.read(|w| {
         let Some(repository) = w.repo(repo) else {

@@ -170,6 +170,9 @@ pub(super) struct RawCommit {
     pub(super) date: Option<TimeText>,
     #[serde(default)]
     pub(super) checks: Vec<Spanned<RawCheck>>,
+    /// How many commits in a line the entry stands for (1 when absent).
+    #[serde(default)]
+    pub(super) chain: Option<Spanned<u32>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
