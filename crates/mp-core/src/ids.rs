@@ -273,6 +273,18 @@ impl Timestamp {
             .map_err(|_| ParseIdError::new("timestamp", &seconds.to_string(), "out of range"))
     }
 
+    /// This instant without its fraction of a second (towards the past), as GitHub's API
+    /// writes every time it hands out.
+    pub fn whole_second(self) -> Self {
+        let second = self.0.as_second();
+        let floor = if self.0.subsec_nanosecond() < 0 {
+            second - 1
+        } else {
+            second
+        };
+        jiff::Timestamp::from_second(floor).map_or(self, Self)
+    }
+
     /// Seconds since the Unix epoch.
     pub fn unix_seconds(self) -> i64 {
         self.0.as_second()
@@ -357,6 +369,14 @@ mod tests {
         assert_eq!(naive, z);
         let fraction = Timestamp::parse("2026-01-02T03:04:05.250Z").expect("fraction");
         assert_eq!(fraction.unix_seconds(), z.unix_seconds());
+        assert_ne!(fraction, z);
+        assert_eq!(fraction.whole_second(), z);
+        assert_eq!(z.whole_second(), z);
+        let before_epoch = Timestamp::parse("1969-12-31T23:59:59.250Z").expect("fraction");
+        assert_eq!(
+            before_epoch.whole_second(),
+            Timestamp::parse("1969-12-31T23:59:59Z").expect("whole")
+        );
         assert!(Timestamp::parse("1767323045").is_err());
         assert!(Timestamp::parse("yesterday").is_err());
         assert_eq!(z.plus_hours(24).seconds_since(z), 86_400);

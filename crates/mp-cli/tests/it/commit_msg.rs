@@ -145,12 +145,21 @@ fn the_hook_and_c5_agree_on_every_reading_of_a_message() {
     let trailing_blanks = format!("{GOOD}   \n\t\n\n");
     let commented = GOOD.replace("Agent-Machine", "# a note\nAgent-Machine");
     let crlf = GOOD.replace('\n', "\r\n");
+    // A NO-BREAK SPACE line is not blank to git: the trailers join the prose above them.
+    let (body, block) = GOOD.rsplit_once("\n\n").unwrap_or_default();
+    let nbsp_break = format!("{body}\n\u{a0}\n{block}");
+    assert!(
+        !mp_core::trailers::check_contract(&mp_core::trailers::Trailers::parse(&nbsp_break))
+            .is_empty(),
+        "a NO-BREAK SPACE line must not separate the trailers"
+    );
     for message in [
         GOOD.to_owned(),
         below_scissors,
         trailing_blanks,
         commented,
         crlf,
+        nbsp_break,
     ] {
         let c5 = mp_core::trailers::check_contract(&mp_core::trailers::Trailers::parse(&message));
         let code = if c5.is_empty() { 0 } else { 1 };

@@ -512,11 +512,15 @@ pub fn prove_head_at_label(
         }
         HeadHistory::Read(updates) => updates,
     };
-    let labeled_at = labeled_at.ok_or(NoHeadEvidence::LabelTimeUnknown)?;
+    // GitHub's times have whole seconds, and every rule below is about those seconds: a
+    // fraction (which GitHub never hands out) must not order two events of one second.
+    let labeled_at = labeled_at
+        .ok_or(NoHeadEvidence::LabelTimeUnknown)?
+        .whole_second();
     let mut timed: Vec<(Timestamp, &RefUpdate)> = Vec::with_capacity(updates.len());
     for update in updates {
         let at = update.at.ok_or(NoHeadEvidence::UpdateTimeUnknown)?;
-        timed.push((at, update));
+        timed.push((at.whole_second(), update));
     }
     let tip_in = |second: Timestamp| -> Result<Option<CommitSha>, ()> {
         let of_second: Vec<&RefUpdate> = timed

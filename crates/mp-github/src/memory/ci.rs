@@ -19,7 +19,7 @@ pub(super) fn advance(world: &mut World) {
         return;
     };
     let fails = fail_patterns(&ci);
-    let now = world.now;
+    let now = world.stamp();
     for repo in &mut world.repos {
         advance_repo(repo, &ci, &fails, now);
     }

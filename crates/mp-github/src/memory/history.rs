@@ -286,7 +286,7 @@ impl GitHubHistory for MemoryGitHub {
     async fn put_file(&self, repo: &RepoName, write: &FileWrite) -> Result<String, GitHubError> {
         let mut state = self.call(Endpoint::PutContents)?;
         let bot = state.bot(Endpoint::PutContents)?;
-        let now = state.world.now;
+        let now = state.world.stamp();
         let found = state.repo_mut(repo)?;
         let head = found
             .branch_head(&write.branch)
@@ -373,7 +373,7 @@ impl GitHubHistory for MemoryGitHub {
     ) -> Result<(), GitHubError> {
         let mut state = self.call(Endpoint::CreateRef)?;
         let bot = state.bot(Endpoint::CreateRef)?;
-        let now = state.world.now;
+        let now = state.world.stamp();
         let found = state.repo_mut(repo)?;
         if branch.is_empty() {
             return Err(invalid(
@@ -489,7 +489,7 @@ impl GitHubHistory for MemoryGitHub {
     async fn create_pull(&self, repo: &RepoName, pull: &NewPull) -> Result<PrNumber, GitHubError> {
         let mut state = self.call(Endpoint::CreatePull)?;
         let bot = state.bot(Endpoint::CreatePull)?;
-        let now = state.world.now;
+        let now = state.world.stamp();
         let found = state.repo_mut(repo)?;
         let refuse = |message: String| invalid(Endpoint::CreatePull, message);
         if pull.title.trim().is_empty() {
@@ -585,7 +585,7 @@ impl GitHubHistory for MemoryGitHub {
     ) -> Result<CommitSha, GitHubError> {
         let mut state = self.call(Endpoint::GitPush)?;
         let bot = state.bot(Endpoint::GitPush)?;
-        let now = state.world.now;
+        let now = state.world.stamp();
         let found = state.repo_mut(repo)?;
         let conflict = |message: String| GitHubError::Conflict {
             what: format!("{repo} revert of {} on {branch}", sha.short()),

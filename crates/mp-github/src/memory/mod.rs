@@ -31,6 +31,7 @@ use mp_core::port::{
     UpdateBranchOutcome,
 };
 
+use crate::PULL_COMMITS_CAP;
 use crate::world::{Commit, IssueRecord, PR_MERGE, Pull, Repo, World, commit_sha};
 
 pub use action::Action;
@@ -107,6 +108,8 @@ impl MemoryGitHub {
         sha: &CommitSha,
         run: CheckRun,
     ) -> Result<usize, GitHubError> {
+        let mut run = run;
+        whole_seconds(&mut run);
         self.edit_commit(repo, sha, |commit| {
             commit.checks.push(run);
             commit.checks.len() - 1
@@ -124,10 +127,16 @@ impl MemoryGitHub {
         index: usize,
         edit: impl FnOnce(&mut CheckRun) -> R,
     ) -> Result<R, GitHubError> {
-        self.edit_commit(repo, sha, |commit| commit.checks.get_mut(index).map(edit))?
-            .ok_or_else(|| GitHubError::NotFound {
-                what: format!("check run {index} of {sha} in {repo}"),
+        self.edit_commit(repo, sha, |commit| {
+            commit.checks.get_mut(index).map(|run| {
+                let result = edit(run);
+                whole_seconds(run);
+                result
             })
+        })?
+        .ok_or_else(|| GitHubError::NotFound {
+            what: format!("check run {index} of {sha} in {repo}"),
+        })
     }
 
     /// A person applies `label` to issue or pull request `number` of `repo` at the world's
@@ -146,7 +155,7 @@ impl MemoryGitHub {
         actor: &Login,
     ) -> Result<bool, GitHubError> {
         let mut state = self.lock();
-        let now = state.world.now;
+        let now = state.world.stamp();
         let thread = thread_mut(state.repo_mut(repo)?, number)?;
         if thread.labels().iter().any(|l| l == label) {
             return Ok(false);
@@ -206,6 +215,46 @@ impl MemoryGitHub {
     /// The world's clock.
     pub fn now(&self) -> Timestamp {
         self.lock().world.now
+    }
+
+    /// The time GitHub records for a write made now ([`World::stamp`]): the world's clock
+    /// to the whole second.
+    pub fn stamp(&self) -> Timestamp {
+        self.lock().world.stamp()
+    }
+
+    /// Every commit of pull request `number`, oldest first, past the cap GitHub lists
+    /// ([`GitHub::pull_commits`] answers `Truncated` there): what the loopback server pages
+    /// and cuts at the cap itself. Counted as one `GET /pulls/{n}/commits`.
+    ///
+    /// # Errors
+    /// [`GitHubError::NotFound`] for an unknown repository or pull request.
+    pub fn all_pull_commits(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<CommitContext>, GitHubError> {
+        let mut state = self.call(Endpoint::ListPullCommits)?;
+        let (found, index) = state.indexed_repo(repo)?;
+        let pull = index
+            .pull(found, number)
+            .map(|position| &found.pulls[position])
+            .ok_or_else(|| pull_not_found(repo, number))?;
+        pull.commits
+            .iter()
+            .map(|sha| {
+                index
+                    .commit(found, sha)
+                    .map(|position| found.commits[position].context())
+                    .ok_or_else(|| GitHubError::Malformed {
+                        route: Endpoint::ListPullCommits.route().to_owned(),
+                        message: format!(
+                            "commit {sha} of {} is not in the world",
+                            reference(repo, number)
+                        ),
+                    })
+            })
+            .collect()
     }
 
     /// The accepted mutations so far, in order.
@@ -618,27 +667,16 @@ impl GitHub for MemoryGitHub {
         repo: &RepoName,
         number: PrNumber,
     ) -> Result<Vec<CommitContext>, GitHubError> {
-        let mut state = self.call(Endpoint::ListPullCommits)?;
-        let (found, index) = state.indexed_repo(repo)?;
-        let pull = index
-            .pull(found, number)
-            .map(|position| &found.pulls[position])
-            .ok_or_else(|| pull_not_found(repo, number))?;
-        pull.commits
-            .iter()
-            .map(|sha| {
-                index
-                    .commit(found, sha)
-                    .map(|position| found.commits[position].context())
-                    .ok_or_else(|| GitHubError::Malformed {
-                        route: Endpoint::ListPullCommits.route().to_owned(),
-                        message: format!(
-                            "commit {sha} of {} is not in the world",
-                            reference(repo, number)
-                        ),
-                    })
-            })
-            .collect()
+        let commits = self.all_pull_commits(repo, number)?;
+        // GitHub lists no more than the cap, so the REST adapter cannot read the rest and
+        // answers `Truncated`: this adapter answers the same.
+        if commits.len() >= PULL_COMMITS_CAP as usize {
+            return Err(GitHubError::Truncated {
+                what: format!("{} commits", reference(repo, number)),
+                limit: PULL_COMMITS_CAP,
+            });
+        }
+        Ok(commits)
     }
 
     async fn pull_files(
@@ -790,7 +828,7 @@ impl GitHub for MemoryGitHub {
         let mut state = self.call(Endpoint::CreateComment)?;
         state.may_write(Endpoint::CreateComment, &COMMENT_PERMISSIONS)?;
         let bot = state.bot(Endpoint::CreateComment)?;
-        let now = state.world.now;
+        let now = state.world.stamp();
         let id = CommentId::new(state.next_comment_id);
         let comment = Comment {
             id,
@@ -819,7 +857,7 @@ impl GitHub for MemoryGitHub {
     ) -> Result<(), GitHubError> {
         let mut state = self.call(Endpoint::UpdateComment)?;
         state.may_write(Endpoint::UpdateComment, &COMMENT_PERMISSIONS)?;
-        let now = state.world.now;
+        let now = state.world.stamp();
         let found = state.repo_mut(repo)?;
         let pulls = found.pulls.iter_mut().flat_map(|p| {
             let number = p.number;
@@ -854,7 +892,7 @@ impl GitHub for MemoryGitHub {
     ) -> Result<(), GitHubError> {
         let mut state = self.call(Endpoint::AddLabels)?;
         let bot = state.bot(Endpoint::AddLabels)?;
-        let now = state.world.now;
+        let now = state.world.stamp();
         let thread = thread_mut(state.repo_mut(repo)?, number)?;
         for label in labels {
             if thread.labels().contains(label) {
@@ -884,7 +922,7 @@ impl GitHub for MemoryGitHub {
     ) -> Result<(), GitHubError> {
         let mut state = self.call(Endpoint::RemoveLabel)?;
         let bot = state.bot(Endpoint::RemoveLabel)?;
-        let now = state.world.now;
+        let now = state.world.stamp();
         let thread = thread_mut(state.repo_mut(repo)?, number)?;
         let before = thread.labels().len();
         thread.labels_mut().retain(|l| l != label);
@@ -909,7 +947,7 @@ impl GitHub for MemoryGitHub {
     async fn create_issue(&self, repo: &RepoName, issue: &NewIssue) -> Result<Issue, GitHubError> {
         let mut state = self.call(Endpoint::CreateIssue)?;
         let bot = state.bot(Endpoint::CreateIssue)?;
-        let now = state.world.now;
+        let now = state.world.stamp();
         if issue.title.trim().is_empty() {
             return Err(GitHubError::Status {
                 route: Endpoint::CreateIssue.route().to_owned(),
@@ -975,7 +1013,7 @@ impl GitHub for MemoryGitHub {
     ) -> Result<CommitSha, GitHubError> {
         let mut state = self.call(Endpoint::MergePull)?;
         let bot = state.bot(Endpoint::MergePull)?;
-        let now = state.world.now;
+        let now = state.world.stamp();
         let State { world, index, .. } = &mut *state;
         let position = index
             .repo(world, repo)
@@ -1053,7 +1091,7 @@ impl GitHub for MemoryGitHub {
         let mut state = self.call(Endpoint::UpdateBranch)?;
         let bot = state.bot(Endpoint::UpdateBranch)?;
         let found_bot = Some(bot.clone());
-        let now = state.world.now;
+        let now = state.world.stamp();
         let State { world, index, .. } = &mut *state;
         let repo_position = index
             .repo(world, repo)
@@ -1118,4 +1156,10 @@ impl GitHub for MemoryGitHub {
         });
         Ok(UpdateBranchOutcome::Accepted)
     }
+}
+
+/// A check run's times to the whole second, as GitHub keeps them whatever a client sent.
+fn whole_seconds(run: &mut CheckRun) {
+    run.started_at = run.started_at.map(Timestamp::whole_second);
+    run.completed_at = run.completed_at.map(Timestamp::whole_second);
 }

@@ -830,3 +830,86 @@ fn simulated_ci_is_checked_when_loaded() {
         assert!(error.contains(message), "{ci}: {error}");
     }
 }
+
+/// GitHub's API has whole seconds only: a write made at a clock with a fraction of a
+/// second is recorded at the whole second, in every time the world keeps (label events,
+/// comments, issues, the squash commit, the activity log, check runs).
+#[tokio::test(flavor = "current_thread")]
+async fn writes_at_a_fractional_clock_are_recorded_at_the_whole_second() {
+    use mp_core::context::{CheckRun, CheckStatus};
+    use mp_core::ids::{Login, Timestamp};
+
+    let gh = memory(WORLD);
+    let fractional = Timestamp::parse("2026-03-01T12:00:05.750Z").expect("valid");
+    let whole = Timestamp::parse("2026-03-01T12:00:05Z").expect("valid");
+    // The world's debug form shows a fraction: the check below can see one.
+    assert!(format!("{fractional:?}").contains(".75"), "{fractional:?}");
+    gh.set_now(fractional);
+    assert_eq!(gh.stamp(), whole);
+
+    let label = |name: &str| vec![name.to_owned()];
+    gh.add_labels(&app(), n(7), &label("decision:pending-owner"))
+        .await
+        .expect("labelled");
+    gh.remove_label(&app(), n(7), "decision:pending-owner")
+        .await
+        .expect("unlabelled");
+    let alice = Login::parse("alice").expect("valid");
+    gh.apply_label_as(&app(), n(7), "reviewed", &alice)
+        .expect("labelled by a person");
+    let comment = gh
+        .create_comment(&app(), n(7), "Merge Gate: checked")
+        .await
+        .expect("commented");
+    assert_eq!(comment.created_at, Some(whole));
+    gh.update_comment(&app(), comment.id, "Merge Gate: checked again")
+        .await
+        .expect("edited");
+    let issue = gh
+        .create_issue(
+            &app(),
+            &NewIssue {
+                title: "Decision pending".to_owned(),
+                body: "body".to_owned(),
+                labels: label("decision:pending-owner"),
+            },
+        )
+        .await
+        .expect("opened");
+    gh.update_branch(&app(), n(9), &sha("z1"))
+        .await
+        .expect("updated");
+    gh.merge_pull(&app(), n(7), &merge("f2", Some("Agent-Tool: claude-code")))
+        .await
+        .expect("merged");
+    gh.add_check_run(
+        &app(),
+        &sha("f2"),
+        CheckRun {
+            name: "lint".to_owned(),
+            status: CheckStatus::Completed,
+            conclusion: None,
+            started_at: Some(fractional),
+            completed_at: Some(fractional.plus_seconds(1)),
+            app_slug: Some("github-actions".to_owned()),
+            output_summary: None,
+        },
+    )
+    .expect("published");
+
+    let events = gh.label_events(&app(), n(7)).await.expect("timeline");
+    let written: Vec<_> = events.iter().filter(|e| e.at == Some(whole)).collect();
+    assert_eq!(written.len(), 3, "{events:?}");
+    assert_eq!(issue.created_at, Some(whole));
+    // The clock keeps its fraction; nothing GitHub hands out does.
+    let world = format!("{:?}", gh.world().repos);
+    assert!(
+        !world.contains("12:00:05.75") && !world.contains("12:00:06.75"),
+        "a fraction of a second was kept:\n{world}"
+    );
+    // Each write above stamped at least one time, at the whole second.
+    assert!(
+        world.matches("2026-03-01T12:00:05Z").count() >= 8,
+        "{world}"
+    );
+}

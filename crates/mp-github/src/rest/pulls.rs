@@ -18,10 +18,8 @@ use super::model::{
     IssueJson, MergeJson, PullJson, ReactionJson, TimelineEventJson,
 };
 use super::transport::Request;
+use crate::PULL_COMMITS_CAP;
 use crate::memory::Endpoint;
-
-/// GitHub lists at most this many commits of a pull request.
-pub(crate) const PULL_COMMITS_CAP: u32 = 250;
 
 /// `owner/repo#N`.
 pub(crate) fn reference(repo: &RepoName, number: PrNumber) -> String {

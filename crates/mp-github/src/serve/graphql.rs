@@ -369,14 +369,16 @@ async fn pull_node(
 
 /// The pull request's commits as REST renders them, as GraphQL `Commit` nodes.
 async fn commits(s: &Shared, repo: &RepoName, number: PrNumber) -> Result<Value, GitHubError> {
-    let contexts = s.memory.pull_commits(repo, number).await?;
+    let contexts = s.memory.all_pull_commits(repo, number)?;
     let base = s.base_url.as_str();
+    // The query asks for the first 50: only those are rendered.
     let rendered: Vec<Value> = s.memory.read(|w| {
         let Some(repository) = w.repo(repo) else {
             return Vec::new();
         };
         contexts
             .iter()
+            .take(PULL_COMMITS_FIRST)
             .filter_map(|c| repository.commits.iter().find(|commit| commit.sha == c.sha))
             .map(|commit| render::commit(base, repo, commit))
             .collect()
@@ -401,9 +403,12 @@ async fn commits(s: &Shared, repo: &RepoName, number: PrNumber) -> Result<Value,
                 },
             })
         })
-        .collect();
-    Ok(connection(nodes, 50))
+        .collect::<Vec<Value>>();
+    Ok(json!({ "totalCount": contexts.len(), "nodes": nodes }))
 }
+
+/// `commits(first: 50)` in the open pull requests query.
+const PULL_COMMITS_FIRST: usize = 50;
 
 /// `commits(last: 1)`: the head commit with its check suites (one per App, as GitHub keeps
 /// them) and every run of each, `filterBy: { checkType: ALL }`.

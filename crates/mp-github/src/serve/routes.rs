@@ -34,9 +34,6 @@ type Ctx = State<Arc<Shared>>;
 type ApiResult = Result<Response, ApiError>;
 type Params = Query<BTreeMap<String, String>>;
 
-/// GitHub's most commits listed for a pull request.
-const PULL_COMMITS_CAP: usize = 250;
-
 /// An error answer: a status and GitHub's `{message, documentation_url}` body.
 #[derive(Debug)]
 pub(super) struct ApiError {
@@ -492,19 +489,28 @@ async fn list_pull_commits(
     uri: Uri,
 ) -> ApiResult {
     let (name, number) = (repo_name(&o, &r)?, number(&n)?);
-    let contexts = s.memory.pull_commits(&name, number).await?;
+    let contexts = s.memory.all_pull_commits(&name, number)?;
+    // GitHub lists the first 250; only the requested page of them is rendered.
+    let listed = contexts.len().min(crate::PULL_COMMITS_CAP as usize);
+    let page = paginate((0..listed).map(Value::from).collect(), &uri, &s.base_url);
     let items = read(&s, |w| {
         let by_sha = commits_by_sha(repo_of(w, &name)?);
         Some(
-            contexts
+            page.items
                 .iter()
-                .take(PULL_COMMITS_CAP)
+                .filter_map(Value::as_u64)
+                .filter_map(|i| usize::try_from(i).ok())
+                .filter_map(|i| contexts.get(i))
                 .filter_map(|c| by_sha.get(&c.sha).copied())
                 .map(|c| render::commit(&s.base_url, &name, c))
                 .collect::<Vec<_>>(),
         )
     })?;
-    Ok(paged(&s, &uri, items))
+    let mut response = json_answer(StatusCode::OK, Value::Array(items));
+    if let Some(value) = page.link.and_then(|l| HeaderValue::from_str(&l).ok()) {
+        response.headers_mut().insert(LINK, value);
+    }
+    Ok(response)
 }
 
 async fn list_pull_files(
@@ -982,7 +988,7 @@ async fn create_check_run(
     let head = required(&body, "head_sha")?;
     let head = CommitSha::parse(&head)
         .map_err(|_| ApiError::invalid(format!("No commit found for SHA: {head}")))?;
-    let now = s.memory.now();
+    let now = s.memory.stamp();
     let mut run = CheckRun {
         name: check,
         status: CheckStatus::Queued,
@@ -1065,7 +1071,7 @@ async fn update_check_run(
     let was_completed = run.status == CheckStatus::Completed;
     apply_check_fields(&mut run, &body)?;
     if run.status == CheckStatus::Completed && !was_completed && run.completed_at.is_none() {
-        run.completed_at = Some(s.memory.now());
+        run.completed_at = Some(s.memory.stamp());
     }
     let updated = run.clone();
     s.memory

@@ -38,7 +38,8 @@ impl TryFrom<String> for LoginText {
     }
 }
 
-/// A timestamp, checked while parsing.
+/// A timestamp, checked while parsing, to the whole second: GitHub's API has no fractions
+/// of a second, so a world never holds one.
 #[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(try_from = "String")]
 pub(super) struct TimeText(pub(super) Timestamp);
@@ -46,7 +47,9 @@ pub(super) struct TimeText(pub(super) Timestamp);
 impl TryFrom<String> for TimeText {
     type Error = String;
     fn try_from(text: String) -> Result<Self, String> {
-        Timestamp::parse(&text).map(Self).map_err(|e| e.to_string())
+        Timestamp::parse(&text)
+            .map(|at| Self(at.whole_second()))
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -167,6 +170,9 @@ pub(super) struct RawCommit {
     pub(super) date: Option<TimeText>,
     #[serde(default)]
     pub(super) checks: Vec<Spanned<RawCheck>>,
+    /// How many commits in a line the entry stands for (1 when absent).
+    #[serde(default)]
+    pub(super) chain: Option<Spanned<u32>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -146,6 +146,13 @@ pub struct CiSimulation {
 }
 
 impl World {
+    /// The time GitHub records for a write made now: [`World::now`] to the whole second,
+    /// since GitHub's API has no fractions of a second in any time it hands out. Every
+    /// write of the in-memory GitHub is stamped with it.
+    pub fn stamp(&self) -> Timestamp {
+        self.now.whole_second()
+    }
+
     /// An empty world at `now` for the App `bot_slug`.
     pub fn new(now: Timestamp, bot_slug: impl Into<String>) -> Self {
         Self {

@@ -14,8 +14,8 @@ use mp_core::port::IssueState;
 use serde_saphyr::Spanned;
 
 use super::file::{
-    RawCheck, RawCheckStatus, RawCi, RawComment, RawConfig, RawEvent, RawFile, RawFileStatus,
-    RawIssue, RawLabel, RawPull, RawPush, RawReaction, RawRepo, RawState, RawWorld,
+    RawCheck, RawCheckStatus, RawCi, RawComment, RawCommit, RawConfig, RawEvent, RawFile,
+    RawFileStatus, RawIssue, RawLabel, RawPull, RawPush, RawReaction, RawRepo, RawState, RawWorld,
 };
 use super::{
     CiSimulation, Commit, IssueRecord, LoadWorldError, Pull, PullFile, Repo, World, commit_sha,
@@ -223,6 +223,36 @@ fn claim_number(
     Ok(PrNumber::new(number.value))
 }
 
+/// The most commits one `chain` entry may stand for.
+const MAX_CHAIN: u32 = 10_000;
+
+/// The parents a commit entry lists, each listed before it.
+fn resolve_parents(
+    cx: Cx<'_>,
+    repo: &Repo,
+    all_ids: &BTreeSet<&str>,
+    commit: &RawCommit,
+) -> Result<Vec<CommitSha>> {
+    let id = &commit.id;
+    let mut parents = Vec::new();
+    for parent in &commit.parents {
+        match find(&repo.commits, &parent.value) {
+            Some(found) => parents.push(found.sha.clone()),
+            None if all_ids.contains(parent.value.as_str()) => {
+                return Err(cx.at(
+                    parent,
+                    format!(
+                        "parent `{}` of commit `{}` must be listed before it",
+                        parent.value, id.value
+                    ),
+                ));
+            }
+            None => return Err(unknown_commit(cx, &repo.name, parent)),
+        }
+    }
+    Ok(parents)
+}
+
 fn resolve_repo(cx: Cx<'_>, raw: RawRepo, comment_ids: &mut u64) -> Result<Repo> {
     let mut repo = Repo::new(raw.name.value.0);
     let all_ids: BTreeSet<&str> = raw
@@ -237,6 +267,37 @@ fn resolve_repo(cx: Cx<'_>, raw: RawRepo, comment_ids: &mut u64) -> Result<Repo>
         if id.value.is_empty() {
             return Err(cx.at(id, "a commit id must not be empty"));
         }
+        let chain = match &commit.chain {
+            None => 1,
+            Some(n) if (1..=MAX_CHAIN).contains(&n.value) => n.value,
+            Some(n) => {
+                return Err(cx.at(n, format!("`chain` must be between 1 and {MAX_CHAIN}")));
+            }
+        };
+        // The entry's ancestors in the chain, oldest first: `<id>~(chain-1)` … `<id>~1`.
+        let mut previous: Option<CommitSha> = None;
+        for back in (1..chain).rev() {
+            let ancestor = format!("{}~{back}", id.value);
+            if repo.commits.iter().any(|c| c.id == ancestor) {
+                return Err(cx.at(id, format!("commit id `{ancestor}` is used twice")));
+            }
+            let sha = commit_sha(&repo.name, &ancestor);
+            let parents = match previous.take() {
+                Some(parent) => vec![parent],
+                None => resolve_parents(cx, &repo, &all_ids, commit)?,
+            };
+            repo.commits.push(Commit {
+                id: ancestor,
+                sha: sha.clone(),
+                message: commit.message.clone(),
+                parents,
+                author: commit.author.as_ref().map(|l| l.0.clone()),
+                committer: commit.committer.as_ref().map(|l| l.0.clone()),
+                date: commit.date.map(|t| t.0),
+                checks: Vec::new(),
+            });
+            previous = Some(sha);
+        }
         if repo.commits.iter().any(|c| c.id == id.value) {
             return Err(cx.at(id, format!("commit id `{}` is used twice", id.value)));
         }
@@ -250,22 +311,10 @@ fn resolve_repo(cx: Cx<'_>, raw: RawRepo, comment_ids: &mut u64) -> Result<Repo>
                 ),
             ));
         }
-        let mut parents = Vec::new();
-        for parent in &commit.parents {
-            match find(&repo.commits, &parent.value) {
-                Some(found) => parents.push(found.sha.clone()),
-                None if all_ids.contains(parent.value.as_str()) => {
-                    return Err(cx.at(
-                        parent,
-                        format!(
-                            "parent `{}` of commit `{}` must be listed before it",
-                            parent.value, id.value
-                        ),
-                    ));
-                }
-                None => return Err(unknown_commit(cx, &repo.name, parent)),
-            }
-        }
+        let parents = match previous {
+            Some(parent) => vec![parent],
+            None => resolve_parents(cx, &repo, &all_ids, commit)?,
+        };
         let checks = commit
             .checks
             .iter()

@@ -727,3 +727,59 @@ fn app_permissions_installation_and_labels_are_read_and_checked() {
         assert!(message.contains(wanted), "{text}: {message}");
     }
 }
+
+/// `chain: N` stands for N commits in a line: the last keeps the entry's id, the k-th
+/// before it is `<id>~k`, the first has the entry's parents, and a pull request on the
+/// chain lists them all, oldest first.
+#[test]
+fn a_chain_entry_stands_for_commits_in_a_line() {
+    let world = parse(
+        "now: 2026-03-01T12:00:00.900Z\nbot: mp-gate\nrepos:\n  - name: acme/app\n    commits:\n      - {id: m1, message: init}\n      - {id: f, message: \"feat: x\", parents: [m1], chain: 3, date: 2026-03-01T09:00:00.500Z}\n    branches: {main: m1, feature/x: f}\n    pulls:\n      - {number: 1, title: x, head: feature/x}\n",
+    )
+    .expect("valid world");
+    let repo = &world.repos[0];
+    let ids: Vec<(String, Vec<String>)> = repo
+        .commits
+        .iter()
+        .map(|c| {
+            let parents = c.parents.iter().map(|p| id_of(repo, p)).collect();
+            (c.id.clone(), parents)
+        })
+        .collect();
+    let expected: Vec<(String, Vec<String>)> = [
+        ("m1", vec![]),
+        ("f~2", vec!["m1"]),
+        ("f~1", vec!["f~2"]),
+        ("f", vec!["f~1"]),
+    ]
+    .into_iter()
+    .map(|(id, parents)| {
+        (
+            id.to_owned(),
+            parents.into_iter().map(str::to_owned).collect(),
+        )
+    })
+    .collect();
+    assert_eq!(ids, expected);
+    let pull = repo.pull(mp_core::ids::PrNumber::new(1)).expect("pull");
+    let listed: Vec<String> = pull.commits.iter().map(|sha| id_of(repo, sha)).collect();
+    assert_eq!(listed, ["f~2", "f~1", "f"]);
+    // Fractions of a second are dropped when the file is read.
+    assert_eq!(world.now.to_string(), "2026-03-01T12:00:00Z");
+    assert_eq!(world.now, world.now.whole_second());
+    assert!(
+        repo.commits
+            .iter()
+            .all(|c| c.date.is_none_or(|d| d == d.whole_second()))
+    );
+}
+
+#[test]
+fn a_chain_must_hold_at_least_one_commit() {
+    check(
+        parse(
+            "now: 2026-03-01T12:00:00Z\nbot: mp-gate\nrepos:\n  - name: acme/app\n    commits:\n      - {id: m1, message: init, chain: 0}\n",
+        ),
+        "error: world.yaml:6:40: `chain` must be between 1 and 10000",
+    );
+}

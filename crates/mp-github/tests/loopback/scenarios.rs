@@ -275,11 +275,13 @@ fn every_scenario_gives_the_same_writes_through_rest_as_in_memory() {
         "only {} GraphQL queries",
         tally.queries
     );
-    // A renamed file (GraphQL gives no previous path) and a pull request past GitHub's file
-    // cap (more files than the query asks for) are read over REST; nothing else is.
+    // A pull request past GitHub's commit cap and one past its file cap (more commits or
+    // files than the query asks for), and a renamed file (GraphQL gives no previous path)
+    // are read over REST; nothing else is.
     assert_eq!(
         tally.rest_parts_in,
         [
+            "attack-pull-request-over-250-commits",
             "classify-path-rename-out-of-config-d",
             "github-pr-past-the-file-cap"
         ]

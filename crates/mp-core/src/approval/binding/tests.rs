@@ -482,3 +482,31 @@ mod carried_over {
         );
     }
 }
+
+/// GitHub's times have whole seconds, and the same-second rule is about GitHub's seconds:
+/// a fraction of a second in a time (which GitHub never hands out, but an adapter or a
+/// fake could) must not order a push against the label inside one second.
+#[test]
+fn fractions_of_a_second_never_order_a_push_against_the_label() {
+    let same_second = |push: &str, label: &str| {
+        prove_head_at_label(
+            &history(&["branch_creation - a 09:00:00", &format!("push a b {push}")]),
+            Some(at(label)),
+            &sha('b'),
+            &[],
+            None,
+            SettleWindow::from_seconds(0),
+        )
+        .map_err(|why| why.code())
+    };
+    for (push, label) in [
+        ("10:00:00.300", "10:00:00.700"),
+        ("10:00:00.700", "10:00:00.300"),
+    ] {
+        assert_eq!(
+            same_second(push, label),
+            Err("head_updated_at_label_time"),
+            "push at {push}, label at {label}"
+        );
+    }
+}
