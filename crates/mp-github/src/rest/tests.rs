@@ -601,6 +601,7 @@ async fn check_runs_unwrap_the_envelope() {
         runs,
         Ok(vec![
             CheckRun {
+                id: None,
                 name: "lint".to_owned(),
                 status: CheckStatus::Queued,
                 conclusion: None,
@@ -610,6 +611,7 @@ async fn check_runs_unwrap_the_envelope() {
                 output_summary: None,
             },
             CheckRun {
+                id: None,
                 name: "test".to_owned(),
                 status: CheckStatus::Completed,
                 conclusion: Some(CheckConclusion::Success),

@@ -15,19 +15,7 @@ use sha1::{Digest, Sha1};
 use super::boilerplate;
 use crate::world::{Commit, IssueRecord, Pull, PullFile, Repo};
 
-/// A stable numeric id for `key` of kind `kind`, below 2^48 so JSON readers keep it exact.
-pub(super) fn stable_id(kind: &str, key: &str) -> u64 {
-    let mut hasher = Sha1::new();
-    hasher.update(kind.as_bytes());
-    hasher.update(b"\0");
-    hasher.update(key.as_bytes());
-    let digest = hasher.finalize();
-    let mut id = 0_u64;
-    for byte in digest.iter().take(6) {
-        id = (id << 8) | u64::from(*byte);
-    }
-    id.max(1)
-}
+pub(super) use crate::world::{check_run_id, stable_id};
 
 fn node_id(prefix: &str, id: u64) -> String {
     format!("{prefix}_loopback{id}")
@@ -396,14 +384,6 @@ pub(super) fn pull_file(
         map.insert("previous_filename".to_owned(), json!(previous));
     }
     value
-}
-
-/// The id of run `index` on commit `head_sha`: stable, and growing with the index as
-/// GitHub's ids grow with creation (a client may order a commit's runs by id). Below 2^53,
-/// as GitHub's ids are, so JavaScript clients read it exactly.
-pub(super) fn check_run_id(repo: &RepoName, head_sha: &CommitSha, index: usize) -> u64 {
-    let commit = stable_id("check", &format!("{repo}@{head_sha}")) >> 8;
-    commit * 1024 + u64::try_from(index).unwrap_or(1023).min(1023)
 }
 
 /// One check run on `head_sha`; `index` is its position on the commit.

@@ -984,6 +984,7 @@ async fn create_check_run(
         .map_err(|_| ApiError::invalid(format!("No commit found for SHA: {head}")))?;
     let now = s.memory.now();
     let mut run = CheckRun {
+        id: None,
         name: check,
         status: CheckStatus::Queued,
         conclusion: None,
