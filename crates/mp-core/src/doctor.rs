@@ -5,7 +5,7 @@
 //! carries what was found (`detail`) and, for a failure or a warning, what to do (`fix`).
 //! The checks come in a fixed order: configuration, placeholders, credentials, access to
 //! each repository, default branches, the `bot-state` branch, labels, required checks,
-//! the receipt key, the workflow's `concurrency:` guard.
+//! where the required checks may come from, the receipt key, the workflow's `concurrency:` guard.
 
 #[cfg(test)]
 mod tests;
@@ -727,6 +727,55 @@ pub fn required_checks_check(
     )
 }
 
+/// Whether C2's required checks of `repo` can be forged by agents (decisions/0047): with
+/// GitHub Actions as the expected publisher, a required check not bound to a workflow file
+/// (`required_check_workflows`) counts a green run that any workflow an agent pushes can
+/// create with the repository's `GITHUB_TOKEN`, so it warns. With every check bound, the
+/// installation must be able to read workflow runs (Actions: read), or every bound check
+/// fails closed. `None` when `repo` names no required check or another publisher is
+/// expected.
+pub fn check_provenance_check(config: &Config, repo: &RepoName, access: &Access) -> Option<Check> {
+    let name = format!("check_provenance:{repo}");
+    let required = config.effective_required_checks(repo);
+    if required.is_empty()
+        || config.effective_expected_check_publisher(repo)
+            != crate::config::env::DEFAULT_CHECK_PUBLISHER
+    {
+        return None;
+    }
+    let bound = config.env().required_check_workflows();
+    let unbound: Vec<&str> = required
+        .iter()
+        .filter(|check| !bound.contains_key(*check))
+        .map(String::as_str)
+        .collect();
+    if !unbound.is_empty() {
+        return Some(Check::warn(
+            name,
+            format!(
+                "C2 is forgeable by agents in {repo}: {} not bound to a workflow file, so a green run any workflow an agent pushes creates with the repository's GITHUB_TOKEN counts",
+                unbound.join(", ")
+            ),
+            "bind each required check to the workflow file that runs it under required_check_workflows in env.yml (decisions/0047)",
+        ));
+    }
+    if let Access::Installation(granted) = access
+        && level_rank(granted.get("actions").map_or("", String::as_str)) < 1
+    {
+        return Some(Check::fail(
+            name,
+            format!(
+                "the App cannot read the workflow runs of {repo} (Actions: none), so every check bound to a workflow fails closed"
+            ),
+            "grant the App the Actions: read repository permission and accept it on the installation",
+        ));
+    }
+    let pairs: Vec<String> = required
+        .iter()
+        .map(|check| format!("{check} from {}", bound[check]))
+        .collect();
+    Some(Check::ok(name, format!("{repo}: {}", pairs.join("; "))))
+}
 // ---- 8. receipt key ----------------------------------------------------------------------
 
 /// `MP_RECEIPT_KEY` is set when mp merges.
@@ -905,6 +954,13 @@ pub fn checks(config: &Config, facts: &Facts) -> Vec<Check> {
             && config.projects().is_supervised(&repo.repo)
         {
             out.push(required_checks_check(config, &repo.repo, seen));
+        }
+    }
+    for repo in reachable() {
+        if config.projects().is_supervised(&repo.repo)
+            && let Some(check) = check_provenance_check(config, &repo.repo, &repo.access)
+        {
+            out.push(check);
         }
     }
     out.push(receipt_key_check(config, facts.receipt_key_set));
