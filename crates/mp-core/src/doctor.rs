@@ -5,7 +5,8 @@
 //! carries what was found (`detail`) and, for a failure or a warning, what to do (`fix`).
 //! The checks come in a fixed order: configuration, placeholders, credentials, access to
 //! each repository, default branches, the `bot-state` branch, labels, required checks,
-//! where the required checks may come from, the receipt key, the workflow's `concurrency:` guard.
+//! where the required checks may come from, the receipt key, the workflow's `concurrency:` guard
+//! and where it reads the App's key from.
 
 #[cfg(test)]
 mod tests;
@@ -828,6 +829,63 @@ pub fn has_concurrency(text: &str) -> bool {
         .any(|line| line.trim_start().starts_with("concurrency:"))
 }
 
+/// Whether a workflow's text reads the App's private key from a secret
+/// (`secrets.MP_APP_PRIVATE_KEY`, outside comments).
+pub fn reads_app_key(text: &str) -> bool {
+    text.lines().any(|line| {
+        let code = line.split('#').next().unwrap_or("");
+        code.contains("secrets.MP_APP_PRIVATE_KEY")
+    })
+}
+
+/// Whether a workflow's text names an `environment:` (job level).
+pub fn has_environment(text: &str) -> bool {
+    text.lines()
+        .any(|line| line.trim_start().starts_with("environment:"))
+}
+
+/// The governance repository's workflows that read the App's key take it from an
+/// environment, not a repository secret (decisions/0047): a repository secret reaches any
+/// workflow an agent pushes on any branch, which could then act as mp. `None` when no
+/// workflow reads the key (mp runs elsewhere, or the workflows cannot be read: the
+/// concurrency check says so). The environment's deployment branches and reviewers are not
+/// read here: docs/deploy.md says how to set them.
+pub fn app_key_check(workflows: &Result<Vec<(String, String)>, String>) -> Option<Check> {
+    let name = "app_key_environment";
+    let reading: Vec<&(String, String)> = workflows
+        .as_ref()
+        .ok()?
+        .iter()
+        .filter(|(_, text)| reads_app_key(text))
+        .collect();
+    if reading.is_empty() {
+        return None;
+    }
+    let bare: Vec<&str> = reading
+        .iter()
+        .filter(|(_, text)| !has_environment(text))
+        .map(|(path, _)| path.as_str())
+        .collect();
+    if bare.is_empty() {
+        let paths: Vec<&str> = reading.iter().map(|(path, _)| path.as_str()).collect();
+        return Some(Check::ok(
+            name,
+            format!(
+                "{} read the App's key through an environment (restrict its deployment branches to the default branch)",
+                paths.join(", ")
+            ),
+        ));
+    }
+    Some(Check::warn(
+        name,
+        format!(
+            "{} read MP_APP_PRIVATE_KEY without an environment: as a repository secret it reaches any workflow an agent pushes on any branch, which can then act as mp",
+            bare.join(", ")
+        ),
+        "move the key into an environment whose deployment branches are the default branch only, delete the repository secret, and give the job `environment:` (docs/deploy.md)",
+    ))
+}
+
 /// The workflows of the governance repository (path and text) include one that runs mp
 /// with a `concurrency:` guard.
 pub fn workflow_check(config: &Config, workflows: &Result<Vec<(String, String)>, String>) -> Check {
@@ -966,6 +1024,7 @@ pub fn checks(config: &Config, facts: &Facts) -> Vec<Check> {
     out.push(receipt_key_check(config, facts.receipt_key_set));
     if let Some(workflows) = &facts.workflows {
         out.push(workflow_check(config, workflows));
+        out.extend(app_key_check(workflows));
     }
     out
 }

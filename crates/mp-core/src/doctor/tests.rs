@@ -400,3 +400,30 @@ fn required_checks_not_bound_to_a_workflow_are_forgeable() {
     );
     assert_eq!(check_provenance_check(&other, &app, &granted), None);
 }
+
+#[test]
+fn the_app_key_read_as_a_repository_secret_is_a_warning() {
+    let example = include_str!("../../../../examples/workflows/mp-tick.yml");
+    let from_environment = vec![(
+        ".github/workflows/mp-tick.yml".to_owned(),
+        example.to_owned(),
+    )];
+    let check = app_key_check(&Ok(from_environment)).expect("a check");
+    assert_eq!(check.status, Status::Ok, "{}", check.detail);
+    let bare = example.replace("    environment: mp\n", "");
+    assert_ne!(bare, example, "the example names its environment");
+    let check = app_key_check(&Ok(vec![(
+        ".github/workflows/mp-tick.yml".to_owned(),
+        bare,
+    )]))
+    .expect("a check");
+    assert_eq!(check.status, Status::Warn);
+    assert!(
+        check.detail.contains("without an environment"),
+        "{}",
+        check.detail
+    );
+    // No workflow reads the key (mp runs elsewhere): nothing to say.
+    assert_eq!(app_key_check(&Ok(Vec::new())), None);
+    assert_eq!(app_key_check(&Err("404".to_owned())), None);
+}
