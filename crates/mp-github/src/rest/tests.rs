@@ -601,7 +601,7 @@ async fn check_runs_unwrap_the_envelope() {
         runs,
         Ok(vec![
             CheckRun {
-                id: None,
+                id: Some(3),
                 name: "lint".to_owned(),
                 status: CheckStatus::Queued,
                 conclusion: None,
@@ -611,7 +611,7 @@ async fn check_runs_unwrap_the_envelope() {
                 output_summary: None,
             },
             CheckRun {
-                id: None,
+                id: Some(4),
                 name: "test".to_owned(),
                 status: CheckStatus::Completed,
                 conclusion: Some(CheckConclusion::Success),
