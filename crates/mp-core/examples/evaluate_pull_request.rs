@@ -246,6 +246,7 @@ impl GitHub for Catalog {
             .checks
             .iter()
             .map(|(name, conclusion)| CheckRun {
+                id: None,
                 name: (*name).to_owned(),
                 status: CheckStatus::Completed,
                 conclusion: Some(CheckConclusion::from_github(conclusion)),

@@ -49,6 +49,10 @@ pub struct PrContext {
     pub files: Vec<FileChange>,
     /// Every check run reported on the head commit (same-named runs are all kept).
     pub check_runs: Vec<CheckRun>,
+    /// The jobs of the GitHub Actions workflow runs on the head commit, read only when C2
+    /// binds a required check to a workflow file (`required_check_workflows`); empty
+    /// otherwise.
+    pub workflow_jobs: Vec<WorkflowJob>,
     /// `labeled` and `unlabeled` timeline events, in timeline order.
     pub label_events: Vec<LabelEvent>,
     /// GitHub's own record of the updates of the head branch (the repository activity
@@ -278,6 +282,9 @@ impl CheckConclusion {
 /// One check run on a commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckRun {
+    /// GitHub's id of the run (`id`), when the adapter knows it: what a workflow job's
+    /// `check_run_url` names ([`WorkflowJob::check_run_id`]).
+    pub id: Option<u64>,
     /// Check name, e.g. `test`.
     pub name: String,
     /// Life-cycle status.
@@ -299,6 +306,23 @@ impl CheckRun {
     pub fn concluded(&self, conclusion: &CheckConclusion) -> bool {
         self.status == CheckStatus::Completed && self.conclusion.as_ref() == Some(conclusion)
     }
+}
+
+/// A job of a GitHub Actions workflow run on a commit: GitHub's record that the check run
+/// [`WorkflowJob::check_run_id`] was published by a job of a run of the workflow file
+/// [`WorkflowJob::workflow_path`] on [`WorkflowJob::head_sha`] (decisions/0047).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkflowJob {
+    /// The id of the check run the job publishes (the last segment of its `check_run_url`).
+    pub check_run_id: u64,
+    /// The workflow run's id.
+    pub run_id: u64,
+    /// The workflow run's `path`: the workflow file, e.g. `.github/workflows/ci.yml`.
+    pub workflow_path: String,
+    /// The workflow run's `head_sha`.
+    pub head_sha: CommitSha,
+    /// The event that started the workflow run, e.g. `pull_request`.
+    pub event: String,
 }
 
 /// Whether a timeline event added or removed a label, or changed the pull request's base.

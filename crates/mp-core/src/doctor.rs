@@ -5,7 +5,8 @@
 //! carries what was found (`detail`) and, for a failure or a warning, what to do (`fix`).
 //! The checks come in a fixed order: configuration, placeholders, credentials, access to
 //! each repository, default branches, the `bot-state` branch, labels, required checks,
-//! the receipt key, the workflow's `concurrency:` guard.
+//! where the required checks may come from, the receipt key, the workflow's `concurrency:` guard
+//! and where it reads the App's key from.
 
 #[cfg(test)]
 mod tests;
@@ -727,6 +728,55 @@ pub fn required_checks_check(
     )
 }
 
+/// Whether C2's required checks of `repo` can be forged by agents (decisions/0047): with
+/// GitHub Actions as the expected publisher, a required check not bound to a workflow file
+/// (`required_check_workflows`) counts a green run that any workflow an agent pushes can
+/// create with the repository's `GITHUB_TOKEN`, so it warns. With every check bound, the
+/// installation must be able to read workflow runs (Actions: read), or every bound check
+/// fails closed. `None` when `repo` names no required check or another publisher is
+/// expected.
+pub fn check_provenance_check(config: &Config, repo: &RepoName, access: &Access) -> Option<Check> {
+    let name = format!("check_provenance:{repo}");
+    let required = config.effective_required_checks(repo);
+    if required.is_empty()
+        || config.effective_expected_check_publisher(repo)
+            != crate::config::env::DEFAULT_CHECK_PUBLISHER
+    {
+        return None;
+    }
+    let bound = config.env().required_check_workflows();
+    let unbound: Vec<&str> = required
+        .iter()
+        .filter(|check| !bound.contains_key(*check))
+        .map(String::as_str)
+        .collect();
+    if !unbound.is_empty() {
+        return Some(Check::warn(
+            name,
+            format!(
+                "C2 is forgeable by agents in {repo}: {} not bound to a workflow file, so a green run any workflow an agent pushes creates with the repository's GITHUB_TOKEN counts",
+                unbound.join(", ")
+            ),
+            "bind each required check to the workflow file that runs it under required_check_workflows in env.yml (decisions/0047)",
+        ));
+    }
+    if let Access::Installation(granted) = access
+        && level_rank(granted.get("actions").map_or("", String::as_str)) < 1
+    {
+        return Some(Check::fail(
+            name,
+            format!(
+                "the App cannot read the workflow runs of {repo} (Actions: none), so every check bound to a workflow fails closed"
+            ),
+            "grant the App the Actions: read repository permission and accept it on the installation",
+        ));
+    }
+    let pairs: Vec<String> = required
+        .iter()
+        .map(|check| format!("{check} from {}", bound[check]))
+        .collect();
+    Some(Check::ok(name, format!("{repo}: {}", pairs.join("; "))))
+}
 // ---- 8. receipt key ----------------------------------------------------------------------
 
 /// `MP_RECEIPT_KEY` is set when mp merges.
@@ -777,6 +827,63 @@ pub fn runs_mp(text: &str) -> bool {
 pub fn has_concurrency(text: &str) -> bool {
     text.lines()
         .any(|line| line.trim_start().starts_with("concurrency:"))
+}
+
+/// Whether a workflow's text reads the App's private key from a secret
+/// (`secrets.MP_APP_PRIVATE_KEY`, outside comments).
+pub fn reads_app_key(text: &str) -> bool {
+    text.lines().any(|line| {
+        let code = line.split('#').next().unwrap_or("");
+        code.contains("secrets.MP_APP_PRIVATE_KEY")
+    })
+}
+
+/// Whether a workflow's text names an `environment:` (job level).
+pub fn has_environment(text: &str) -> bool {
+    text.lines()
+        .any(|line| line.trim_start().starts_with("environment:"))
+}
+
+/// The governance repository's workflows that read the App's key take it from an
+/// environment, not a repository secret (decisions/0047): a repository secret reaches any
+/// workflow an agent pushes on any branch, which could then act as mp. `None` when no
+/// workflow reads the key (mp runs elsewhere, or the workflows cannot be read: the
+/// concurrency check says so). The environment's deployment branches and reviewers are not
+/// read here: docs/deploy.md says how to set them.
+pub fn app_key_check(workflows: &Result<Vec<(String, String)>, String>) -> Option<Check> {
+    let name = "app_key_environment";
+    let reading: Vec<&(String, String)> = workflows
+        .as_ref()
+        .ok()?
+        .iter()
+        .filter(|(_, text)| reads_app_key(text))
+        .collect();
+    if reading.is_empty() {
+        return None;
+    }
+    let bare: Vec<&str> = reading
+        .iter()
+        .filter(|(_, text)| !has_environment(text))
+        .map(|(path, _)| path.as_str())
+        .collect();
+    if bare.is_empty() {
+        let paths: Vec<&str> = reading.iter().map(|(path, _)| path.as_str()).collect();
+        return Some(Check::ok(
+            name,
+            format!(
+                "{} read the App's key through an environment (restrict its deployment branches to the default branch)",
+                paths.join(", ")
+            ),
+        ));
+    }
+    Some(Check::warn(
+        name,
+        format!(
+            "{} read MP_APP_PRIVATE_KEY without an environment: as a repository secret it reaches any workflow an agent pushes on any branch, which can then act as mp",
+            bare.join(", ")
+        ),
+        "move the key into an environment whose deployment branches are the default branch only, delete the repository secret, and give the job `environment:` (docs/deploy.md)",
+    ))
 }
 
 /// The workflows of the governance repository (path and text) include one that runs mp
@@ -907,9 +1014,17 @@ pub fn checks(config: &Config, facts: &Facts) -> Vec<Check> {
             out.push(required_checks_check(config, &repo.repo, seen));
         }
     }
+    for repo in reachable() {
+        if config.projects().is_supervised(&repo.repo)
+            && let Some(check) = check_provenance_check(config, &repo.repo, &repo.access)
+        {
+            out.push(check);
+        }
+    }
     out.push(receipt_key_check(config, facts.receipt_key_set));
     if let Some(workflows) = &facts.workflows {
         out.push(workflow_check(config, workflows));
+        out.extend(app_key_check(workflows));
     }
     out
 }

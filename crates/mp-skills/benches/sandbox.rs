@@ -43,6 +43,7 @@ fn realistic_pr() -> PrContext {
         })
         .collect();
     PrContext {
+        workflow_jobs: Vec::new(),
         repo: RepoName::parse("acme/app").expect("valid"),
         number: PrNumber::new(42),
         title: "A new grammar for the parser".to_owned(),

@@ -16,6 +16,7 @@ pub(crate) fn commit(byte: u8, message: &str) -> CommitContext {
 /// An open pull request on `acme/app` with `commits` and no files or checks.
 pub(crate) fn pr(commits: Vec<CommitContext>) -> PrContext {
     PrContext {
+        workflow_jobs: Vec::new(),
         repo: RepoName::parse("acme/app").expect("valid repository"),
         number: PrNumber::new(7),
         title: "change".to_owned(),

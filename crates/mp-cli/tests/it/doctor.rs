@@ -176,11 +176,17 @@ fn the_demo_fails_only_on_its_example_names_and_labels_until_they_are_created() 
         ]),
         "{out}"
     );
-    // acme/infra's main has no `test` run, and the demo's governance repository holds no
-    // workflow.
+    // acme/infra's main has no `test` run, the demo's governance repository holds no
+    // workflow, and the demo binds no required check to a workflow file (C2 is forgeable by
+    // any workflow an agent pushes, decisions/0047).
     assert_eq!(
         named(&doc, "warn"),
-        set(&["required_checks:acme/infra", "workflow_concurrency"]),
+        set(&[
+            "required_checks:acme/infra",
+            "check_provenance:acme/webapp",
+            "check_provenance:acme/infra",
+            "workflow_concurrency",
+        ]),
         "{out}"
     );
     assert!(

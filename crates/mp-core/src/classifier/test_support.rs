@@ -22,6 +22,7 @@ pub(crate) fn login(name: &str) -> Login {
 /// An open pull request on `acme/app` changing `files`, with no commits or checks.
 pub(crate) fn pr(files: Vec<FileChange>) -> PrContext {
     PrContext {
+        workflow_jobs: Vec::new(),
         repo: repo("acme/app"),
         number: PrNumber::new(7),
         title: "change".to_owned(),
@@ -77,6 +78,7 @@ pub(crate) fn commit(byte: u8, message: &str) -> CommitContext {
 /// A completed, successful check run.
 pub(crate) fn check_run(name: &str, slug: Option<&str>, summary: Option<&str>) -> CheckRun {
     CheckRun {
+        id: None,
         name: name.to_owned(),
         status: CheckStatus::Completed,
         conclusion: Some(CheckConclusion::Success),

@@ -1,13 +1,15 @@
 //! `env.yml`: the bot's deployment settings (app slug, CI expectations, opt-in features).
 
+use std::collections::BTreeMap;
+
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
+use super::ReadConcurrency;
 use super::problem::{codes, shown};
 use super::validate::{self, Sink};
-use super::yaml;
+use super::yaml::{self, SpannedMap};
 use crate::approval::SettleWindow;
-use super::ReadConcurrency;
 
 /// The check publisher assumed when neither a repository override nor `env.yml` names one.
 pub const DEFAULT_CHECK_PUBLISHER: &str = "github-actions";
@@ -69,6 +71,12 @@ pub(crate) struct EnvFile {
         schemars(with = "Option<String>", length(min = 1, max = 100))
     )]
     expected_check_publisher: Option<Spanned<String>>,
+    /// Required check name → the GitHub Actions workflow file (e.g.
+    /// `.github/workflows/ci.yml`) whose jobs alone may publish it: a run of the name counts
+    /// only when it is a job of a run of that file on the pull request's head.
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(with = "BTreeMap<String, String>"))]
+    required_check_workflows: SpannedMap<Spanned<String>>,
     /// Open a revert pull request when a merged commit fails post-merge re-validation.
     #[serde(default)]
     auto_revert_pr: bool,
@@ -177,6 +185,7 @@ pub struct Env {
     allow_no_ci: bool,
     required_checks: Vec<String>,
     expected_check_publisher: Option<String>,
+    required_check_workflows: BTreeMap<String, String>,
     auto_revert_pr: bool,
     l4_burn_in_days: u32,
     merge_enabled: bool,
@@ -236,6 +245,12 @@ impl Env {
     /// `Config::effective_expected_check_publisher`.
     pub fn expected_check_publisher(&self) -> Option<&str> {
         self.expected_check_publisher.as_deref()
+    }
+
+    /// `required_check_workflows`: required check name → the workflow file whose jobs
+    /// alone may publish it (default empty: any run of the expected publisher counts).
+    pub fn required_check_workflows(&self) -> &BTreeMap<String, String> {
+        &self.required_check_workflows
     }
 
     /// `auto_revert_pr`, default false.
@@ -314,6 +329,8 @@ pub(crate) fn load(sink: &mut Sink<'_>, text: &str) -> Option<Env> {
         255,
         "required check",
     );
+
+    let required_check_workflows = check_workflows(sink, &raw.required_check_workflows);
 
     let check_report_timeout_minutes = match &raw.check_report_timeout_minutes {
         None => DEFAULT_CHECK_REPORT_TIMEOUT_MINUTES,
@@ -398,6 +415,7 @@ pub(crate) fn load(sink: &mut Sink<'_>, text: &str) -> Option<Env> {
         allow_no_ci: raw.allow_no_ci,
         required_checks,
         expected_check_publisher,
+        required_check_workflows,
         auto_revert_pr: raw.auto_revert_pr,
         l4_burn_in_days: raw.l4_burn_in_days,
         merge_enabled: raw.merge_enabled,
@@ -406,4 +424,40 @@ pub(crate) fn load(sink: &mut Sink<'_>, text: &str) -> Option<Env> {
         reads,
         label_settle,
     })
+}
+
+/// The directory GitHub Actions reads workflow files from.
+pub const WORKFLOWS_DIR: &str = ".github/workflows/";
+
+/// `required_check_workflows`, checked: each name a valid check name, each file a
+/// repository path under [`WORKFLOWS_DIR`] ending in `.yml` or `.yaml`.
+fn check_workflows(
+    sink: &mut Sink<'_>,
+    raw: &SpannedMap<Spanned<String>>,
+) -> BTreeMap<String, String> {
+    let mut workflows = BTreeMap::new();
+    for (name, path) in &raw.0 {
+        let field = format!("required_check_workflows.{}", shown(&name.value));
+        if !validate::text(sink, &field, name, 1, 255) || !validate::repo_path(sink, &field, path) {
+            continue;
+        }
+        let file = path.value.strip_prefix(WORKFLOWS_DIR).unwrap_or_default();
+        if file.is_empty()
+            || file.contains('/')
+            || !(file.ends_with(".yml") || file.ends_with(".yaml"))
+        {
+            sink.error(
+                codes::INVALID_VALUE,
+                &field,
+                &path.referenced,
+                format!(
+                    "`{}` is not a workflow file: expected `{WORKFLOWS_DIR}<name>.yml` or `.yaml`",
+                    shown(&path.value)
+                ),
+            );
+            continue;
+        }
+        workflows.insert(name.value.clone(), path.value.clone());
+    }
+    workflows
 }

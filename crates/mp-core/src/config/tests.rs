@@ -1021,3 +1021,33 @@ fn skill_names_in_skills_yml_must_exist_with_a_did_you_mean() {
     // A caller that cannot tell which user skills exist gets no such check.
     check(&[(SKILLS_FILE, "enabled: [no_wip_titel]\n")], &[]);
 }
+
+#[test]
+fn required_check_workflows_name_workflow_files() {
+    let config = check(
+        &[(
+            ENV_FILE,
+            "bot_app_slug: acme-gate\nrequired_checks: [test]\nrequired_check_workflows:\n  test: .github/workflows/ci.yml\n",
+        )],
+        &[],
+    )
+    .expect("loads");
+    assert_eq!(
+        config
+            .env()
+            .required_check_workflows()
+            .get("test")
+            .map(String::as_str),
+        Some(".github/workflows/ci.yml")
+    );
+    check(
+        &[(
+            ENV_FILE,
+            "bot_app_slug: acme-gate\nrequired_checks: [test, lint]\nrequired_check_workflows:\n  test: ci.yml\n  lint: .github/workflows/sub/lint.yml\n",
+        )],
+        &[
+            "env.yml:4:9: error[invalid_value]: `ci.yml` is not a workflow file: expected `.github/workflows/<name>.yml` or `.yaml` (field `required_check_workflows.test`)",
+            "env.yml:5:9: error[invalid_value]: `.github/workflows/sub/lint.yml` is not a workflow file: expected `.github/workflows/<name>.yml` or `.yaml` (field `required_check_workflows.lint`)",
+        ],
+    );
+}

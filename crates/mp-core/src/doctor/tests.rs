@@ -356,6 +356,7 @@ fn the_checks_come_in_order_and_skip_unreachable_repositories() {
             "bot_state",
             "labels:org/gov",
             "required_checks:org/gov",
+            "check_provenance:org/gov",
             "receipt_key",
             "workflow_concurrency",
         ]
@@ -363,4 +364,66 @@ fn the_checks_come_in_order_and_skip_unreachable_repositories() {
     assert!(!all_ok(&checks));
     // Contents write on the governance repository: the first tick creates bot-state.
     assert_eq!(checks[5].status, Status::Ok);
+}
+
+#[test]
+fn required_checks_not_bound_to_a_workflow_are_forgeable() {
+    let app = repo("org/app");
+    let granted = Access::Installation(all_granted());
+    let unbound = check_provenance_check(&config(), &app, &granted).expect("a check");
+    assert_eq!(unbound.status, Status::Warn);
+    assert!(
+        unbound
+            .detail
+            .contains("C2 is forgeable by agents in org/app: test not bound to a workflow file"),
+        "{}",
+        unbound.detail
+    );
+    let bound = config_with(
+        "bot_app_slug: gate\nrequired_checks: [test]\nrequired_check_workflows:\n  test: .github/workflows/ci.yml\n",
+        "governance_repo: org/gov\nsupervised_repos: [org/app]\n",
+    );
+    // Bound, but the App cannot read workflow runs: every bound check would fail closed.
+    let blind = check_provenance_check(&bound, &app, &granted).expect("a check");
+    assert_eq!(blind.status, Status::Fail);
+    assert!(blind.detail.contains("Actions: none"), "{}", blind.detail);
+    let mut with_actions = all_granted();
+    with_actions.insert("actions".to_owned(), "read".to_owned());
+    let fine =
+        check_provenance_check(&bound, &app, &Access::Installation(with_actions)).expect("a check");
+    assert_eq!(fine.status, Status::Ok);
+    assert_eq!(fine.detail, "org/app: test from .github/workflows/ci.yml");
+    // Another publisher than GitHub Actions: nothing to say here.
+    let other = config_with(
+        "bot_app_slug: gate\nrequired_checks: [test]\nexpected_check_publisher: buildkite\n",
+        "governance_repo: org/gov\nsupervised_repos: [org/app]\n",
+    );
+    assert_eq!(check_provenance_check(&other, &app, &granted), None);
+}
+
+#[test]
+fn the_app_key_read_as_a_repository_secret_is_a_warning() {
+    let example = include_str!("../../../../examples/workflows/mp-tick.yml");
+    let from_environment = vec![(
+        ".github/workflows/mp-tick.yml".to_owned(),
+        example.to_owned(),
+    )];
+    let check = app_key_check(&Ok(from_environment)).expect("a check");
+    assert_eq!(check.status, Status::Ok, "{}", check.detail);
+    let bare = example.replace("    environment: mp\n", "");
+    assert_ne!(bare, example, "the example names its environment");
+    let check = app_key_check(&Ok(vec![(
+        ".github/workflows/mp-tick.yml".to_owned(),
+        bare,
+    )]))
+    .expect("a check");
+    assert_eq!(check.status, Status::Warn);
+    assert!(
+        check.detail.contains("without an environment"),
+        "{}",
+        check.detail
+    );
+    // No workflow reads the key (mp runs elsewhere): nothing to say.
+    assert_eq!(app_key_check(&Ok(Vec::new())), None);
+    assert_eq!(app_key_check(&Err("404".to_owned())), None);
 }

@@ -14,6 +14,13 @@
 //! `success` or `neutral` and a `success` run must come from the expected app; zero runs
 //! pass only with `allow_no_ci`.
 //!
+//! A named check bound to a workflow file (`required_check_workflows`, decisions/0047)
+//! counts, of the expected app's runs, only those GitHub records as published by a job of a
+//! run of that file on the pull request's head: the run's id is the check run of such a
+//! job. Without one the check fails as not from that workflow; the others (a run created
+//! through the Checks API by any workflow an agent pushes, a job of another workflow file)
+//! are ignored and reported as a non-blocking warning, as runs from other apps are.
+//!
 //! A named check with no run at all is `check_missing` while the head commit is younger
 //! than `policy.check_report_timeout_minutes` (or its date is unknown), and
 //! `check_never_reported` once it is older: a check that never comes is named as such
@@ -21,7 +28,9 @@
 
 use std::collections::BTreeSet;
 
-use super::{CORE_SEVERITY, ConditionId, ConditionResult, Evidence, GatePolicy, MISSING_APP};
+use super::{
+    CORE_SEVERITY, ConditionId, ConditionResult, Evidence, GatePolicy, MISSING_APP, NO_WORKFLOW_JOB,
+};
 use crate::context::{CheckConclusion, CheckRun, CheckStatus, PrContext};
 use crate::ids::Timestamp;
 use crate::severity::Severity;
@@ -70,6 +79,53 @@ fn run_failures(
         }));
     }
     failures
+}
+
+/// Whether GitHub records `run` as published by a job of a run of the workflow file
+/// `workflow` on the pull request's head: its id is the check run of such a job.
+fn from_workflow(pr: &PrContext, run: &CheckRun, workflow: &str) -> bool {
+    run.id.is_some_and(|id| {
+        pr.workflow_jobs.iter().any(|job| {
+            job.check_run_id == id
+                && workflow_file(&job.workflow_path, pr) == Some(workflow)
+                && job.head_sha == pr.head_sha
+        })
+    })
+}
+
+/// The workflow file of this repository that a workflow run's `path` names: the path
+/// itself (`.github/workflows/ci.yml`), or the path of GitHub's longer spelling
+/// `<owner>/<repo>/.github/workflows/ci.yml@<ref>` when it names this repository. The ref
+/// does not matter: the version run is the one at the run's `head_sha`. `None` for a
+/// workflow of another repository.
+fn workflow_file<'a>(path: &'a str, pr: &PrContext) -> Option<&'a str> {
+    let path = path.rsplit_once('@').map_or(path, |(file, _)| file);
+    let repo = pr.repo.as_str();
+    match path.get(..repo.len()) {
+        Some(prefix) if prefix.eq_ignore_ascii_case(repo) => path[repo.len()..].strip_prefix('/'),
+        _ if path.starts_with(".github/") => Some(path),
+        _ => None,
+    }
+}
+
+/// Sorted distinct sources of `runs`: the workflow file of the job that published each
+/// (with ` on <sha>` when that job's run is on another commit), [`NO_WORKFLOW_JOB`] for a
+/// run no workflow job published.
+fn workflows(pr: &PrContext, runs: &[&CheckRun]) -> Vec<String> {
+    runs.iter()
+        .map(|run| {
+            let job = run
+                .id
+                .and_then(|id| pr.workflow_jobs.iter().find(|job| job.check_run_id == id));
+            match job {
+                Some(job) if job.head_sha == pr.head_sha => job.workflow_path.clone(),
+                Some(job) => format!("{} on {}", job.workflow_path, job.head_sha.short()),
+                None => NO_WORKFLOW_JOB.to_owned(),
+            }
+        })
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
 }
 
 /// The latest of same-named runs of one App (none when `runs` is empty): started last, a
@@ -147,6 +203,34 @@ fn evaluate_named(pr: &PrContext, policy: &GatePolicy, now: Timestamp) -> Vec<Co
             }));
             continue;
         }
+        let ours = match policy.required_check_workflows.get(name) {
+            None => ours,
+            Some(workflow) => {
+                let (bound, unbound): (Vec<&CheckRun>, Vec<&CheckRun>) = ours
+                    .iter()
+                    .partition(|run| from_workflow(pr, run, workflow));
+                if bound.is_empty() {
+                    failures.push(fail(Evidence::CheckWrongWorkflow {
+                        name: name.clone(),
+                        workflow: workflow.clone(),
+                        seen: workflows(pr, &unbound),
+                    }));
+                    continue;
+                }
+                if !unbound.is_empty() {
+                    warnings.push(ConditionResult::fail(
+                        ConditionId::C2,
+                        Severity::P2,
+                        Evidence::CheckOtherWorkflow {
+                            name: name.clone(),
+                            workflow: workflow.clone(),
+                            others: workflows(pr, &unbound),
+                        },
+                    ));
+                }
+                bound
+            }
+        };
         let latest = latest_run(&ours);
         failures.extend(run_failures(name, &latest, |c| {
             *c == CheckConclusion::Success

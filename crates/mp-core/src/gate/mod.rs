@@ -20,6 +20,7 @@ pub mod l4_registry;
 #[cfg(test)]
 pub(crate) mod testkit;
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::approval::{
@@ -64,6 +65,10 @@ pub struct GatePolicy {
     pub required_checks: Vec<String>,
     /// The app slug whose check runs count for C2 (default `github-actions`).
     pub expected_publisher: String,
+    /// Required check name → the workflow file whose jobs alone may publish it
+    /// (`required_check_workflows`, decisions/0047). Empty: any run of the expected
+    /// publisher counts.
+    pub required_check_workflows: BTreeMap<String, String>,
     /// With no named required checks, whether zero check runs pass C2.
     pub allow_no_ci: bool,
     /// The only app slug allowed to publish `classifier-judgment` check runs
@@ -90,6 +95,7 @@ impl Default for GatePolicy {
             bot: None,
             required_checks: Vec::new(),
             expected_publisher: DEFAULT_PUBLISHER.to_owned(),
+            required_check_workflows: BTreeMap::new(),
             allow_no_ci: false,
             classifier_publisher_slug: DEFAULT_PUBLISHER.to_owned(),
             registry: None,
@@ -216,6 +222,10 @@ fn plural(count: usize) -> &'static str {
 
 /// Shown for a check run published without an app.
 pub const MISSING_APP: &str = "<missing app>";
+
+/// Shown for a GitHub Actions check run that is no job of any workflow run on the head:
+/// one created through the Checks API (decisions/0047).
+pub const NO_WORKFLOW_JOB: &str = "<no workflow job>";
 
 /// What a result rests on: the values that made a condition pass or fail.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -357,6 +367,31 @@ pub enum Evidence {
         /// The other app slugs, sorted ([`MISSING_APP`] for none).
         others: Vec<String>,
     },
+    /// No run of a named required check from the expected publisher is a job of a run of
+    /// the workflow file the check is bound to (`required_check_workflows`) on the head
+    /// (decisions/0047).
+    CheckWrongWorkflow {
+        /// The check name.
+        name: String,
+        /// The workflow file the check must come from.
+        workflow: String,
+        /// Where the runs of that name came from, sorted: workflow files, or
+        /// [`NO_WORKFLOW_JOB`] for runs no workflow job published.
+        seen: Vec<String>,
+    },
+    /// A named required check bound to a workflow file also has runs from the expected
+    /// publisher that no job of that workflow's runs on the head published. They are
+    /// ignored (a warning, never blocking and never counted as green): any workflow an
+    /// agent pushes can publish a run of any name with the repository's token.
+    CheckOtherWorkflow {
+        /// The check name.
+        name: String,
+        /// The workflow file the check must come from.
+        workflow: String,
+        /// Where the ignored runs came from, sorted, as in
+        /// [`Evidence::CheckWrongWorkflow`].
+        others: Vec<String>,
+    },
     /// No named checks are required, there are no runs, and `allow_no_ci` is off.
     NoChecks,
     /// No named checks are required and no `success` run comes from the expected publisher.
@@ -486,6 +521,8 @@ impl Evidence {
             Self::CheckFailed { .. } => "check_failed",
             Self::CheckWrongPublisher { .. } => "check_wrong_publisher",
             Self::CheckOtherPublisher { .. } => "check_other_publisher",
+            Self::CheckWrongWorkflow { .. } => "check_wrong_workflow",
+            Self::CheckOtherWorkflow { .. } => "check_other_workflow",
             Self::NoChecks => "no_checks",
             Self::NoGreenFromPublisher { .. } => "no_green_from_publisher",
             Self::QuadrantAutoApproved { .. } => "quadrant_auto_approved",
@@ -605,6 +642,24 @@ impl fmt::Display for Evidence {
             } => write!(
                 f,
                 "required check '{name}' also has runs from {} — ignored: only runs from '{expected}' count",
+                List(others)
+            ),
+            Self::CheckWrongWorkflow {
+                name,
+                workflow,
+                seen,
+            } => write!(
+                f,
+                "required check '{name}' did not come from the workflow '{workflow}' on the head (came from: {}). Treating as not yet green.",
+                List(seen)
+            ),
+            Self::CheckOtherWorkflow {
+                name,
+                workflow,
+                others,
+            } => write!(
+                f,
+                "required check '{name}' also has runs from {} — ignored: only runs from the workflow '{workflow}' on the head count",
                 List(others)
             ),
             Self::NoChecks => f.write_str(

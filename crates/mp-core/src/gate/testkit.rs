@@ -4,7 +4,7 @@
 use crate::approval::{Receipt, ReceiptLabel, render_receipt};
 use crate::context::{
     CheckConclusion, CheckRun, CheckStatus, Comment, CommentId, CommitContext, HeadHistory,
-    LabelAction, LabelEvent, PrContext, PrState, RefUpdate, RefUpdateKind,
+    LabelAction, LabelEvent, PrContext, PrState, RefUpdate, RefUpdateKind, WorkflowJob,
 };
 use crate::gate::{ConditionResult, GatePolicy, Outcome};
 use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
@@ -73,6 +73,7 @@ pub(crate) fn run(name: &str, state: &str, slug: Option<&str>) -> CheckRun {
         ),
     };
     CheckRun {
+        id: None,
         name: name.to_owned(),
         status,
         conclusion,
@@ -128,6 +129,7 @@ pub(crate) struct Pr(PrContext);
 impl Pr {
     pub(crate) fn new() -> Self {
         Self(PrContext {
+            workflow_jobs: Vec::new(),
             repo: repo(),
             number: PrNumber::new(7),
             title: "feat: change".to_owned(),
@@ -244,6 +246,29 @@ impl Pr {
 
     pub(crate) fn check(mut self, name: &str, state: &str, slug: Option<&str>) -> Self {
         self.0.check_runs.push(run(name, state, slug));
+        self
+    }
+
+    /// A run with id `id`; `workflow`: the workflow file of the job that published it, on
+    /// the head commit (`"<file> on <sha prefix>"` for a run on another commit).
+    pub(crate) fn job(mut self, id: u64, name: &str, state: &str, workflow: Option<&str>) -> Self {
+        self.0.check_runs.push(CheckRun {
+            id: Some(id),
+            ..run(name, state, Some("github-actions"))
+        });
+        if let Some(workflow) = workflow {
+            let (path, head_sha) = match workflow.split_once(" on ") {
+                Some((path, prefix)) => (path, sha(prefix)),
+                None => (workflow, self.0.head_sha.clone()),
+            };
+            self.0.workflow_jobs.push(WorkflowJob {
+                check_run_id: id,
+                run_id: 1000 + id,
+                workflow_path: path.to_owned(),
+                head_sha,
+                event: "pull_request".to_owned(),
+            });
+        }
         self
     }
 

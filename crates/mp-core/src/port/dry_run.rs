@@ -22,6 +22,7 @@ use super::history::{
 use crate::context::LabelAction;
 use crate::context::{
     CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, Reaction, RefUpdate,
+    WorkflowJob,
 };
 use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 
@@ -549,6 +550,14 @@ impl GitHub for DryRun<'_> {
         sha: &CommitSha,
     ) -> Result<Vec<CheckRun>, GitHubError> {
         self.inner.check_runs(repo, sha).await
+    }
+
+    async fn workflow_jobs(
+        &self,
+        repo: &RepoName,
+        sha: &CommitSha,
+    ) -> Result<Vec<WorkflowJob>, GitHubError> {
+        self.inner.workflow_jobs(repo, sha).await
     }
 
     async fn label_events(

@@ -4,6 +4,7 @@
 use crate::context::CommentId;
 use crate::context::{
     CheckRun, Comment, CommitContext, FileChange, LabelEvent, PrState, Reaction, RefUpdate,
+    WorkflowJob,
 };
 use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 
@@ -338,6 +339,26 @@ pub trait GitHub: Send + Sync {
         repo: &RepoName,
         sha: &CommitSha,
     ) -> Result<Vec<CheckRun>, GitHubError>;
+
+    /// The jobs of every GitHub Actions workflow run on a commit, with each run's workflow
+    /// file, head and event (`GET /actions/runs?head_sha={sha}`, all pages, then
+    /// `GET /actions/runs/{run_id}/jobs?filter=all` of each run, all pages). The tick reads
+    /// it for the head of a pull request only when C2 binds a required check to a workflow
+    /// file (`required_check_workflows`). The default answers
+    /// [`GitHubError::NotFound`]: an adapter that cannot read workflow runs makes such a
+    /// check fail closed. A wrapper must forward it.
+    ///
+    /// # Errors
+    /// See the trait documentation.
+    async fn workflow_jobs(
+        &self,
+        repo: &RepoName,
+        sha: &CommitSha,
+    ) -> Result<Vec<WorkflowJob>, GitHubError> {
+        Err(GitHubError::NotFound {
+            what: format!("workflow runs of {sha} in {repo}"),
+        })
+    }
 
     /// `labeled` / `unlabeled` events of an issue or pull request, in timeline order
     /// (`GET /issues/{n}/timeline`).

@@ -5,6 +5,7 @@ use std::sync::{Mutex, PoisonError};
 
 use crate::context::{
     CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, Reaction, RefUpdate,
+    WorkflowJob,
 };
 use crate::ids::{CommitSha, Login, PrNumber, RepoName};
 
@@ -116,6 +117,14 @@ impl GitHub for Recording<'_> {
         sha: &CommitSha,
     ) -> Result<Vec<CheckRun>, GitHubError> {
         self.inner.check_runs(repo, sha).await
+    }
+
+    async fn workflow_jobs(
+        &self,
+        repo: &RepoName,
+        sha: &CommitSha,
+    ) -> Result<Vec<WorkflowJob>, GitHubError> {
+        self.inner.workflow_jobs(repo, sha).await
     }
 
     async fn label_events(

@@ -171,6 +171,32 @@ pub async fn fetch_context(
     Ok(pr)
 }
 
+/// Whether `policy` binds a required check to a workflow file: the tick then reads the
+/// jobs of the workflow runs on each head (decisions/0047).
+pub(crate) fn binds_workflows(policy: &GatePolicy) -> bool {
+    policy
+        .required_checks
+        .iter()
+        .any(|name| policy.required_check_workflows.contains_key(name))
+}
+
+/// The jobs of the workflow runs on `pr`'s head, into its context.
+///
+/// # Errors
+/// The read's [`GitHubError`]; [`GitHubError::NotFound`] (an adapter or server without
+/// workflow runs) leaves the jobs empty, and every bound check then fails closed.
+pub(crate) async fn read_workflow_jobs(
+    github: &dyn GitHub,
+    pr: &mut PrContext,
+) -> Result<(), GitHubError> {
+    match github.workflow_jobs(&pr.repo, &pr.head_sha).await {
+        Ok(jobs) => pr.workflow_jobs = jobs,
+        Err(GitHubError::NotFound { .. }) => pr.workflow_jobs = Vec::new(),
+        Err(err) => return Err(err),
+    }
+    Ok(())
+}
+
 /// The second parents of the merges that pushes of the head branch left as its tip (GitHub's
 /// activity log): the commits the base branch's log must show for such a merge to carry a
 /// label over ([`merged_from_base`](crate::approval::merged_from_base)). Empty when the
@@ -222,6 +248,7 @@ pub(crate) fn context_of(
     head_history: HeadHistory,
 ) -> PrContext {
     PrContext {
+        workflow_jobs: Vec::new(),
         repo: pull.repo.clone(),
         number: pull.number,
         title: pull.title.clone(),
@@ -292,7 +319,10 @@ pub async fn evaluate_pr(
     pull: &PullRequest,
     now: Timestamp,
 ) -> Result<PrEvaluation, GitHubError> {
-    let pr = fetch_context(github, pull).await?;
+    let mut pr = fetch_context(github, pull).await?;
+    if binds_workflows(&setup.gate_policy(&pull.repo)) {
+        read_workflow_jobs(github, &mut pr).await?;
+    }
     let comments = github.comments(&pull.repo, pull.number).await?;
     let main_head = github
         .branch_head(&pull.repo, setup.options.gated_branch(&pull.repo))

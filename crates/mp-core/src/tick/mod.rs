@@ -43,9 +43,9 @@ mod testkit_history;
 #[cfg(test)]
 mod tests;
 
+pub use crate::config::ReadConcurrency;
 pub use evaluate::{PrEvaluation, Route, assess_pr, evaluate_pr, fetch_context};
 pub use inbox_poll::{InboxReport, poll_inbox};
-pub use crate::config::ReadConcurrency;
 pub use process::RECEIPTS_UNAVAILABLE;
 pub use progress::{ProgressSink, TickPhase, TickProgress};
 pub use report::{MAX_DETAIL_CHARS, PrAction, PrOutcome, TickMetrics, TickReport};
@@ -522,6 +522,7 @@ impl<'a> TickSetup<'a> {
             bot: Some(self.bot.clone()),
             required_checks: config.effective_required_checks(repo).to_vec(),
             expected_publisher: config.effective_expected_check_publisher(repo).to_owned(),
+            required_check_workflows: env.required_check_workflows().clone(),
             allow_no_ci: env.allow_no_ci(),
             classifier_publisher_slug: env.classifier_publisher_slug().to_owned(),
             registry: config.registry().cloned(),
@@ -595,14 +596,14 @@ pub(crate) async fn run_pr_path_as(
         }
         let read = match ahead.take() {
             Some(read) => read,
-            None => read_repo(github, options, repo).await,
+            None => read_repo(github, &setup, repo).await,
         };
         let next = gated
             .get(done + 1)
             .filter(|_| look_ahead && under_reserve(github).is_none());
         let read_next = async {
             match next {
-                Some(next) => Some(read_repo(github, options, next).await),
+                Some(next) => Some(read_repo(github, &setup, next).await),
                 None => None,
             }
         };
@@ -645,7 +646,8 @@ struct RepoRead {
 /// Lists `repo`'s open pull requests and takes every read of those into the gated branch,
 /// with [`TickOptions::read_concurrency`] in flight (`prefetch`). Reads only: nothing of the
 /// tick's report changes.
-async fn read_repo(github: &dyn GitHub, options: &TickOptions, repo: &RepoName) -> RepoRead {
+async fn read_repo(github: &dyn GitHub, setup: &TickSetup<'_>, repo: &RepoName) -> RepoRead {
+    let options = setup.options;
     let listed = github.open_pulls_with_reads(repo).await.map(|listed| {
         let selection = options.pulls.as_ref();
         listed
@@ -659,8 +661,15 @@ async fn read_repo(github: &dyn GitHub, options: &TickOptions, repo: &RepoName) 
         .flatten()
         .filter(|listed| listed.pull.base_ref == gated)
         .collect();
-    let reads =
-        prefetch::read_repo(github, repo, gated, &into_gated, options.read_concurrency).await;
+    let reads = prefetch::read_repo(
+        github,
+        repo,
+        gated,
+        &into_gated,
+        options.read_concurrency,
+        evaluate::binds_workflows(&setup.gate_policy(repo)),
+    )
+    .await;
     RepoRead { listed, reads }
 }
 

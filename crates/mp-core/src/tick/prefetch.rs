@@ -28,10 +28,10 @@ use crate::ids::{CommitSha, PrNumber, RepoName};
 use crate::port::{GitHub, GitHubError, ListedPull, PullRequest};
 
 use super::PR_PATH_RESERVE;
-use crate::config::ReadConcurrency;
 use super::evaluate::{
-    base_history, context_of, head_history, head_history_unread, merged_parents,
+    base_history, context_of, head_history, head_history_unread, merged_parents, read_workflow_jobs,
 };
+use crate::config::ReadConcurrency;
 
 /// The reads of one pull request, each as it came.
 pub(crate) struct PullData {
@@ -170,6 +170,7 @@ pub(crate) async fn read_repo(
     gated: &str,
     pulls: &[&ListedPull],
     limit: ReadConcurrency,
+    workflows: bool,
 ) -> RepoReads {
     let stop = Stop::default();
     let stop = &stop;
@@ -257,7 +258,40 @@ pub(crate) async fn read_repo(
         .map(|(listed, parts)| (listed.pull.number, parts.finish(&listed.pull)))
         .collect();
     read_base_history(github, stop, repo, gated, &mut pulls).await;
+    if workflows {
+        read_workflows(github, stop, &mut pulls, limit).await;
+    }
     RepoReads { main_head, pulls }
+}
+
+/// The jobs of the workflow runs on each pull request's head (C2 binds a required check to
+/// a workflow file, decisions/0047); a read that fails fails that pull request's context.
+async fn read_workflows(
+    github: &dyn GitHub,
+    stop: &Stop,
+    pulls: &mut BTreeMap<PrNumber, PullData>,
+    limit: ReadConcurrency,
+) {
+    let reads: Vec<BoxFuture<'_, ()>> = pulls
+        .values_mut()
+        .map(|data| -> BoxFuture<'_, ()> {
+            Box::pin(async move {
+                let Ok(context) = &mut data.context else {
+                    return;
+                };
+                let read = stop
+                    .read(github, Box::pin(read_workflow_jobs(github, context)))
+                    .await;
+                if let Err(err) = read {
+                    data.context = Err(err);
+                }
+            })
+        })
+        .collect();
+    futures_util::stream::iter(reads)
+        .buffer_unordered(limit.get())
+        .collect::<Vec<()>>()
+        .await;
 }
 
 /// The gated branch's update history for every pull request whose head branch holds a

@@ -176,6 +176,7 @@ impl FakePr {
             ),
         };
         self.checks.push(CheckRun {
+            id: None,
             name: name.to_owned(),
             status,
             conclusion,

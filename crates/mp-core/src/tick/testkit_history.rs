@@ -263,6 +263,7 @@ pub(crate) fn check_run(name: &str, state: &str) -> CheckRun {
     };
     let started = at("2026-03-01T10:05:00Z");
     CheckRun {
+        id: None,
         name: name.to_owned(),
         status,
         conclusion,

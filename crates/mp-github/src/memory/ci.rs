@@ -78,6 +78,7 @@ fn advance_repo(repo: &mut Repo, ci: &CiSimulation, fails: &GlobSet, now: Timest
                 Some(index) => index,
                 None => {
                     runs.push(CheckRun {
+                        id: None,
                         name: name.clone(),
                         status: CheckStatus::InProgress,
                         conclusion: None,

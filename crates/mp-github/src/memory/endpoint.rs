@@ -19,6 +19,10 @@ pub enum Endpoint {
     ListPullFiles,
     /// `GET /repos/{o}/{r}/commits/{sha}/check-runs`.
     ListCheckRuns,
+    /// `GET /repos/{o}/{r}/actions/runs` (`?head_sha=`).
+    ListWorkflowRuns,
+    /// `GET /repos/{o}/{r}/actions/runs/{run_id}/jobs` (`?filter=all`).
+    ListWorkflowRunJobs,
     /// `GET /repos/{o}/{r}/issues/{n}/timeline`.
     ListTimeline,
     /// `GET /repos/{o}/{r}/activity` (`?ref=`).
@@ -82,6 +86,8 @@ impl Endpoint {
             Self::ListPullCommits => "GET /repos/{o}/{r}/pulls/{n}/commits",
             Self::ListPullFiles => "GET /repos/{o}/{r}/pulls/{n}/files",
             Self::ListCheckRuns => "GET /repos/{o}/{r}/commits/{sha}/check-runs",
+            Self::ListWorkflowRuns => "GET /repos/{o}/{r}/actions/runs",
+            Self::ListWorkflowRunJobs => "GET /repos/{o}/{r}/actions/runs/{run_id}/jobs",
             Self::ListTimeline => "GET /repos/{o}/{r}/issues/{n}/timeline",
             Self::ListActivity => "GET /repos/{o}/{r}/activity",
             Self::ListComments => "GET /repos/{o}/{r}/issues/{n}/comments",

@@ -313,6 +313,7 @@ impl GitHubHistory for MemoryGitHub {
         let (id, sha) =
             fresh_commit_id(found, &format!("write {} on {}", write.path, write.branch));
         found.commits.push(Commit {
+            check_workflows: Default::default(),
             id,
             sha: sha.clone(),
             message: write.message.clone(),
@@ -618,6 +619,7 @@ impl GitHubHistory for MemoryGitHub {
         }
         let (id, revert_sha) = fresh_commit_id(found, &format!("revert of {}", sha.short()));
         found.commits.push(Commit {
+            check_workflows: Default::default(),
             id,
             sha: revert_sha.clone(),
             message: message.to_owned(),

@@ -23,7 +23,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use mp_core::context::{
     CheckRun, Comment, CommentId, CommitContext, FileChange, FileStatus, LabelAction, LabelEvent,
-    PrState, Reaction, RefUpdate, RefUpdateKind,
+    PrState, Reaction, RefUpdate, RefUpdateKind, WorkflowJob,
 };
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use mp_core::port::{
@@ -32,7 +32,9 @@ use mp_core::port::{
 };
 
 use crate::PULL_COMMITS_CAP;
-use crate::world::{Commit, IssueRecord, PR_MERGE, Pull, Repo, World, commit_sha};
+use crate::world::{
+    Commit, IssueRecord, PR_MERGE, Pull, Repo, WORKFLOW_EVENT, World, check_run_id, commit_sha,
+};
 
 pub use action::Action;
 pub use endpoint::Endpoint;
@@ -707,7 +709,45 @@ impl GitHub for MemoryGitHub {
             .ok_or_else(|| GitHubError::NotFound {
                 what: format!("commit {sha} in {repo}"),
             })?;
-        Ok(found.commits[position].checks.clone())
+        let commit = &found.commits[position];
+        Ok(commit
+            .checks
+            .iter()
+            .enumerate()
+            .map(|(index, run)| CheckRun {
+                id: Some(check_run_id(repo, sha, index)),
+                ..run.clone()
+            })
+            .collect())
+    }
+
+    async fn workflow_jobs(
+        &self,
+        repo: &RepoName,
+        sha: &CommitSha,
+    ) -> Result<Vec<WorkflowJob>, GitHubError> {
+        // One listing of the commit's runs, then one listing of each run's jobs, as the
+        // REST adapter reads them. An unknown commit has no runs, as on GitHub.
+        let runs = {
+            let state = self.call(Endpoint::ListWorkflowRuns)?;
+            let found = state.repo(repo)?;
+            found
+                .commit(sha)
+                .map(|commit| commit.workflow_runs(repo))
+                .unwrap_or_default()
+        };
+        let mut jobs = Vec::new();
+        for run in runs {
+            drop(self.call(Endpoint::ListWorkflowRunJobs)?);
+            jobs.extend(run.jobs.iter().map(|index| WorkflowJob {
+                check_run_id: check_run_id(repo, sha, *index),
+                run_id: run.id,
+                workflow_path: run.path.clone(),
+                head_sha: sha.clone(),
+                event: WORKFLOW_EVENT.to_owned(),
+            }));
+        }
+        Ok(jobs)
     }
 
     async fn label_events(
@@ -1049,6 +1089,7 @@ impl GitHub for MemoryGitHub {
         let head_sha = pull.head_sha.clone();
         let changes = pull.files.clone();
         found.commits.push(Commit {
+            check_workflows: Default::default(),
             id,
             sha: sha.clone(),
             message: message.clone(),
@@ -1127,6 +1168,7 @@ impl GitHub for MemoryGitHub {
             indexed_fresh_commit_id(tables, found, &format!("update branch of #{number}"));
         let head_ref = pull.head_ref.clone();
         found.commits.push(Commit {
+            check_workflows: Default::default(),
             id,
             sha: sha.clone(),
             message,

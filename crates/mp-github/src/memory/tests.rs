@@ -886,6 +886,7 @@ async fn writes_at_a_fractional_clock_are_recorded_at_the_whole_second() {
         &app(),
         &sha("f2"),
         CheckRun {
+            id: None,
             name: "lint".to_owned(),
             status: CheckStatus::Completed,
             conclusion: None,

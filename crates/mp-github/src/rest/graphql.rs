@@ -429,9 +429,11 @@ fn check_runs(connection: Connection<HeadCommit>, head: &CommitSha) -> Option<Ve
     for suite in commit.check_suites?.whole()? {
         let slug = suite.app.map(|a| a.slug);
         for run in suite.check_runs?.whole()? {
+            let id = run.database_id?;
             runs.push((
-                run.database_id?,
+                id,
                 CheckRun {
+                    id: Some(id),
                     name: run.name,
                     status: CheckStatus::from_github(&rest_word(&run.status)),
                     conclusion: run

@@ -173,6 +173,43 @@ pub(crate) struct CheckRunsPage {
     pub(crate) check_runs: Vec<CheckRunJson>,
 }
 
+/// A page of `GET /actions/runs`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct WorkflowRunsPage {
+    #[serde(default)]
+    pub(crate) workflow_runs: Vec<WorkflowRunJson>,
+}
+
+/// A workflow run: what C2 binds a job to (decisions/0047).
+#[derive(Debug, Deserialize)]
+pub(crate) struct WorkflowRunJson {
+    pub(crate) id: u64,
+    pub(crate) path: String,
+    pub(crate) head_sha: String,
+    pub(crate) event: String,
+}
+
+/// A page of `GET /actions/runs/{run_id}/jobs`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct WorkflowJobsPage {
+    #[serde(default)]
+    pub(crate) jobs: Vec<WorkflowJobJson>,
+}
+
+/// A job of a workflow run; `check_run_url` names the check run it publishes.
+#[derive(Debug, Deserialize)]
+pub(crate) struct WorkflowJobJson {
+    pub(crate) check_run_url: String,
+}
+
+/// The id of the check run `check_run_url` names (its last path segment); `None` for a URL
+/// that names none.
+pub(crate) fn check_run_id_of(check_run_url: &str) -> Option<u64> {
+    let (before, id) = check_run_url.trim_end_matches('/').rsplit_once('/')?;
+    before.ends_with("/check-runs").then_some(())?;
+    id.parse().ok()
+}
+
 /// One timeline event; only `labeled` / `unlabeled` are read, the rest is skipped.
 #[derive(Debug, Deserialize)]
 pub(crate) struct TimelineEventJson {
@@ -465,6 +502,7 @@ pub(crate) fn file_change(json: FileJson) -> FileChange {
 
 pub(crate) fn check_run(json: CheckRunJson) -> CheckRun {
     CheckRun {
+        id: json.id,
         name: json.name,
         status: CheckStatus::from_github(&json.status),
         conclusion: json.conclusion.as_deref().map(CheckConclusion::from_github),

@@ -3,6 +3,7 @@
 
 use mp_core::context::{
     CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, Reaction, RefUpdate,
+    WorkflowJob,
 };
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName};
 use mp_core::port::{
@@ -15,7 +16,8 @@ use serde_json::json;
 use super::RestGitHub;
 use super::model::{
     self, ActivityJson, BranchJson, CheckRunsPage, CommentJson, CommitJson, Convert, FileJson,
-    IssueJson, MergeJson, PullJson, ReactionJson, TimelineEventJson,
+    IssueJson, MergeJson, PullJson, ReactionJson, TimelineEventJson, WorkflowJobsPage,
+    WorkflowRunsPage,
 };
 use super::transport::Request;
 use crate::PULL_COMMITS_CAP;
@@ -243,6 +245,78 @@ impl GitHub for RestGitHub {
         // Creation order (GitHub's ids grow), which C2's "latest run" falls back on.
         runs.sort_by_key(|(id, _)| *id);
         Ok(runs.into_iter().map(|(_, run)| run).collect())
+    }
+
+    async fn workflow_jobs(
+        &self,
+        repo: &RepoName,
+        sha: &CommitSha,
+    ) -> Result<Vec<WorkflowJob>, GitHubError> {
+        let endpoint = Endpoint::ListWorkflowRuns;
+        let url = listing(
+            self.transport.repo_url(repo, &["actions", "runs"]),
+            &[("head_sha", sha.as_str())],
+        );
+        let what = || format!("workflow runs of {sha} in {repo}");
+        let runs = self
+            .transport
+            .get_pages(
+                endpoint.route(),
+                url,
+                repo,
+                &what,
+                None,
+                |page: WorkflowRunsPage| page.workflow_runs,
+            )
+            .await?;
+        let mut jobs = Vec::new();
+        for run in runs {
+            let Ok(head_sha) = CommitSha::parse(&run.head_sha) else {
+                return Err(GitHubError::Malformed {
+                    route: endpoint.route().to_owned(),
+                    message: format!("workflow run {} has head_sha `{}`", run.id, run.head_sha),
+                });
+            };
+            let endpoint = Endpoint::ListWorkflowRunJobs;
+            let run_id = run.id.to_string();
+            let url = listing(
+                self.transport
+                    .repo_url(repo, &["actions", "runs", &run_id, "jobs"]),
+                &[("filter", "all")],
+            );
+            let what = || format!("jobs of workflow run {run_id} in {repo}");
+            let urls = self
+                .transport
+                .get_pages(
+                    endpoint.route(),
+                    url,
+                    repo,
+                    &what,
+                    None,
+                    |page: WorkflowJobsPage| {
+                        page.jobs.into_iter().map(|job| job.check_run_url).collect()
+                    },
+                )
+                .await?;
+            for check_run_url in urls {
+                let Some(check_run_id) = model::check_run_id_of(&check_run_url) else {
+                    return Err(GitHubError::Malformed {
+                        route: endpoint.route().to_owned(),
+                        message: format!(
+                            "a job's check_run_url `{check_run_url}` names no check run"
+                        ),
+                    });
+                };
+                jobs.push(WorkflowJob {
+                    check_run_id,
+                    run_id: run.id,
+                    workflow_path: run.path.clone(),
+                    head_sha: head_sha.clone(),
+                    event: run.event.clone(),
+                });
+            }
+        }
+        Ok(jobs)
     }
 
     async fn label_events(

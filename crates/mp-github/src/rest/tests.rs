@@ -601,6 +601,7 @@ async fn check_runs_unwrap_the_envelope() {
         runs,
         Ok(vec![
             CheckRun {
+                id: Some(3),
                 name: "lint".to_owned(),
                 status: CheckStatus::Queued,
                 conclusion: None,
@@ -610,6 +611,7 @@ async fn check_runs_unwrap_the_envelope() {
                 output_summary: None,
             },
             CheckRun {
+                id: Some(4),
                 name: "test".to_owned(),
                 status: CheckStatus::Completed,
                 conclusion: Some(CheckConclusion::Success),
@@ -1991,4 +1993,27 @@ async fn ghes_paths_keep_the_api_prefix() {
         stub.lines(),
         vec!["GET /api/v3/repos/octo-org/hello-world/branches/release/1.x".to_owned()],
     );
+}
+
+#[test]
+fn a_job_names_its_check_run_by_the_last_segment_of_check_run_url() {
+    use super::model::check_run_id_of;
+    assert_eq!(
+        check_run_id_of("https://api.github.com/repos/github/hello-world/check-runs/4"),
+        Some(4)
+    );
+    assert_eq!(
+        check_run_id_of("https://ghe.example/api/v3/repos/o/r/check-runs/399444496/"),
+        Some(399_444_496)
+    );
+    // A URL that names no check run names nothing: the read fails rather than guess.
+    assert_eq!(
+        check_run_id_of("https://api.github.com/repos/o/r/check-suites/4"),
+        None
+    );
+    assert_eq!(
+        check_run_id_of("https://api.github.com/repos/o/r/check-runs/x"),
+        None
+    );
+    assert_eq!(check_run_id_of(""), None);
 }

@@ -29,6 +29,22 @@ fn param<'u>(uri: &'u Uri, name: &str) -> Option<&'u str> {
 /// The page of `items` that `uri` asks for; links are built on `base` (the server's
 /// `http://host:port`).
 pub(super) fn paginate(items: Vec<Value>, uri: &Uri, base: &str) -> Page {
+    let (range, link) = window(items.len(), uri, base);
+    let items = items
+        .into_iter()
+        .skip(range.start)
+        .take(range.len())
+        .collect();
+    Page { items, link }
+}
+
+/// Which of `len` items the page `uri` asks for holds, and its `Link` header value: what a
+/// listing needs to render only the items of that page.
+pub(super) fn window(
+    len: usize,
+    uri: &Uri,
+    base: &str,
+) -> (std::ops::Range<usize>, Option<String>) {
     let per_page = param(uri, "per_page")
         .and_then(|v| v.parse::<usize>().ok())
         .filter(|n| *n > 0)
@@ -37,11 +53,11 @@ pub(super) fn paginate(items: Vec<Value>, uri: &Uri, base: &str) -> Page {
         .and_then(|v| v.parse::<usize>().ok())
         .filter(|n| *n > 0)
         .unwrap_or(1);
-    let last = items.len().div_ceil(per_page).max(1);
-    let start = (page - 1).saturating_mul(per_page);
-    let items: Vec<Value> = items.into_iter().skip(start).take(per_page).collect();
+    let last = len.div_ceil(per_page).max(1);
+    let start = (page - 1).saturating_mul(per_page).min(len);
+    let range = start..start.saturating_add(per_page).min(len);
     if last == 1 && page == 1 {
-        return Page { items, link: None };
+        return (range, None);
     }
     let url = |n: usize| page_url(uri, base, n);
     let mut links = Vec::new();
@@ -55,10 +71,7 @@ pub(super) fn paginate(items: Vec<Value>, uri: &Uri, base: &str) -> Page {
     if page > 1 {
         links.push(format!("<{}>; rel=\"first\"", url(1)));
     }
-    Page {
-        items,
-        link: Some(links.join(", ")),
-    }
+    (range, Some(links.join(", ")))
 }
 
 /// The absolute URL of `uri` with its `page` parameter set to `page`.

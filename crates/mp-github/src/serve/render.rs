@@ -5,7 +5,8 @@
 //! so the same item always gets the same id.
 
 use mp_core::context::{
-    CheckRun, Comment, LabelAction, LabelEvent, PrState, Reaction, ReactionKind, RefUpdate,
+    CheckConclusion, CheckRun, CheckStatus, Comment, LabelAction, LabelEvent, PrState, Reaction,
+    ReactionKind, RefUpdate,
 };
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use mp_core::port::{Issue, IssueState};
@@ -13,21 +14,9 @@ use serde_json::{Value, json};
 use sha1::{Digest, Sha1};
 
 use super::boilerplate;
-use crate::world::{Commit, IssueRecord, Pull, PullFile, Repo};
+use crate::world::{Commit, IssueRecord, Pull, PullFile, Repo, WORKFLOW_EVENT, WorkflowRun};
 
-/// A stable numeric id for `key` of kind `kind`, below 2^48 so JSON readers keep it exact.
-pub(super) fn stable_id(kind: &str, key: &str) -> u64 {
-    let mut hasher = Sha1::new();
-    hasher.update(kind.as_bytes());
-    hasher.update(b"\0");
-    hasher.update(key.as_bytes());
-    let digest = hasher.finalize();
-    let mut id = 0_u64;
-    for byte in digest.iter().take(6) {
-        id = (id << 8) | u64::from(*byte);
-    }
-    id.max(1)
-}
+pub(super) use crate::world::{check_run_id, stable_id};
 
 fn node_id(prefix: &str, id: u64) -> String {
     format!("{prefix}_loopback{id}")
@@ -398,14 +387,6 @@ pub(super) fn pull_file(
     value
 }
 
-/// The id of run `index` on commit `head_sha`: stable, and growing with the index as
-/// GitHub's ids grow with creation (a client may order a commit's runs by id). Below 2^53,
-/// as GitHub's ids are, so JavaScript clients read it exactly.
-pub(super) fn check_run_id(repo: &RepoName, head_sha: &CommitSha, index: usize) -> u64 {
-    let commit = stable_id("check", &format!("{repo}@{head_sha}")) >> 8;
-    commit * 1024 + u64::try_from(index).unwrap_or(1023).min(1023)
-}
-
 /// One check run on `head_sha`; `index` is its position on the commit.
 pub(super) fn check_run(
     base: &str,
@@ -544,4 +525,143 @@ pub(super) fn label_event(
     }
     boilerplate::add_missing(&mut value, boilerplate::label_event());
     value
+}
+
+/// One workflow run of the world on `commit` (decisions/0047): its status and conclusion
+/// from its jobs' check runs, its times from theirs (the commit's date when they have none),
+/// `head_branch` the branch whose tip the commit is, when one is.
+pub(super) fn workflow_run(
+    base: &str,
+    repo: &Repo,
+    commit: &Commit,
+    run: &WorkflowRun,
+    now: Timestamp,
+) -> Value {
+    let name = &repo.name;
+    let id = run.id;
+    let api = format!("{base}/repos/{name}/actions/runs/{id}");
+    let jobs: Vec<&CheckRun> = run
+        .jobs
+        .iter()
+        .filter_map(|i| commit.checks.get(*i))
+        .collect();
+    let done = jobs.iter().all(|job| job.status == CheckStatus::Completed);
+    let (status, conclusion) = if !done {
+        ("in_progress", Value::Null)
+    } else if jobs.iter().all(|job| {
+        job.conclusion.as_ref().is_some_and(|c| {
+            matches!(
+                c,
+                CheckConclusion::Success | CheckConclusion::Neutral | CheckConclusion::Skipped
+            )
+        })
+    }) {
+        ("completed", json!("success"))
+    } else {
+        ("completed", json!("failure"))
+    };
+    let created = jobs
+        .iter()
+        .filter_map(|job| job.started_at)
+        .min()
+        .or(commit.date)
+        .unwrap_or(now);
+    let updated = jobs
+        .iter()
+        .filter_map(|job| job.completed_at.or(job.started_at))
+        .max()
+        .unwrap_or(created);
+    let head_branch = repo
+        .branches
+        .iter()
+        .find(|(_, tip)| **tip == commit.sha)
+        .map(|(branch, _)| branch.clone());
+    let workflow_id = stable_id("workflow", &format!("{name}/{}", run.path));
+    let suite = stable_id(
+        "workflow-suite",
+        &format!("{name}@{}/{}", commit.sha, run.path),
+    );
+    let repository = repository(base, name, &repo.default_branch);
+    json!({
+        "id": id,
+        "node_id": node_id("WFR", id),
+        "name": run.path.rsplit('/').next().unwrap_or_default(),
+        "head_branch": head_branch,
+        "head_sha": commit.sha.as_str(),
+        "path": run.path,
+        "display_title": commit.message.lines().next().unwrap_or_default(),
+        "run_number": 1,
+        "run_attempt": 1,
+        "event": WORKFLOW_EVENT,
+        "status": status,
+        "conclusion": conclusion,
+        "workflow_id": workflow_id,
+        "check_suite_id": suite,
+        "check_suite_node_id": node_id("CS", suite),
+        "url": api,
+        "html_url": format!("https://github.com/{name}/actions/runs/{id}"),
+        "created_at": time(Some(created)),
+        "updated_at": time(Some(updated)),
+        "run_started_at": time(Some(created)),
+        "jobs_url": format!("{api}/jobs"),
+        "logs_url": format!("{api}/logs"),
+        "check_suite_url": format!("{base}/repos/{name}/check-suites/{suite}"),
+        "artifacts_url": format!("{api}/artifacts"),
+        "cancel_url": format!("{api}/cancel"),
+        "rerun_url": format!("{api}/rerun"),
+        "workflow_url": format!("{base}/repos/{name}/actions/workflows/{workflow_id}"),
+        "pull_requests": [],
+        "head_commit": Value::Null,
+        "repository": repository,
+        "head_repository": repository,
+    })
+}
+
+/// Job `index` of the commit's checks, a job of workflow run `run`: its id is its check
+/// run's, and `check_run_url` names that run.
+pub(super) fn workflow_job(
+    base: &str,
+    repo: &RepoName,
+    commit: &Commit,
+    run: &WorkflowRun,
+    index: usize,
+    now: Timestamp,
+) -> Option<Value> {
+    let check = commit.checks.get(index)?;
+    let id = check_run_id(repo, &commit.sha, index);
+    let started = check.started_at.or(commit.date).unwrap_or(now);
+    let conclusion = check.conclusion.as_ref().map(|c| match c {
+        CheckConclusion::Stale | CheckConclusion::Other(_) => "cancelled".to_owned(),
+        other => other.as_str().to_owned(),
+    });
+    let conclusion = if check.status == CheckStatus::Completed {
+        conclusion
+    } else {
+        None
+    };
+    Some(json!({
+        "id": id,
+        "node_id": node_id("CR", id),
+        "run_id": run.id,
+        "run_url": format!("{base}/repos/{repo}/actions/runs/{}", run.id),
+        "run_attempt": 1,
+        "head_sha": commit.sha.as_str(),
+        "head_branch": Value::Null,
+        "workflow_name": run.path.rsplit('/').next().unwrap_or_default(),
+        "name": check.name,
+        "url": format!("{base}/repos/{repo}/actions/jobs/{id}"),
+        "html_url": format!("https://github.com/{repo}/actions/runs/{}/job/{id}", run.id),
+        "status": check.status.as_str(),
+        "conclusion": conclusion,
+        "created_at": time(Some(started)),
+        "started_at": time(Some(started)),
+        "completed_at": time(check.completed_at),
+        "check_run_url": format!("{base}/repos/{repo}/check-runs/{id}"),
+        "labels": ["ubuntu-latest"],
+        "runner_id": Value::Null,
+        "runner_name": Value::Null,
+        "runner_group_id": Value::Null,
+        "runner_group_name": Value::Null,
+        "steps": [],
+    }))
 }

@@ -25,7 +25,7 @@ use sha1::{Digest, Sha1};
 
 use super::boilerplate;
 use super::gate::{DOCUMENTATION_URL, Gated, Shared, gate};
-use super::page::paginate;
+use super::page::{paginate, window};
 use super::render;
 use super::webhook::{self, CheckRunChange, CommentChange, ThreadChange};
 use crate::world::{Commit, Repo, World};
@@ -128,6 +128,11 @@ pub(super) fn router(shared: Arc<Shared>) -> Router {
             get(list_check_runs),
         ),
         ("/repos/{o}/{r}/check-runs", post(create_check_run)),
+        ("/repos/{o}/{r}/actions/runs", get(list_workflow_runs)),
+        (
+            "/repos/{o}/{r}/actions/runs/{run_id}/jobs",
+            get(list_workflow_jobs),
+        ),
         (
             "/repos/{o}/{r}/check-runs/{id}",
             get(get_check_run).patch(update_check_run),
@@ -520,18 +525,26 @@ async fn list_pull_files(
 ) -> ApiResult {
     let (name, number) = (repo_name(&o, &r)?, number(&n)?);
     s.memory.pull_files(&name, number).await?;
-    let items = read(&s, |w| {
+    // GitHub lists at most 3,000 files of a pull request, silently; only the requested page
+    // of them is rendered.
+    let (items, link) = read(&s, |w| {
         let pull = repo_of(w, &name)?.pull(number)?;
-        Some(
-            // GitHub lists at most 3,000 files of a pull request, silently.
-            pull.files
-                .iter()
-                .take(mp_core::classifier::empty_pr::FILE_LISTING_CAP)
-                .map(|f| render::pull_file(&s.base_url, &name, &pull.head_sha, f))
-                .collect::<Vec<_>>(),
-        )
+        let listed = pull
+            .files
+            .len()
+            .min(mp_core::classifier::empty_pr::FILE_LISTING_CAP);
+        let (range, link) = window(listed, &uri, &s.base_url);
+        let items: Vec<Value> = pull.files[range]
+            .iter()
+            .map(|f| render::pull_file(&s.base_url, &name, &pull.head_sha, f))
+            .collect();
+        Some((items, link))
     })?;
-    Ok(paged(&s, &uri, items))
+    let mut response = json_answer(StatusCode::OK, Value::Array(items));
+    if let Some(value) = link.and_then(|l| HeaderValue::from_str(&l).ok()) {
+        response.headers_mut().insert(LINK, value);
+    }
+    Ok(response)
 }
 
 /// The message the core handed to the merge, rebuilt from GitHub's title/message split: the
@@ -890,6 +903,89 @@ async fn list_check_runs(
     Ok(response)
 }
 
+// ---- GitHub Actions workflow runs (decisions/0047) --------------------------------------
+
+/// `GET /repos/{o}/{r}/actions/runs`: the world's workflow runs, newest commit first, of
+/// the commit `head_sha` names (every commit without it). GitHub answers an empty list,
+/// not 404, for a SHA it has no run of.
+async fn list_workflow_runs(
+    State(s): Ctx,
+    Path((o, r)): Path<(String, String)>,
+    Query(q): Params,
+    uri: Uri,
+) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    let head = q.get("head_sha").cloned();
+    let now = s.memory.now();
+    let base = s.base_url.clone();
+    let items: Vec<Value> = read(&s, |w| {
+        let repo = repo_of(w, &name)?;
+        Some(
+            repo.commits
+                .iter()
+                .rev()
+                .filter(|commit| head.as_deref().is_none_or(|h| commit.sha.as_str() == h))
+                .flat_map(|commit| {
+                    commit
+                        .workflow_runs(&name)
+                        .into_iter()
+                        .map(|run| render::workflow_run(&base, repo, commit, &run, now))
+                        .collect::<Vec<_>>()
+                })
+                .collect(),
+        )
+    })?;
+    let total = items.len();
+    let page = paginate(items, &uri, &s.base_url);
+    let mut response = json_answer(
+        StatusCode::OK,
+        json!({ "total_count": total, "workflow_runs": page.items }),
+    );
+    if let Some(value) = page.link.and_then(|l| HeaderValue::from_str(&l).ok()) {
+        response.headers_mut().insert(LINK, value);
+    }
+    Ok(response)
+}
+
+/// `GET /repos/{o}/{r}/actions/runs/{run_id}/jobs`: the jobs of one workflow run (every
+/// attempt's: the world has one).
+async fn list_workflow_jobs(
+    State(s): Ctx,
+    Path((o, r, run_id)): Path<(String, String, String)>,
+    uri: Uri,
+) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    let run_id: u64 = run_id.parse().map_err(|_| ApiError::not_found())?;
+    let now = s.memory.now();
+    let base = s.base_url.clone();
+    let items: Vec<Value> = read(&s, |w| {
+        repo_of(w, &name)?.commits.iter().find_map(|commit| {
+            let run = commit
+                .workflow_runs(&name)
+                .into_iter()
+                .find(|run| run.id == run_id)?;
+            Some(
+                run.jobs
+                    .iter()
+                    .filter_map(|index| {
+                        render::workflow_job(&base, &name, commit, &run, *index, now)
+                    })
+                    .collect(),
+            )
+        })
+    })?;
+    let total = items.len();
+    let page = paginate(items, &uri, &s.base_url);
+    let mut response = json_answer(
+        StatusCode::OK,
+        json!({ "total_count": total, "jobs": page.items }),
+    );
+    if let Some(value) = page.link.and_then(|l| HeaderValue::from_str(&l).ok()) {
+        response.headers_mut().insert(LINK, value);
+    }
+    Ok(response)
+}
+
 // ---- check runs published by a CI App ---------------------------------------------------
 
 /// Loopback extension (not GitHub): an installation token of the App `slug`, so a test or
@@ -990,6 +1086,7 @@ async fn create_check_run(
         .map_err(|_| ApiError::invalid(format!("No commit found for SHA: {head}")))?;
     let now = s.memory.stamp();
     let mut run = CheckRun {
+        id: None,
         name: check,
         status: CheckStatus::Queued,
         conclusion: None,

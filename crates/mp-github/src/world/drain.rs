@@ -95,6 +95,7 @@ pub fn drain_world(spec: &DrainSpec) -> World {
     let main = commit_sha(&repo.name, "main-1");
     let started = now.plus_hours(-24 * 7);
     repo.commits.push(Commit {
+        check_workflows: Default::default(),
         id: "main-1".to_owned(),
         sha: main.clone(),
         message: "Initial import".to_owned(),
@@ -126,6 +127,7 @@ pub fn drain_world(spec: &DrainSpec) -> World {
             };
             let title = format!("Agent {} change {k}", a + 1);
             repo.commits.push(Commit {
+                check_workflows: Default::default(),
                 id: id.clone(),
                 sha: sha.clone(),
                 message: format!(
@@ -194,6 +196,7 @@ pub fn drain_world(spec: &DrainSpec) -> World {
     let mut governance = Repo::new(repo_name(DRAIN_GOVERNANCE));
     let g1 = commit_sha(&governance.name, "g1");
     governance.commits.push(Commit {
+        check_workflows: Default::default(),
         id: "g1".to_owned(),
         sha: g1.clone(),
         message: "Doctrine".to_owned(),

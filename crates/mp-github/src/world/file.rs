@@ -227,6 +227,8 @@ pub(super) struct RawCheck {
     pub(super) completed_at: Option<TimeText>,
     #[serde(default)]
     pub(super) summary: Option<String>,
+    #[serde(default)]
+    pub(super) workflow: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -442,6 +442,50 @@ impl Repo {
     }
 }
 
+/// A stable numeric id for `key` of kind `kind`, below 2^48 so JSON readers keep it exact.
+pub(crate) fn stable_id(kind: &str, key: &str) -> u64 {
+    let mut hasher = Sha1::new();
+    hasher.update(kind.as_bytes());
+    hasher.update(b"\0");
+    hasher.update(key.as_bytes());
+    let digest = hasher.finalize();
+    let mut id = 0_u64;
+    for byte in digest.iter().take(6) {
+        id = (id << 8) | u64::from(*byte);
+    }
+    id.max(1)
+}
+
+/// The id of run `index` on commit `head_sha`: stable, and growing with the index as
+/// GitHub's ids grow with creation (a client may order a commit's runs by id). Below 2^53,
+/// as GitHub's ids are, so JavaScript clients read it exactly.
+pub(crate) fn check_run_id(repo: &RepoName, head_sha: &CommitSha, index: usize) -> u64 {
+    let commit = stable_id("check", &format!("{repo}@{head_sha}")) >> 8;
+    commit * 1024 + u64::try_from(index).unwrap_or(1023).min(1023)
+}
+
+/// The id of the GitHub Actions workflow run of `path` on commit `head_sha`: stable, below
+/// 2^53 as GitHub's ids are.
+pub(crate) fn workflow_run_id(repo: &RepoName, head_sha: &CommitSha, path: &str) -> u64 {
+    stable_id("workflow-run", &format!("{repo}@{head_sha}/{path}"))
+}
+
+/// A GitHub Actions workflow run on a commit, as the world implies it: one per workflow file
+/// that [`Commit::check_workflows`] names, started by a `pull_request` event, its jobs the
+/// check runs that name the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkflowRun {
+    /// Its id ([`workflow_run_id`]).
+    pub id: u64,
+    /// The workflow file, e.g. `.github/workflows/ci.yml`.
+    pub path: String,
+    /// The positions of its jobs' check runs among the commit's checks, in order.
+    pub jobs: Vec<usize>,
+}
+
+/// The event that starts every workflow run of a world.
+pub const WORKFLOW_EVENT: &str = "pull_request";
+
 /// One commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Commit {
@@ -461,9 +505,30 @@ pub struct Commit {
     pub date: Option<Timestamp>,
     /// Check runs reported on this commit, in order.
     pub checks: Vec<CheckRun>,
+    /// The runs of [`Commit::checks`] published by a job of a GitHub Actions workflow run on
+    /// this commit: position among the checks → the workflow file (`workflow` in the world
+    /// file). A run not listed was published through the Checks API, by no job.
+    pub check_workflows: BTreeMap<usize, String>,
 }
 
 impl Commit {
+    /// The workflow runs on this commit, in the order their files first appear among the
+    /// checks (a run listing sorts them by id).
+    pub fn workflow_runs(&self, repo: &RepoName) -> Vec<WorkflowRun> {
+        let mut runs: Vec<WorkflowRun> = Vec::new();
+        for (index, path) in &self.check_workflows {
+            match runs.iter_mut().find(|run| run.path == *path) {
+                Some(run) => run.jobs.push(*index),
+                None => runs.push(WorkflowRun {
+                    id: workflow_run_id(repo, &self.sha, path),
+                    path: path.clone(),
+                    jobs: vec![*index],
+                }),
+            }
+        }
+        runs
+    }
+
     /// The commit as the port reports it: parsed message, logins, parents, date.
     pub fn context(&self) -> CommitContext {
         let mut context = CommitContext::from_message(self.sha.clone(), &self.message);

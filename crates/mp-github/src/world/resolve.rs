@@ -13,6 +13,9 @@ use mp_core::ids::{CommitSha, Login, PrNumber, RepoName};
 use mp_core::port::IssueState;
 use serde_saphyr::Spanned;
 
+/// The App that publishes the check runs of GitHub Actions' jobs.
+const ACTIONS_APP: &str = "github-actions";
+
 use super::file::{
     RawCheck, RawCheckStatus, RawCi, RawComment, RawCommit, RawConfig, RawEvent, RawFile,
     RawFileStatus, RawIssue, RawLabel, RawPull, RawPush, RawReaction, RawRepo, RawState, RawWorld,
@@ -295,6 +298,7 @@ fn resolve_repo(cx: Cx<'_>, raw: RawRepo, comment_ids: &mut u64) -> Result<Repo>
                 committer: commit.committer.as_ref().map(|l| l.0.clone()),
                 date: commit.date.map(|t| t.0),
                 checks: Vec::new(),
+                check_workflows: BTreeMap::new(),
             });
             previous = Some(sha);
         }
@@ -315,11 +319,15 @@ fn resolve_repo(cx: Cx<'_>, raw: RawRepo, comment_ids: &mut u64) -> Result<Repo>
             Some(parent) => vec![parent],
             None => resolve_parents(cx, &repo, &all_ids, commit)?,
         };
-        let checks = commit
-            .checks
-            .iter()
-            .map(|check| resolve_check(cx, check))
-            .collect::<Result<Vec<_>>>()?;
+        let mut checks = Vec::new();
+        let mut check_workflows = BTreeMap::new();
+        for check in &commit.checks {
+            let (run, workflow) = resolve_check(cx, check)?;
+            if let Some(workflow) = workflow {
+                check_workflows.insert(checks.len(), workflow);
+            }
+            checks.push(run);
+        }
         repo.commits.push(Commit {
             id: id.value.clone(),
             sha,
@@ -329,6 +337,7 @@ fn resolve_repo(cx: Cx<'_>, raw: RawRepo, comment_ids: &mut u64) -> Result<Repo>
             committer: commit.committer.as_ref().map(|l| l.0.clone()),
             date: commit.date.map(|t| t.0),
             checks,
+            check_workflows,
         });
     }
 
@@ -515,13 +524,18 @@ fn resolve_pull(
         None => commits_between(&repo.commits, &base_sha, &head_sha),
     };
 
-    let mut checks = raw
+    let checks = raw
         .checks
         .iter()
         .map(|check| resolve_check(cx, check))
         .collect::<Result<Vec<_>>>()?;
     if let Some(head) = repo.commits.iter_mut().find(|c| c.sha == head_sha) {
-        head.checks.append(&mut checks);
+        for (run, workflow) in checks {
+            if let Some(workflow) = workflow {
+                head.check_workflows.insert(head.checks.len(), workflow);
+            }
+            head.checks.push(run);
+        }
     }
 
     let merged = raw.merged;
@@ -876,10 +890,28 @@ fn resolve_file(cx: Cx<'_>, spanned: &Spanned<RawFile>) -> Result<PullFile> {
     })
 }
 
-fn resolve_check(cx: Cx<'_>, spanned: &Spanned<RawCheck>) -> Result<CheckRun> {
+/// A check run of the world file, with the workflow file whose job published it (`workflow`).
+fn resolve_check(cx: Cx<'_>, spanned: &Spanned<RawCheck>) -> Result<(CheckRun, Option<String>)> {
     let check = &spanned.value;
     if check.name.is_empty() {
         return Err(cx.at(spanned, "a check run needs a non-empty `name`"));
+    }
+    if let Some(workflow) = &check.workflow {
+        if workflow.is_empty() {
+            return Err(cx.at(
+                spanned,
+                "`workflow` must not be empty; omit it for no workflow",
+            ));
+        }
+        if check.app.as_deref() != Some(ACTIONS_APP) {
+            return Err(cx.at(
+                spanned,
+                format!(
+                    "check run `{}` names a `workflow`, so its `app` must be `{ACTIONS_APP}`: only GitHub Actions runs workflows",
+                    check.name
+                ),
+            ));
+        }
     }
     if check.app.as_deref() == Some("") {
         return Err(cx.at(spanned, "`app` must not be empty; omit it for no app"));
@@ -899,19 +931,23 @@ fn resolve_check(cx: Cx<'_>, spanned: &Spanned<RawCheck>) -> Result<CheckRun> {
             ));
         }
     };
-    Ok(CheckRun {
-        name: check.name.clone(),
-        status: match status {
-            RawCheckStatus::Queued => CheckStatus::Queued,
-            RawCheckStatus::InProgress => CheckStatus::InProgress,
-            RawCheckStatus::Completed => CheckStatus::Completed,
+    Ok((
+        CheckRun {
+            id: None,
+            name: check.name.clone(),
+            status: match status {
+                RawCheckStatus::Queued => CheckStatus::Queued,
+                RawCheckStatus::InProgress => CheckStatus::InProgress,
+                RawCheckStatus::Completed => CheckStatus::Completed,
+            },
+            conclusion,
+            started_at: check.started_at.map(|t| t.0),
+            completed_at: check.completed_at.map(|t| t.0),
+            app_slug: check.app.clone(),
+            output_summary: check.summary.clone(),
         },
-        conclusion,
-        started_at: check.started_at.map(|t| t.0),
-        completed_at: check.completed_at.map(|t| t.0),
-        app_slug: check.app.clone(),
-        output_summary: check.summary.clone(),
-    })
+        check.workflow.clone(),
+    ))
 }
 
 fn resolve_comments(comments: Vec<RawComment>, comment_ids: &mut u64) -> Vec<Comment> {

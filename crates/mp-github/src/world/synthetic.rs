@@ -323,6 +323,7 @@ impl Builder {
             let id = format!("main-{}", index + 1);
             let sha = commit_sha(&repo.name, &id);
             repo.commits.push(Commit {
+                check_workflows: Default::default(),
                 id,
                 sha: sha.clone(),
                 message: subject.to_owned(),
@@ -410,6 +411,7 @@ impl Builder {
                 Vec::new()
             };
             repo.commits.push(Commit {
+                check_workflows: Default::default(),
                 id,
                 sha: sha.clone(),
                 message,
@@ -580,6 +582,7 @@ impl Builder {
         let mut repo = Repo::new(repo_name(SYNTHETIC_GOVERNANCE));
         let sha = commit_sha(&repo.name, "g1");
         repo.commits.push(Commit {
+            check_workflows: Default::default(),
             id: "g1".to_owned(),
             sha: sha.clone(),
             message: "Adopt the merge gate".to_owned(),
@@ -627,6 +630,7 @@ impl Builder {
 /// A completed, successful run from GitHub Actions that took three minutes.
 fn green(name: &str, started: Timestamp) -> CheckRun {
     CheckRun {
+        id: None,
         name: name.to_owned(),
         status: CheckStatus::Completed,
         conclusion: Some(CheckConclusion::Success),

@@ -330,6 +330,7 @@ fn write_commit(out: &mut Writer, repo: &Repo, names: &CommitNames<'_>, commit: 
         committer,
         date,
         checks,
+        check_workflows,
     } = commit;
     out.line(3, &format!("- id: {}", quoted(commit_id(repo, commit))));
     out.text(4, "message", message);
@@ -345,15 +346,18 @@ fn write_commit(out: &mut Writer, repo: &Repo, names: &CommitNames<'_>, commit: 
     }
     if !checks.is_empty() {
         out.line(4, "checks:");
-        for check in checks {
-            out.line(5, &format!("- {}", check_run(check)));
+        for (index, check) in checks.iter().enumerate() {
+            let workflow = check_workflows.get(&index).map(String::as_str);
+            out.line(5, &format!("- {}", check_run(check, workflow)));
         }
     }
 }
 
-/// One check run as a flow mapping.
-fn check_run(check: &CheckRun) -> String {
+/// One check run as a flow mapping, with the workflow file whose job published it. Its id
+/// is not written: the world gives each run the id of its position.
+fn check_run(check: &CheckRun, workflow: Option<&str>) -> String {
     let CheckRun {
+        id: _,
         name,
         status,
         conclusion,
@@ -382,6 +386,9 @@ fn check_run(check: &CheckRun) -> String {
     }
     if let Some(summary) = output_summary {
         fields.push(format!("summary: {}", quoted(summary)));
+    }
+    if let Some(workflow) = workflow {
+        fields.push(format!("workflow: {}", quoted(workflow)));
     }
     format!("{{{}}}", fields.join(", "))
 }

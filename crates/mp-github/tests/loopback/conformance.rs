@@ -51,6 +51,8 @@ const OPERATIONS: &[&str] = &[
     "GET /repos/{owner}/{repo}/commits",
     "GET /repos/{owner}/{repo}/commits/{ref}",
     "GET /repos/{owner}/{repo}/commits/{ref}/check-runs",
+    "GET /repos/{owner}/{repo}/actions/runs",
+    "GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs",
     "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls",
     "POST /repos/{owner}/{repo}/check-runs",
     "GET /repos/{owner}/{repo}/check-runs/{check_run_id}",
@@ -386,6 +388,20 @@ async fn walk_reads(checker: &mut Checker<'_>, world: &World) {
                     .get(
                         "/repos/{owner}/{repo}/commits/{ref}/check-runs",
                         &format!("{r}/commits/{sha}/check-runs?filter={filter}&{PAGE}"),
+                    )
+                    .await;
+            }
+            checker
+                .get(
+                    "/repos/{owner}/{repo}/actions/runs",
+                    &format!("{r}/actions/runs?head_sha={sha}&{PAGE}"),
+                )
+                .await;
+            for run in commit.workflow_runs(&repo.name) {
+                checker
+                    .get(
+                        "/repos/{owner}/{repo}/actions/runs/{run_id}/jobs",
+                        &format!("{r}/actions/runs/{}/jobs?filter=all&{PAGE}", run.id),
                     )
                     .await;
             }

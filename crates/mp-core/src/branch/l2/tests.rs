@@ -13,6 +13,7 @@ fn sha(c: char) -> CommitSha {
 /// A completed run from `github-actions` that took one minute.
 fn run(name: &str, conclusion: &str) -> CheckRun {
     CheckRun {
+        id: None,
         name: name.to_owned(),
         status: CheckStatus::Completed,
         conclusion: Some(CheckConclusion::from_github(conclusion)),

@@ -279,3 +279,100 @@ fn a_date_from_another_commit_than_the_head_is_not_used() {
         &["fail | C2: required check 'test' is missing"],
     );
 }
+
+const CI: &str = ".github/workflows/ci.yml";
+
+fn bound(names: &[&str]) -> GatePolicy {
+    let mut policy = named(names);
+    for name in names {
+        policy
+            .required_check_workflows
+            .insert((*name).to_owned(), CI.to_owned());
+    }
+    policy
+}
+
+#[test]
+fn a_bound_check_counts_only_jobs_of_its_workflow_on_the_head() {
+    // The expected workflow's job is green: the check passes.
+    check(
+        Pr::new().job(1, "test", "success", Some(CI)),
+        &bound(&["test"]),
+        &["pass | C2: required checks green: test"],
+    );
+    // A green run created through the Checks API by a workflow an agent pushed on another
+    // branch (no job published it) does not count; the expected job failed.
+    check(
+        Pr::new()
+            .job(1, "test", "failure", Some(CI))
+            .job(2, "test", "success", None),
+        &bound(&["test"]),
+        &[
+            "fail | C2: check 'test' did not succeed (conclusion: failure)",
+            "advisory P2 | C2: required check 'test' also has runs from <no workflow job> — ignored: only runs from the workflow '.github/workflows/ci.yml' on the head count",
+        ],
+    );
+    // Only impostors: the check fails, naming where they came from.
+    check(
+        Pr::new()
+            .job(2, "test", "success", None)
+            .job(3, "test", "success", Some(".github/workflows/evil.yml"))
+            .job(4, "test", "success", Some(".github/workflows/ci.yml on b")),
+        &bound(&["test"]),
+        &[
+            "fail | C2: required check 'test' did not come from the workflow '.github/workflows/ci.yml' on the head (came from: .github/workflows/ci.yml on b000000, .github/workflows/evil.yml, <no workflow job>). Treating as not yet green.",
+        ],
+    );
+}
+
+#[test]
+fn a_run_without_an_id_never_counts_for_a_bound_check() {
+    check(
+        Pr::new().check("test", "success", GA),
+        &bound(&["test"]),
+        &[
+            "fail | C2: required check 'test' did not come from the workflow '.github/workflows/ci.yml' on the head (came from: <no workflow job>). Treating as not yet green.",
+        ],
+    );
+}
+
+#[test]
+fn an_unbound_check_keeps_counting_every_run_of_the_expected_app() {
+    let mut policy = bound(&["test"]);
+    policy.required_checks.push("lint".to_owned());
+    check(
+        Pr::new()
+            .job(1, "test", "success", Some(CI))
+            .job(2, "lint", "success", None),
+        &policy,
+        &["pass | C2: required checks green: test, lint"],
+    );
+}
+
+#[test]
+fn a_workflow_path_may_be_spelled_with_its_repository_and_ref() {
+    check(
+        Pr::new().job(
+            1,
+            "test",
+            "success",
+            Some("Acme/Widget/.github/workflows/ci.yml@refs/heads/feature"),
+        ),
+        &bound(&["test"]),
+        &["pass | C2: required checks green: test"],
+    );
+    // The same file of another repository (a workflow required by an organisation ruleset,
+    // say) is not this repository's workflow.
+    check(
+        Pr::new().job(
+            1,
+            "test",
+            "success",
+            Some("acme/widget-ci/.github/workflows/ci.yml@main"),
+        ),
+        &bound(&["test"]),
+        &[
+            "fail | C2: required check 'test' did not come from the workflow '.github/workflows/ci.yml' on the head (came from: acme/widget-ci/.github/workflows/ci.yml@main). Treating as not yet green.",
+        ],
+    );
+}

@@ -46,6 +46,7 @@ fn repo_name(text: &str) -> RepoName {
 
 fn commit(repo: &RepoName, id: &str, message: &str, parents: &[&CommitSha]) -> Commit {
     Commit {
+        check_workflows: Default::default(),
         id: id.to_owned(),
         sha: commit_sha(repo, id),
         message: message.to_owned(),
@@ -124,6 +125,7 @@ fn everything() -> World {
     f1.date = Some(at("2026-03-01T18:00:00Z"));
     f1.checks = vec![
         CheckRun {
+            id: None,
             name: "test".to_owned(),
             status: CheckStatus::Completed,
             conclusion: Some(CheckConclusion::TimedOut),
@@ -133,6 +135,7 @@ fn everything() -> World {
             output_summary: Some("line one\nline two".to_owned()),
         },
         CheckRun {
+            id: None,
             name: "lint".to_owned(),
             status: CheckStatus::Queued,
             conclusion: None,
