@@ -20,6 +20,7 @@ use super::history::{
     CommitPull, Comparison, FileContent, FileWrite, GitHubHistory, NewPull, Tree,
 };
 use crate::context::LabelAction;
+use crate::context::LabelRecord;
 use crate::context::{
     CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, Reaction, RefUpdate,
 };
@@ -566,6 +567,14 @@ impl GitHub for DryRun<'_> {
         head_ref: &str,
     ) -> Result<Vec<RefUpdate>, GitHubError> {
         self.inner.head_ref_updates(repo, head_ref).await
+    }
+
+    async fn label_records(
+        &self,
+        repo: &RepoName,
+        names: &[String],
+    ) -> Result<Vec<LabelRecord>, GitHubError> {
+        self.inner.label_records(repo, names).await
     }
 
     async fn branch_updates_until(

@@ -418,6 +418,8 @@ async fn create_label(
         name: label_name,
         color,
         description: text_field(&body, "description"),
+        created_at: None,
+        updated_at: None,
     };
     if !s.memory.create_repo_label(&name, label.clone())? {
         return Err(ApiError::new(

@@ -173,7 +173,7 @@ fn the_label_needs_a_time_and_a_determinable_applier() {
         Pr::new().applied(REVERT, OWNER, "whenever"),
         REVERT,
         &[],
-        "not verified: not bound to the current head: the label event has no time",
+        "not verified: applier cannot be determined: GitHub's record of when the label was created and last edited cannot be compared with the labeled event, which has no time, so a rename after it was applied cannot be ruled out",
     );
     check(
         Pr::new()
