@@ -20,7 +20,7 @@ pub use binding::{
     mp_update_commits, prove_head_at_label,
 };
 pub use provenance::{
-    EffectiveApplier, Provenance, Undeterminable, effective_applier, label_applier,
+    EffectiveApplier, Provenance, Undeterminable, effective_applier, label_applier, unchanged_since,
 };
 pub use receipt::{
     BindDecision, BindPlan, IgnoredReason, IgnoredReceipt, NotBoundReason, Receipt, ReceiptKey,

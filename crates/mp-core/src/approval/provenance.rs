@@ -149,8 +149,14 @@ pub fn label_applier(pr: &PrContext, label: &str) -> Provenance {
 }
 
 /// Whether GitHub's record shows `label` created at or before `applied_at` and not edited
-/// since.
-fn unchanged_since(
+/// (its `updated_at` later than its `created_at`) at or after it. A record not read or
+/// without times, no record of that name, or no `applied_at` is
+/// [`Undeterminable::LabelRecordUnknown`]. The decision inbox checks the bot's
+/// `decision:pending-owner` with it too.
+///
+/// # Errors
+/// Why the label cannot be shown unchanged since `applied_at`.
+pub fn unchanged_since(
     records: &LabelRecords,
     label: &str,
     applied_at: Option<Timestamp>,
