@@ -202,6 +202,28 @@ impl MemoryGitHub {
         Ok(state.repo_mut(repo)?.rename_label(from, to, now))
     }
 
+    /// Edits a label of `repo` at the world's clock (`PATCH /repos/{o}/{r}/labels/{name}` on
+    /// the loopback server), as [`crate::world::Repo::edit_label`] describes; `None` when
+    /// there is no such label or the new name is taken. Not a port call: it spends nothing
+    /// and logs no action.
+    ///
+    /// # Errors
+    /// [`GitHubError::NotFound`] for an unknown repository.
+    pub fn edit_repo_label(
+        &self,
+        repo: &RepoName,
+        name: &str,
+        new_name: Option<&str>,
+        color: Option<String>,
+        description: Option<String>,
+    ) -> Result<Option<crate::world::RepoLabel>, GitHubError> {
+        let mut state = self.lock();
+        let now = state.world.now;
+        Ok(state
+            .repo_mut(repo)?
+            .edit_label(name, new_name, color, description, now))
+    }
+
     fn edit_commit<R>(
         &self,
         repo: &RepoName,

@@ -428,6 +428,45 @@ impl Repo {
         all
     }
 
+    /// Edits a label at `at`, as GitHub's `PATCH /repos/{o}/{r}/labels/{name}` does: a new
+    /// name ([`Repo::rename_label`]), colour or description, each when given; the label's
+    /// last edit is `at` whatever changed. `None` when the repository has no label `name`
+    /// (compared without case) or another label is named `new_name`.
+    pub fn edit_label(
+        &mut self,
+        name: &str,
+        new_name: Option<&str>,
+        color: Option<String>,
+        description: Option<String>,
+        at: Timestamp,
+    ) -> Option<RepoLabel> {
+        let current = self
+            .all_labels()
+            .into_iter()
+            .find(|l| l.name.eq_ignore_ascii_case(name))?;
+        let mut name = current.name.clone();
+        if let Some(to) = new_name
+            && to != name
+        {
+            if !self.rename_label(&name, to, at) {
+                return None;
+            }
+            to.clone_into(&mut name);
+        }
+        if !self.labels.iter().any(|l| l.name == name) {
+            self.labels.push(current);
+        }
+        let label = self.labels.iter_mut().find(|l| l.name == name)?;
+        if let Some(color) = color {
+            label.color = color;
+        }
+        if let Some(description) = description {
+            label.description = Some(description);
+        }
+        label.updated_at = Some(at);
+        Some(label.clone())
+    }
+
     /// Renames the label `from` to `to` at `at`, as GitHub's `PATCH /labels/{name}` with
     /// `new_name` does: every pull request and issue carrying it carries the new name, and
     /// the label's last edit is `at`. Its earlier `labeled` / `unlabeled` events show the
