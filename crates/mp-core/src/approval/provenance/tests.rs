@@ -243,11 +243,10 @@ fn a_record_without_times_or_for_another_label_fails_closed() {
             .label_record(L, "garbage", "garbage"),
         "undeterminable: label_record_unknown",
     );
-    let pr = Pr::new()
+    let mut pr = Pr::new()
         .applied(L, "alice", "2026-03-10T10:00:00Z")
         .label_record("reviewing", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z")
         .build();
-    let mut pr = pr;
     if let crate::context::LabelRecords::Read(records) = &mut pr.label_records {
         records.retain(|r| r.name != L);
     }
@@ -268,8 +267,8 @@ fn an_event_without_time_cannot_be_ordered_against_the_record() {
 #[test]
 fn the_refusal_names_the_rename_and_both_times() {
     let why = Undeterminable::LabelEditedAfterApplied {
-        edited_at: Timestamp::parse("2026-03-10T10:30:00Z").unwrap(),
-        applied_at: Timestamp::parse("2026-03-10T10:00:00Z").unwrap(),
+        edited_at: Timestamp::parse("2026-03-10T10:30:00Z").expect("a time"),
+        applied_at: Timestamp::parse("2026-03-10T10:00:00Z").expect("a time"),
     };
     let text = why.to_string();
     assert!(text.contains("renamed"), "{text}");
