@@ -574,7 +574,29 @@ impl GitHub for DryRun<'_> {
         repo: &RepoName,
         names: &[String],
     ) -> Result<Vec<LabelRecord>, GitHubError> {
-        self.inner.label_records(repo, names).await
+        let mut records = self.inner.label_records(repo, names).await?;
+        // GitHub creates a label the first time it is applied: a label only a planned write
+        // applies is created then, and never edited.
+        let overlay = self.overlay();
+        for name in names {
+            if records.iter().any(|r| r.name == *name) {
+                continue;
+            }
+            let planned = overlay
+                .label_events
+                .iter()
+                .filter(|((planned_repo, _), _)| planned_repo == repo)
+                .flat_map(|(_, events)| events)
+                .find(|e| e.action == LabelAction::Labeled && e.label == *name);
+            if let Some(event) = planned {
+                records.push(LabelRecord {
+                    name: name.clone(),
+                    created_at: event.at,
+                    updated_at: event.at,
+                });
+            }
+        }
+        Ok(records)
     }
 
     async fn branch_updates_until(
