@@ -24,6 +24,7 @@ use std::task::{Context, Poll, Waker};
 
 use mp_core::approval::{ReceiptLabel, render_receipt};
 use mp_core::config::{self, Config, ConfigFiles};
+use mp_core::context::LabelRecord;
 use mp_core::context::{
     CheckConclusion, CheckRun, CheckStatus, Comment, CommentId, CommitContext, FileChange,
     FileStatus, LabelAction, LabelEvent, PrState, Reaction, RefUpdate, RefUpdateKind,
@@ -297,6 +298,19 @@ impl GitHub for Catalog {
             at: Some(self.earlier()),
             actor: Some(self.login(pull.author)?),
         }])
+    }
+
+    async fn label_records(
+        &self,
+        repo: &RepoName,
+        names: &[String],
+    ) -> Result<Vec<LabelRecord>, GitHubError> {
+        // The mirror's labels were all created before any pull request and never edited.
+        let _ = repo;
+        Ok(names
+            .iter()
+            .map(|name| LabelRecord::created(name, self.earlier()))
+            .collect())
     }
 
     async fn comments(

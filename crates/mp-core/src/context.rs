@@ -62,6 +62,11 @@ pub struct PrContext {
     /// only when the head branch holds a merge pushed onto it: the evidence that the merge
     /// brought in a commit the base branch pointed to, and nothing else (decisions/0026).
     pub base_history: HeadHistory,
+    /// GitHub's record of the repository labels named by the approval labels on the pull
+    /// request: when each was created and last edited. Read only when an approval label is
+    /// present; an approval label applied before its label was last edited (renamed) or
+    /// created is not honoured (decisions/0048).
+    pub label_records: LabelRecords,
 }
 
 impl PrContext {
@@ -408,6 +413,57 @@ pub enum HeadHistory {
         /// Why.
         reason: String,
     },
+}
+
+/// GitHub's record of one repository label (GraphQL `Label`: `name`, `createdAt`,
+/// `updatedAt`; REST's label object carries no times).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LabelRecord {
+    /// The label's current name.
+    pub name: String,
+    /// When GitHub created the label; `None` when GitHub gives no time.
+    pub created_at: Option<Timestamp>,
+    /// When the label was last edited (renamed, recoloured, re-described); GitHub reports
+    /// the creation time for a label nobody edited. `None` when GitHub gives no time.
+    pub updated_at: Option<Timestamp>,
+}
+
+impl LabelRecord {
+    /// A record with both times equal: a label created at `at` and never edited.
+    pub fn created(name: &str, at: Timestamp) -> Self {
+        Self {
+            name: name.to_owned(),
+            created_at: Some(at),
+            updated_at: Some(at),
+        }
+    }
+}
+
+/// The records of the labels a pull request's approval labels name, or why they are not
+/// known.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum LabelRecords {
+    /// Not read (no approval label is on the pull request, or an embedder did not fetch
+    /// them). No approval label is honoured on it.
+    #[default]
+    NotRead,
+    /// GitHub's records; a label GitHub does not know is left out.
+    Read(Vec<LabelRecord>),
+    /// They cannot be had (GitHub answered that it has none to give).
+    Unavailable {
+        /// Why.
+        reason: String,
+    },
+}
+
+impl LabelRecords {
+    /// The record of the label with exactly this name, when read.
+    pub fn get(&self, name: &str) -> Option<&LabelRecord> {
+        match self {
+            Self::Read(records) => records.iter().find(|r| r.name == name),
+            Self::NotRead | Self::Unavailable { .. } => None,
+        }
+    }
 }
 
 /// One `labeled` / `unlabeled` event from an issue or pull-request timeline, or a change of

@@ -90,6 +90,39 @@ fn every_erratum_still_applies() {
 // --- response_problems --------------------------------------------------------------------
 
 const OPEN_PULLS: &str = include_str!("../src/rest/graphql/open_pulls.graphql");
+const LABEL: &str = include_str!("../src/rest/graphql/label.graphql");
+
+/// Problems of `data` as the answer to `MpLabel`.
+fn label_problems(data: &Value) -> Vec<String> {
+    let github = github();
+    let document = validate(&github.schema, LABEL, "label.graphql")
+        .unwrap_or_else(|errors| panic!("{errors}"));
+    response_problems(&github.schema, &document, "MpLabel", data)
+}
+
+#[test]
+fn the_label_answers_the_loopback_server_gives_fit_the_schema() {
+    // As `serve/graphql.rs` renders them: a label with GitHub's times, and `null` for a
+    // name the repository has no label for.
+    let rate = json!({ "cost": 1, "remaining": 4999, "resetAt": "2026-03-10T13:00:00Z" });
+    let found = json!({
+        "rateLimit": rate,
+        "repository": { "label": {
+            "name": "ready-to-merge",
+            "createdAt": "2026-03-01T09:00:00Z",
+            "updatedAt": "2026-03-10T10:30:00Z",
+        } },
+    });
+    assert_eq!(label_problems(&found), Vec::<String>::new());
+    let missing = json!({ "rateLimit": rate, "repository": { "label": null } });
+    assert_eq!(label_problems(&missing), Vec::<String>::new());
+    // A time where the schema has one: a number is not a DateTime.
+    let broken = json!({
+        "rateLimit": rate,
+        "repository": { "label": { "name": "x", "createdAt": 7, "updatedAt": null } },
+    });
+    assert!(!label_problems(&broken).is_empty());
+}
 
 /// Problems of `data` as the answer to `MpOpenPulls`.
 fn open_pulls_problems(data: &Value) -> Vec<String> {

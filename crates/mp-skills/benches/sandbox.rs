@@ -62,6 +62,7 @@ fn realistic_pr() -> PrContext {
         label_events: Vec::new(),
         head_history: Default::default(),
         base_history: Default::default(),
+        label_records: Default::default(),
     }
 }
 

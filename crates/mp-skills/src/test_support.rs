@@ -35,5 +35,6 @@ pub(crate) fn pr(commits: Vec<CommitContext>) -> PrContext {
         label_events: Vec::new(),
         head_history: Default::default(),
         base_history: Default::default(),
+        label_records: Default::default(),
     }
 }

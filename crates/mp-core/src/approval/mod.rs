@@ -2,7 +2,8 @@
 //! and the verified-label predicate used by C1, C3 and the auto-revert classifier rule.
 //!
 //! A gate-opening label is never trusted on its own. [`provenance`] finds the timeline event
-//! that established the label's current presence, [`receipt`] reads and writes the bot's
+//! that established the label's current presence (and refuses one the label was renamed or
+//! re-created after), [`receipt`] reads and writes the bot's
 //! receipt comments (optionally HMAC-signed) that bind a label to one head SHA, and
 //! [`binding`] proves from GitHub's record of the head branch which head a label was applied
 //! to, and [`verified`] combines them into a verdict that names its reason.
@@ -18,7 +19,9 @@ pub use binding::{
     HeadAtLabel, NoHeadEvidence, SettleWindow, head_at_label, is_mp_update, merged_from_base,
     mp_update_commits, prove_head_at_label,
 };
-pub use provenance::{EffectiveApplier, Provenance, Undeterminable, effective_applier};
+pub use provenance::{
+    EffectiveApplier, Provenance, Undeterminable, effective_applier, label_applier, unchanged_since,
+};
 pub use receipt::{
     BindDecision, BindPlan, IgnoredReason, IgnoredReceipt, NotBoundReason, Receipt, ReceiptKey,
     ReceiptLabel, Receipts, UNSIGNED_RECEIPTS_WARNING, plan_receipts, render_receipt,

@@ -21,7 +21,7 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
 use super::binding::{NoHeadEvidence, head_at_label};
-use super::provenance::{Provenance, Undeterminable, effective_applier};
+use super::provenance::{Provenance, Undeterminable, label_applier};
 use super::{APPROVED_A, APPROVED_B, READY_TO_MERGE, TrustRoots};
 use crate::context::{Comment, CommentId, PrContext};
 use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
@@ -650,7 +650,7 @@ fn decide(
     if receipt.is_some_and(|r| r.head == pr.head_sha) {
         return BindDecision::NotBound(Why::AlreadyCurrent);
     }
-    let applier = match effective_applier(&pr.label_events, label.as_str()) {
+    let applier = match label_applier(pr, label.as_str()) {
         Provenance::Undeterminable(why) => {
             return BindDecision::NotBound(Why::ApplierUndeterminable(why));
         }

@@ -10,7 +10,7 @@
 use std::fmt;
 
 use super::binding::{HeadAtLabel, NoHeadEvidence, head_at_label};
-use super::provenance::{Provenance, Undeterminable, effective_applier};
+use super::provenance::{Provenance, Undeterminable, label_applier};
 use super::receipt::Receipts;
 use super::{TrustRoots, requires_receipt};
 use crate::context::PrContext;
@@ -173,7 +173,7 @@ impl fmt::Display for UnverifiedLabel {
 /// Decides whether `label` on the pull request is honoured.
 ///
 /// In order: the label must be present; its establishing applier (see
-/// [`effective_applier`]) must be trusted by `roots`. A label the bot applied needs the
+/// [`label_applier`]: the label unchanged since it was applied) must be trusted by `roots`. A label the bot applied needs the
 /// bot's receipt naming the current head (only receipt-bound labels; the bot applies no
 /// other). A label a human applied needs [`head_at_label`] to prove the current head was
 /// the head at the label event, and a receipt-bound one also a receipt naming the current
@@ -199,7 +199,7 @@ fn check(
     if !pr.has_label(label) {
         return Err(Unverified::Absent);
     }
-    let applier = match effective_applier(&pr.label_events, label) {
+    let applier = match label_applier(pr, label) {
         Provenance::Undeterminable(why) => return Err(Unverified::ApplierUndeterminable(why)),
         Provenance::Established(applier) => applier,
     };

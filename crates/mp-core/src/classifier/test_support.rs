@@ -41,6 +41,7 @@ pub(crate) fn pr(files: Vec<FileChange>) -> PrContext {
         label_events: Vec::new(),
         head_history: Default::default(),
         base_history: Default::default(),
+        label_records: Default::default(),
     }
 }
 

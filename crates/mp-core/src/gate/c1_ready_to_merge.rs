@@ -3,7 +3,7 @@
 //! receipt records that binding.
 
 use super::{CORE_SEVERITY, ConditionId, ConditionResult, Evidence, GatePolicy};
-use crate::approval::{Provenance, READY_TO_MERGE, Receipts, effective_applier, head_at_label};
+use crate::approval::{Provenance, READY_TO_MERGE, Receipts, head_at_label, label_applier};
 use crate::context::PrContext;
 
 fn fail(evidence: Evidence) -> ConditionResult {
@@ -27,7 +27,7 @@ pub fn evaluate(pr: &PrContext, receipts: &Receipts, policy: &GatePolicy) -> Vec
         })];
     }
     let mut failures = Vec::new();
-    let applier = match effective_applier(&pr.label_events, READY_TO_MERGE) {
+    let applier = match label_applier(pr, READY_TO_MERGE) {
         Provenance::Undeterminable(reason) => {
             failures.push(fail(Evidence::ApplierUndeterminable {
                 label: label.clone(),

@@ -4,7 +4,8 @@
 use crate::approval::{Receipt, ReceiptLabel, render_receipt};
 use crate::context::{
     CheckConclusion, CheckRun, CheckStatus, Comment, CommentId, CommitContext, HeadHistory,
-    LabelAction, LabelEvent, PrContext, PrState, RefUpdate, RefUpdateKind, WorkflowJob,
+    LabelAction, LabelEvent, LabelRecord, LabelRecords, PrContext, PrState, RefUpdate,
+    RefUpdateKind, WorkflowJob,
 };
 use crate::gate::{ConditionResult, GatePolicy, Outcome};
 use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
@@ -148,7 +149,32 @@ impl Pr {
             label_events: Vec::new(),
             head_history: created(&sha("a")),
             base_history: HeadHistory::NotRead,
+            label_records: LabelRecords::Read(Vec::new()),
         })
+    }
+
+    /// GitHub's record of `label`: created at `created`, last edited at `updated`. Without
+    /// one, [`Pr::build`] records every label the pull request carries as created long
+    /// ago and never edited.
+    pub(crate) fn label_record(mut self, label: &str, created: &str, updated: &str) -> Self {
+        let record = LabelRecord {
+            name: label.to_owned(),
+            created_at: Timestamp::parse(created).ok(),
+            updated_at: Timestamp::parse(updated).ok(),
+        };
+        if let LabelRecords::Read(records) = &mut self.0.label_records {
+            records.retain(|r| r.name != label);
+            records.push(record);
+        } else {
+            self.0.label_records = LabelRecords::Read(vec![record]);
+        }
+        self
+    }
+
+    /// Replaces GitHub's records of the labels (e.g. `NotRead`).
+    pub(crate) fn label_records(mut self, records: LabelRecords) -> Self {
+        self.0.label_records = records;
+        self
     }
 
     /// Puts a label on the PR (no timeline event).
@@ -272,7 +298,15 @@ impl Pr {
         self
     }
 
-    pub(crate) fn build(self) -> PrContext {
+    pub(crate) fn build(mut self) -> PrContext {
+        if let LabelRecords::Read(records) = &mut self.0.label_records {
+            let long_ago = at("2020-01-01T00:00:00Z");
+            for label in &self.0.labels {
+                if !records.iter().any(|r| r.name == *label) {
+                    records.push(LabelRecord::created(label, long_ago));
+                }
+            }
+        }
         self.0
     }
 }

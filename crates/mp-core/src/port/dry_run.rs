@@ -20,6 +20,7 @@ use super::history::{
     CommitPull, Comparison, FileContent, FileWrite, GitHubHistory, NewPull, Tree,
 };
 use crate::context::LabelAction;
+use crate::context::LabelRecord;
 use crate::context::{
     CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, Reaction, RefUpdate,
     WorkflowJob,
@@ -575,6 +576,36 @@ impl GitHub for DryRun<'_> {
         head_ref: &str,
     ) -> Result<Vec<RefUpdate>, GitHubError> {
         self.inner.head_ref_updates(repo, head_ref).await
+    }
+
+    async fn label_records(
+        &self,
+        repo: &RepoName,
+        names: &[String],
+    ) -> Result<Vec<LabelRecord>, GitHubError> {
+        let mut records = self.inner.label_records(repo, names).await?;
+        // GitHub creates a label the first time it is applied: a label only a planned write
+        // applies is created then, and never edited.
+        let overlay = self.overlay();
+        for name in names {
+            if records.iter().any(|r| r.name == *name) {
+                continue;
+            }
+            let planned = overlay
+                .label_events
+                .iter()
+                .filter(|((planned_repo, _), _)| planned_repo == repo)
+                .flat_map(|(_, events)| events)
+                .find(|e| e.action == LabelAction::Labeled && e.label == *name);
+            if let Some(event) = planned {
+                records.push(LabelRecord {
+                    name: name.clone(),
+                    created_at: event.at,
+                    updated_at: event.at,
+                });
+            }
+        }
+        Ok(records)
     }
 
     async fn branch_updates_until(

@@ -3,8 +3,8 @@
 
 use crate::context::CommentId;
 use crate::context::{
-    CheckRun, Comment, CommitContext, FileChange, LabelEvent, PrState, Reaction, RefUpdate,
-    WorkflowJob,
+    CheckRun, Comment, CommitContext, FileChange, LabelEvent, LabelRecord, PrState, Reaction,
+    RefUpdate, WorkflowJob,
 };
 use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 
@@ -385,6 +385,21 @@ pub trait GitHub: Send + Sync {
         repo: &RepoName,
         head_ref: &str,
     ) -> Result<Vec<RefUpdate>, GitHubError>;
+
+    /// GitHub's record of the repository's labels with these names: when each was created
+    /// and last edited (GraphQL `repository { label(name:) { name createdAt updatedAt } }`,
+    /// one query per name; REST's label object carries no times). A name GitHub has no
+    /// label for is left out. The tick reads it for the approval labels on a pull request,
+    /// the evidence that none of them was renamed after it was applied (decisions/0048).
+    ///
+    /// # Errors
+    /// See the trait documentation. [`GitHubError::NotFound`] when the records cannot be
+    /// had at all: the tick then honours no approval label on the pull request.
+    async fn label_records(
+        &self,
+        repo: &RepoName,
+        names: &[String],
+    ) -> Result<Vec<LabelRecord>, GitHubError>;
 
     /// The updates of a branch, newest first, as [`GitHub::head_ref_updates`] answers
     /// them, but read only as far back as needed: an adapter that pages may stop after the

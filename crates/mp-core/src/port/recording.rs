@@ -3,6 +3,7 @@
 
 use std::sync::{Mutex, PoisonError};
 
+use crate::context::LabelRecord;
 use crate::context::{
     CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, Reaction, RefUpdate,
     WorkflowJob,
@@ -141,6 +142,14 @@ impl GitHub for Recording<'_> {
         head_ref: &str,
     ) -> Result<Vec<RefUpdate>, GitHubError> {
         self.inner.head_ref_updates(repo, head_ref).await
+    }
+
+    async fn label_records(
+        &self,
+        repo: &RepoName,
+        names: &[String],
+    ) -> Result<Vec<LabelRecord>, GitHubError> {
+        self.inner.label_records(repo, names).await
     }
 
     async fn branch_updates_until(

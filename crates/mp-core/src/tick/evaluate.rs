@@ -10,7 +10,7 @@ use crate::classifier::{
     AutoRevertLabel, AutoRevertProof, ClassifierFacts, Verdict, classify_under,
 };
 use crate::context::{
-    CheckRun, Comment, CommitContext, FileChange, HeadHistory, LabelEvent, PrContext,
+    CheckRun, Comment, CommitContext, FileChange, HeadHistory, LabelEvent, LabelRecords, PrContext,
 };
 use crate::gate::{GateInput, GatePolicy, GateReport, evaluate_gate_under};
 use crate::ids::{CommitSha, RepoName, Timestamp};
@@ -151,7 +151,8 @@ impl PrEvaluation {
 /// Reads the context of a listed pull request: its commits, files, the check runs of its
 /// head and its label timeline (bot.md §6.5 step 1), and — only when an approval label
 /// (`ready-to-merge`, `decision:approved-A/B`, `decision:auto-revert`) is on it — GitHub's
-/// record of its head branch, the evidence of which head such a label was applied to.
+/// record of its head branch, the evidence of which head such a label was applied to, and
+/// GitHub's record of those labels, the evidence that none was renamed since.
 ///
 /// # Errors
 /// The first [`GitHubError`] of those reads.
@@ -165,7 +166,9 @@ pub async fn fetch_context(
     let check_runs = github.check_runs(repo, &pull.head_sha).await?;
     let label_events = github.label_events(repo, number).await?;
     let head_history = head_history(github, pull).await?;
+    let records = label_records(github, pull).await?;
     let mut pr = context_of(pull, commits, files, check_runs, label_events, head_history);
+    pr.label_records = records;
     pr.base_history =
         base_history(github, &pull.repo, &pull.base_ref, &merged_parents(&pr)).await?;
     Ok(pr)
@@ -267,6 +270,45 @@ pub(crate) fn context_of(
         label_events,
         head_history,
         base_history: HeadHistory::NotRead,
+        label_records: LabelRecords::NotRead,
+    }
+}
+
+/// Whether `label` is an approval label: bound to a head, verified through its applier.
+fn is_approval(label: &String) -> bool {
+    requires_receipt(label) || label == AUTO_REVERT
+}
+
+/// The approval labels on `pull`, whose records [`GitHub::label_records`] reads.
+pub(crate) fn approval_labels(pull: &PullRequest) -> Vec<String> {
+    let mut names: Vec<String> = pull
+        .labels
+        .iter()
+        .filter(|l| is_approval(l))
+        .cloned()
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// GitHub's record of the approval labels on `pull` (when it was created and last edited),
+/// read only when one is present (decisions/0048). GitHub answering that it has none to
+/// give leaves them `Unavailable`, and no approval label is honoured.
+pub(crate) async fn label_records(
+    github: &dyn GitHub,
+    pull: &PullRequest,
+) -> Result<LabelRecords, GitHubError> {
+    let names = approval_labels(pull);
+    if names.is_empty() {
+        return Ok(LabelRecords::NotRead);
+    }
+    match github.label_records(&pull.repo, &names).await {
+        Ok(records) => Ok(LabelRecords::Read(records)),
+        Err(GitHubError::NotFound { what }) => Ok(LabelRecords::Unavailable {
+            reason: format!("{what} not found"),
+        }),
+        Err(err) => Err(err),
     }
 }
 
@@ -274,8 +316,7 @@ pub(crate) fn context_of(
 /// (`NotRead`), or its head branch is not in the repository (`Unavailable`). `None` when the
 /// activity log must be read.
 pub(crate) fn head_history_unread(pull: &PullRequest) -> Option<HeadHistory> {
-    let bound = |label: &String| requires_receipt(label) || label == AUTO_REVERT;
-    if !pull.labels.iter().any(bound) {
+    if !pull.labels.iter().any(is_approval) {
         return Some(HeadHistory::NotRead);
     }
     match &pull.head_repo {

@@ -248,6 +248,16 @@ pub fn last_labelled_by<'a>(events: &'a [LabelEvent], label: &str) -> Option<Opt
         .map(|e| e.actor.as_ref())
 }
 
+/// When `label` was applied last by an issue's timeline `events`: `None` when no `labeled`
+/// event names it or GitHub gives it no time.
+pub fn labelled_at(events: &[LabelEvent], label: &str) -> Option<Timestamp> {
+    events
+        .iter()
+        .rev()
+        .find(|e| e.action == LabelAction::Labeled && e.label == label)
+        .and_then(|e| e.at)
+}
+
 /// Whether `bot` applied `decision:pending-owner` last: only then is an issue the bot
 /// opened a question. Anyone with triage access can label an issue, so an audit issue the
 /// bot opened and an agent labelled is not a question.

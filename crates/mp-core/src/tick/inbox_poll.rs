@@ -75,13 +75,13 @@ pub use signals::{
     reaction_choice,
 };
 
-use crate::approval::{ReceiptLabel, Receipts, render_receipt};
+use crate::approval::{ReceiptLabel, Receipts, render_receipt, unchanged_since};
 use crate::config::Config;
-use crate::context::{Comment, CommentId, LabelAction, PrState};
+use crate::context::{Comment, CommentId, LabelAction, LabelRecords, PrState};
 use crate::ids::{Login, PrNumber, RepoName, Timestamp};
 use crate::port::{GitHub, GitHubError, Issue, IssueQuery, IssueState, PullRequest};
 
-use super::inbox::{PENDING_OWNER, labelled_by_bot, last_labelled_by};
+use super::inbox::{PENDING_OWNER, labelled_at, labelled_by_bot, last_labelled_by};
 use super::{Shard, TickOptions};
 use notes::{
     DEFERRED_NOTE, INTEGRITY_NOTE, PR_CLOSED_NOTE, STALE_NOTE, deferred_comment, failure_count,
@@ -123,6 +123,7 @@ pub async fn poll_inbox(
         bot,
         inbox: config.projects().inbox_repository(),
         report: InboxReport::default(),
+        pending_record: None,
     };
     let query = IssueQuery {
         state: Some(IssueState::Open),
@@ -241,6 +242,9 @@ struct Poller<'a> {
     bot: &'a Login,
     inbox: &'a RepoName,
     report: InboxReport,
+    /// GitHub's record of the inbox's `decision:pending-owner` label, read once per poll
+    /// when an issue first needs it (decisions/0048).
+    pending_record: Option<LabelRecords>,
 }
 
 impl Poller<'_> {
@@ -248,6 +252,28 @@ impl Poller<'_> {
         if matches!(error, GitHubError::RateLimited { .. }) {
             self.report.metrics.rate_limited = true;
         }
+    }
+
+    /// GitHub's record of `decision:pending-owner` in the inbox, read at most once a poll.
+    /// GitHub answering that it has none to give leaves it `Unavailable`, and no issue is
+    /// a question.
+    async fn pending_record(&mut self) -> Result<LabelRecords, GitHubError> {
+        if let Some(record) = &self.pending_record {
+            return Ok(record.clone());
+        }
+        let record = match self
+            .github
+            .label_records(self.inbox, &[PENDING_OWNER.to_owned()])
+            .await
+        {
+            Ok(records) => LabelRecords::Read(records),
+            Err(GitHubError::NotFound { what }) => LabelRecords::Unavailable {
+                reason: format!("{what} not found"),
+            },
+            Err(error) => return Err(error),
+        };
+        self.pending_record = Some(record.clone());
+        Ok(record)
     }
 
     /// Whether the pull requests of `repo` go through the gate this tick.
@@ -283,6 +309,18 @@ impl Poller<'_> {
                 self.inbox, issue.number
             ));
             return Visit::new(None, InboxResolution::NotLabelledByBot { labeller });
+        }
+        // The bot's event names the label as it is now: one renamed into
+        // `decision:pending-owner` after the bot applied it (an audit issue's label) makes
+        // no question.
+        let record = match self.pending_record().await {
+            Ok(record) => record,
+            Err(error) => return Visit::failed(None, error, None),
+        };
+        if let Err(why) =
+            unchanged_since(&record, PENDING_OWNER, labelled_at(&events, PENDING_OWNER))
+        {
+            return Visit::new(None, InboxResolution::PendingLabelChanged { why });
         }
         let question = match InboxQuestion::read(&issue.body) {
             Ok(question) => question,

@@ -2,8 +2,8 @@
 //!
 //! Before the pull-request path acts on a repository, it takes every read its pull
 //! requests need with at most [`ReadConcurrency`] calls in flight: commits, files, head
-//! check runs, label timeline, comments, the head branch's activity log when an approval
-//! label asks for it, and the gated branch's head. Parts the adapter already returned with
+//! check runs, label timeline, comments, the head branch's activity log and the records of
+//! the approval labels when one is present, and the gated branch's head. Parts the adapter already returned with
 //! the list ([`GitHub::open_pulls_with_reads`], the GraphQL path) are not read again. The
 //! writes then go one at a time, in the order the serial tick makes them, each pull request
 //! deciding over the reads taken for it: nothing the tick writes to one pull request is
@@ -22,20 +22,21 @@ use futures_util::StreamExt as _;
 use futures_util::future::BoxFuture;
 
 use crate::context::{
-    CheckRun, Comment, CommitContext, FileChange, HeadHistory, LabelEvent, PrContext,
+    CheckRun, Comment, CommitContext, FileChange, HeadHistory, LabelEvent, LabelRecords, PrContext,
 };
 use crate::ids::{CommitSha, PrNumber, RepoName};
 use crate::port::{GitHub, GitHubError, ListedPull, PullRequest};
 
 use super::PR_PATH_RESERVE;
 use super::evaluate::{
-    base_history, context_of, head_history, head_history_unread, merged_parents, read_workflow_jobs,
+    approval_labels, base_history, context_of, head_history, head_history_unread, label_records,
+    merged_parents, read_workflow_jobs,
 };
 use crate::config::ReadConcurrency;
 
 /// The reads of one pull request, each as it came.
 pub(crate) struct PullData {
-    /// Commits, files, check runs, label events and head history; the first error in that
+    /// Commits, files, check runs, label events, head history and label records; the first error in that
     /// order, as the serial read would have stopped at it.
     pub(crate) context: Result<PrContext, GitHubError>,
     /// The comments (the receipts).
@@ -102,6 +103,7 @@ enum Answer {
     Checks(usize, Result<Vec<CheckRun>, GitHubError>),
     Labels(usize, Result<Vec<LabelEvent>, GitHubError>),
     History(usize, Result<HeadHistory, GitHubError>),
+    Records(usize, Result<LabelRecords, GitHubError>),
     Comments(usize, Result<Vec<Comment>, GitHubError>),
 }
 
@@ -112,6 +114,7 @@ struct Parts {
     checks: Option<Result<Vec<CheckRun>, GitHubError>>,
     labels: Option<Result<Vec<LabelEvent>, GitHubError>>,
     history: Option<Result<HeadHistory, GitHubError>>,
+    records: Option<Result<LabelRecords, GitHubError>>,
     comments: Option<Result<Vec<Comment>, GitHubError>>,
 }
 
@@ -132,6 +135,9 @@ impl Parts {
             checks: reads.check_runs.clone().map(Ok),
             labels: reads.label_events.clone().map(Ok),
             history: head_history_unread(&listed.pull).map(Ok),
+            records: approval_labels(&listed.pull)
+                .is_empty()
+                .then_some(Ok(LabelRecords::NotRead)),
             comments: reads.comments.clone().map(Ok),
         }
     }
@@ -151,7 +157,12 @@ impl Parts {
             let history = self
                 .history
                 .unwrap_or_else(|| unanswered(pull, "head history"))?;
-            Ok(context_of(pull, commits, files, checks, labels, history))
+            let records = self
+                .records
+                .unwrap_or_else(|| unanswered(pull, "label records"))?;
+            let mut context = context_of(pull, commits, files, checks, labels, history);
+            context.label_records = records;
+            Ok(context)
         })();
         PullData {
             context,
@@ -227,6 +238,15 @@ pub(crate) async fn read_repo(
                 )
             }));
         }
+        if have.records.is_none() {
+            jobs.push(Box::pin(async move {
+                Answer::Records(
+                    index,
+                    stop.read(github, Box::pin(label_records(github, pull)))
+                        .await,
+                )
+            }));
+        }
         if have.comments.is_none() {
             jobs.push(Box::pin(async move {
                 Answer::Comments(
@@ -249,6 +269,7 @@ pub(crate) async fn read_repo(
             Answer::Checks(i, read) => parts[i].checks = Some(read),
             Answer::Labels(i, read) => parts[i].labels = Some(read),
             Answer::History(i, read) => parts[i].history = Some(read),
+            Answer::Records(i, read) => parts[i].records = Some(read),
             Answer::Comments(i, read) => parts[i].comments = Some(read),
         }
     }

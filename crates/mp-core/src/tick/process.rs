@@ -3,8 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::approval::render_receipt;
+use crate::approval::{render_receipt, unchanged_since};
 use crate::classifier::Verdict;
+use crate::context::{LabelEvent, LabelRecords};
 use crate::gate::GateReport;
 use crate::gate::diagnostic::{
     BLOCKED_HEADER, DIAGNOSTIC_PREFIX, latest_diagnostic, render_diagnostic, should_post,
@@ -18,7 +19,8 @@ use crate::trailers::identity_block;
 
 use super::evaluate::{PrEvaluation, Route, assess_pr};
 use super::inbox::{
-    PENDING_OWNER, audit_issue, inbox_issue, labelled_by_bot, pending_candidates, signature_comment,
+    PENDING_OWNER, audit_issue, inbox_issue, labelled_at, labelled_by_bot, pending_candidates,
+    signature_comment,
 };
 use super::inbox_poll::INTEGRITY_FAILED;
 use super::prefetch::PullData;
@@ -105,6 +107,9 @@ pub(crate) struct Runner<'a> {
     /// request needs them; issues opened during the tick are added, so a second pull
     /// request never gets a duplicate and the inbox is not listed again per pull request.
     pending_inbox: Option<Vec<Issue>>,
+    /// GitHub's record of the inbox's `decision:pending-owner` label, read when a pending
+    /// question is first checked (decisions/0048).
+    pending_record: Option<LabelRecords>,
     pub(crate) report: TickReport,
 }
 
@@ -130,6 +135,7 @@ impl<'a> Runner<'a> {
             main_heads: BTreeMap::new(),
             main_errors: BTreeMap::new(),
             pending_inbox: None,
+            pending_record: None,
             report: TickReport::default(),
         }
     }
@@ -418,6 +424,34 @@ impl<'a> Runner<'a> {
         Ok(())
     }
 
+    /// Whether GitHub's record of the inbox's `decision:pending-owner` shows it unchanged
+    /// since the last `labeled` event of it in `events` (the record is read once a tick).
+    async fn pending_label_unchanged(
+        &mut self,
+        inbox: &RepoName,
+        events: &[LabelEvent],
+    ) -> Result<bool, Skip> {
+        if self.pending_record.is_none() {
+            let record = match self
+                .github
+                .label_records(inbox, &[PENDING_OWNER.to_owned()])
+                .await
+            {
+                Ok(records) => LabelRecords::Read(records),
+                Err(GitHubError::NotFound { what }) => LabelRecords::Unavailable {
+                    reason: format!("{what} not found"),
+                },
+                Err(e) => return Err(Skip::github("cannot read the decision inbox's label", &e)),
+            };
+            self.pending_record = Some(record);
+        }
+        let record = self
+            .pending_record
+            .as_ref()
+            .unwrap_or(&LabelRecords::NotRead);
+        Ok(unchanged_since(record, PENDING_OWNER, labelled_at(events, PENDING_OWNER)).is_ok())
+    }
+
     /// (7) Quadrant D waiting for the owner: one open inbox issue per pull request.
     async fn inbox(&mut self, evaluation: &PrEvaluation) -> Result<(PrAction, String), Skip> {
         let pr = &evaluation.pr;
@@ -434,9 +468,9 @@ impl<'a> Runner<'a> {
                 .map_err(|e| Skip::github("cannot read the decision inbox", &e))?;
             self.pending_inbox = Some(listed);
         }
-        let pending = self.pending_inbox.as_deref().unwrap_or_default();
+        let pending = self.pending_inbox.clone().unwrap_or_default();
         let bot = self.setup.bot();
-        let candidates: Vec<PrNumber> = pending_candidates(pending, &pr.repo, pr.number, bot)
+        let candidates: Vec<PrNumber> = pending_candidates(&pending, &pr.repo, pr.number, bot)
             .map(|issue| issue.number)
             .collect();
         for number in candidates {
@@ -453,7 +487,9 @@ impl<'a> Runner<'a> {
                 .label_events(inbox, number)
                 .await
                 .map_err(|e| Skip::github("cannot read a decision inbox issue's labels", &e))?;
-            if labelled_by_bot(&events, bot) {
+            // ... and the label it applied was not renamed `decision:pending-owner` since.
+            if labelled_by_bot(&events, bot) && self.pending_label_unchanged(inbox, &events).await?
+            {
                 let detail = format!(
                     "Quadrant D awaits the owner: decision inbox issue {inbox}#{number} is already pending"
                 );

@@ -11,7 +11,7 @@ use crate::approval::{APPROVED_A, READY_TO_MERGE};
 use crate::config::{self, Config, ConfigFiles};
 use crate::context::{
     CheckConclusion, CheckRun, CheckStatus, Comment, CommentId, CommitContext, FileChange,
-    FileStatus, LabelAction, LabelEvent, PrState, Reaction, RefUpdate, RefUpdateKind,
+    FileStatus, LabelAction, LabelEvent, LabelRecord, PrState, Reaction, RefUpdate, RefUpdateKind,
 };
 use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use crate::port::{
@@ -254,6 +254,9 @@ pub(crate) struct State {
     pub(crate) spending: bool,
     /// When set, each listing of a repository's open pull requests is logged too.
     pub(crate) logging_lists: bool,
+    /// GitHub's records of labels; a label not listed was created long ago and never
+    /// edited.
+    pub(crate) label_records: Vec<LabelRecord>,
 }
 
 /// A future that is pending once, then ready.
@@ -302,6 +305,7 @@ impl Fake {
             reads: 0,
             spending: false,
             logging_lists: false,
+            label_records: Vec::new(),
         }))
     }
 
@@ -486,6 +490,27 @@ impl GitHub for Fake {
                     .collect());
             }
             s.read("label_events", repo, number, |p| p.events.clone())
+        })
+    }
+
+    async fn label_records(
+        &self,
+        _repo: &RepoName,
+        names: &[String],
+    ) -> Result<Vec<LabelRecord>, GitHubError> {
+        let long_ago = Timestamp::parse("2020-01-01T00:00:00Z").expect("a valid time");
+        self.read_in_flight().await;
+        self.with(|s| {
+            Ok(names
+                .iter()
+                .map(|name| {
+                    s.label_records
+                        .iter()
+                        .find(|r| r.name == *name)
+                        .cloned()
+                        .unwrap_or_else(|| LabelRecord::created(name, long_ago))
+                })
+                .collect())
         })
     }
 

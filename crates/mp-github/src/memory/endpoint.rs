@@ -74,6 +74,10 @@ pub enum Endpoint {
     /// `git push` of a revert commit to `https://github.com/{o}/{r}.git` (git's smart
     /// HTTP protocol, not the REST API).
     GitPush,
+    /// `POST /graphql` with the label query (`repository { label(name:) }`): GitHub's
+    /// record of one label. GraphQL has its own budget, so it spends nothing of the REST
+    /// limit.
+    GraphqlLabel,
 }
 
 impl Endpoint {
@@ -113,13 +117,14 @@ impl Endpoint {
             Self::Compare => "GET /repos/{o}/{r}/compare/{basehead}",
             Self::CreatePull => "POST /repos/{o}/{r}/pulls",
             Self::GitPush => "git push {o}/{r}",
+            Self::GraphqlLabel => "POST /graphql",
         }
     }
 
     /// Whether a call spends the installation's primary rate limit (`GET /app` is made
     /// with the App's JWT, which has its own budget; a git push is not a REST call).
     pub fn spends_rate_limit(self) -> bool {
-        !matches!(self, Self::GetApp | Self::GitPush)
+        !matches!(self, Self::GetApp | Self::GitPush | Self::GraphqlLabel)
     }
 }
 

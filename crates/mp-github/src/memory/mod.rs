@@ -23,7 +23,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use mp_core::context::{
     CheckRun, Comment, CommentId, CommitContext, FileChange, FileStatus, LabelAction, LabelEvent,
-    PrState, Reaction, RefUpdate, RefUpdateKind, WorkflowJob,
+    LabelRecord, PrState, Reaction, RefUpdate, RefUpdateKind, WorkflowJob,
 };
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use mp_core::port::{
@@ -181,9 +181,11 @@ impl MemoryGitHub {
     pub fn create_repo_label(
         &self,
         repo: &RepoName,
-        label: crate::world::RepoLabel,
+        mut label: crate::world::RepoLabel,
     ) -> Result<bool, GitHubError> {
         let mut state = self.lock();
+        let now = state.world.now;
+        label.created_at.get_or_insert(now);
         let found = state.repo_mut(repo)?;
         if found
             .all_labels()
@@ -194,6 +196,43 @@ impl MemoryGitHub {
         }
         found.labels.push(label);
         Ok(true)
+    }
+
+    /// Renames a label of `repo` at the world's clock (`PATCH /repos/{o}/{r}/labels/{name}`
+    /// with `new_name` on the loopback server), as [`crate::world::Repo::rename_label`]
+    /// describes: every thread carrying it, and its earlier timeline events, show the new
+    /// name, and GitHub's record of the label shows it edited now. `false` when there is no
+    /// label `from` or another label is named `to`. Not a port call: it spends nothing and
+    /// logs no action.
+    ///
+    /// # Errors
+    /// [`GitHubError::NotFound`] for an unknown repository.
+    pub fn rename_label(&self, repo: &RepoName, from: &str, to: &str) -> Result<bool, GitHubError> {
+        let mut state = self.lock();
+        let now = state.world.now;
+        Ok(state.repo_mut(repo)?.rename_label(from, to, now))
+    }
+
+    /// Edits a label of `repo` at the world's clock (`PATCH /repos/{o}/{r}/labels/{name}` on
+    /// the loopback server), as [`crate::world::Repo::edit_label`] describes; `None` when
+    /// there is no such label or the new name is taken. Not a port call: it spends nothing
+    /// and logs no action.
+    ///
+    /// # Errors
+    /// [`GitHubError::NotFound`] for an unknown repository.
+    pub fn edit_repo_label(
+        &self,
+        repo: &RepoName,
+        name: &str,
+        new_name: Option<&str>,
+        color: Option<String>,
+        description: Option<String>,
+    ) -> Result<Option<crate::world::RepoLabel>, GitHubError> {
+        let mut state = self.lock();
+        let now = state.world.now;
+        Ok(state
+            .repo_mut(repo)?
+            .edit_label(name, new_name, color, description, now))
     }
 
     fn edit_commit<R>(
@@ -757,6 +796,27 @@ impl GitHub for MemoryGitHub {
     ) -> Result<Vec<LabelEvent>, GitHubError> {
         let mut state = self.call(Endpoint::ListTimeline)?;
         Ok(state.indexed_thread(repo, number)?.events().to_vec())
+    }
+
+    async fn label_records(
+        &self,
+        repo: &RepoName,
+        names: &[String],
+    ) -> Result<Vec<LabelRecord>, GitHubError> {
+        let mut records = Vec::new();
+        // One GraphQL query per name, as the REST client sends them.
+        for name in names {
+            let mut state = self.call(Endpoint::GraphqlLabel)?;
+            let found = state.repo_mut(repo)?;
+            if let Some(label) = found
+                .all_labels()
+                .into_iter()
+                .find(|l| l.name.eq_ignore_ascii_case(name))
+            {
+                records.push(label.record());
+            }
+        }
+        Ok(records)
     }
 
     async fn head_ref_updates(

@@ -14,7 +14,7 @@
 
 use mp_core::context::{
     CheckConclusion, CheckRun, CheckStatus, Comment, CommentId, CommitContext, FileChange,
-    FileStatus, LabelAction, LabelEvent, PrState,
+    FileStatus, LabelAction, LabelEvent, LabelRecord, PrState,
 };
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use mp_core::port::{GitHubError, ListedPull, PullReads, PullRequest};
@@ -26,6 +26,10 @@ use super::transport::Request;
 
 /// The query, validated against GitHub's published schema by `tests/graphql_schema.rs`.
 pub const OPEN_PULLS_QUERY: &str = include_str!("graphql/open_pulls.graphql");
+
+/// GitHub's record of one label (`graphql/label.graphql`), read in both read paths: REST's
+/// label object has no times (decisions/0048).
+pub const LABEL_QUERY: &str = include_str!("graphql/label.graphql");
 
 /// The route the query is counted under.
 pub const GRAPHQL_ROUTE: &str = "POST /graphql";
@@ -452,6 +456,33 @@ fn check_runs(connection: Connection<HeadCommit>, head: &CommitSha) -> Option<Ve
     Some(runs.into_iter().map(|(_, run)| run).collect())
 }
 
+#[derive(Debug, Deserialize)]
+struct LabelAnswer {
+    data: Option<LabelData>,
+    #[serde(default)]
+    errors: Vec<QueryError>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LabelData {
+    rate_limit: Option<RateLimit>,
+    repository: Option<LabelRepository>,
+}
+
+#[derive(Debug, Deserialize)]
+struct LabelRepository {
+    label: Option<LabelNode>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LabelNode {
+    name: String,
+    created_at: Option<String>,
+    updated_at: Option<String>,
+}
+
 /// Why the GraphQL path gave up on a repository.
 enum GiveUp {
     /// What REST would answer too (a limit both share, a repository GitHub does not
@@ -499,6 +530,62 @@ impl RestGitHub {
                 self.rest_listing(repo).await
             }
         }
+    }
+
+    /// GitHub's record of each named label, one [`LABEL_QUERY`] per name; a label GitHub
+    /// does not know (`label: null`) is left out. A repository GitHub does not know is
+    /// [`GitHubError::NotFound`]; a GraphQL rate limit, an answer without data or one that
+    /// does not decode is an error the tick skips the pull request on (nothing is assumed).
+    pub(crate) async fn label_records_graphql(
+        &self,
+        repo: &RepoName,
+        names: &[String],
+    ) -> Result<Vec<LabelRecord>, GitHubError> {
+        let failed = |message: String| GitHubError::Unavailable {
+            route: GRAPHQL_ROUTE.to_owned(),
+            message,
+        };
+        let mut records = Vec::new();
+        for name in names {
+            let body = json!({
+                "query": LABEL_QUERY,
+                "operationName": "MpLabel",
+                "variables": { "owner": repo.owner(), "name": repo.name(), "label": name },
+            });
+            let request = Request::graphql(GRAPHQL_ROUTE, self.graphql_url(), repo, body);
+            let answer = self.transport.send(&request).await?;
+            if !answer.is_success() {
+                return Err(answer.refusal(|| format!("GraphQL label {name} of {repo}")));
+            }
+            let decoded: LabelAnswer = answer.json()?;
+            if let Some(error) = decoded
+                .errors
+                .iter()
+                .find(|e| e.kind.as_deref() == Some("RATE_LIMITED"))
+            {
+                return Err(failed(format!("RATE_LIMITED: {}", error.message)));
+            }
+            let Some(data) = decoded.data else {
+                let said: Vec<&str> = decoded.errors.iter().map(|e| e.message.as_str()).collect();
+                return Err(failed(format!("no data: {}", said.join("; "))));
+            };
+            if let Some(rate) = &data.rate_limit {
+                self.transport.note_graphql_remaining(rate.remaining);
+            }
+            let Some(repository) = data.repository else {
+                return Err(GitHubError::NotFound {
+                    what: format!("repository {repo}"),
+                });
+            };
+            if let Some(label) = repository.label {
+                records.push(LabelRecord {
+                    name: label.name,
+                    created_at: timestamp(label.created_at.as_deref()),
+                    updated_at: timestamp(label.updated_at.as_deref()),
+                });
+            }
+        }
+        Ok(records)
     }
 
     async fn rest_listing(&self, repo: &RepoName) -> Result<Vec<ListedPull>, GitHubError> {

@@ -2,8 +2,8 @@
 //! comments, labels, issues, merges and branch updates over REST.
 
 use mp_core::context::{
-    CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, Reaction, RefUpdate,
-    WorkflowJob,
+    CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, LabelRecord, Reaction,
+    RefUpdate, WorkflowJob,
 };
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName};
 use mp_core::port::{
@@ -334,6 +334,15 @@ impl GitHub for RestGitHub {
             },
         )
         .await
+    }
+
+    async fn label_records(
+        &self,
+        repo: &RepoName,
+        names: &[String],
+    ) -> Result<Vec<LabelRecord>, GitHubError> {
+        // GraphQL in both read paths: REST's label object carries no times.
+        self.label_records_graphql(repo, names).await
     }
 
     async fn head_ref_updates(

@@ -1,6 +1,7 @@
-//! `POST /graphql`: the loopback GitHub answers the one query mp sends
-//! ([`OPEN_PULLS_QUERY`], decisions/0035), resolved from the world through the same port
-//! reads and renderings as the REST routes, so both paths read the same facts.
+//! `POST /graphql`: the loopback GitHub answers the two queries mp sends
+//! ([`OPEN_PULLS_QUERY`], decisions/0035, and [`LABEL_QUERY`], decisions/0048), resolved
+//! from the world through the same port reads and renderings as the REST routes, so both
+//! paths read the same facts.
 //!
 //! As GitHub does: the answer is `200` with `data` and, when something failed, `errors`
 //! (each with `type`, `message` and `path`); a part that could not be read is `null` with
@@ -25,7 +26,7 @@ use serde_json::{Value, json};
 
 use super::gate::Shared;
 use super::render;
-use crate::rest::graphql::OPEN_PULLS_QUERY;
+use crate::rest::graphql::{LABEL_QUERY, OPEN_PULLS_QUERY};
 
 /// GitHub's GraphQL budget per hour for an installation.
 pub(super) const GRAPHQL_LIMIT: u32 = 5_000;
@@ -134,12 +135,15 @@ pub(super) async fn graphql(State(s): State<Arc<Shared>>, bytes: Bytes) -> Respo
             &json!({ "errors": [{ "message": "A query attribute must be specified and must be a string." }] }),
         );
     };
+    if query == LABEL_QUERY {
+        return label(&s, &body["variables"]).await;
+    }
     if query != OPEN_PULLS_QUERY {
         return answer(
             &s,
             &json!({ "errors": [error(
                 "LOOPBACK_UNSUPPORTED",
-                "the loopback GitHub answers only the query mp sends (MpOpenPulls)",
+                "the loopback GitHub answers only the queries mp sends (MpOpenPulls, MpLabel)",
                 &[],
             )] }),
         );
@@ -254,6 +258,60 @@ pub(super) async fn graphql(State(s): State<Arc<Shared>>, bytes: Bytes) -> Respo
         out["errors"] = Value::Array(errors);
     }
     answer(&s, &out)
+}
+
+/// `MpLabel`: GitHub's record of one label (`label: null` for a name the repository has
+/// no label for), one point.
+async fn label(s: &Shared, variables: &Value) -> Response {
+    let text = |name: &str| variables.get(name).and_then(Value::as_str);
+    let (Some(owner), Some(name), Some(label)) = (text("owner"), text("name"), text("label"))
+    else {
+        return answer(
+            s,
+            &json!({ "errors": [error("INVALID_VARIABLES", "owner, name and label are required", &[])] }),
+        );
+    };
+    let Some(remaining) = s.spend_graphql(1) else {
+        return answer(
+            s,
+            &json!({ "errors": [error(
+                "RATE_LIMITED",
+                "API rate limit exceeded for installation ID 1.",
+                &[],
+            )] }),
+        );
+    };
+    let (_, reset) = s.graphql_budget();
+    let reset_at = Timestamp::from_unix_seconds(reset)
+        .map(|t| t.to_string())
+        .unwrap_or_default();
+    let rate_limit = json!({ "cost": 1, "remaining": remaining, "resetAt": reset_at });
+    let Ok(repo) = RepoName::parse(&format!("{owner}/{name}")) else {
+        return answer(s, &not_found(owner, name, rate_limit));
+    };
+    match s.memory.label_records(&repo, &[label.to_owned()]).await {
+        Ok(records) => {
+            let node = records.first().map_or(Value::Null, |record| {
+                json!({
+                    "name": record.name,
+                    "createdAt": record.created_at.map(|t| t.to_string()),
+                    "updatedAt": record.updated_at.map(|t| t.to_string()),
+                })
+            });
+            answer(
+                s,
+                &json!({ "data": { "rateLimit": rate_limit, "repository": { "label": node } } }),
+            )
+        }
+        Err(GitHubError::NotFound { .. }) => answer(s, &not_found(owner, name, rate_limit)),
+        Err(other) => answer(
+            s,
+            &json!({
+                "data": Value::Null,
+                "errors": [error("INTERNAL", other.to_string(), &[json!("repository")])],
+            }),
+        ),
+    }
 }
 
 fn not_found(owner: &str, name: &str, rate_limit: Value) -> Value {

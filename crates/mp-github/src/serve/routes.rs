@@ -115,6 +115,7 @@ pub(super) fn router(shared: Arc<Shared>) -> Router {
         ("/repos/{o}/{r}", get(get_repo)),
         ("/repos/{o}/{r}/installation", get(get_installation)),
         ("/repos/{o}/{r}/labels", get(list_labels).post(create_label)),
+        ("/repos/{o}/{r}/labels/{name}", patch(edit_label)),
         ("/repos/{o}/{r}/pulls", get(list_pulls).post(create_pull)),
         ("/repos/{o}/{r}/pulls/{n}", get(get_pull)),
         ("/repos/{o}/{r}/pulls/{n}/commits", get(list_pull_commits)),
@@ -420,6 +421,8 @@ async fn create_label(
         name: label_name,
         color,
         description: text_field(&body, "description"),
+        created_at: None,
+        updated_at: None,
     };
     if !s.memory.create_repo_label(&name, label.clone())? {
         return Err(ApiError::new(
@@ -431,6 +434,51 @@ async fn create_label(
         StatusCode::CREATED,
         label_json(&s, &name, &label),
     ))
+}
+
+/// `PATCH /repos/{o}/{r}/labels/{name}` (`{new_name, color, description}`, each optional):
+/// 200 with the label as it is now. A rename shows on every pull request and issue that
+/// carries the label, earlier timeline events included, and GitHub's record of the label
+/// (GraphQL `updatedAt`) moves to now (decisions/0048). 404 for no such label, 422 when
+/// the new name is taken.
+async fn edit_label(
+    State(s): Ctx,
+    Path((o, r, label)): Path<(String, String, String)>,
+    body: Bytes,
+) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    let body = body_json(&body)?;
+    let color = text_field(&body, "color").map(|c| c.trim_start_matches('#').to_owned());
+    if let Some(color) = &color
+        && (color.len() != 6 || !color.chars().all(|c| c.is_ascii_hexdigit()))
+    {
+        return Err(ApiError::invalid(format!("color `{color}` is invalid")));
+    }
+    let exists = read(&s, |w| {
+        repo_of(w, &name).map(|repo| {
+            repo.all_labels()
+                .iter()
+                .any(|l| l.name.eq_ignore_ascii_case(&label))
+        })
+    })?;
+    if !exists {
+        return Err(ApiError::not_found());
+    }
+    let new_name = text_field(&body, "new_name");
+    let edited = s.memory.edit_repo_label(
+        &name,
+        &label,
+        new_name.as_deref(),
+        color,
+        text_field(&body, "description"),
+    )?;
+    let Some(edited) = edited else {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Validation Failed: label already_exists",
+        ));
+    };
+    Ok(json_answer(StatusCode::OK, label_json(&s, &name, &edited)))
 }
 
 // ---- pull requests ---------------------------------------------------------------------

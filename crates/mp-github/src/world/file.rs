@@ -84,7 +84,8 @@ pub(super) struct RawWorld {
     pub(super) app_permissions: Option<Spanned<BTreeMap<String, String>>>,
 }
 
-/// A repository label: a name, or a name with a colour and a description.
+/// A repository label: a name, or a name with a colour, a description, GitHub's times and
+/// the name it had before a rename.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
 pub(super) enum RawLabel {
@@ -95,6 +96,12 @@ pub(super) enum RawLabel {
         color: Option<String>,
         #[serde(default)]
         description: Option<String>,
+        #[serde(default)]
+        created_at: Option<TimeText>,
+        #[serde(default)]
+        updated_at: Option<TimeText>,
+        #[serde(default)]
+        renamed_from: Option<String>,
     },
 }
 

@@ -126,6 +126,42 @@ pub struct RepoLabel {
     pub color: String,
     /// The description, if any.
     pub description: Option<String>,
+    /// When GitHub created it; `None`: before anything in the world
+    /// ([`LABELS_CREATED`]).
+    pub created_at: Option<Timestamp>,
+    /// When it was last edited (renamed, recoloured, re-described); `None`: never, the
+    /// creation time.
+    pub updated_at: Option<Timestamp>,
+}
+
+/// The creation time GitHub's record gives a label the world gives none: the Unix epoch,
+/// before anything a world holds.
+pub const LABELS_CREATED: i64 = 0;
+
+impl RepoLabel {
+    /// A label with the default colour, no description and no recorded times.
+    pub fn named(name: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            color: "ededed".to_owned(),
+            description: None,
+            created_at: None,
+            updated_at: None,
+        }
+    }
+
+    /// GitHub's record of the label: its creation time and that of its last edit (the
+    /// creation time when never edited).
+    pub fn record(&self) -> mp_core::context::LabelRecord {
+        let created = self.created_at.unwrap_or_else(|| {
+            Timestamp::from_unix_seconds(LABELS_CREATED).expect("the epoch is in range")
+        });
+        mp_core::context::LabelRecord {
+            name: self.name.clone(),
+            created_at: Some(created),
+            updated_at: Some(self.updated_at.unwrap_or(created)),
+        }
+    }
 }
 
 /// Simulated CI (the world file's `ci:`): on every head of an open pull request, each
@@ -393,14 +429,89 @@ impl Repo {
             );
         for name in carried {
             if !all.iter().any(|l| l.name.eq_ignore_ascii_case(name)) {
-                all.push(RepoLabel {
-                    name: name.clone(),
-                    color: "ededed".to_owned(),
-                    description: None,
-                });
+                all.push(RepoLabel::named(name));
             }
         }
         all
+    }
+
+    /// Edits a label at `at`, as GitHub's `PATCH /repos/{o}/{r}/labels/{name}` does: a new
+    /// name ([`Repo::rename_label`]), colour or description, each when given; the label's
+    /// last edit is `at` whatever changed. `None` when the repository has no label `name`
+    /// (compared without case) or another label is named `new_name`.
+    pub fn edit_label(
+        &mut self,
+        name: &str,
+        new_name: Option<&str>,
+        color: Option<String>,
+        description: Option<String>,
+        at: Timestamp,
+    ) -> Option<RepoLabel> {
+        let current = self
+            .all_labels()
+            .into_iter()
+            .find(|l| l.name.eq_ignore_ascii_case(name))?;
+        let mut name = current.name.clone();
+        if let Some(to) = new_name
+            && to != name
+        {
+            if !self.rename_label(&name, to, at) {
+                return None;
+            }
+            to.clone_into(&mut name);
+        }
+        if !self.labels.iter().any(|l| l.name == name) {
+            self.labels.push(current);
+        }
+        let label = self.labels.iter_mut().find(|l| l.name == name)?;
+        if let Some(color) = color {
+            label.color = color;
+        }
+        if let Some(description) = description {
+            label.description = Some(description);
+        }
+        label.updated_at = Some(at);
+        Some(label.clone())
+    }
+
+    /// Renames the label `from` to `to` at `at`, as GitHub's `PATCH /labels/{name}` with
+    /// `new_name` does: every pull request and issue carrying it carries the new name, and
+    /// the label's last edit is `at`. Its earlier `labeled` / `unlabeled` events show the
+    /// new name too: GitHub's GraphQL `LabeledEvent` points at the label itself, and what
+    /// REST's timeline shows after a rename is not documented, so the world takes the case
+    /// worse for mp (decisions/0048). `false` when the repository has no label `from`
+    /// (compared without case), or already has another named `to`.
+    pub fn rename_label(&mut self, from: &str, to: &str, at: Timestamp) -> bool {
+        let all = self.all_labels();
+        let Some(label) = all.iter().find(|l| l.name.eq_ignore_ascii_case(from)) else {
+            return false;
+        };
+        if all
+            .iter()
+            .any(|l| l.name.eq_ignore_ascii_case(to) && !l.name.eq_ignore_ascii_case(from))
+        {
+            return false;
+        }
+        let old = label.name.clone();
+        let mut renamed = label.clone();
+        renamed.name = to.to_owned();
+        renamed.updated_at = Some(at);
+        self.labels.retain(|l| l.name != old);
+        self.labels.push(renamed);
+        let rename = |name: &mut String| {
+            if *name == old {
+                to.clone_into(name);
+            }
+        };
+        for pull in &mut self.pulls {
+            pull.labels.iter_mut().for_each(rename);
+            pull.events.iter_mut().for_each(|e| rename(&mut e.label));
+        }
+        for issue in &mut self.issues {
+            issue.labels.iter_mut().for_each(rename);
+            issue.events.iter_mut().for_each(|e| rename(&mut e.label));
+        }
+        true
     }
 
     /// The commit with this SHA.

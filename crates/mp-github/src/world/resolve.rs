@@ -351,18 +351,57 @@ fn resolve_repo(cx: Cx<'_>, raw: RawRepo, comment_ids: &mut u64) -> Result<Repo>
     repo.files = raw.files;
     repo.tree_truncated = raw.tree_truncated;
     repo.app_installed = raw.app_installed;
+    let mut renames = Vec::new();
     for label in raw.labels {
-        let (name, color, description) = match &label.value {
-            RawLabel::Name(name) => (name.clone(), None, None),
+        let (name, color, description, created_at, updated_at, renamed_from) = match &label.value {
+            RawLabel::Name(name) => (name.clone(), None, None, None, None, None),
             RawLabel::Full {
                 name,
                 color,
                 description,
-            } => (name.clone(), color.clone(), description.clone()),
+                created_at,
+                updated_at,
+                renamed_from,
+            } => (
+                name.clone(),
+                color.clone(),
+                description.clone(),
+                created_at.as_ref().map(|t| t.0),
+                updated_at.as_ref().map(|t| t.0),
+                renamed_from.clone(),
+            ),
         };
         if name.trim().is_empty() {
             return Err(cx.at(&label, "a label name is empty"));
         }
+        if let (Some(created), Some(updated)) = (created_at, updated_at)
+            && updated < created
+        {
+            return Err(cx.at(
+                &label,
+                format!("label `{name}` is updated before it is created"),
+            ));
+        }
+        // A renamed label is defined under its old name, which the threads use, and
+        // renamed once they are read (`Repo::rename_label`).
+        let name = match renamed_from {
+            Some(from) => {
+                let Some(at) = updated_at else {
+                    return Err(cx.at(
+                        &label,
+                        format!("label `{name}` has `renamed_from` but no `updated_at` (the time of the rename)"),
+                    ));
+                };
+                let refused = cx.at(
+                    &label,
+                    format!("label `{from}` cannot be renamed `{name}`: no pull request or issue carries `{from}` and it is not defined, or another label is named `{name}`"),
+                );
+                renames.push((refused, from.clone(), name, at));
+                from
+            }
+            None => name,
+        };
+        let renamed = label_renamed(&label.value);
         if repo
             .labels
             .iter()
@@ -381,6 +420,9 @@ fn resolve_repo(cx: Cx<'_>, raw: RawRepo, comment_ids: &mut u64) -> Result<Repo>
             name,
             color,
             description,
+            created_at,
+            // Before its rename the label was never edited; the rename edits it.
+            updated_at: if renamed { None } else { updated_at },
         });
     }
     if let Some(default) = &raw.default_branch {
@@ -456,7 +498,23 @@ fn resolve_repo(cx: Cx<'_>, raw: RawRepo, comment_ids: &mut u64) -> Result<Repo>
         let updates = resolve_activity(cx, &repo, branch, entries)?;
         repo.activity.insert(branch.value.clone(), updates);
     }
+    for (refused, from, to, at) in renames {
+        if !repo.rename_label(&from, &to, at) {
+            return Err(refused);
+        }
+    }
     Ok(repo)
+}
+
+/// Whether a label entry renames a label (`renamed_from`).
+fn label_renamed(label: &RawLabel) -> bool {
+    matches!(
+        label,
+        RawLabel::Full {
+            renamed_from: Some(_),
+            ..
+        }
+    )
 }
 
 fn resolve_pull(

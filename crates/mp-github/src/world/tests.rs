@@ -783,3 +783,60 @@ fn a_chain_must_hold_at_least_one_commit() {
         "error: world.yaml:6:40: `chain` must be between 1 and 10000",
     );
 }
+
+const RENAMED: &str = "now: 2026-03-10T12:00:00Z\nbot: mp-gate\nrepos:\n  - name: acme/app\n    labels:\n      - {name: ready-to-merge, renamed_from: reviewing, created_at: 2026-03-01T09:00:00Z, updated_at: 2026-03-10T10:30:00Z}\n    issues:\n      - number: 1\n        title: x\n        labels: [reviewing]\n        events: [{labeled: reviewing, by: alice, at: 2026-03-10T10:00:00Z}]\n";
+
+#[test]
+fn a_renamed_label_shows_its_new_name_everywhere_and_its_edit_time() {
+    let world = parse(RENAMED).expect("the world parses");
+    let repo = &world.repos[0];
+    let issue = &repo.issues[0];
+    assert_eq!(issue.labels, ["ready-to-merge"]);
+    // The earlier event names the label as it is now: the case worse for mp.
+    assert_eq!(issue.events[0].label, "ready-to-merge");
+    let label = repo
+        .all_labels()
+        .into_iter()
+        .find(|l| l.name == "ready-to-merge")
+        .expect("the renamed label is defined");
+    let record = label.record();
+    assert_eq!(
+        record.created_at.map(|t| t.to_string()).as_deref(),
+        Some("2026-03-01T09:00:00Z")
+    );
+    assert_eq!(
+        record.updated_at.map(|t| t.to_string()).as_deref(),
+        Some("2026-03-10T10:30:00Z")
+    );
+    assert!(!repo.all_labels().iter().any(|l| l.name == "reviewing"));
+}
+
+#[test]
+fn a_label_without_times_was_created_at_the_epoch_and_never_edited() {
+    let world = parse(
+        "now: 2026-03-10T12:00:00Z\nbot: mp-gate\nrepos:\n  - name: acme/app\n    labels: [ready-to-merge]\n",
+    )
+    .expect("the world parses");
+    let record = world.repos[0].labels[0].record();
+    assert_eq!(record.created_at, record.updated_at);
+    assert_eq!(record.created_at.map(|t| t.unix_seconds()), Some(0));
+}
+
+#[test]
+fn a_rename_needs_its_time_and_a_free_new_name() {
+    check(
+        parse(&RENAMED.replace(", updated_at: 2026-03-10T10:30:00Z", "")),
+        "error: world.yaml:6:9: label `ready-to-merge` has `renamed_from` but no `updated_at` (the time of the rename)",
+    );
+    check(
+        parse(&RENAMED.replace("labels: [reviewing]", "labels: [reviewing, ready-to-merge]")),
+        "error: world.yaml:6:9: label `reviewing` cannot be renamed `ready-to-merge`: no pull request or issue carries `reviewing` and it is not defined, or another label is named `ready-to-merge`",
+    );
+    check(
+        parse(&RENAMED.replace(
+            "created_at: 2026-03-01T09:00:00Z",
+            "created_at: 2026-03-11T09:00:00Z",
+        )),
+        "error: world.yaml:6:9: label `ready-to-merge` is updated before it is created",
+    );
+}

@@ -283,10 +283,18 @@ fn write_repo(out: &mut Writer, repo: &Repo) {
                 .as_deref()
                 .map(|d| format!(", description: {}", quoted(d)))
                 .unwrap_or_default();
+            let created = label
+                .created_at
+                .map(|t| format!(", created_at: {}", time(t)))
+                .unwrap_or_default();
+            let updated = label
+                .updated_at
+                .map(|t| format!(", updated_at: {}", time(t)))
+                .unwrap_or_default();
             out.line(
                 3,
                 &format!(
-                    "- {{name: {}, color: {}{description}}}",
+                    "- {{name: {}, color: {}{description}{created}{updated}}}",
                     quoted(&label.name),
                     quoted(&label.color)
                 ),

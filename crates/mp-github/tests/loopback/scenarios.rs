@@ -291,7 +291,8 @@ fn every_scenario_gives_the_same_writes_through_rest_as_in_memory() {
 #[test]
 fn a_second_tick_is_answered_from_the_etag_cache() {
     // The demo-sized scenario `mode-merge` twice over one server: the second tick's reads
-    // of unchanged resources come back 304 and do not spend the rate limit.
+    // of unchanged resources come back 304 and do not spend the rate limit. The label
+    // queries (`POST /graphql`, decisions/0048) spend GraphQL's own budget, not REST's.
     let runtime = runtime();
     let (name, path) = scenario_worlds()
         .into_iter()
@@ -312,7 +313,8 @@ fn a_second_tick_is_answered_from_the_etag_cache() {
             not_modified > 0,
             "the second tick got no 304 answers: {warm:?}"
         );
-        let warm_requests = warm.total_requests() - cold.total_requests();
+        let graphql = warm.route("POST /graphql").requests - cold.route("POST /graphql").requests;
+        let warm_requests = warm.total_requests() - cold.total_requests() - graphql;
         assert_eq!(
             u64::from(spent),
             warm_requests - not_modified,
@@ -430,5 +432,77 @@ fn two_ticks_at_once_act_once() {
             both, one_tick,
             "two ticks at once write what one tick writes"
         );
+    });
+}
+
+#[test]
+fn a_label_renamed_over_rest_shows_its_new_name_and_its_edit_in_both_adapters() {
+    // The agent renames `reviewing` with `PATCH /repos/{o}/{r}/labels/{name}`: the pull
+    // request's timeline then names `ready-to-merge` (the case worse for mp), and GitHub's
+    // record of the label, read by the REST client over GraphQL as by the in-memory port,
+    // shows it edited at the clock's time (decisions/0048).
+    use mp_core::context::LabelAction;
+    use mp_core::ids::{PrNumber, RepoName};
+    use mp_core::port::GitHub as _;
+    let runtime = runtime();
+    let (name, path) = scenario_worlds()
+        .into_iter()
+        .find(|(name, _)| name == "c1-pass")
+        .expect("the c1-pass scenario exists");
+    let scenario = Scenario::load(&name, &path);
+    runtime.block_on(async {
+        let server = serve(&scenario, FaultScript::default()).await;
+        let client = client_for(&server);
+        let repo = RepoName::parse("acme/app").expect("a repository name");
+        let names = ["ready-to-merge".to_owned(), "no-such-label".to_owned()];
+        let before = client
+            .label_records(&repo, &names)
+            .await
+            .expect("the records read");
+        assert_eq!(before.len(), 1, "{before:?}");
+        let http = reqwest::Client::new();
+        let renamed = http
+            .patch(format!(
+                "{}/repos/acme/app/labels/ready-to-merge",
+                server.base_url()
+            ))
+            .bearer_auth("ghp_loopback")
+            .json(&serde_json::json!({ "new_name": "merge-me" }))
+            .send()
+            .await
+            .expect("the rename is answered");
+        assert_eq!(renamed.status().as_u16(), 200);
+        let after = client
+            .label_records(&repo, &["merge-me".to_owned()])
+            .await
+            .expect("the records read");
+        assert_eq!(after.len(), 1, "{after:?}");
+        assert_eq!(after[0].name, "merge-me");
+        assert_eq!(after[0].updated_at, Some(scenario.world.now));
+        assert!(after[0].created_at < after[0].updated_at);
+        let events = client
+            .label_events(&repo, PrNumber::new(1))
+            .await
+            .expect("the timeline reads");
+        assert!(
+            events
+                .iter()
+                .any(|e| e.action == LabelAction::Labeled && e.label == "merge-me"),
+            "{events:?}"
+        );
+        let memory = MemoryGitHub::new(scenario.world.clone());
+        assert!(
+            memory
+                .rename_label(&repo, "ready-to-merge", "merge-me")
+                .expect("the repository exists")
+        );
+        assert_eq!(
+            memory
+                .label_records(&repo, &["merge-me".to_owned()])
+                .await
+                .expect("the records read"),
+            after
+        );
+        server.shutdown().await;
     });
 }

@@ -319,6 +319,19 @@ mod writer {
     }
 
     #[test]
+    fn a_label_renamed_after_the_owner_applied_it_is_never_bound() {
+        check(
+            Pr::new()
+                .applied(R2M, OWNER, "2026-03-01T11:00:00Z")
+                .label_record(R2M, "2026-01-01T00:00:00Z", "2026-03-01T11:30:00Z"),
+            &[],
+            &[
+                "'ready-to-merge' not bound to head a000000: its applier cannot be determined: the label was edited (renamed, recoloured or re-described) at 2026-03-01T11:30:00Z, not before it was applied at 2026-03-01T11:00:00Z: a rename may have given another label this name; re-apply it",
+            ],
+        );
+    }
+
+    #[test]
     fn first_bind_when_an_allowlisted_human_applied_the_label() {
         check(
             Pr::new().applied(R2M, OWNER, "2026-03-01T11:00:00Z"),

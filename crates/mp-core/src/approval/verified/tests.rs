@@ -173,7 +173,7 @@ fn the_label_needs_a_time_and_a_determinable_applier() {
         Pr::new().applied(REVERT, OWNER, "whenever"),
         REVERT,
         &[],
-        "not verified: not bound to the current head: the label event has no time",
+        "not verified: applier cannot be determined: GitHub's record of when the label was created and last edited cannot be compared with the labeled event, which has no time, so a rename after it was applied cannot be ruled out",
     );
     check(
         Pr::new()
@@ -183,4 +183,27 @@ fn the_label_needs_a_time_and_a_determinable_applier() {
         &[],
         "not verified: applier cannot be determined: no add with a known time follows its latest removal at 2026-03-01T11:00:00Z",
     );
+}
+
+/// Every label whose applier matters — the owner's `decision:approved-A/B` and
+/// `decision:auto-revert`, and the bot's inbox approval — is refused when the label was
+/// renamed into its name after the event: the event applied another label.
+#[test]
+fn an_approval_label_renamed_after_it_was_applied_is_not_verified() {
+    let renamed = "not verified: applier cannot be determined: the label was edited (renamed, recoloured or re-described) at 2026-03-01T11:30:00Z, not before it was applied at 2026-03-01T11:00:00Z: a rename may have given another label this name; re-apply it";
+    for (label, applier) in [
+        (A, OWNER),
+        ("decision:approved-B", OWNER),
+        (REVERT, OWNER),
+        (A, BOT),
+    ] {
+        check(
+            Pr::new()
+                .applied(label, applier, "2026-03-01T11:00:00Z")
+                .label_record(label, "2026-01-01T00:00:00Z", "2026-03-01T11:30:00Z"),
+            label,
+            &[receipt(label, "a", "2026-03-01T11:05:00Z")],
+            renamed,
+        );
+    }
 }

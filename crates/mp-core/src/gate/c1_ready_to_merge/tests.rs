@@ -211,3 +211,19 @@ fn mp_s_update_carries_the_label_only_when_it_merged_a_tip_of_main() {
         ],
     );
 }
+
+#[test]
+fn a_label_renamed_ready_to_merge_after_the_owner_applied_it_fails_naming_the_rename() {
+    // alice applied `reviewing` at 11:00; the agent renamed it `ready-to-merge` at 11:30,
+    // and the timeline's event now shows the new name. The old receipt changes nothing.
+    check(
+        Pr::new()
+            .applied(L, OWNER, "2026-03-01T11:00:00Z")
+            .label_record(L, "2026-01-01T00:00:00Z", "2026-03-01T11:30:00Z"),
+        &[receipt(L, "a", "2026-03-01T11:05:00Z")],
+        &policy(),
+        &[
+            "fail | C1: label 'ready-to-merge' has no determinable applier: the label was edited (renamed, recoloured or re-described) at 2026-03-01T11:30:00Z, not before it was applied at 2026-03-01T11:00:00Z: a rename may have given another label this name; re-apply it",
+        ],
+    );
+}

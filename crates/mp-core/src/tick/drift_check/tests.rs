@@ -9,6 +9,7 @@ use std::task::{Context, Poll, Waker};
 use super::*;
 use crate::branch::drift::blob_sha;
 use crate::config::{self, ConfigFiles};
+use crate::context::LabelRecord;
 use crate::context::{
     CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, Reaction, RefUpdate,
 };
@@ -206,6 +207,13 @@ impl GitHub for Fake {
         Err(unmodelled())
     }
     async fn head_ref_updates(&self, _: &RepoName, _: &str) -> Result<Vec<RefUpdate>, GitHubError> {
+        Err(unmodelled())
+    }
+    async fn label_records(
+        &self,
+        _: &RepoName,
+        _: &[String],
+    ) -> Result<Vec<LabelRecord>, GitHubError> {
         Err(unmodelled())
     }
     async fn comments(&self, _: &RepoName, _: PrNumber) -> Result<Vec<Comment>, GitHubError> {

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::approval::ReceiptLabel;
+use crate::approval::{ReceiptLabel, Undeterminable};
 use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 
 use super::lifecycle::LifecycleAction;
@@ -93,6 +93,14 @@ pub enum InboxResolution {
         /// Who applied the label last, when GitHub names one.
         labeller: Option<Login>,
     },
+    /// The bot's `decision:pending-owner` event cannot be shown to be about that label:
+    /// GitHub's record shows the label renamed (or otherwise edited, or created) since,
+    /// or cannot be read. Another label renamed `decision:pending-owner` (decisions/0048)
+    /// makes no question.
+    PendingLabelChanged {
+        /// Why.
+        why: Undeterminable,
+    },
     /// The pull request is not in a gated repository (or outside the tick's repository
     /// filter).
     NotGated {
@@ -127,6 +135,7 @@ impl InboxResolution {
             Self::Unreadable { .. } => "unreadable_question",
             Self::NotOpenedByBot { .. } => "not_opened_by_bot",
             Self::NotLabelledByBot { .. } => "not_labelled_by_bot",
+            Self::PendingLabelChanged { .. } => "pending_label_changed",
             Self::NotGated { .. } => "not_gated",
             Self::Failed { .. } => "failed",
         }
@@ -202,6 +211,10 @@ impl fmt::Display for InboxResolution {
             ),
             Self::NotLabelledByBot { labeller: None } => f.write_str(
                 "decision:pending-owner not applied by the bot: not a question, ignored",
+            ),
+            Self::PendingLabelChanged { why } => write!(
+                f,
+                "the bot's decision:pending-owner event is not shown to be about that label ({why}): not a question, ignored"
             ),
             Self::NotGated { repo } => {
                 write!(f, "{repo} is not gated this tick: ignored")

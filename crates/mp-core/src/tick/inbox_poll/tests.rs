@@ -7,7 +7,7 @@ use super::testworld::World;
 use super::*;
 use crate::approval::{APPROVED_A, ReceiptKey};
 use crate::config::{Config, PROJECTS_FILE};
-use crate::context::FileStatus;
+use crate::context::{FileStatus, LabelRecord};
 use crate::ids::PrNumber;
 use crate::tick::run_pr_path;
 use crate::tick::testkit::{
@@ -641,7 +641,15 @@ fn a_disabled_lifecycle_makes_no_call_and_an_enabled_one_reminds_and_escalates_o
     let ten_days_later = "2026-03-11T12:00:00Z";
     let poll = Poll::new().at(ten_days_later);
     let world = asked(&poll, quadrant_d());
-    let polling = ["issues", "label_events", "comments", "pull", "reactions"];
+    // The label record: the bot's `decision:pending-owner` is the label it applied.
+    let polling = [
+        "issues",
+        "label_events",
+        "label_records",
+        "comments",
+        "pull",
+        "reactions",
+    ];
     check(
         &world,
         &poll,
@@ -763,4 +771,39 @@ fn a_signature_holds_only_for_the_issue_it_was_written_on() {
         Integrity::Failed(IntegrityFailure::MacMismatch),
         "the same body and signature, pasted into another issue"
     );
+}
+
+/// An agent renamed another label (an audit issue's) `decision:pending-owner` after the
+/// bot applied it: the bot's event names the label as it is now, so GitHub's record of the
+/// label decides. Edited after the bot's event: not a question, the owner's thumbs-up
+/// approves nothing, and nothing is written.
+#[test]
+fn a_pending_label_edited_after_the_bot_applied_it_makes_no_question() {
+    let poll = Poll::new();
+    let world = asked(&poll, quadrant_d());
+    world.fake.with(|s| {
+        s.label_records.push(LabelRecord {
+            name: PENDING_OWNER.to_owned(),
+            created_at: Some(at("2020-01-01T00:00:00Z")),
+            updated_at: Some(at("2030-01-01T00:00:00Z")),
+        });
+    });
+    world.react(&inbox(), 100, "+1", OWNER, LATER);
+    let report = block_on(poll_inbox(
+        &world,
+        &poll.config,
+        &poll.options,
+        &login(BOT),
+        poll.availability.as_deref(),
+        poll.now,
+    ));
+    assert!(world.fake.take_log().is_empty(), "nothing is written");
+    let outcomes: Vec<String> = report.outcomes.iter().map(ToString::to_string).collect();
+    assert_eq!(outcomes.len(), 1, "{outcomes:?}");
+    assert!(
+        outcomes[0].starts_with("acme/governance#100 pending_label_changed: "),
+        "{outcomes:?}"
+    );
+    assert!(outcomes[0].contains("renamed"), "{outcomes:?}");
+    assert_eq!(report.metrics.inbox_resolved, 0);
 }

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};
 
+use crate::context::LabelRecord;
 use crate::context::{
     CheckRun, Comment, CommentId, CommitContext, FileChange, LabelAction, LabelEvent, PrState,
     Reaction, ReactionKind, RefUpdate,
@@ -160,6 +161,15 @@ impl GitHub for World {
     ) -> Result<Vec<RefUpdate>, GitHubError> {
         self.call("head_ref_updates");
         self.fake.head_ref_updates(repo, head_ref).await
+    }
+
+    async fn label_records(
+        &self,
+        repo: &RepoName,
+        names: &[String],
+    ) -> Result<Vec<LabelRecord>, GitHubError> {
+        self.call("label_records");
+        self.fake.label_records(repo, names).await
     }
 
     async fn comments(

@@ -175,11 +175,15 @@ fn everything() -> World {
             name: "bug: yes".to_owned(),
             color: "d73a4a".to_owned(),
             description: Some("Something \"is\" wrong".to_owned()),
+            created_at: Some(Timestamp::parse("2026-01-01T00:00:00Z").expect("a time")),
+            updated_at: Some(Timestamp::parse("2026-02-01T00:00:00Z").expect("a time")),
         },
         crate::world::RepoLabel {
             name: "plain".to_owned(),
             color: "ededed".to_owned(),
             description: None,
+            created_at: None,
+            updated_at: None,
         },
     ];
 
