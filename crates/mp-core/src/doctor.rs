@@ -13,15 +13,15 @@ mod tests;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::approval::{APPROVED_A, APPROVED_B, APPROVED_C, AUTO_REVERT, READY_TO_MERGE};
 use crate::branch::incident::IncidentLabel;
 use crate::config::Config;
 use crate::ids::RepoName;
-use crate::state::BOT_STATE_BRANCH;
-use crate::tick::inbox::{
-    AUTO_APPROVED_CRITICAL_REVERSIBLE, AUTO_APPROVED_IRREVERSIBLE_NON_CRITICAL, PENDING_OWNER,
+use crate::labels::{
+    APPROVED_A, APPROVED_B, APPROVED_C, AUTO_APPROVED_CRITICAL_REVERSIBLE,
+    AUTO_APPROVED_IRREVERSIBLE_NON_CRITICAL, AUTO_REVERT, DEFERRED, INBOX_ERROR, INTEGRITY_FAILED,
+    PENDING_OWNER, READY_TO_MERGE, STALE_APPROVAL,
 };
-use crate::tick::inbox_poll::{DEFERRED, INBOX_ERROR, INTEGRITY_FAILED, STALE_APPROVAL};
+use crate::state::BOT_STATE_BRANCH;
 
 /// The outcome of one check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

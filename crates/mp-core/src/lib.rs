@@ -18,6 +18,7 @@ pub mod context;
 pub mod doctor;
 pub mod gate;
 pub mod ids;
+pub mod labels;
 pub mod port;
 pub mod quadrant;
 pub mod registry;

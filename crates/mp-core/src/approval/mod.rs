@@ -28,18 +28,7 @@ pub use receipt::{
 };
 pub use verified::{LabelVerification, Unverified, UnverifiedLabel, VerifiedBy, verify_label};
 
-/// The label an allowlisted human applies to ask for a merge (C1). Receipt-bound and
-/// re-bindable to a new head.
-pub const READY_TO_MERGE: &str = "ready-to-merge";
-/// The owner's approval of a Quadrant-D pull request as option A. Receipt-bound.
-pub const APPROVED_A: &str = "decision:approved-A";
-/// The owner's approval of a Quadrant-D pull request as option B. Receipt-bound.
-pub const APPROVED_B: &str = "decision:approved-B";
-/// A legacy label that is *not* an approval: it never opens C3.
-pub const APPROVED_C: &str = "decision:approved-C";
-/// The owner's fast-track for a revert pull request (classifier votes C when verified).
-/// Not receipt-bound: it is verified by the head branch's history.
-pub const AUTO_REVERT: &str = "decision:auto-revert";
+pub use crate::labels::{APPROVED_A, APPROVED_B, APPROVED_C, AUTO_REVERT, READY_TO_MERGE};
 
 /// Whether a label counts only through a bot receipt bound to the current head.
 pub fn requires_receipt(label: &str) -> bool {

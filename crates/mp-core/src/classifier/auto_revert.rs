@@ -15,7 +15,7 @@ use crate::ids::{CommitSha, Login};
 use crate::quadrant::Quadrant;
 
 /// The label this rule reads.
-pub const AUTO_REVERT_LABEL: &str = "decision:auto-revert";
+pub const AUTO_REVERT_LABEL: &str = crate::labels::AUTO_REVERT;
 
 /// How a present `decision:auto-revert` label was shown to be honoured.
 #[derive(Debug, Clone, PartialEq, Eq)]

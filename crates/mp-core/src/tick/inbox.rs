@@ -34,13 +34,9 @@ use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use crate::port::{Issue, IssueState, NewIssue};
 use crate::quadrant::Quadrant;
 
-/// The label of an open decision inbox question.
-pub const PENDING_OWNER: &str = "decision:pending-owner";
-/// The label of the audit issue after a Quadrant B merge.
-pub const AUTO_APPROVED_CRITICAL_REVERSIBLE: &str = "decision:auto-approved-critical-reversible";
-/// The label of the audit issue after a Quadrant C merge.
-pub const AUTO_APPROVED_IRREVERSIBLE_NON_CRITICAL: &str =
-    "decision:auto-approved-irreversible-non-critical";
+pub use crate::labels::{
+    AUTO_APPROVED_CRITICAL_REVERSIBLE, AUTO_APPROVED_IRREVERSIBLE_NON_CRITICAL, PENDING_OWNER,
+};
 /// Start of the marker line carrying the inbox issue's nonce.
 pub const NONCE_MARKER: &str = "<!-- decision-inbox-nonce:";
 /// Start of the marker line carrying the head SHA the question is about.

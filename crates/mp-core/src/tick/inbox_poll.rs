@@ -89,15 +89,7 @@ use notes::{
     rejected_comment, rejected_note, stale_comment,
 };
 
-/// The label on a pull request the owner deferred with `/approve C`; it never merges on
-/// that account.
-pub const DEFERRED: &str = "decision:deferred";
-/// The one-time label on an inbox issue whose pull request's head moved.
-pub const STALE_APPROVAL: &str = "decision:stale-approval";
-/// The label on an inbox issue whose body failed its integrity check.
-pub const INTEGRITY_FAILED: &str = "decision:inbox-integrity-failed";
-/// The label on an inbox issue that failed [`POISON_THRESHOLD`] ticks in a row.
-pub const INBOX_ERROR: &str = "decision:inbox-error";
+pub use crate::labels::{DEFERRED, INBOX_ERROR, INTEGRITY_FAILED, STALE_APPROVAL};
 /// Consecutive failed ticks after which an inbox issue is labelled [`INBOX_ERROR`].
 pub const POISON_THRESHOLD: u32 = 3;
 

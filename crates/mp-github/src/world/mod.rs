@@ -586,7 +586,7 @@ pub(crate) fn workflow_run_id(repo: &RepoName, head_sha: &CommitSha, path: &str)
 /// check runs that name the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorkflowRun {
-    /// Its id ([`workflow_run_id`]).
+    /// Its id (`workflow_run_id`: derived from the repository, the file and the commit).
     pub id: u64,
     /// The workflow file, e.g. `.github/workflows/ci.yml`.
     pub path: String,
