@@ -584,6 +584,105 @@ pub fn bot_state_check(
     }
 }
 
+/// Which branch a ruleset must protect, and from what.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protected {
+    /// The gated (default) branch of a supervised repository: no deletion, no force push,
+    /// changes only through pull requests.
+    GatedBranch,
+    /// `bot-state` of the governance repository: no deletion, no force push, and updates
+    /// restricted (mp's App is the one allowed to bypass).
+    BotState,
+}
+
+impl Protected {
+    /// The rule types a ruleset must apply, each with what it prevents.
+    pub fn required_rules(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Self::GatedBranch => &[
+                ("deletion", "deleting the branch"),
+                (
+                    "non_fast_forward",
+                    "force pushes that rewrite what mp audited",
+                ),
+                (
+                    "pull_request",
+                    "direct pushes (mp reports them after the fact, L5)",
+                ),
+            ],
+            Self::BotState => &[
+                ("deletion", "deleting mp's state"),
+                ("non_fast_forward", "force pushes to mp's state"),
+                (
+                    "update",
+                    "writes by anyone but mp's App (mp fails closed on them, decisions/0045)",
+                ),
+            ],
+        }
+    }
+}
+
+/// A branch ruleset protects `branch` of `repo` as `protected` asks: every rule of
+/// [`Protected::required_rules`] is among `rules` (the rule types GitHub lists for the
+/// branch). A missing rule is a warning: mp detects what it would have prevented, but an
+/// agent with write access can still do it. Who may bypass the rules is not visible here;
+/// the fix says who must.
+pub fn branch_rules_check(
+    repo: &RepoName,
+    branch: &str,
+    protected: Protected,
+    rules: &Result<Vec<String>, String>,
+) -> Check {
+    let name = match protected {
+        Protected::GatedBranch => format!("branch_rules:{repo}"),
+        Protected::BotState => "bot_state_rules".to_owned(),
+    };
+    let bypass = match protected {
+        Protected::GatedBranch => "with the owner as the only bypass actor",
+        Protected::BotState => "with mp's App as the only bypass actor",
+    };
+    let rules = match rules {
+        Ok(rules) => rules,
+        Err(why) => {
+            return Check::warn(
+                name,
+                format!("the rules that protect {repo}@{branch} cannot be read: {why}"),
+                format!(
+                    "let the credentials read {repo} (Metadata read), then run mp doctor again"
+                ),
+            );
+        }
+    };
+    let missing: Vec<String> = protected
+        .required_rules()
+        .iter()
+        .filter(|(rule, _)| !rules.iter().any(|r| r == rule))
+        .map(|(rule, prevents)| format!("{rule} ({prevents})"))
+        .collect();
+    if missing.is_empty() {
+        return Check::ok(
+            name,
+            format!("a ruleset protects {repo}@{branch} ({})", rules.join(", ")),
+        );
+    }
+    let wanted: Vec<&str> = protected
+        .required_rules()
+        .iter()
+        .map(|(rule, _)| *rule)
+        .collect();
+    Check::warn(
+        name,
+        format!(
+            "no active ruleset applies to {repo}@{branch}: {}; an agent with write access can still do what they prevent",
+            missing.join(", ")
+        ),
+        format!(
+            "add a branch ruleset on {repo} targeting {branch} with the rules {} {bypass} (docs/deploy.md, \"Rulesets\")",
+            wanted.join(", ")
+        ),
+    )
+}
+
 // ---- 6. labels ---------------------------------------------------------------------------
 
 /// The labels of [`labels_for`] missing from `existing` (compared without case, as GitHub
@@ -949,6 +1048,9 @@ pub struct RepoFacts {
     pub labels: Option<Result<Vec<String>, String>>,
     /// The check runs of its latest gated-branch commits, when read.
     pub checks: Option<Result<SeenChecks, String>>,
+    /// The rule types active rulesets apply to its gated branch, when read (supervised
+    /// repositories).
+    pub rules: Option<Result<Vec<String>, String>>,
 }
 
 /// Everything the adapter read from GitHub and the environment.
@@ -960,6 +1062,8 @@ pub struct Facts {
     pub repos: Vec<RepoFacts>,
     /// Whether the governance repository has the `bot-state` branch.
     pub bot_state: Option<Result<bool, String>>,
+    /// The rule types active rulesets apply to `bot-state`, when read.
+    pub bot_state_rules: Option<Result<Vec<String>, String>>,
     /// Whether `MP_RECEIPT_KEY` is set (non-empty).
     pub receipt_key_set: bool,
     /// The governance repository's workflows (path, text), when read.
@@ -1002,6 +1106,14 @@ pub fn checks(config: &Config, facts: &Facts) -> Vec<Check> {
         };
         out.push(bot_state_check(config, bot_state, write));
     }
+    if let Some(rules) = &facts.bot_state_rules {
+        out.push(branch_rules_check(
+            governance,
+            BOT_STATE_BRANCH,
+            Protected::BotState,
+            rules,
+        ));
+    }
     for repo in reachable() {
         if let Some(labels) = &repo.labels {
             out.push(labels_check(config, &repo.repo, labels));
@@ -1012,6 +1124,19 @@ pub fn checks(config: &Config, facts: &Facts) -> Vec<Check> {
             && config.projects().is_supervised(&repo.repo)
         {
             out.push(required_checks_check(config, &repo.repo, seen));
+        }
+    }
+    for repo in reachable() {
+        if config.projects().is_supervised(&repo.repo)
+            && let Some(rules) = &repo.rules
+        {
+            let branch = gated_branch(config, &repo.repo, repo.default_branch.as_ref());
+            out.push(branch_rules_check(
+                &repo.repo,
+                &branch,
+                Protected::GatedBranch,
+                rules,
+            ));
         }
     }
     for repo in reachable() {

@@ -200,6 +200,7 @@ async fn gather(
             default_branch: None,
             labels: None,
             checks: None,
+            rules: None,
         };
         if facts.access.reachable() {
             let configured = config
@@ -222,6 +223,12 @@ async fn gather(
             facts.labels = Some(labels);
             if config.projects().is_supervised(&repo) {
                 facts.checks = Some(seen_checks(client, &repo, &branch).await);
+                facts.rules = Some(
+                    client
+                        .branch_rules(&repo, &branch)
+                        .await
+                        .map_err(|e| text_of(&e)),
+                );
             }
             if &repo == governance {
                 governance_branch = Some(branch);
@@ -229,24 +236,30 @@ async fn gather(
         }
         repos.push(facts);
     }
-    let (bot_state, workflows) = match governance_branch {
+    let (bot_state, bot_state_rules, workflows) = match governance_branch {
         Some(branch) => {
             let bot_state = match client.branch_head(governance, BOT_STATE_BRANCH).await {
                 Ok(_) => Ok(true),
                 Err(GitHubError::NotFound { .. }) => Ok(false),
                 Err(error) => Err(text_of(&error)),
             };
+            let rules = client
+                .branch_rules(governance, BOT_STATE_BRANCH)
+                .await
+                .map_err(|e| text_of(&e));
             (
                 Some(bot_state),
+                Some(rules),
                 Some(workflows(client, governance, &branch).await),
             )
         }
-        None => (None, None),
+        None => (None, None, None),
     };
     Facts {
         credentials,
         repos,
         bot_state,
+        bot_state_rules,
         receipt_key_set: std::env::var(RECEIPT_KEY_VAR).is_ok_and(|k| !k.trim().is_empty()),
         workflows,
     }

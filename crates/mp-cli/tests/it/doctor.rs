@@ -177,16 +177,26 @@ fn the_demo_fails_only_on_its_example_names_and_labels_until_they_are_created() 
         "{out}"
     );
     // acme/infra's main has no `test` run, the demo's governance repository holds no
-    // workflow, and the demo binds no required check to a workflow file (C2 is forgeable by
-    // any workflow an agent pushes, decisions/0047).
+    // workflow, the demo binds no required check to a workflow file (C2 is forgeable by
+    // any workflow an agent pushes, decisions/0047), and no ruleset protects acme/infra's
+    // main (acme/webapp's main and bot-state have theirs).
     assert_eq!(
         named(&doc, "warn"),
         set(&[
             "required_checks:acme/infra",
             "check_provenance:acme/webapp",
             "check_provenance:acme/infra",
+            "branch_rules:acme/infra",
             "workflow_concurrency",
         ]),
+        "{out}"
+    );
+    assert_eq!(check(&doc, "branch_rules:acme/webapp")["status"], "ok");
+    assert_eq!(check(&doc, "bot_state_rules")["status"], "ok");
+    assert!(
+        check(&doc, "branch_rules:acme/infra")["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("acme/infra@main") && d.contains("non_fast_forward")),
         "{out}"
     );
     assert!(

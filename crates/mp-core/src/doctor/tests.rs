@@ -330,6 +330,7 @@ fn the_checks_come_in_order_and_skip_unreachable_repositories() {
                 default_branch: Some(Ok("main".to_owned())),
                 labels: Some(Ok(Vec::new())),
                 checks: Some(Ok(SeenChecks::default())),
+                rules: Some(Ok(vec!["deletion".to_owned()])),
             },
             RepoFacts {
                 repo: repo("org/app"),
@@ -337,9 +338,11 @@ fn the_checks_come_in_order_and_skip_unreachable_repositories() {
                 default_branch: None,
                 labels: None,
                 checks: None,
+                rules: None,
             },
         ],
         bot_state: Some(Ok(false)),
+        bot_state_rules: Some(Err("HTTP 403".to_owned())),
         receipt_key_set: true,
         workflows: Some(Ok(Vec::new())),
     };
@@ -354,8 +357,10 @@ fn the_checks_come_in_order_and_skip_unreachable_repositories() {
             "installation:org/app",
             "default_branch:org/gov",
             "bot_state",
+            "bot_state_rules",
             "labels:org/gov",
             "required_checks:org/gov",
+            "branch_rules:org/gov",
             "check_provenance:org/gov",
             "receipt_key",
             "workflow_concurrency",
@@ -426,4 +431,76 @@ fn the_app_key_read_as_a_repository_secret_is_a_warning() {
     // No workflow reads the key (mp runs elsewhere): nothing to say.
     assert_eq!(app_key_check(&Ok(Vec::new())), None);
     assert_eq!(app_key_check(&Err("404".to_owned())), None);
+}
+
+#[test]
+fn a_ruleset_must_apply_every_rule_the_branch_needs() {
+    let app = repo("org/app");
+    let rules = |types: &[&str]| Ok(types.iter().map(|t| (*t).to_owned()).collect());
+    let all = branch_rules_check(
+        &app,
+        "main",
+        Protected::GatedBranch,
+        &rules(&[
+            "deletion",
+            "non_fast_forward",
+            "pull_request",
+            "required_status_checks",
+        ]),
+    );
+    assert_eq!(all.status, Status::Ok, "{all:?}");
+    assert_eq!(all.name, "branch_rules:org/app");
+    // A ruleset that only stops deletion leaves force pushes and direct pushes open.
+    let partial = branch_rules_check(&app, "main", Protected::GatedBranch, &rules(&["deletion"]));
+    assert_eq!(partial.status, Status::Warn);
+    assert!(
+        partial.detail.contains("non_fast_forward (force pushes")
+            && partial.detail.contains("pull_request (direct pushes")
+            && !partial.detail.contains("deletion ("),
+        "{}",
+        partial.detail
+    );
+    assert!(
+        partial
+            .fix
+            .as_deref()
+            .is_some_and(|fix| fix.contains("the owner as the only bypass actor")),
+        "{partial:?}"
+    );
+    // bot-state needs its updates restricted, which the default branch does not.
+    let state = branch_rules_check(
+        &repo("org/gov"),
+        "bot-state",
+        Protected::BotState,
+        &rules(&["deletion", "non_fast_forward", "pull_request"]),
+    );
+    assert_eq!(state.status, Status::Warn);
+    assert_eq!(state.name, "bot_state_rules");
+    assert!(
+        state
+            .detail
+            .contains("update (writes by anyone but mp's App"),
+        "{}",
+        state.detail
+    );
+    assert!(
+        state
+            .fix
+            .as_deref()
+            .is_some_and(|fix| fix.contains("mp's App as the only bypass actor")),
+        "{state:?}"
+    );
+    // Rules that cannot be read are said so, not taken for none.
+    let unread = branch_rules_check(
+        &app,
+        "main",
+        Protected::GatedBranch,
+        &Err("HTTP 403".to_owned()),
+    );
+    assert_eq!(unread.status, Status::Warn);
+    assert!(
+        unread.detail.contains("cannot be read: HTTP 403"),
+        "{}",
+        unread.detail
+    );
 }

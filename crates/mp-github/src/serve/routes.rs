@@ -142,6 +142,7 @@ pub(super) fn router(shared: Arc<Shared>) -> Router {
         ("/repos/{o}/{r}/commits/{sha}/pulls", get(list_commit_pulls)),
         ("/repos/{o}/{r}/compare/{basehead}", get(compare)),
         ("/repos/{o}/{r}/branches/{*branch}", get(get_branch)),
+        ("/repos/{o}/{r}/rules/branches/{*branch}", get(branch_rules)),
         ("/repos/{o}/{r}/issues", get(list_issues).post(create_issue)),
         ("/repos/{o}/{r}/issues/comments/{id}", patch(update_comment)),
         ("/repos/{o}/{r}/issues/{n}", patch(update_issue)),
@@ -1257,6 +1258,33 @@ async fn get_repo(State(s): Ctx, Path((o, r)): Path<(String, String)>) -> ApiRes
         StatusCode::OK,
         super::render::repository(&s.base_url, &name, &default_branch),
     ))
+}
+
+/// `GET /repos/{o}/{r}/rules/branches/{branch}`: the rules of the repository's active
+/// rulesets that apply to the branch (the world's `branch_rules`), one ruleset per
+/// repository in the fake. The branch need not exist, as on GitHub.
+async fn branch_rules(
+    State(s): Ctx,
+    Path((o, r, branch)): Path<(String, String, String)>,
+    uri: Uri,
+) -> ApiResult {
+    let name = repo_name(&o, &r)?;
+    let rules = read(&s, |w| {
+        repo_of(w, &name).map(|repo| repo.branch_rules.get(&branch).cloned().unwrap_or_default())
+    })?;
+    let ruleset_id = render::stable_id("ruleset", name.as_str());
+    let items = rules
+        .iter()
+        .map(|rule| {
+            json!({
+                "type": rule,
+                "ruleset_source_type": "Repository",
+                "ruleset_source": name.as_str(),
+                "ruleset_id": ruleset_id,
+            })
+        })
+        .collect();
+    Ok(paged(&s, &uri, items))
 }
 
 async fn get_branch(

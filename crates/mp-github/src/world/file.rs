@@ -156,6 +156,9 @@ pub(super) struct RawRepo {
     pub(super) labels: Vec<Spanned<RawLabel>>,
     #[serde(default)]
     pub(super) activity: SpannedMap<Vec<Spanned<RawPush>>>,
+    /// The rules active rulesets apply to each branch, by GitHub's rule type.
+    #[serde(default)]
+    pub(super) branch_rules: SpannedMap<Vec<Spanned<String>>>,
 }
 
 fn installed() -> bool {

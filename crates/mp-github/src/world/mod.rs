@@ -267,6 +267,10 @@ pub struct Repo {
     /// implies ([`Repo::fill_activity`]) and appends an entry for every write that moves a
     /// branch.
     pub activity: BTreeMap<String, Vec<RefUpdate>>,
+    /// The rules of the repository's active rulesets that apply to each branch, by GitHub's
+    /// rule type (`deletion`, `non_fast_forward`, `update`, `pull_request`, ...): what
+    /// `GET /repos/{o}/{r}/rules/branches/{branch}` lists. A branch not named has none.
+    pub branch_rules: BTreeMap<String, Vec<String>>,
 }
 
 impl Repo {
@@ -285,6 +289,7 @@ impl Repo {
             app_installed: true,
             labels: Vec::new(),
             activity: BTreeMap::new(),
+            branch_rules: BTreeMap::new(),
         }
     }
 

@@ -13,6 +13,30 @@ use mp_core::ids::{CommitSha, Login, PrNumber, RepoName};
 use mp_core::port::IssueState;
 use serde_saphyr::Spanned;
 
+/// The rule types of GitHub's branch rulesets (the REST description's `repository-rule`).
+const RULE_TYPES: &[&str] = &[
+    "creation",
+    "update",
+    "deletion",
+    "required_linear_history",
+    "merge_queue",
+    "required_deployments",
+    "required_signatures",
+    "pull_request",
+    "required_status_checks",
+    "non_fast_forward",
+    "commit_message_pattern",
+    "commit_author_email_pattern",
+    "committer_email_pattern",
+    "branch_name_pattern",
+    "workflows",
+    "code_scanning",
+    "file_path_restriction",
+    "max_file_path_length",
+    "file_extension_restriction",
+    "max_file_size",
+];
+
 /// The App that publishes the check runs of GitHub Actions' jobs.
 const ACTIONS_APP: &str = "github-actions";
 
@@ -497,6 +521,23 @@ fn resolve_repo(cx: Cx<'_>, raw: RawRepo, comment_ids: &mut u64) -> Result<Repo>
         }
         let updates = resolve_activity(cx, &repo, branch, entries)?;
         repo.activity.insert(branch.value.clone(), updates);
+    }
+    for (branch, rules) in &raw.branch_rules.0 {
+        let mut types = Vec::new();
+        for rule in rules {
+            if !RULE_TYPES.contains(&rule.value.as_str()) {
+                return Err(cx.at(
+                    rule,
+                    format!(
+                        "unknown rule type `{}` (one of: {})",
+                        rule.value,
+                        RULE_TYPES.join(", ")
+                    ),
+                ));
+            }
+            types.push(rule.value.clone());
+        }
+        repo.branch_rules.insert(branch.value.clone(), types);
     }
     for (refused, from, to, at) in renames {
         if !repo.rename_label(&from, &to, at) {

@@ -840,3 +840,29 @@ fn a_rename_needs_its_time_and_a_free_new_name() {
         "error: world.yaml:6:9: label `ready-to-merge` is updated before it is created",
     );
 }
+
+#[test]
+fn branch_rules_are_github_s_rule_types() {
+    let world = parse(
+        "now: 2026-03-01T12:00:00Z\nbot: mp-gate\nrepos:\n  - name: acme/app\n    branch_rules:\n      main: [deletion, non_fast_forward, pull_request]\n",
+    )
+    .expect("valid world");
+    assert_eq!(
+        world.repos[0].branch_rules.get("main").map(Vec::as_slice),
+        Some(
+            ["deletion", "non_fast_forward", "pull_request"]
+                .map(str::to_owned)
+                .as_slice()
+        )
+    );
+    let refused = parse(
+        "now: 2026-03-01T12:00:00Z\nbot: mp-gate\nrepos:\n  - name: acme/app\n    branch_rules:\n      main: [no_force_push]\n",
+    )
+    .expect_err("an unknown rule type");
+    assert!(
+        refused
+            .to_string()
+            .contains("unknown rule type `no_force_push`"),
+        "{refused}"
+    );
+}

@@ -232,6 +232,7 @@ fn write_repo(out: &mut Writer, repo: &Repo) {
         app_installed,
         labels,
         activity,
+        branch_rules,
     } = repo;
     let names = CommitNames::new(repo);
     out.line(1, &format!("- name: {}", quoted(name.as_str())));
@@ -312,6 +313,12 @@ fn write_repo(out: &mut Writer, repo: &Repo) {
             for update in updates {
                 out.line(4, &format!("- {}", push_map(&names, update)));
             }
+        }
+    }
+    if !branch_rules.is_empty() {
+        out.line(2, "branch_rules:");
+        for (branch, rules) in branch_rules {
+            out.line(3, &format!("{}: [{}]", quoted(branch), rules.join(", ")));
         }
     }
     if !pulls.is_empty() {

@@ -40,6 +40,7 @@ const OPERATIONS: &[&str] = &[
     "GET /repos/{owner}/{repo}",
     "GET /repos/{owner}/{repo}/installation",
     "GET /repos/{owner}/{repo}/labels",
+    "GET /repos/{owner}/{repo}/rules/branches/{branch}",
     "POST /repos/{owner}/{repo}/labels",
     "PATCH /repos/{owner}/{repo}/labels/{name}",
     "GET /repos/{owner}/{repo}/pulls",
@@ -326,6 +327,12 @@ async fn walk_reads(checker: &mut Checker<'_>, world: &World) {
                 .get(
                     "/repos/{owner}/{repo}/activity",
                     &format!("{r}/activity?ref=refs/heads/{b}&{PAGE}"),
+                )
+                .await;
+            checker
+                .get(
+                    "/repos/{owner}/{repo}/rules/branches/{branch}",
+                    &format!("{r}/rules/branches/{b}?{PAGE}"),
                 )
                 .await;
             checker
