@@ -209,8 +209,13 @@ fn json_answer(status: StatusCode, value: Value) -> Response {
 /// One page of `items` as `uri` asks, with its `Link` header.
 fn paged(shared: &Shared, uri: &Uri, items: Vec<Value>) -> Response {
     let page = paginate(items, uri, &shared.base_url);
-    let mut response = json_answer(StatusCode::OK, Value::Array(page.items));
-    if let Some(value) = page.link.and_then(|l| HeaderValue::from_str(&l).ok()) {
+    linked(Value::Array(page.items), page.link)
+}
+
+/// A 200 answer of `body` with the `Link` header `link`, when there is one.
+fn linked(body: Value, link: Option<String>) -> Response {
+    let mut response = json_answer(StatusCode::OK, body);
+    if let Some(value) = link.and_then(|l| HeaderValue::from_str(&l).ok()) {
         response.headers_mut().insert(LINK, value);
     }
     response
@@ -560,11 +565,7 @@ async fn list_pull_commits(
                 .collect::<Vec<_>>(),
         )
     })?;
-    let mut response = json_answer(StatusCode::OK, Value::Array(items));
-    if let Some(value) = page.link.and_then(|l| HeaderValue::from_str(&l).ok()) {
-        response.headers_mut().insert(LINK, value);
-    }
-    Ok(response)
+    Ok(linked(Value::Array(items), page.link))
 }
 
 async fn list_pull_files(
@@ -589,11 +590,7 @@ async fn list_pull_files(
             .collect();
         Some((items, link))
     })?;
-    let mut response = json_answer(StatusCode::OK, Value::Array(items));
-    if let Some(value) = link.and_then(|l| HeaderValue::from_str(&l).ok()) {
-        response.headers_mut().insert(LINK, value);
-    }
-    Ok(response)
+    Ok(linked(Value::Array(items), link))
 }
 
 /// The message the core handed to the merge, rebuilt from GitHub's title/message split: the
@@ -942,14 +939,10 @@ async fn list_check_runs(
         .map(|(index, run)| render::check_run(&s.base_url, &name, &sha, index, run))
         .collect();
     let page = paginate(items, &uri, &s.base_url);
-    let mut response = json_answer(
-        StatusCode::OK,
+    Ok(linked(
         json!({ "total_count": total, "check_runs": page.items }),
-    );
-    if let Some(value) = page.link.and_then(|l| HeaderValue::from_str(&l).ok()) {
-        response.headers_mut().insert(LINK, value);
-    }
-    Ok(response)
+        page.link,
+    ))
 }
 
 // ---- GitHub Actions workflow runs (decisions/0047) --------------------------------------
@@ -986,14 +979,10 @@ async fn list_workflow_runs(
     })?;
     let total = items.len();
     let page = paginate(items, &uri, &s.base_url);
-    let mut response = json_answer(
-        StatusCode::OK,
+    Ok(linked(
         json!({ "total_count": total, "workflow_runs": page.items }),
-    );
-    if let Some(value) = page.link.and_then(|l| HeaderValue::from_str(&l).ok()) {
-        response.headers_mut().insert(LINK, value);
-    }
-    Ok(response)
+        page.link,
+    ))
 }
 
 /// `GET /repos/{o}/{r}/actions/runs/{run_id}/jobs`: the jobs of one workflow run (every
@@ -1025,14 +1014,10 @@ async fn list_workflow_jobs(
     })?;
     let total = items.len();
     let page = paginate(items, &uri, &s.base_url);
-    let mut response = json_answer(
-        StatusCode::OK,
+    Ok(linked(
         json!({ "total_count": total, "jobs": page.items }),
-    );
-    if let Some(value) = page.link.and_then(|l| HeaderValue::from_str(&l).ok()) {
-        response.headers_mut().insert(LINK, value);
-    }
-    Ok(response)
+        page.link,
+    ))
 }
 
 // ---- check runs published by a CI App ---------------------------------------------------
