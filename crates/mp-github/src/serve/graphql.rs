@@ -48,6 +48,29 @@ fn error(kind: &str, message: impl Into<String>, path: &[Value]) -> Value {
     json!({ "type": kind, "message": message.into(), "path": path })
 }
 
+/// Spends `cost` points of the GraphQL budget: the query's `rateLimit` object, or `None`
+/// when the points are spent (answer [`rate_limited`]).
+fn spend(shared: &Shared, cost: u32) -> Option<Value> {
+    let remaining = shared.spend_graphql(cost)?;
+    let (_, reset) = shared.graphql_budget();
+    let reset_at = Timestamp::from_unix_seconds(reset)
+        .map(|t| t.to_string())
+        .unwrap_or_default();
+    Some(json!({ "cost": cost, "remaining": remaining, "resetAt": reset_at }))
+}
+
+/// GraphQL's answer when the budget's points are spent.
+fn rate_limited(shared: &Shared) -> Response {
+    answer(
+        shared,
+        &json!({ "errors": [error(
+            "RATE_LIMITED",
+            "API rate limit exceeded for installation ID 1.",
+            &[],
+        )] }),
+    )
+}
+
 /// A GraphQL answer: always `200`, with the GraphQL budget's headers.
 fn answer(shared: &Shared, body: &Value) -> Response {
     let (remaining, reset) = shared.graphql_budget();
@@ -168,21 +191,9 @@ pub(super) async fn graphql(State(s): State<Arc<Shared>>, bytes: Bytes) -> Respo
         );
     }
     let cost = query_cost(first);
-    let Some(remaining) = s.spend_graphql(cost) else {
-        return answer(
-            &s,
-            &json!({ "errors": [error(
-                "RATE_LIMITED",
-                "API rate limit exceeded for installation ID 1.",
-                &[],
-            )] }),
-        );
+    let Some(rate_limit) = spend(&s, cost) else {
+        return rate_limited(&s);
     };
-    let (_, reset) = s.graphql_budget();
-    let reset_at = Timestamp::from_unix_seconds(reset)
-        .map(|t| t.to_string())
-        .unwrap_or_default();
-    let rate_limit = json!({ "cost": cost, "remaining": remaining, "resetAt": reset_at });
     let Ok(repo) = RepoName::parse(&format!("{owner}/{name}")) else {
         return answer(&s, &not_found(owner, name, rate_limit));
     };
@@ -271,21 +282,9 @@ async fn label(s: &Shared, variables: &Value) -> Response {
             &json!({ "errors": [error("INVALID_VARIABLES", "owner, name and label are required", &[])] }),
         );
     };
-    let Some(remaining) = s.spend_graphql(1) else {
-        return answer(
-            s,
-            &json!({ "errors": [error(
-                "RATE_LIMITED",
-                "API rate limit exceeded for installation ID 1.",
-                &[],
-            )] }),
-        );
+    let Some(rate_limit) = spend(s, 1) else {
+        return rate_limited(s);
     };
-    let (_, reset) = s.graphql_budget();
-    let reset_at = Timestamp::from_unix_seconds(reset)
-        .map(|t| t.to_string())
-        .unwrap_or_default();
-    let rate_limit = json!({ "cost": 1, "remaining": remaining, "resetAt": reset_at });
     let Ok(repo) = RepoName::parse(&format!("{owner}/{name}")) else {
         return answer(s, &not_found(owner, name, rate_limit));
     };
