@@ -525,7 +525,7 @@ pub fn gated_branch(
     match (configured, from_github) {
         (Some(branch), _) => branch.to_owned(),
         (None, Some(Ok(branch))) if !branch.trim().is_empty() => branch.clone(),
-        _ => crate::tick::MAIN_BRANCH.to_owned(),
+        _ => crate::config::MAIN_BRANCH.to_owned(),
     }
 }
 

@@ -11,6 +11,10 @@ use super::validate::{self, Sink, first_at, item};
 use super::yaml::{self, SpannedMap};
 use crate::ids::RepoName;
 
+/// The gated branch of a repository whose default branch is not known: no
+/// `repo_overrides.<repo>.default_branch`, and GitHub did not name one.
+pub const MAIN_BRANCH: &str = "main";
+
 /// The default of `decision_inbox.lifecycle.reminder_hours`.
 pub const DEFAULT_REMINDER_HOURS: u32 = 72;
 /// The default of `decision_inbox.lifecycle.escalate_hours`.

@@ -134,6 +134,9 @@ pub const BUILT_IN_SKILLS: [BuiltInSkill; 16] = [
     ),
 ];
 
+/// The skill name that switches the hallucination guard off in `skills.yml`.
+pub const HALLUCINATION_GUARD: &str = "hook_hallucination_guard";
+
 /// The built-in skill called `name`, if there is one.
 pub fn built_in(name: &str) -> Option<&'static BuiltInSkill> {
     BUILT_IN_SKILLS.iter().find(|skill| skill.name == name)

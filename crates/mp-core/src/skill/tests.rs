@@ -85,8 +85,7 @@ fn verdict_values_render_one_line() {
 #[test]
 fn the_built_in_catalog_lists_exactly_the_components_the_tick_runs() {
     use crate::gate::ConditionId;
-    use crate::skill::builtin::{BUILT_IN_SKILLS, built_in};
-    use crate::tick::supervisor::HALLUCINATION_GUARD;
+    use crate::skill::builtin::{BUILT_IN_SKILLS, HALLUCINATION_GUARD, built_in};
 
     let conditions = [
         ConditionId::C1,

@@ -23,7 +23,6 @@
 
 pub mod drift_check;
 mod evaluate;
-pub mod inbox;
 pub mod inbox_poll;
 pub mod lease;
 mod prefetch;
@@ -31,7 +30,6 @@ mod process;
 pub mod progress;
 mod report;
 mod run;
-pub mod shard;
 mod skills;
 pub mod state_store;
 pub mod supervisor;
@@ -43,14 +41,14 @@ mod testkit_history;
 #[cfg(test)]
 mod tests;
 
-pub use crate::config::ReadConcurrency;
+pub use crate::config::{MAIN_BRANCH, ReadConcurrency};
+pub use crate::shard::{ParseShardError, Shard};
 pub use evaluate::{PrEvaluation, Route, assess_pr, evaluate_pr, fetch_context};
 pub use inbox_poll::{InboxReport, poll_inbox};
 pub use process::RECEIPTS_UNAVAILABLE;
 pub use progress::{ProgressSink, TickPhase, TickProgress};
 pub use report::{MAX_DETAIL_CHARS, PrAction, PrOutcome, TickMetrics, TickReport};
 pub use run::{FullTickReport, GovernanceReport, RATE_LIMIT_RESERVE, run_tick};
-pub use shard::{ParseShardError, Shard};
 pub use skills::USER_VALIDATOR_PASSED;
 
 use std::collections::BTreeMap;
@@ -62,15 +60,12 @@ use crate::classifier::{CompilePathRulesError, PathRules};
 use crate::config::Config;
 use crate::gate::{ConditionId, DEFAULT_REGISTRY_SEVERITY, GatePolicy};
 use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
+use crate::inbox;
 use crate::port::{AuditLog, GitHub, GitHubError, ListedPull, PullRequest};
 use crate::severity::Severity;
 use crate::skill::SkillSet;
 
 use process::{Flow, Runner};
-
-/// The gated branch of a repository whose default branch is not known (see
-/// [`DefaultBranches`]).
-pub const MAIN_BRANCH: &str = "main";
 
 /// The branch mp gates, merges into and supervises, per repository: `projects.yml`
 /// `repo_overrides.<repo>.default_branch`, else the repository's default branch on GitHub,
@@ -186,7 +181,7 @@ pub struct TickOptions {
     /// and branch hooks, with the load counters for the tick metrics.
     pub skills: SkillSet,
     /// Only the repositories of this shard (`mp tick --shard I/N`); `None` is the whole
-    /// tick. See [`shard`] and docs/decisions/0021.
+    /// tick. See [`shard`](crate::shard) and docs/decisions/0021.
     pub shard: Option<Shard>,
     /// Where the tick reports its progress (nowhere by default).
     pub progress: ProgressSink,

@@ -22,9 +22,9 @@ use mp_core::context::{
     LabelAction, LabelEvent, PrState, RefUpdate, RefUpdateKind,
 };
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
+use mp_core::inbox::{PENDING_OWNER, inbox_title};
 use mp_core::port::IssueState;
-use mp_core::tick::Route;
-use mp_core::tick::inbox::{PENDING_OWNER, inbox_title};
+use mp_core::route::Route;
 
 use super::{Commit, IssueRecord, Pull, PullFile, Repo, World, commit_sha};
 
