@@ -22,12 +22,12 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, bail};
 use mp_core::config::{self, ConfigFiles};
 use mp_core::port::{AuditError, AuditLog, AuditRecord};
-use mp_core::tick::{self, ReadConcurrency, TickOptions};
 use mp_github::rest::{
     Credentials, EtagCache, ReadPath, RestConfig, RestGitHub, RevertMode, Secret,
 };
 use mp_github::world::synthetic_world;
 use mp_github::{Fault, FaultRule, FaultScript, LoopbackServer, World};
+use mp_tick::{self as tick, ReadConcurrency, TickOptions};
 
 /// The standard world of the API budget (bot.md's reference figures use it).
 const STANDARD_REPOS: usize = 6;

@@ -21,10 +21,10 @@ use mp_core::config::{self, ConfigFiles};
 use mp_core::context::{CheckConclusion, CheckStatus};
 use mp_core::ids::{CommitSha, Timestamp};
 use mp_core::port::{AuditError, AuditLog, AuditRecord};
-use mp_core::tick::{self, TickOptions};
 use mp_github::world::drain::{DrainSpec, drain_world};
 use mp_github::world::{Repo, World};
 use mp_github::{Action, MemoryGitHub};
+use mp_tick::{self as tick, TickOptions};
 
 struct NoAudit;
 

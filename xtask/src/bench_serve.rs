@@ -36,13 +36,13 @@ use mp_core::config::{self, Config, ConfigFiles};
 use mp_core::gate::ConditionId;
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use mp_core::port::{AuditError, AuditLog, AuditRecord, Clock};
-use mp_core::tick::{self, PrAction, TickOptions};
 use mp_github::rest::{Credentials, RestConfig, RestGitHub, RevertMode, Secret};
 use mp_github::serve::WebhookTarget;
 use mp_github::world::drain::{DRAIN_OWNER, DrainSpec, drain_world};
 use mp_github::world::{Repo, World, commit_sha};
 use mp_github::{Fault, FaultRule, FaultScript, LoopbackServer, MemoryGitHub, ServerClock};
 use mp_serve::{Service, Settings, WebhookSecret};
+use mp_tick::{self as tick, PrAction, TickOptions};
 use tokio::runtime::Handle;
 use tokio::sync::watch;
 

@@ -16,7 +16,9 @@ const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
     ("mp-contracts", &[]),
     ("mp-skills", &["mp-core"]),
     ("mp-github", &["mp-core"]),
-    ("mp-serve", &["mp-core"]),
+    // The tick's drivers: over mp-core's ports, never the binary or the service.
+    ("mp-tick", &["mp-core"]),
+    ("mp-serve", &["mp-core", "mp-tick"]),
     (
         "mp-cli",
         &[
@@ -25,6 +27,7 @@ const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
             "mp-skills",
             "mp-github",
             "mp-serve",
+            "mp-tick",
         ],
     ),
     (
@@ -35,6 +38,7 @@ const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
             "mp-skills",
             "mp-github",
             "mp-serve",
+            "mp-tick",
         ],
     ),
 ];

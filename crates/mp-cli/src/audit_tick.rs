@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
-use mp_core::tick::{FullTickReport, PrAction};
+use mp_tick::{FullTickReport, PrAction};
 use serde_json::{Value, json};
 
 /// The per-repository counters of the record, in output order.

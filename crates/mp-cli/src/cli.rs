@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use mp_core::tick::Shard;
+use mp_tick::Shard;
 
 /// mp keeps AI coding agents honest on shared GitHub repositories.
 ///

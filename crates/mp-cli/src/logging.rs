@@ -7,7 +7,7 @@ use std::sync::{Mutex, OnceLock};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mp_core::ids::RepoName;
-use mp_core::tick::{TickPhase, TickProgress};
+use mp_tick::{TickPhase, TickProgress};
 use tracing_subscriber::EnvFilter;
 
 use crate::cli::LogFormat;

@@ -25,9 +25,9 @@ use mp_core::config::{self, Config, ConfigFiles};
 use mp_core::context::{Comment, PrContext};
 use mp_core::ids::{CommitSha, Timestamp};
 use mp_core::port::{AuditError, AuditLog, AuditRecord, GitHub};
-use mp_core::tick::{self, MAIN_BRANCH, MergeMode, TickOptions, TickReport, TickSetup};
 use mp_github::MemoryGitHub;
 use mp_github::world::{World, synthetic_world};
+use mp_tick::{self as tick, MAIN_BRANCH, MergeMode, TickOptions, TickReport, TickSetup};
 
 /// What to run, from the command line.
 #[derive(Debug, Clone)]

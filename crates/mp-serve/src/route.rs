@@ -19,7 +19,7 @@
 use mp_core::config::Config;
 use mp_core::ids::{CommitSha, PrNumber, RepoName};
 use mp_core::inbox::PENDING_OWNER;
-use mp_core::tick::{DefaultBranches, Shard};
+use mp_tick::{DefaultBranches, Shard};
 
 use crate::payload::{Event, IssueEvent, PullRef, Repository};
 

@@ -20,10 +20,10 @@ use mp_core::branch::IncidentAuthority;
 use mp_core::config::Config;
 use mp_core::ids::{Login, RepoName};
 use mp_core::port::{AuditLog, Clock, GitHubHistory};
-use mp_core::tick::lease::{LEASE_SECONDS, Lease, LeaseError};
-use mp_core::tick::state_store::{StateGuard, StateStore};
-use mp_core::tick::supervisor::{SupervisorRun, run_branch_supervisor};
-use mp_core::tick::{
+use mp_tick::lease::{LEASE_SECONDS, Lease, LeaseError};
+use mp_tick::state_store::{StateGuard, StateStore};
+use mp_tick::supervisor::{SupervisorRun, run_branch_supervisor};
+use mp_tick::{
     DefaultBranches, PullSelection, TickOptions, resolve_default_branches, run_pr_path, run_tick,
 };
 use tokio::sync::Notify;
@@ -83,7 +83,7 @@ pub trait ApiCounters: Send + Sync {
 pub enum StartError {
     /// The bot user cannot be learned (no token): nothing can be decided safely.
     #[error("{0}")]
-    Tick(#[from] mp_core::tick::TickError),
+    Tick(#[from] mp_tick::TickError),
 }
 
 /// What `/readyz` reports.
@@ -215,7 +215,7 @@ impl Service {
         let bot = github
             .bot_login()
             .await
-            .map_err(mp_core::tick::TickError::BotLogin)?;
+            .map_err(mp_tick::TickError::BotLogin)?;
         *lock(&inner.bot) = Some(bot.clone());
         lock(&inner.readiness).token = true;
         inner.refresh_branches().await;

@@ -11,8 +11,8 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use mp_core::config::{self, ConfigFiles};
 use mp_core::port::{AuditError, AuditLog, AuditRecord, FixedClock};
-use mp_core::tick::TickOptions;
 use mp_github::MemoryGitHub;
+use mp_tick::TickOptions;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
@@ -381,7 +381,7 @@ fn a_panicking_evaluation_is_counted_and_the_service_goes_on() {
 
 mod routing {
     use mp_core::config::{self, ConfigFiles};
-    use mp_core::tick::{DefaultBranches, Shard};
+    use mp_tick::{DefaultBranches, Shard};
     use serde_json::{Value, json};
 
     use crate::payload::Event;

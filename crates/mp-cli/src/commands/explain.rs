@@ -6,9 +6,9 @@ use std::io::Write;
 use anyhow::{Context, anyhow};
 use mp_core::gate::Outcome;
 use mp_core::port::GitHub;
-use mp_core::tick::{self, TickOptions, TickSetup};
 use mp_core::{PrNumber, RepoName};
 use mp_github::MemoryGitHub;
+use mp_tick::{self as tick, TickOptions, TickSetup};
 use serde_json::json;
 
 use crate::Exit;

@@ -8,10 +8,11 @@ use std::path::Path;
 use anyhow::{Context, bail};
 use mp_core::approval::ReceiptKey;
 use mp_core::gate::ConditionResult;
-use mp_core::port::{DryRun, GitHubHistory, PlannedWrite, Recording};
-use mp_core::tick::{self, FullTickReport, PrOutcome, TickError, TickOptions};
+use mp_core::port::GitHubHistory;
 use mp_github::rest::{Credentials, EtagCache, RestConfig, RestGitHub, RevertMode, Secret};
 use mp_github::{Action, LoopbackServer, MemoryGitHub};
+use mp_tick::{self as tick, FullTickReport, PrOutcome, TickError, TickOptions};
+use mp_tick::{DryRun, PlannedWrite, Recording};
 use serde_json::{Value, json};
 
 use crate::Exit;
@@ -176,9 +177,7 @@ fn merge_mode_name(options: &TickOptions) -> &'static str {
 /// The options with the CLI's progress attached: log events, and a bar on a terminal.
 fn with_progress(options: TickOptions) -> TickOptions {
     let progress = crate::logging::CliProgress::new(crate::logging::CliProgress::wanted());
-    options.with_progress(mp_core::tick::ProgressSink::new(std::sync::Arc::new(
-        progress,
-    )))
+    options.with_progress(mp_tick::ProgressSink::new(std::sync::Arc::new(progress)))
 }
 
 /// Logs the tick's outcome: one `tick finished` event with the counts, one `warn` event
@@ -255,7 +254,7 @@ impl Failure {
     /// Exit 4 when another tick holds the lease, 3 for every other failure.
     fn exit(&self) -> Exit {
         match &self.error {
-            TickError::Lease(mp_core::tick::lease::LeaseError::Held { .. }) => Exit::Busy,
+            TickError::Lease(mp_tick::lease::LeaseError::Held { .. }) => Exit::Busy,
             _ => Exit::FailedClosed,
         }
     }
@@ -542,7 +541,7 @@ pub(crate) fn live_credentials() -> anyhow::Result<Credentials> {
 pub(crate) fn live_options(
     config: &mp_core::config::Config,
     dir: &Path,
-    shard: Option<mp_core::tick::Shard>,
+    shard: Option<mp_tick::Shard>,
     skill_calls: &SkillCalls,
 ) -> anyhow::Result<TickOptions> {
     let mut options = TickOptions::from_config(config);

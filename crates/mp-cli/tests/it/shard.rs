@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use mp_core::config::{self, Config, ConfigFiles};
 use mp_core::port::{AuditError, AuditLog, AuditRecord, GitHubHistory};
 use mp_core::state::{BOT_STATE_BRANCH, WATERMARKS_PATH};
-use mp_core::tick::{self, Shard, TickOptions};
 use mp_github::world::synthetic_world;
 use mp_github::{MemoryGitHub, World};
+use mp_tick::{self as tick, Shard, TickOptions};
 use predicates::prelude::*;
 use serde_json::Value;
 

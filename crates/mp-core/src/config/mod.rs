@@ -186,6 +186,40 @@ pub struct Config {
 }
 
 impl Config {
+    /// The gate policy of `repo` for the bot user `bot`: allowlist, the repository's
+    /// required checks and check publisher, `allow_no_ci`, the classifier publisher, the
+    /// agent registry at `registry_severity` (as the burn-in clock decided it; `None` takes
+    /// the `skills.yml` override of `validator_agent_registry`, else P2), and the check
+    /// report timeout.
+    pub fn gate_policy(
+        &self,
+        repo: &RepoName,
+        bot: Login,
+        registry_severity: Option<crate::severity::Severity>,
+    ) -> crate::gate::GatePolicy {
+        use crate::gate::{ConditionId, DEFAULT_REGISTRY_SEVERITY, GatePolicy};
+        let env = self.env();
+        let registry_severity = registry_severity
+            .or_else(|| {
+                self.skills()
+                    .severity_override(ConditionId::AgentRegistry.validator_name())
+            })
+            .unwrap_or(DEFAULT_REGISTRY_SEVERITY);
+        GatePolicy {
+            allowlist: self.allowlist().to_vec(),
+            bot: Some(bot),
+            required_checks: self.effective_required_checks(repo).to_vec(),
+            expected_publisher: self.effective_expected_check_publisher(repo).to_owned(),
+            required_check_workflows: env.required_check_workflows().clone(),
+            allow_no_ci: env.allow_no_ci(),
+            classifier_publisher_slug: env.classifier_publisher_slug().to_owned(),
+            registry: self.registry().cloned(),
+            registry_severity,
+            check_report_timeout_minutes: env.check_report_timeout_minutes(),
+            label_settle: env.label_settle(),
+        }
+    }
+
     /// The owner and the allowlist (`owner.yml`).
     pub fn owner(&self) -> &Owner {
         &self.owner

@@ -1,6 +1,6 @@
 //! Ports: the traits through which the tick reaches the outside world. mp-core defines
-//! them and drives them; adapters (mp-github's REST client and in-memory world, an
-//! embedder's own client) implement them.
+//! them and never calls them; mp-tick drives them, and adapters (mp-github's REST client
+//! and in-memory world, an embedder's own client) implement them.
 //!
 //! Every method documents which [`GitHubError`] an adapter returns, and when. Adapters
 //! must not retry inside a method beyond what the method says: the tick decides what an
@@ -8,14 +8,11 @@
 
 mod audit;
 mod clock;
-mod dry_run;
 mod github;
 mod history;
-mod recording;
 
 pub use audit::{AuditError, AuditLog, AuditRecord, AuditVote};
 pub use clock::{Clock, FixedClock};
-pub use dry_run::{DryRun, PlannedWrite};
 pub use github::{
     DEFAULT_BRANCH_FALLBACK, GitHub, GitHubError, Issue, IssueQuery, IssueState, ListedPull,
     MergeMethod, MergeRequest, NewIssue, PullReads, PullRequest, UpdateBranchOutcome,
@@ -23,4 +20,3 @@ pub use github::{
 pub use history::{
     CommitPull, Comparison, FileContent, FileWrite, GitHubHistory, NewPull, Tree, TreeEntry,
 };
-pub use recording::Recording;

@@ -3,7 +3,7 @@
 //! (`writers`: only mp, or the owner restoring them, by GitHub's activity log).
 //!
 //! Pure models only: text in, values out, and back again. Reading and writing the files
-//! goes through the GitHub port in the tick (`tick::state_store`).
+//! goes through the GitHub port in the tick (`mp_tick::state_store`).
 //!
 //! The two files fail in opposite directions on purpose. Corrupt watermarks stop the tick
 //! (fail closed): guessing them would either re-walk old history and flood incidents, or

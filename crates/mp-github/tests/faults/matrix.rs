@@ -143,7 +143,7 @@ async fn recover(server: &mp_github::LoopbackServer, scenario: &Scenario) {
             .memory()
             .actions()
             .iter()
-            .filter(|a| !a.to_string().contains(mp_core::tick::lease::LEASE_PATH))
+            .filter(|a| !a.to_string().contains(mp_tick::lease::LEASE_PATH))
             .count()
     };
     for _ in 0..3 {

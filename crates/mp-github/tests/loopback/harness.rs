@@ -9,11 +9,11 @@ use mp_core::config::{self, Config, ConfigFiles};
 use mp_core::ids::{CommitSha, RepoName, Timestamp};
 use mp_core::port::{AuditError, AuditLog, AuditRecord, GitHubHistory};
 use mp_core::state::{BOT_STATE_BRANCH, Layer, WATERMARKS_PATH, Watermarks};
-use mp_core::tick::{self, FullTickReport, TickOptions};
 use mp_github::rest::{
     Credentials, ReadPath, RestConfig, RestGitHub, RetryPolicy, RevertMode, Secret,
 };
 use mp_github::{Action, FaultScript, LoopbackServer, MemoryGitHub, World};
+use mp_tick::{self as tick, FullTickReport, TickOptions};
 
 /// The token the loopback client sends; tests check it never leaks.
 pub const TOKEN: &str = "ghs_LOOPBACKSENTINEL0123456789";

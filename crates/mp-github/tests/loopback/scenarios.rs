@@ -6,9 +6,9 @@ use crate::harness::{
     Scenario, TickResult, client_for, client_reading, merges, runtime, scenario_worlds, serve,
     tick_at, tick_over,
 };
-use mp_core::tick::ReadConcurrency;
 use mp_github::rest::ReadPath;
 use mp_github::{Action, FaultScript, MemoryGitHub};
+use mp_tick::ReadConcurrency;
 
 /// An outcome detail with the words of a failed call cut after its route: how a failure
 /// reads differs by adapter (an HTTP status after retries, an in-memory fault hook), what
@@ -386,7 +386,7 @@ fn two_ticks_at_once_act_once() {
             .actions()
             .iter()
             .map(ToString::to_string)
-            .filter(|a| !a.contains(mp_core::tick::lease::LEASE_PATH))
+            .filter(|a| !a.contains(mp_tick::lease::LEASE_PATH))
             .collect()
     };
     runtime.block_on(async {

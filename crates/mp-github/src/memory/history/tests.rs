@@ -13,7 +13,7 @@ use mp_core::port::{
     FileContent, FileWrite, GitHub, GitHubError, GitHubHistory, MergeMethod, MergeRequest, NewPull,
     Tree,
 };
-use mp_core::tick::drift_check::check_drift;
+use mp_tick::drift_check::check_drift;
 
 use crate::memory::MemoryGitHub;
 use crate::world::{World, commit_sha, load_world, parse_world};

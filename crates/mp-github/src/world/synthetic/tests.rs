@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use mp_core::config::{self, ConfigFiles};
 use mp_core::gate::ConditionId;
 use mp_core::port::{AuditError, AuditLog, AuditRecord};
-use mp_core::tick::{self, MergeMode, Route, TickOptions};
+use mp_tick::{self as tick, MergeMode, Route, TickOptions};
 
 use super::super::{World, parse_world, world_to_yaml};
 use super::{SYNTHETIC_RECEIPT_KEY, SyntheticKind, synthetic_world};

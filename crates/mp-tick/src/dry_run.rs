@@ -1,0 +1,942 @@
+//! A GitHub port that reads through to another one and only plans its writes, so
+//! `mp tick --dry-run` shows what a tick would do without doing it.
+//!
+//! Reads after a planned write see it (copy-on-write): a planned label is on the pull
+//! request and in its label events, a planned comment is among its comments, an edited
+//! comment reads edited, and a planned merge closes the pull request and moves its base
+//! branch. So a label the inbox applies counts for the gate later in the same tick, as it
+//! would on GitHub. What GitHub would do on its own after a write (CI on a merge commit,
+//! the commit itself in the branch's history) is not invented.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Mutex, PoisonError};
+
+use mp_core::context::LabelAction;
+use mp_core::context::LabelRecord;
+use mp_core::context::{
+    CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, Reaction, RefUpdate,
+    WorkflowJob,
+};
+use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
+use mp_core::port::{CommitPull, Comparison, FileContent, FileWrite, GitHubHistory, NewPull, Tree};
+use mp_core::port::{
+    GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeRequest, NewIssue, PullRequest,
+    UpdateBranchOutcome,
+};
+
+/// A pull request or issue, as the overlay keys it.
+type Number = (RepoName, PrNumber);
+
+/// What the planned writes changed, as later reads see it.
+#[derive(Debug, Default)]
+struct Overlay {
+    /// Label events planned per pull request or issue, in order.
+    label_events: BTreeMap<Number, Vec<LabelEvent>>,
+    /// Comments planned per pull request or issue, in order.
+    comments: BTreeMap<Number, Vec<Comment>>,
+    /// New bodies of edited comments.
+    edits: BTreeMap<(RepoName, CommentId), String>,
+    /// Planned merges: the commit each pull request lands as.
+    merges: BTreeMap<Number, CommitSha>,
+    /// The base branch of every pull request read, for the merges.
+    bases: BTreeMap<Number, String>,
+    /// Branch heads moved by planned merges: the last merge into a branch is its head.
+    heads: BTreeMap<(RepoName, String), CommitSha>,
+    /// The next id of a planned comment, counting down from the top so it never meets
+    /// one of GitHub's.
+    next_comment: u64,
+}
+
+impl Overlay {
+    fn comment_id(&mut self) -> CommentId {
+        if self.next_comment == 0 {
+            self.next_comment = u64::MAX;
+        }
+        let id = CommentId::new(self.next_comment);
+        self.next_comment -= 1;
+        id
+    }
+
+    /// The pull request as it reads after the planned writes.
+    fn pull(&mut self, mut pull: PullRequest) -> PullRequest {
+        let key = (pull.repo.clone(), pull.number);
+        self.bases.insert(key.clone(), pull.base_ref.clone());
+        for event in self.label_events.get(&key).into_iter().flatten() {
+            match event.action {
+                LabelAction::Labeled if !pull.labels.contains(&event.label) => {
+                    pull.labels.push(event.label.clone());
+                }
+                LabelAction::Unlabeled => pull.labels.retain(|l| *l != event.label),
+                LabelAction::Labeled | LabelAction::BaseChanged => {}
+            }
+        }
+        if let Some(sha) = self.merges.get(&key) {
+            pull.state = mp_core::context::PrState::Closed;
+            pull.merged = true;
+            pull.merge_commit = Some(sha.clone());
+        }
+        pull
+    }
+
+    fn merged(&self, repo: &RepoName, number: PrNumber) -> bool {
+        self.merges.contains_key(&(repo.clone(), number))
+    }
+
+    fn label_events(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        mut events: Vec<LabelEvent>,
+    ) -> Vec<LabelEvent> {
+        let key = (repo.clone(), number);
+        events.extend(self.label_events.get(&key).into_iter().flatten().cloned());
+        events
+    }
+
+    fn comments(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        mut comments: Vec<Comment>,
+    ) -> Vec<Comment> {
+        let key = (repo.clone(), number);
+        comments.extend(self.comments.get(&key).into_iter().flatten().cloned());
+        for comment in &mut comments {
+            if let Some(body) = self.edits.get(&(repo.clone(), comment.id)) {
+                body.clone_into(&mut comment.body);
+            }
+        }
+        comments
+    }
+
+    /// The head of `branch` after the planned merges into it, if any.
+    fn branch_head(&self, repo: &RepoName, branch: &str) -> Option<CommitSha> {
+        self.heads.get(&(repo.clone(), branch.to_owned())).cloned()
+    }
+}
+
+/// A write the tick asked for and the dry run did not perform.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PlannedWrite {
+    /// `POST /issues/{n}/comments`.
+    CreateComment {
+        /// The repository.
+        repo: RepoName,
+        /// The issue or pull request.
+        number: PrNumber,
+        /// The comment body.
+        body: String,
+    },
+    /// `PATCH /issues/comments/{id}`.
+    UpdateComment {
+        /// The repository.
+        repo: RepoName,
+        /// The comment.
+        id: CommentId,
+        /// The new body.
+        body: String,
+    },
+    /// `POST /issues/{n}/labels`.
+    AddLabels {
+        /// The repository.
+        repo: RepoName,
+        /// The issue or pull request.
+        number: PrNumber,
+        /// The labels.
+        labels: Vec<String>,
+    },
+    /// `DELETE /issues/{n}/labels/{label}`.
+    RemoveLabel {
+        /// The repository.
+        repo: RepoName,
+        /// The issue or pull request.
+        number: PrNumber,
+        /// The label.
+        label: String,
+    },
+    /// `POST /issues`.
+    CreateIssue {
+        /// The repository.
+        repo: RepoName,
+        /// The issue.
+        issue: NewIssue,
+    },
+    /// `PATCH /issues/{n}` with `state: closed`.
+    CloseIssue {
+        /// The repository.
+        repo: RepoName,
+        /// The issue or pull request.
+        number: PrNumber,
+    },
+    /// `PUT /pulls/{n}/merge`.
+    MergePull {
+        /// The repository.
+        repo: RepoName,
+        /// The pull request.
+        number: PrNumber,
+        /// The merge request, with its head precondition.
+        request: MergeRequest,
+    },
+    /// `PUT /contents/{path}`.
+    PutFile {
+        /// The repository.
+        repo: RepoName,
+        /// The write.
+        write: FileWrite,
+    },
+    /// `POST /git/refs`.
+    CreateBranch {
+        /// The repository.
+        repo: RepoName,
+        /// The new branch.
+        branch: String,
+        /// Where it would point.
+        sha: CommitSha,
+    },
+    /// `PATCH /issues/{n}` with a new body.
+    UpdateIssueBody {
+        /// The repository.
+        repo: RepoName,
+        /// The issue.
+        number: PrNumber,
+        /// The new body.
+        body: String,
+    },
+    /// `POST /pulls`.
+    CreatePull {
+        /// The repository.
+        repo: RepoName,
+        /// The pull request.
+        pull: NewPull,
+    },
+    /// A pushed revert branch.
+    PushRevert {
+        /// The repository.
+        repo: RepoName,
+        /// The commit to revert.
+        sha: CommitSha,
+        /// The branch.
+        branch: String,
+    },
+    /// `PUT /pulls/{n}/update-branch`.
+    UpdateBranch {
+        /// The repository.
+        repo: RepoName,
+        /// The pull request.
+        number: PrNumber,
+        /// The head the update is pinned to.
+        expected_head: CommitSha,
+    },
+}
+
+impl PlannedWrite {
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::CreateComment { .. } => "create_comment",
+            Self::UpdateComment { .. } => "update_comment",
+            Self::AddLabels { .. } => "add_labels",
+            Self::RemoveLabel { .. } => "remove_label",
+            Self::CreateIssue { .. } => "create_issue",
+            Self::CloseIssue { .. } => "close_issue",
+            Self::MergePull { .. } => "merge_pull",
+            Self::UpdateBranch { .. } => "update_branch",
+            Self::PutFile { .. } => "put_file",
+            Self::CreateBranch { .. } => "create_branch",
+            Self::UpdateIssueBody { .. } => "update_issue_body",
+            Self::CreatePull { .. } => "create_pull",
+            Self::PushRevert { .. } => "push_revert",
+        }
+    }
+}
+
+impl PlannedWrite {
+    /// The write as done, one line in the past tense, e.g.
+    /// `merged acme/app#7 pinned to head abc1234 (squash)` (see [`super::Recording`]).
+    pub fn done_line(&self) -> String {
+        match self {
+            Self::CreateComment { repo, number, body } => {
+                format!("commented on {repo}#{number}: {}", first_line(body))
+            }
+            Self::UpdateComment { repo, id, body } => format!(
+                "updated comment {} in {repo}: {}",
+                id.get(),
+                first_line(body)
+            ),
+            Self::AddLabels {
+                repo,
+                number,
+                labels,
+            } => format!("labelled {repo}#{number} with {}", labels.join(", ")),
+            Self::RemoveLabel {
+                repo,
+                number,
+                label,
+            } => format!("removed label {label} from {repo}#{number}"),
+            Self::CreateIssue { repo, issue } => format!(
+                "opened an issue in {repo} [{}]: {}",
+                issue.labels.join(", "),
+                issue.title
+            ),
+            Self::CloseIssue { repo, number } => format!("closed {repo}#{number}"),
+            Self::MergePull {
+                repo,
+                number,
+                request,
+            } => format!(
+                "merged {repo}#{number} pinned to head {} (squash)",
+                request.head_sha.short()
+            ),
+            Self::UpdateBranch {
+                repo,
+                number,
+                expected_head,
+            } => format!(
+                "updated the branch of {repo}#{number} (head {})",
+                expected_head.short()
+            ),
+            Self::PutFile { repo, write } => format!(
+                "wrote {} on {repo}@{}: {}",
+                write.path, write.branch, write.message
+            ),
+            Self::CreateBranch { repo, branch, sha } => {
+                format!("created branch {branch} in {repo} at {}", sha.short())
+            }
+            Self::UpdateIssueBody { repo, number, body } => {
+                format!("rewrote the body of {repo}#{number}: {}", first_line(body))
+            }
+            Self::CreatePull { repo, pull } => format!(
+                "opened a pull request in {repo} from {}: {}",
+                pull.head, pull.title
+            ),
+            Self::PushRevert { repo, sha, branch } => {
+                format!("pushed {branch} reverting {} in {repo}", sha.short())
+            }
+        }
+    }
+}
+
+/// The first line of a body, for one-line displays.
+fn first_line(body: &str) -> &str {
+    body.lines().next().unwrap_or_default()
+}
+
+impl fmt::Display for PlannedWrite {
+    /// One line, e.g. `would merge acme/app#7 pinned to head abc1234 (squash)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::CreateComment { repo, number, body } => {
+                write!(f, "would comment on {repo}#{number}: {}", first_line(body))
+            }
+            Self::UpdateComment { repo, id, body } => write!(
+                f,
+                "would update comment {} in {repo}: {}",
+                id.get(),
+                first_line(body)
+            ),
+            Self::AddLabels {
+                repo,
+                number,
+                labels,
+            } => write!(f, "would label {repo}#{number} with {}", labels.join(", ")),
+            Self::RemoveLabel {
+                repo,
+                number,
+                label,
+            } => write!(f, "would remove label {label} from {repo}#{number}"),
+            Self::CreateIssue { repo, issue } => write!(
+                f,
+                "would open an issue in {repo} [{}]: {}",
+                issue.labels.join(", "),
+                issue.title
+            ),
+            Self::CloseIssue { repo, number } => write!(f, "would close {repo}#{number}"),
+            Self::MergePull {
+                repo,
+                number,
+                request,
+            } => write!(
+                f,
+                "would merge {repo}#{number} pinned to head {} (squash)",
+                request.head_sha.short()
+            ),
+            Self::UpdateBranch {
+                repo,
+                number,
+                expected_head,
+            } => write!(
+                f,
+                "would update the branch of {repo}#{number} (head {})",
+                expected_head.short()
+            ),
+            Self::PutFile { repo, write } => write!(
+                f,
+                "would write {} on {repo}@{}: {}",
+                write.path, write.branch, write.message
+            ),
+            Self::CreateBranch { repo, branch, sha } => {
+                write!(
+                    f,
+                    "would create branch {branch} in {repo} at {}",
+                    sha.short()
+                )
+            }
+            Self::UpdateIssueBody { repo, number, body } => write!(
+                f,
+                "would rewrite the body of {repo}#{number}: {}",
+                first_line(body)
+            ),
+            Self::CreatePull { repo, pull } => write!(
+                f,
+                "would open a pull request in {repo} from {}: {}",
+                pull.head, pull.title
+            ),
+            Self::PushRevert { repo, sha, branch } => {
+                write!(f, "would push {branch} reverting {} in {repo}", sha.short())
+            }
+        }
+    }
+}
+
+/// Wraps a [`GitHub`] port: reads go through, writes are recorded as [`PlannedWrite`]s
+/// and answered with plausible values (a comment with id 0, an issue numbered 0, a merge
+/// "landing" as the head SHA, an accepted branch update) without touching GitHub.
+pub struct DryRun<'a> {
+    inner: &'a dyn GitHub,
+    history: Option<&'a dyn GitHubHistory>,
+    bot: Mutex<Option<Login>>,
+    planned: Mutex<Vec<PlannedWrite>>,
+    overlay: Mutex<Overlay>,
+    now: Option<Timestamp>,
+}
+
+impl fmt::Debug for DryRun<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DryRun")
+            .field("planned", &self.planned_writes())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> DryRun<'a> {
+    /// A dry run over `inner`.
+    pub fn new(inner: &'a dyn GitHub) -> Self {
+        Self {
+            inner,
+            history: None,
+            bot: Mutex::new(None),
+            planned: Mutex::new(Vec::new()),
+            overlay: Mutex::new(Overlay::default()),
+            now: None,
+        }
+    }
+
+    /// Dates what the planned writes add (label events, comments) at `now`, the tick's
+    /// instant, as GitHub would date them.
+    #[must_use]
+    pub fn at(self, now: Timestamp) -> Self {
+        Self {
+            now: Some(now),
+            ..self
+        }
+    }
+
+    fn overlay(&self) -> std::sync::MutexGuard<'_, Overlay> {
+        self.overlay.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A dry run over a port with history, so the whole tick ([`crate::run_tick`])
+    /// can run without writing.
+    pub fn with_history(inner: &'a dyn GitHubHistory) -> Self {
+        Self {
+            history: Some(inner),
+            ..Self::new(inner)
+        }
+    }
+
+    fn history(&self) -> Result<&'a dyn GitHubHistory, GitHubError> {
+        self.history.ok_or_else(|| GitHubError::Unavailable {
+            route: "history".to_owned(),
+            message: "this dry run wraps a port without history".to_owned(),
+        })
+    }
+
+    /// The writes planned so far, in order.
+    pub fn planned_writes(&self) -> Vec<PlannedWrite> {
+        self.planned
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The writes planned, in order, consuming the dry run.
+    pub fn into_planned_writes(self) -> Vec<PlannedWrite> {
+        self.planned
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn plan(&self, write: PlannedWrite) {
+        self.planned
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(write);
+    }
+
+    /// The bot user learned through [`GitHub::bot_login`], as the author of planned comments.
+    fn bot(&self) -> Option<Login> {
+        self.bot
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+#[async_trait::async_trait]
+impl GitHub for DryRun<'_> {
+    async fn bot_login(&self) -> Result<Login, GitHubError> {
+        let login = self.inner.bot_login().await?;
+        *self.bot.lock().unwrap_or_else(PoisonError::into_inner) = Some(login.clone());
+        Ok(login)
+    }
+
+    fn rate_limit_remaining(&self) -> Option<u32> {
+        self.inner.rate_limit_remaining()
+    }
+
+    fn graphql_remaining(&self) -> Option<u32> {
+        self.inner.graphql_remaining()
+    }
+
+    async fn open_pulls(&self, repo: &RepoName) -> Result<Vec<PullRequest>, GitHubError> {
+        let pulls = self.inner.open_pulls(repo).await?;
+        let mut overlay = self.overlay();
+        let mut open = Vec::with_capacity(pulls.len());
+        for pull in pulls {
+            if !overlay.merged(&pull.repo, pull.number) {
+                open.push(overlay.pull(pull));
+            }
+        }
+        Ok(open)
+    }
+
+    async fn pull(&self, repo: &RepoName, number: PrNumber) -> Result<PullRequest, GitHubError> {
+        let pull = self.inner.pull(repo, number).await?;
+        Ok(self.overlay().pull(pull))
+    }
+
+    async fn pull_commits(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<CommitContext>, GitHubError> {
+        self.inner.pull_commits(repo, number).await
+    }
+
+    async fn pull_files(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<FileChange>, GitHubError> {
+        self.inner.pull_files(repo, number).await
+    }
+
+    async fn check_runs(
+        &self,
+        repo: &RepoName,
+        sha: &CommitSha,
+    ) -> Result<Vec<CheckRun>, GitHubError> {
+        self.inner.check_runs(repo, sha).await
+    }
+
+    async fn workflow_jobs(
+        &self,
+        repo: &RepoName,
+        sha: &CommitSha,
+    ) -> Result<Vec<WorkflowJob>, GitHubError> {
+        self.inner.workflow_jobs(repo, sha).await
+    }
+
+    async fn label_events(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<LabelEvent>, GitHubError> {
+        let events = self.inner.label_events(repo, number).await?;
+        Ok(self.overlay().label_events(repo, number, events))
+    }
+
+    async fn head_ref_updates(
+        &self,
+        repo: &RepoName,
+        head_ref: &str,
+    ) -> Result<Vec<RefUpdate>, GitHubError> {
+        self.inner.head_ref_updates(repo, head_ref).await
+    }
+
+    async fn label_records(
+        &self,
+        repo: &RepoName,
+        names: &[String],
+    ) -> Result<Vec<LabelRecord>, GitHubError> {
+        let mut records = self.inner.label_records(repo, names).await?;
+        // GitHub creates a label the first time it is applied: a label only a planned write
+        // applies is created then, and never edited.
+        let overlay = self.overlay();
+        for name in names {
+            if records.iter().any(|r| r.name == *name) {
+                continue;
+            }
+            let planned = overlay
+                .label_events
+                .iter()
+                .filter(|((planned_repo, _), _)| planned_repo == repo)
+                .flat_map(|(_, events)| events)
+                .find(|e| e.action == LabelAction::Labeled && e.label == *name);
+            if let Some(event) = planned {
+                records.push(LabelRecord {
+                    name: name.clone(),
+                    created_at: event.at,
+                    updated_at: event.at,
+                });
+            }
+        }
+        Ok(records)
+    }
+
+    async fn branch_updates_until(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+        until: &[CommitSha],
+    ) -> Result<Vec<RefUpdate>, GitHubError> {
+        self.inner.branch_updates_until(repo, branch, until).await
+    }
+
+    async fn comments(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<Comment>, GitHubError> {
+        let comments = self.inner.comments(repo, number).await?;
+        Ok(self.overlay().comments(repo, number, comments))
+    }
+
+    async fn reactions(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<Reaction>, GitHubError> {
+        self.inner.reactions(repo, number).await
+    }
+
+    async fn branch_head(&self, repo: &RepoName, branch: &str) -> Result<CommitSha, GitHubError> {
+        let head = self.inner.branch_head(repo, branch).await?;
+        Ok(self.overlay().branch_head(repo, branch).unwrap_or(head))
+    }
+
+    async fn default_branch(&self, repo: &RepoName) -> Result<String, GitHubError> {
+        self.inner.default_branch(repo).await
+    }
+
+    async fn open_pulls_with_reads(
+        &self,
+        repo: &RepoName,
+    ) -> Result<Vec<mp_core::port::ListedPull>, GitHubError> {
+        let listed = self.inner.open_pulls_with_reads(repo).await?;
+        let mut overlay = self.overlay();
+        let mut open = Vec::with_capacity(listed.len());
+        for mut l in listed {
+            let number = l.pull.number;
+            if overlay.merged(repo, number) {
+                continue;
+            }
+            l.reads.label_events = l
+                .reads
+                .label_events
+                .map(|events| overlay.label_events(repo, number, events));
+            l.reads.comments = l
+                .reads
+                .comments
+                .map(|comments| overlay.comments(repo, number, comments));
+            l.pull = overlay.pull(l.pull);
+            open.push(l);
+        }
+        Ok(open)
+    }
+
+    async fn issues(&self, repo: &RepoName, query: &IssueQuery) -> Result<Vec<Issue>, GitHubError> {
+        self.inner.issues(repo, query).await
+    }
+
+    async fn create_comment(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        body: &str,
+    ) -> Result<Comment, GitHubError> {
+        self.plan(PlannedWrite::CreateComment {
+            repo: repo.clone(),
+            number,
+            body: body.to_owned(),
+        });
+        let mut overlay = self.overlay();
+        let comment = Comment {
+            id: overlay.comment_id(),
+            author: self.bot(),
+            body: body.to_owned(),
+            created_at: self.now,
+            updated_at: self.now,
+        };
+        overlay
+            .comments
+            .entry((repo.clone(), number))
+            .or_default()
+            .push(comment.clone());
+        Ok(comment)
+    }
+
+    async fn update_comment(
+        &self,
+        repo: &RepoName,
+        id: CommentId,
+        body: &str,
+    ) -> Result<(), GitHubError> {
+        self.plan(PlannedWrite::UpdateComment {
+            repo: repo.clone(),
+            id,
+            body: body.to_owned(),
+        });
+        self.overlay()
+            .edits
+            .insert((repo.clone(), id), body.to_owned());
+        Ok(())
+    }
+
+    async fn add_labels(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        labels: &[String],
+    ) -> Result<(), GitHubError> {
+        self.plan(PlannedWrite::AddLabels {
+            repo: repo.clone(),
+            number,
+            labels: labels.to_vec(),
+        });
+        let events = labels.iter().map(|label| LabelEvent {
+            action: LabelAction::Labeled,
+            label: label.clone(),
+            actor: self.bot(),
+            at: self.now,
+        });
+        self.overlay()
+            .label_events
+            .entry((repo.clone(), number))
+            .or_default()
+            .extend(events);
+        Ok(())
+    }
+
+    async fn remove_label(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        label: &str,
+    ) -> Result<(), GitHubError> {
+        self.plan(PlannedWrite::RemoveLabel {
+            repo: repo.clone(),
+            number,
+            label: label.to_owned(),
+        });
+        let event = LabelEvent {
+            action: LabelAction::Unlabeled,
+            label: label.to_owned(),
+            actor: self.bot(),
+            at: self.now,
+        };
+        self.overlay()
+            .label_events
+            .entry((repo.clone(), number))
+            .or_default()
+            .push(event);
+        Ok(())
+    }
+
+    async fn create_issue(&self, repo: &RepoName, issue: &NewIssue) -> Result<Issue, GitHubError> {
+        self.plan(PlannedWrite::CreateIssue {
+            repo: repo.clone(),
+            issue: issue.clone(),
+        });
+        Ok(Issue {
+            repo: repo.clone(),
+            number: PrNumber::new(0),
+            title: issue.title.clone(),
+            body: issue.body.clone(),
+            state: IssueState::Open,
+            labels: issue.labels.clone(),
+            author: self.bot(),
+            created_at: None,
+            is_pull_request: false,
+        })
+    }
+
+    async fn close_issue(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError> {
+        self.plan(PlannedWrite::CloseIssue {
+            repo: repo.clone(),
+            number,
+        });
+        Ok(())
+    }
+
+    async fn merge_pull(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        request: &MergeRequest,
+    ) -> Result<CommitSha, GitHubError> {
+        self.plan(PlannedWrite::MergePull {
+            repo: repo.clone(),
+            number,
+            request: request.clone(),
+        });
+        // The merge lands as the head it is pinned to (GitHub would make a new commit;
+        // the dry run cannot know its SHA). Without the base, nothing moves.
+        let mut overlay = self.overlay();
+        let key = (repo.clone(), number);
+        if let Some(base) = overlay.bases.get(&key).cloned() {
+            overlay
+                .heads
+                .insert((repo.clone(), base), request.head_sha.clone());
+            overlay.merges.insert(key, request.head_sha.clone());
+        }
+        Ok(request.head_sha.clone())
+    }
+
+    async fn update_branch(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        expected_head: &CommitSha,
+    ) -> Result<UpdateBranchOutcome, GitHubError> {
+        self.plan(PlannedWrite::UpdateBranch {
+            repo: repo.clone(),
+            number,
+            expected_head: expected_head.clone(),
+        });
+        Ok(UpdateBranchOutcome::Accepted)
+    }
+}
+
+#[async_trait::async_trait]
+impl GitHubHistory for DryRun<'_> {
+    async fn commit(&self, repo: &RepoName, sha: &CommitSha) -> Result<CommitContext, GitHubError> {
+        self.history()?.commit(repo, sha).await
+    }
+
+    async fn branch_commits(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+        limit: usize,
+    ) -> Result<Vec<CommitContext>, GitHubError> {
+        self.history()?.branch_commits(repo, branch, limit).await
+    }
+
+    async fn file(
+        &self,
+        repo: &RepoName,
+        path: &str,
+        git_ref: &str,
+    ) -> Result<Option<FileContent>, GitHubError> {
+        self.history()?.file(repo, path, git_ref).await
+    }
+
+    async fn put_file(&self, repo: &RepoName, write: &FileWrite) -> Result<String, GitHubError> {
+        self.history()?;
+        self.plan(PlannedWrite::PutFile {
+            repo: repo.clone(),
+            write: write.clone(),
+        });
+        Ok(mp_core::branch::drift::blob_sha(write.text.as_bytes()))
+    }
+
+    async fn tree(&self, repo: &RepoName, git_ref: &str) -> Result<Tree, GitHubError> {
+        self.history()?.tree(repo, git_ref).await
+    }
+
+    async fn create_branch(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+        sha: &CommitSha,
+    ) -> Result<(), GitHubError> {
+        self.history()?;
+        self.plan(PlannedWrite::CreateBranch {
+            repo: repo.clone(),
+            branch: branch.to_owned(),
+            sha: sha.clone(),
+        });
+        Ok(())
+    }
+
+    async fn compare(
+        &self,
+        repo: &RepoName,
+        base: &CommitSha,
+        head: &CommitSha,
+        limit: usize,
+    ) -> Result<Comparison, GitHubError> {
+        self.history()?.compare(repo, base, head, limit).await
+    }
+
+    async fn commit_pulls(
+        &self,
+        repo: &RepoName,
+        sha: &CommitSha,
+    ) -> Result<Vec<CommitPull>, GitHubError> {
+        self.history()?.commit_pulls(repo, sha).await
+    }
+
+    async fn update_issue_body(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        body: &str,
+    ) -> Result<(), GitHubError> {
+        self.history()?;
+        self.plan(PlannedWrite::UpdateIssueBody {
+            repo: repo.clone(),
+            number,
+            body: body.to_owned(),
+        });
+        Ok(())
+    }
+
+    async fn create_pull(&self, repo: &RepoName, pull: &NewPull) -> Result<PrNumber, GitHubError> {
+        self.history()?;
+        self.plan(PlannedWrite::CreatePull {
+            repo: repo.clone(),
+            pull: pull.clone(),
+        });
+        Ok(PrNumber::new(0))
+    }
+
+    async fn push_revert(
+        &self,
+        repo: &RepoName,
+        sha: &CommitSha,
+        branch: &str,
+        _message: &str,
+    ) -> Result<CommitSha, GitHubError> {
+        self.history()?;
+        self.plan(PlannedWrite::PushRevert {
+            repo: repo.clone(),
+            sha: sha.clone(),
+            branch: branch.to_owned(),
+        });
+        Ok(sha.clone())
+    }
+}

@@ -1,0 +1,247 @@
+//! What one tick's pull-request path did: one outcome per pull request, the tick metrics
+//! (bot.md §18) and the warnings.
+
+use std::fmt;
+
+use mp_core::classifier::Verdict;
+use mp_core::gate::GateReport;
+use mp_core::ids::CommitSha;
+use mp_core::quadrant::Quadrant;
+
+/// Longest outcome detail, in characters (longer details end with `…`).
+pub const MAX_DETAIL_CHARS: usize = 200;
+
+/// What the tick did with one pull request. The names are those of the tick metrics.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PrAction {
+    /// Squash-merged onto `main`.
+    Merged {
+        /// The new commit on `main`.
+        sha: CommitSha,
+    },
+    /// Every condition holds, but merging is off: "would have merged".
+    Observe,
+    /// Quadrant D waiting for the owner: a decision inbox issue is open (now or before).
+    Inbox,
+    /// A blocking condition fails: the diagnostic comment names every one.
+    Blocked,
+    /// `main` moved after the gate ran: the branch was asked to update, no merge this tick.
+    RaceRebased,
+    /// Not decided this tick (a GitHub read or write failed, the audit log refused the
+    /// record, the head moved under the merge); the detail says why.
+    Skipped,
+    /// Not gated at all: the pull request's base is not the gated branch.
+    Ignored,
+    /// Every other condition holds; required checks have not reported or completed yet.
+    Waiting,
+}
+
+impl PrAction {
+    /// The stable name: `merged`, `observe`, `inbox`, `blocked`, `race-rebased`, `skipped`,
+    /// `ignored`, `waiting`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Merged { .. } => "merged",
+            Self::Observe => "observe",
+            Self::Inbox => "inbox",
+            Self::Blocked => "blocked",
+            Self::RaceRebased => "race-rebased",
+            Self::Skipped => "skipped",
+            Self::Ignored => "ignored",
+            Self::Waiting => "waiting",
+        }
+    }
+}
+
+impl fmt::Display for PrAction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The outcome of one pull request in one tick.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct PrOutcome {
+    /// `owner/repo#N`.
+    pub pr: String,
+    /// What the tick did.
+    pub action: PrAction,
+    /// One line saying why (at most [`MAX_DETAIL_CHARS`] characters).
+    pub detail: String,
+    /// The classifier quadrant, when the pull request got that far.
+    pub quadrant: Option<Quadrant>,
+    /// The gate report, when the gate ran.
+    pub gate: Option<GateReport>,
+    /// The classifier verdict, when the pull request was classified.
+    pub verdict: Option<Verdict>,
+}
+
+impl PrOutcome {
+    /// An outcome without verdict or gate report; the detail is cut to one line of at most
+    /// [`MAX_DETAIL_CHARS`] characters.
+    pub fn new(pr: impl Into<String>, action: PrAction, detail: impl AsRef<str>) -> Self {
+        Self {
+            pr: pr.into(),
+            action,
+            detail: one_line(detail.as_ref()),
+            quadrant: None,
+            gate: None,
+            verdict: None,
+        }
+    }
+
+    /// The same outcome, carrying the verdict (and its quadrant).
+    #[must_use]
+    pub fn with_verdict(mut self, verdict: Option<&Verdict>) -> Self {
+        self.quadrant = verdict.map(|v| v.quadrant);
+        self.verdict = verdict.cloned();
+        self
+    }
+
+    /// The same outcome, carrying the gate report.
+    #[must_use]
+    pub fn with_gate(mut self, gate: Option<&GateReport>) -> Self {
+        self.gate = gate.cloned();
+        self
+    }
+}
+
+impl fmt::Display for PrOutcome {
+    /// `acme/app#7 blocked: C1: label 'ready-to-merge' not set on PR #7`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}: {}", self.pr, self.action, self.detail)
+    }
+}
+
+/// `text` on one line, cut to [`MAX_DETAIL_CHARS`] characters (the last one `…` when cut).
+pub(crate) fn one_line(text: &str) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
+        .collect();
+    if flat.chars().count() <= MAX_DETAIL_CHARS {
+        return flat;
+    }
+    let mut cut: String = flat.chars().take(MAX_DETAIL_CHARS - 1).collect();
+    cut.push('…');
+    cut
+}
+
+/// The counters of the pull-request path (bot.md §18). The branch-supervisor counters
+/// (`l2_incidents`, `l5_incidents`, `drift_incidents`, `bootstrapped`, ...) and the inbox
+/// polling counters arrive with those use-cases.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TickMetrics {
+    /// Pull requests merged.
+    pub merged: u32,
+    /// Pull requests that would have merged in observe mode.
+    pub observe: u32,
+    /// Pull requests routed to the decision inbox (issue opened now or already pending).
+    pub inbox: u32,
+    /// Pull requests blocked by the gate.
+    pub blocked: u32,
+    /// Pull requests whose branch was updated by the race guard.
+    pub race_rebased: u32,
+    /// Pull requests skipped this tick.
+    pub skipped: u32,
+    /// Open pull requests not gated because their base is not the gated branch.
+    pub ignored: u32,
+    /// Pull requests waiting only for their required checks.
+    pub waiting: u32,
+    /// Pull requests classified (one audit record each).
+    pub classified: u32,
+    /// Receipt comments written.
+    pub receipts_written: u32,
+    /// Diagnostic comments created or updated.
+    pub comments_posted: u32,
+    /// Decision inbox issues opened.
+    pub inbox_opened: u32,
+    /// Quadrant B/C audit issues opened after a merge.
+    pub audit_issues_opened: u32,
+    /// Whether the primary rate limit ended the pull-request path early.
+    pub rate_limited: bool,
+    /// Calls left in the primary rate-limit window at the end, when the adapter knows.
+    pub rate_limit_remaining: Option<u32>,
+    /// GraphQL points left in that API's own window at the end, when the adapter read over
+    /// GraphQL and GitHub reported them.
+    pub graphql_remaining: Option<u32>,
+    /// User skills the adapter loaded for this tick.
+    pub skills_loaded: u32,
+    /// User skills that failed to load (each one is also a warning).
+    pub skill_load_failed: u32,
+    /// User skill calls that failed this tick (timeout, trap, malformed verdict, ...);
+    /// each counted as "pass, no contribution" and reported as a warning.
+    pub skill_failures: u32,
+}
+
+impl TickMetrics {
+    /// Counts one outcome's action.
+    pub fn count(&mut self, action: &PrAction) {
+        let counter = match action {
+            PrAction::Merged { .. } => &mut self.merged,
+            PrAction::Observe => &mut self.observe,
+            PrAction::Inbox => &mut self.inbox,
+            PrAction::Blocked => &mut self.blocked,
+            PrAction::RaceRebased => &mut self.race_rebased,
+            PrAction::Skipped => &mut self.skipped,
+            PrAction::Ignored => &mut self.ignored,
+            PrAction::Waiting => &mut self.waiting,
+        };
+        *counter += 1;
+    }
+
+    /// The metrics as the `tick complete` JSON object, with the reference's key names
+    /// (`race-rebased` keeps its dash).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "merged": self.merged,
+            "observe": self.observe,
+            "inbox": self.inbox,
+            "blocked": self.blocked,
+            "race-rebased": self.race_rebased,
+            "skipped": self.skipped,
+            "ignored": self.ignored,
+            "waiting": self.waiting,
+            "classified": self.classified,
+            "receipts_written": self.receipts_written,
+            "comments_posted": self.comments_posted,
+            "inbox_opened": self.inbox_opened,
+            "audit_issues_opened": self.audit_issues_opened,
+            "rate_limited": self.rate_limited,
+            "rate_limit_remaining": self.rate_limit_remaining,
+            "graphql_remaining": self.graphql_remaining,
+            "skills_loaded": self.skills_loaded,
+            "skill_load_failed": self.skill_load_failed,
+            "skill_failures": self.skill_failures,
+        })
+    }
+}
+
+/// Everything one run of the pull-request path did.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct TickReport {
+    /// One outcome per pull request looked at, in processing order (repositories in
+    /// `projects.yml` order, pull requests oldest first).
+    pub outcomes: Vec<PrOutcome>,
+    /// The counters.
+    pub metrics: TickMetrics,
+    /// Things an operator should know that concern no single pull request, one line each.
+    pub warnings: Vec<String>,
+    /// What only the operator can fix, one line each, each said once: a supervised
+    /// repository GitHub does not know, a call refused for a missing permission. The tick
+    /// goes on with the rest, and `mp tick` then ends with exit 1.
+    pub operator_errors: Vec<String>,
+}
+
+impl TickReport {
+    /// Records `line` in [`TickReport::operator_errors`] unless it is already there.
+    pub(crate) fn operator_error(&mut self, line: String) {
+        if !self.operator_errors.contains(&line) {
+            self.operator_errors.push(line);
+        }
+    }
+}

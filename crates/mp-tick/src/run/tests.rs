@@ -1,0 +1,648 @@
+//! Tests for the whole tick: the durable state (first run, fail closed before any write,
+//! a save after every repository and on every way out), the rate-limit reserve and
+//! secondary limits, and the fail-safe burn-in clock.
+
+use super::*;
+use crate::testkit::{Fake, FakePr, at, block_on, clean, config_with, repo, sha};
+use crate::testkit_history::{check_run, commit_by, merged};
+use crate::{PR_PATH_RESERVE, lease};
+use mp_core::approval::UNSIGNED_RECEIPTS_WARNING;
+use mp_core::config::{self, Config};
+use mp_core::context::CommitContext;
+use mp_core::gate::burn_in::BurnInStatus;
+use mp_core::port::GitHubError;
+use mp_core::state::{BOT_STATE_BRANCH, BURN_IN_STATE_PATH, Layer, WATERMARKS_PATH, Watermarks};
+
+const GOV: &str = "acme/governance";
+const NOW: &str = "2026-03-01T12:00:00Z";
+const PUT_STATE: &str = "put acme/governance@bot-state bot-state/branch_supervisor_watermarks.json: chore(bot-state): update branch_supervisor watermarks";
+const TAKE_LEASE: &str =
+    "put acme/governance@bot-state bot-state/lease.json: chore(bot-state): take the tick lease";
+const GIVE_BACK_LEASE: &str = "put acme/governance@bot-state bot-state/lease.json: chore(bot-state): give back the tick lease";
+const PUT_BURN_IN: &str = "put acme/governance@bot-state bot-state/l4_burn_in.json: chore(bot-state): update l4 burn-in clock";
+const BURN_IN_ENV: &str =
+    "bot_app_slug: mp-gate\nrequired_checks: [test]\nmerge_enabled: true\nl4_burn_in_days: 3\n";
+
+/// The base commits of `main`: `acme/app` at `0a…`, `acme/old` at `0b…`.
+const BASES: [(&str, &str); 2] = [("acme/app", "0a"), ("acme/old", "0b")];
+
+/// The fake with `pulls`, both supervised repositories at their base commit, and, when
+/// `state` is given, a `bot-state` branch holding it as the watermarks file.
+fn world(pulls: Vec<FakePr>, state: Option<&str>) -> Fake {
+    let fake = Fake::new(pulls);
+    for (name, base) in BASES {
+        fake.set_main(name, vec![merged(base, "chore: base")]);
+    }
+    if let Some(text) = state {
+        fake.set_branch(GOV, BOT_STATE_BRANCH, vec![merged("5", "chore: state")]);
+        fake.add_file(GOV, BOT_STATE_BRANCH, WATERMARKS_PATH, text);
+    }
+    fake
+}
+
+/// Lands `commits` (green `test` runs) on the `main` of `name`, after its base.
+fn land(fake: &Fake, name: &str, commits: Vec<CommitContext>) {
+    let base = BASES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or("0", |(_, base)| *base);
+    for commit in &commits {
+        fake.set_checks(name, &commit.sha, vec![check_run("test", "success")]);
+    }
+    let mut main = vec![merged(base, "chore: base")];
+    main.extend(commits);
+    fake.set_main(name, main);
+}
+
+/// Both repositories scanned up to their base commits.
+fn settled() -> String {
+    let mut state = Watermarks::new();
+    for (name, base) in BASES {
+        for layer in Layer::ALL {
+            state.set(&repo(name), layer, sha(base));
+        }
+    }
+    state.to_json()
+}
+
+fn stored_state(fake: &Fake) -> Option<String> {
+    fake.file_text(GOV, BOT_STATE_BRANCH, WATERMARKS_PATH)
+}
+
+/// Runs one tick at `when` and compares the writes, then the outcomes (`=>`) and the
+/// warnings (`!`), or the error, with `expected`.
+#[track_caller]
+fn check(
+    fake: &Fake,
+    config: &Config,
+    when: &str,
+    expected: &[&str],
+) -> Result<FullTickReport, TickError> {
+    let options = TickOptions::from_config(config);
+    let result = block_on(run_tick(fake, fake, config, &options, at(when)));
+    let mut lines = without_lease(fake.take_log());
+    match &result {
+        Ok(report) => {
+            lines.extend(report.outcomes.iter().map(|o| format!("=> {o}")));
+            lines.extend(
+                report
+                    .warnings
+                    .iter()
+                    .filter(|w| *w != UNSIGNED_RECEIPTS_WARNING)
+                    .map(|w| format!("! {w}")),
+            );
+        }
+        Err(error) => lines.push(format!("error: {error}")),
+    }
+    assert_eq!(lines, expected);
+    result
+}
+
+/// The log without the lease's two writes, after checking that a tick which took the lease
+/// wrote nothing before it (but the first run's branch and file) and gave it back last.
+fn without_lease(lines: Vec<String>) -> Vec<String> {
+    let Some(taken) = lines.iter().position(|l| l == TAKE_LEASE) else {
+        assert!(
+            !lines.iter().any(|l| l == GIVE_BACK_LEASE),
+            "given back, never taken: {lines:?}"
+        );
+        return lines;
+    };
+    assert!(
+        lines[..taken]
+            .iter()
+            .all(|l| l.starts_with("branch ") || l == PUT_STATE),
+        "a write before the lease: {lines:?}"
+    );
+    let last_write = lines.iter().rposition(|l| !l.starts_with('!'));
+    assert_eq!(
+        last_write.map(|i| lines[i].as_str()),
+        Some(GIVE_BACK_LEASE),
+        "the lease is given back after every other write: {lines:?}"
+    );
+    lines
+        .into_iter()
+        .filter(|l| l != TAKE_LEASE && l != GIVE_BACK_LEASE)
+        .collect()
+}
+
+fn unavailable(route: &str) -> GitHubError {
+    GitHubError::Unavailable {
+        route: route.to_owned(),
+        message: "bad gateway".to_owned(),
+    }
+}
+
+#[test]
+fn a_corrupt_or_unreadable_state_fails_the_tick_closed_before_any_write() {
+    // A mergeable pull request shows that the pull-request path never ran.
+    let corrupt = world(vec![clean(1)], Some("{\"acme/app\": "));
+    let error = check(
+        &corrupt,
+        &config_with(&[]),
+        NOW,
+        &[
+            "error: bot-state file bot-state/branch_supervisor_watermarks.json is corrupt, failing closed (the owner restores it by hand: docs/state.md, \"Recovering the state\"): not JSON: EOF while parsing a value at line 1 column 13",
+        ],
+    );
+    assert!(matches!(error, Err(TickError::StateCorrupt { .. })));
+
+    let no_file = world(vec![clean(1)], None);
+    no_file.set_branch(GOV, BOT_STATE_BRANCH, vec![merged("5", "chore: state")]);
+    let error = check(
+        &no_file,
+        &config_with(&[]),
+        NOW,
+        &[
+            "error: bot-state file bot-state/branch_supervisor_watermarks.json cannot be loaded, failing closed: the bot-state branch of acme/governance exists but has no state file; the owner restores it by hand (docs/state.md, \"Recovering the state\")",
+        ],
+    );
+    assert!(matches!(error, Err(TickError::StateUnavailable { .. })));
+
+    let unreadable = world(vec![clean(1)], Some(&settled()));
+    unreadable.fail_history("file", GOV, unavailable("GET /contents/{path}"));
+    let error = check(
+        &unreadable,
+        &config_with(&[]),
+        NOW,
+        &[
+            "error: bot-state file bot-state/branch_supervisor_watermarks.json cannot be loaded, failing closed: cannot read the state file: GET /contents/{path}: bad gateway",
+        ],
+    );
+    assert!(matches!(error, Err(TickError::StateUnavailable { .. })));
+}
+
+#[test]
+fn the_first_run_creates_the_state_branch_and_the_next_tick_writes_nothing_new() {
+    let fake = world(Vec::new(), None);
+    let report = check(
+        &fake,
+        &config_with(&[]),
+        NOW,
+        &[
+            "branch acme/governance bot-state @ f000000",
+            PUT_STATE,
+            PUT_STATE,
+            PUT_STATE,
+            "! first run: created the bot-state branch of acme/governance at f000000",
+        ],
+    )
+    .expect("the tick runs");
+    assert_eq!(report.supervisor_metrics.bootstrapped, 2);
+    assert_eq!(report.state_writes, 2, "one save per repository");
+    assert_eq!(stored_state(&fake), Some(settled()));
+    check(&fake, &config_with(&[]), NOW, &[]).expect("the tick runs");
+}
+
+#[test]
+fn the_state_is_saved_after_each_repository() {
+    let fake = world(Vec::new(), Some(&settled()));
+    land(
+        &fake,
+        "acme/app",
+        vec![commit_by("c1", "direct push", Some("mallory"))],
+    );
+    land(
+        &fake,
+        "acme/old",
+        vec![commit_by("c2", "direct push", Some("mallory"))],
+    );
+    let report = check(
+        &fake,
+        &config_with(&[]),
+        NOW,
+        &[
+            "issue acme/governance#100 [decision:unauthorized-push]: [decision:unauthorized-push] c100000",
+            PUT_STATE,
+            "issue acme/governance#101 [decision:unauthorized-push]: [decision:unauthorized-push] c200000",
+            PUT_STATE,
+        ],
+    )
+    .expect("the tick runs");
+    assert_eq!(report.supervisor_metrics.l5_incidents, 2);
+    let stored = Watermarks::parse(&stored_state(&fake).expect("saved")).expect("valid");
+    assert_eq!(stored.get(&repo("acme/old"), Layer::L5), Some(&sha("c2")));
+}
+
+#[test]
+fn the_final_save_runs_even_when_the_pull_request_path_ends_the_tick() {
+    // A compact (valid, not canonical) state: any save rewrites it.
+    let compact = format!(r#"{{"acme/app":"{}"}}"#, sha("0a"));
+
+    let no_bot = world(vec![clean(1)], Some(&compact));
+    no_bot.with(|s| s.bot = None);
+    check(
+        &no_bot,
+        &config_with(&[]),
+        NOW,
+        &[
+            "error: cannot learn the bot user, failing closed (receipts cannot be recognised): GET /app: bad credentials",
+        ],
+    )
+    .expect_err("the tick fails closed");
+
+    let limited = world(vec![clean(1)], Some(&compact));
+    limited.fail("pull_commits", 1, GitHubError::RateLimited { remaining: 0 });
+    let report = check(
+        &limited,
+        &config_with(&[]),
+        NOW,
+        &[
+            PUT_STATE,
+            "=> acme/app#1 skipped: cannot read the pull request: rate limit exhausted: 0 calls left",
+            "! primary rate limit reached at acme/app#1; the rest of the pull requests wait for the next tick",
+            "! a rate limit stopped the pull-request path (see the warnings); the branch supervisor waits for the next tick",
+        ],
+    )
+    .expect("the tick ends early without failing");
+    assert!(report.supervisor.is_empty());
+    assert!(report.metrics.rate_limited);
+
+    // A secondary limit is a request to pause: no further call this tick, the state saved.
+    let throttled = world(vec![clean(1), clean(2)], Some(&compact));
+    throttled.fail(
+        "pull_commits",
+        1,
+        GitHubError::Throttled {
+            retry_after_secs: 60,
+        },
+    );
+    let report = check(
+        &throttled,
+        &config_with(&[]),
+        NOW,
+        &[
+            PUT_STATE,
+            "=> acme/app#1 skipped: cannot read the pull request: secondary rate limit; retry after 60 s",
+            "! GitHub's secondary rate limit at acme/app#1: no more calls this tick (GitHub asks for at least a minute's pause); 1 pull request(s) of acme/app and the repositories after it wait for the next tick",
+            "! a rate limit stopped the pull-request path (see the warnings); the branch supervisor waits for the next tick",
+        ],
+    )
+    .expect("the tick ends early without failing");
+    assert!(report.supervisor.is_empty());
+    assert_eq!(report.outcomes.len(), 1, "acme/app#2 is not touched");
+}
+
+#[test]
+fn under_the_rate_limit_reserve_the_tick_saves_and_ends_early() {
+    let fake = world(Vec::new(), Some(&settled()));
+    land(
+        &fake,
+        "acme/app",
+        vec![commit_by("c1", "direct push", Some("mallory"))],
+    );
+    land(
+        &fake,
+        "acme/old",
+        vec![commit_by("c2", "direct push", Some("mallory"))],
+    );
+    fake.history(|h| h.remaining_after.push((repo("acme/app"), 150)));
+    let reason = "rate-limit reserve reached: 150 calls left (reserve 200); repositories left for the next tick: 1";
+    let report = check(
+        &fake,
+        &config_with(&[]),
+        NOW,
+        &[
+            "issue acme/governance#100 [decision:unauthorized-push]: [decision:unauthorized-push] c100000",
+            PUT_STATE,
+            &format!("! {reason}"),
+        ],
+    )
+    .expect("the tick ends early without failing");
+    let json = report.metrics_json();
+    assert_eq!(json["rate_limited"], true);
+    assert_eq!(json["ended_early_reason"], reason);
+    assert_eq!(json["rate_limit_remaining"], 150);
+    assert_eq!(json["l5_incidents"], 1);
+    assert_eq!(json["l2_unsettled"], 0);
+    let stored = Watermarks::parse(&stored_state(&fake).expect("saved")).expect("valid");
+    assert_eq!(stored.get(&repo("acme/app"), Layer::L5), Some(&sha("c1")));
+    assert_eq!(stored.get(&repo("acme/old"), Layer::L5), Some(&sha("0b")));
+}
+
+/// A tick over very many pull requests must not spend the hour before the branch
+/// supervisor runs: under the pull-request path's reserve it stops before the next
+/// repository, and the supervisor still gets its share.
+#[test]
+fn the_pull_request_path_keeps_a_reserve_for_the_supervisor() {
+    let fake = world(vec![clean(1)], Some(&settled()));
+    land(
+        &fake,
+        "acme/app",
+        vec![commit_by("c1", "direct push", Some("mallory"))],
+    );
+    fake.history(|h| h.rate_limit_remaining = Some(PR_PATH_RESERVE - 1));
+    let report = check(
+        &fake,
+        &config_with(&[]),
+        NOW,
+        &[
+            "issue acme/governance#100 [decision:unauthorized-push]: [decision:unauthorized-push] c100000",
+            PUT_STATE,
+            "! rate-limit reserve of the pull-request path reached: 399 calls left (reserve 400, kept for the branch supervisor and the state); repositories left for the next tick: 1",
+        ],
+    )
+    .expect("the tick runs");
+    assert!(report.outcomes.is_empty(), "no pull request was touched");
+    assert_eq!(
+        report.metrics_json()["l5_incidents"],
+        1,
+        "the supervisor ran"
+    );
+}
+
+#[test]
+fn a_repository_under_a_secondary_rate_limit_is_skipped_and_the_others_continue() {
+    let fake = world(Vec::new(), Some(&settled()));
+    land(
+        &fake,
+        "acme/app",
+        vec![commit_by("c1", "direct push", Some("mallory"))],
+    );
+    land(
+        &fake,
+        "acme/old",
+        vec![commit_by("c2", "direct push", Some("mallory"))],
+    );
+    fake.fail_history(
+        "branch_commits",
+        "acme/app",
+        GitHubError::Throttled {
+            retry_after_secs: 30,
+        },
+    );
+    let report = check(
+        &fake,
+        &config_with(&[]),
+        NOW,
+        &[
+            "issue acme/governance#100 [decision:unauthorized-push]: [decision:unauthorized-push] c200000",
+            PUT_STATE,
+            "! acme/app: scan stopped: secondary rate limit; retry after 30 s; the repository waits for the next tick",
+        ],
+    )
+    .expect("the tick runs");
+    assert_eq!(report.ended_early_reason, None);
+    assert!(!report.metrics.rate_limited);
+}
+
+#[test]
+fn a_stale_state_blob_is_a_warning_and_the_next_save_rereads_it() {
+    let fake = world(Vec::new(), Some(&settled()));
+    land(
+        &fake,
+        "acme/app",
+        vec![commit_by("c1", "direct push", Some("mallory"))],
+    );
+    let stale = GitHubError::Conflict {
+        what: "acme/governance bot-state/branch_supervisor_watermarks.json".to_owned(),
+        message: "sha does not match".to_owned(),
+    };
+    fake.fail_history(
+        "put_file",
+        "acme/governance bot-state/branch_supervisor_watermarks.json",
+        stale,
+    );
+    let warning = "! bot-state/branch_supervisor_watermarks.json not saved (acme/governance bot-state/branch_supervisor_watermarks.json: sha does not match); the blob is re-read on the next save";
+    check(
+        &fake,
+        &config_with(&[]),
+        NOW,
+        &[
+            "issue acme/governance#100 [decision:unauthorized-push]: [decision:unauthorized-push] c100000",
+            warning,
+            warning,
+            warning,
+        ],
+    )
+    .expect("the tick goes on");
+    assert_eq!(stored_state(&fake), Some(settled()), "nothing was saved");
+
+    // Next tick: the scan repeats, the incident dedupes, and the save goes through.
+    fake.history(|h| h.failures.clear());
+    check(&fake, &config_with(&[]), NOW, &[PUT_STATE]).expect("the tick runs");
+}
+
+#[test]
+fn the_burn_in_clock_starts_promotes_and_restarts_when_its_file_is_bad() {
+    let config = config_with(&[(config::ENV_FILE, BURN_IN_ENV)]);
+    let fake = world(Vec::new(), Some(&settled()));
+    let report = check(&fake, &config, NOW, &[PUT_BURN_IN]).expect("the tick runs");
+    assert_eq!(report.burn_in, Some(BurnInStatus::Started));
+    assert_eq!(
+        fake.file_text(GOV, BOT_STATE_BRANCH, BURN_IN_STATE_PATH)
+            .as_deref(),
+        Some("{\n  \"advisory_started_at\": \"2026-03-01T12:00:00Z\"\n}\n")
+    );
+
+    let report = check(&fake, &config, "2026-03-03T12:00:00Z", &[]).expect("the tick runs");
+    assert_eq!(
+        report.burn_in,
+        Some(BurnInStatus::Advisory {
+            promotes_at: at("2026-03-04T12:00:00Z")
+        })
+    );
+
+    let report =
+        check(&fake, &config, "2026-03-04T12:00:00Z", &[PUT_BURN_IN]).expect("the tick runs");
+    assert_eq!(report.l4_promoted, 1);
+    assert_eq!(report.metrics_json()["l4_promoted"], 1);
+    let report = check(&fake, &config, "2026-03-05T12:00:00Z", &[]).expect("the tick runs");
+    assert_eq!(report.l4_promoted, 0, "promotion counts once");
+
+    // A corrupt clock restarts (fail safe), unlike corrupt watermarks (fail closed).
+    fake.add_file(GOV, BOT_STATE_BRANCH, BURN_IN_STATE_PATH, "not json");
+    let report = check(&fake, &config, NOW, &[PUT_BURN_IN]).expect("the tick runs");
+    assert!(
+        matches!(report.burn_in, Some(BurnInStatus::Restarted { .. })),
+        "{:?}",
+        report.burn_in
+    );
+}
+
+/// A lease file holding `scope` for `holder` until `until`.
+fn lease_text(scope: &str, holder: &str, until: &str) -> String {
+    format!(
+        "{{\"leases\": {{\"{scope}\": {{\"holder\": \"{holder}\", \"since\": \"2026-03-01T11:55:00Z\", \"until\": \"{until}\"}}}}}}\n"
+    )
+}
+
+fn run_with(
+    fake: &Fake,
+    options: &TickOptions,
+    when: &str,
+) -> (Result<FullTickReport, TickError>, Vec<String>) {
+    let config = config_with(&[]);
+    let result = block_on(run_tick(fake, fake, &config, options, at(when)));
+    (result, fake.take_log())
+}
+
+fn lease_error(result: Result<FullTickReport, TickError>) -> Option<String> {
+    match result {
+        Err(error @ TickError::Lease(_)) => Some(error.to_string()),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_second_tick_finds_the_lease_held_and_writes_nothing() {
+    // NOW is 12:00; another tick took the lease at 11:55 until 12:25.
+    let fake = world(vec![clean(1)], Some(&settled()));
+    let held = lease_text("all", "mp tick on cron-1 pid 7", "2026-03-01T12:25:00Z");
+    fake.add_file(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH, &held);
+    let options = TickOptions::from_config(&config_with(&[])).with_lease_holder("me");
+    let (result, log) = run_with(&fake, &options, NOW);
+    assert_eq!(
+        lease_error(result).as_deref(),
+        Some(
+            "another tick holds the lease (all, mp tick on cron-1 pid 7) until 2026-03-01T12:25:00Z"
+        )
+    );
+    assert_eq!(log, Vec::<String>::new(), "not merged, nothing written");
+    assert_eq!(
+        fake.file_text(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH),
+        Some(held)
+    );
+
+    // Once it has expired, the next tick takes it, merges, and gives it back.
+    let (result, log) = run_with(&fake, &options, "2026-03-01T12:25:00Z");
+    result.expect("the tick runs");
+    assert_eq!(log.first().map(String::as_str), Some(TAKE_LEASE), "{log:?}");
+    assert_eq!(
+        log.last().map(String::as_str),
+        Some(GIVE_BACK_LEASE),
+        "{log:?}"
+    );
+    assert!(
+        log.iter().any(|l| l.starts_with("merge acme/app#1")),
+        "{log:?}"
+    );
+    assert_eq!(
+        fake.file_text(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH)
+            .as_deref(),
+        Some("{\n  \"leases\": {}\n}\n"),
+        "given back, the expired entry dropped"
+    );
+}
+
+#[test]
+fn a_hand_written_lease_that_outlasts_any_tick_holds_no_one_out() {
+    // An agent with push access writes a lease until 2099: mp never takes one that long.
+    let fake = world(vec![clean(1)], Some(&settled()));
+    let forged = lease_text("all", "mp tick on cron-1 pid 7", "2099-01-01T00:00:00Z");
+    fake.add_file(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH, &forged);
+    let options = TickOptions::from_config(&config_with(&[]));
+    let (result, log) = run_with(&fake, &options, NOW);
+    result.expect("the tick runs");
+    assert!(
+        log.iter().any(|l| l.starts_with("merge acme/app#1")),
+        "{log:?}"
+    );
+}
+
+#[test]
+fn shards_of_one_count_share_the_lease_and_every_other_tick_waits() {
+    let held = lease_text("0/2", "shard zero", "2026-03-01T12:25:00Z");
+    let outcome = |options: TickOptions| {
+        let fake = world(Vec::new(), Some(&settled()));
+        fake.add_file(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH, &held);
+        let (result, _) = run_with(&fake, &options, NOW);
+        lease_error(result).unwrap_or_else(|| "ran".to_owned())
+    };
+    let base = || TickOptions::from_config(&config_with(&[]));
+    let shard = |text: &str| Shard::parse(text).expect("a shard");
+    let held_by_zero =
+        "another tick holds the lease (0/2, shard zero) until 2026-03-01T12:25:00Z".to_owned();
+    assert_eq!(
+        [
+            outcome(base().with_shard(shard("1/2"))),
+            outcome(base().with_shard(shard("0/2"))),
+            outcome(base().with_shard(shard("1/3"))),
+            outcome(base()),
+        ],
+        [
+            "ran".to_owned(),
+            held_by_zero.clone(),
+            held_by_zero.clone(),
+            held_by_zero,
+        ]
+    );
+}
+
+#[test]
+fn a_broken_lease_file_fails_the_tick_closed() {
+    let fake = world(vec![clean(1)], Some(&settled()));
+    fake.add_file(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH, "not json");
+    let (result, log) = run_with(&fake, &TickOptions::from_config(&config_with(&[])), NOW);
+    let error = lease_error(result).unwrap_or_default();
+    assert!(
+        error.starts_with("cannot take the tick lease (bot-state/lease.json): not a lease file"),
+        "{error}"
+    );
+    assert_eq!(log, Vec::<String>::new());
+}
+
+#[test]
+fn a_service_renews_its_lease_and_loses_it_only_to_another_tick_after_expiry() {
+    let fake = world(Vec::new(), Some(&settled()));
+    let governance = repo(GOV);
+    let mut lease = block_on(lease::Lease::take(
+        &fake,
+        &governance,
+        None,
+        "mp serve",
+        at(NOW),
+    ))
+    .expect("taken");
+    block_on(lease.renew(&fake, at("2026-03-01T12:20:00Z"))).expect("renewed");
+    let text = fake
+        .file_text(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH)
+        .expect("a lease file");
+    assert!(
+        text.contains("\"until\": \"2026-03-01T12:50:00Z\""),
+        "{text}"
+    );
+    fake.take_log();
+    // A cron tick at 12:40 finds it held: the renewal counted.
+    let options = TickOptions::from_config(&config_with(&[]));
+    let (result, log) = run_with(&fake, &options, "2026-03-01T12:40:00Z");
+    assert!(lease_error(result).is_some());
+    assert_eq!(log, Vec::<String>::new());
+
+    // Not renewed in time: a cron tick takes it over, and the service's renewal says so.
+    let (result, _) = run_with(
+        &fake,
+        &options.clone().with_lease_holder("cron"),
+        "2026-03-01T12:51:00Z",
+    );
+    result.expect("the cron tick runs");
+    let cron = lease_text("all", "cron", "2026-03-01T13:30:00Z");
+    fake.add_file(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH, &cron);
+    let error = block_on(lease.renew(&fake, at("2026-03-01T13:00:00Z"))).expect_err("taken over");
+    assert_eq!(
+        error.to_string(),
+        "another tick holds the lease (all, cron) until 2026-03-01T13:30:00Z"
+    );
+}
+
+#[test]
+fn a_tick_under_a_held_lease_neither_takes_nor_gives_it_back() {
+    let fake = world(vec![clean(1)], Some(&settled()));
+    let held = lease_text("all", "mp serve", "2026-03-01T12:25:00Z");
+    fake.add_file(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH, &held);
+    let options = TickOptions::from_config(&config_with(&[])).with_lease_held();
+    let (result, log) = run_with(&fake, &options, NOW);
+    result.expect("the tick runs");
+    assert!(
+        log.iter().all(|l| !l.contains(lease::LEASE_PATH)),
+        "{log:?}"
+    );
+    assert!(
+        log.iter().any(|l| l.starts_with("merge acme/app#1")),
+        "{log:?}"
+    );
+    assert_eq!(
+        fake.file_text(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH),
+        Some(held)
+    );
+}

@@ -1,0 +1,378 @@
+//! Tests for user skills in the tick: each case runs the pull-request path in observe mode
+//! with test skills and compares the outcome, the quadrant, the user validators' gate
+//! lines, the skill warnings and the failure counter; the hook cases run the pure L5 step.
+
+use std::sync::Arc;
+
+use super::*;
+use crate::testkit::{Fake, FakePr, block_on, clean, config_with, now};
+use crate::testkit_history::commit_by;
+use crate::{MergeMode, TickOptions, run_pr_path};
+use mp_core::approval::UNSIGNED_RECEIPTS_WARNING;
+use mp_core::context::FileStatus;
+use mp_core::quadrant::Quadrant;
+use mp_core::severity::Severity;
+use mp_core::skill::{
+    BranchHook, ClassifierRule, ClassifierVote, FailureCause, FailureStage, HookResult, Validator,
+};
+
+/// A classifier rule that always votes `quadrant`.
+struct Votes(&'static str, Quadrant);
+
+impl ClassifierRule for Votes {
+    fn name(&self) -> &str {
+        self.0
+    }
+    fn evaluate(&self, _pr: &PrContext) -> Result<ClassifierVote, SkillFailure> {
+        Ok(ClassifierVote::new(self.1, format!("always {}", self.1)))
+    }
+}
+
+/// A validator that fails every pull request touching a file whose path mentions `todo`.
+struct NoTodo(&'static str, Severity);
+
+impl Validator for NoTodo {
+    fn name(&self) -> &str {
+        self.0
+    }
+    fn severity(&self) -> Severity {
+        self.1
+    }
+    fn check(&self, pr: &PrContext) -> Result<ValidationResult, SkillFailure> {
+        Ok(match pr.files.iter().find(|f| f.path.contains("todo")) {
+            Some(file) => ValidationResult::fail(format!("{} adds a todo\nsecond line", file.path)),
+            None => ValidationResult::Pass,
+        })
+    }
+}
+
+/// A skill whose every call runs out of its budget.
+struct Loops(&'static str);
+
+impl Loops {
+    fn failure(&self) -> SkillFailure {
+        SkillFailure::new(
+            self.0,
+            FailureStage::Run,
+            FailureCause::Timeout {
+                fuel: 1_000,
+                budget_ms: None,
+            },
+        )
+    }
+}
+
+impl Validator for Loops {
+    fn name(&self) -> &str {
+        self.0
+    }
+    fn severity(&self) -> Severity {
+        Severity::P0
+    }
+    fn check(&self, _pr: &PrContext) -> Result<ValidationResult, SkillFailure> {
+        Err(self.failure())
+    }
+}
+
+impl BranchHook for Loops {
+    fn name(&self) -> &str {
+        self.0
+    }
+    fn on_commit(&self, _commit: &CommitContext) -> Result<HookResult, SkillFailure> {
+        Err(self.failure())
+    }
+}
+
+/// A hook that raises an incident on commits whose subject mentions a secret.
+struct SecretHook;
+
+impl BranchHook for SecretHook {
+    fn name(&self) -> &str {
+        "hook_no_secrets"
+    }
+    fn on_commit(&self, commit: &CommitContext) -> Result<HookResult, SkillFailure> {
+        Ok(if commit.subject.contains("secret") {
+            HookResult::incident("decision:secret-pushed", "the subject mentions a secret")
+        } else {
+            HookResult::none()
+        })
+    }
+}
+
+fn rules(rules: Vec<Arc<dyn ClassifierRule + Send + Sync>>) -> SkillSet {
+    SkillSet {
+        classifier_rules: rules,
+        ..SkillSet::default()
+    }
+}
+
+fn validators(validators: Vec<Arc<dyn Validator + Send + Sync>>) -> SkillSet {
+    SkillSet {
+        validators,
+        ..SkillSet::default()
+    }
+}
+
+/// Runs the pull-request path once in observe mode with `skills` (and `skills.yml` when
+/// given) and compares the outcome (`=>`), quadrant, user gate lines (`gate`), skill
+/// warnings (`!`) and the failure counter with `expected`.
+#[track_caller]
+fn check(skills: SkillSet, skills_yml: Option<&str>, pr: FakePr, expected: &[&str]) {
+    let replaced: Vec<(&str, &str)> = skills_yml
+        .map(|text| (mp_core::config::SKILLS_FILE, text))
+        .into_iter()
+        .collect();
+    let config = config_with(&replaced);
+    let options = TickOptions::from_config(&config)
+        .with_merge_mode(MergeMode::Observe)
+        .with_skills(skills);
+    let fake = Fake::new(vec![pr]);
+    let report =
+        block_on(run_pr_path(&fake, &fake, &config, &options, now())).expect("the tick runs");
+    let mut lines = Vec::new();
+    for outcome in &report.outcomes {
+        lines.push(format!("=> {outcome}"));
+        lines.push(format!(
+            "quadrant {}",
+            outcome.quadrant.map_or("-".to_owned(), |q| q.to_string())
+        ));
+        let user = outcome
+            .gate
+            .iter()
+            .flat_map(|g| g.results.iter())
+            .filter(|r| matches!(r.id, ConditionId::User(_)));
+        for result in user {
+            lines.push(format!(
+                "gate {:?} {}: {result}",
+                result.outcome,
+                result.severity.as_str()
+            ));
+        }
+    }
+    lines.extend(
+        report
+            .warnings
+            .iter()
+            .filter(|w| w.as_str() != UNSIGNED_RECEIPTS_WARNING)
+            .map(|w| format!("! {w}")),
+    );
+    lines.push(format!("skill_failures={}", report.metrics.skill_failures));
+    assert_eq!(lines, expected);
+}
+
+#[test]
+fn a_user_vote_d_raises_a_quadrant_a_pull_request() {
+    check(
+        rules(vec![Arc::new(Votes("classifier_always_d", Quadrant::D))]),
+        None,
+        clean(1),
+        &[
+            "=> acme/app#1 inbox: Quadrant D awaits the owner: opened decision inbox issue acme/governance#100",
+            "quadrant D",
+            "skill_failures=0",
+        ],
+    );
+}
+
+#[test]
+fn a_user_vote_a_does_not_lower_a_quadrant_b_pull_request() {
+    check(
+        rules(vec![Arc::new(Votes("classifier_always_a", Quadrant::A))]),
+        None,
+        clean(1).file("src/lib.rs", FileStatus::Modified),
+        &[
+            "=> acme/app#1 observe: observe-only: would have merged as Quadrant B (set merge_enabled: true in env.yml to enable merging)",
+            "quadrant B",
+            "skill_failures=0",
+        ],
+    );
+}
+
+#[test]
+fn a_disabled_user_rule_does_not_vote() {
+    check(
+        rules(vec![Arc::new(Votes("classifier_always_d", Quadrant::D))]),
+        Some("disabled: [classifier_always_d]\n"),
+        clean(1),
+        &[
+            "=> acme/app#1 observe: observe-only: would have merged as Quadrant A (set merge_enabled: true in env.yml to enable merging)",
+            "quadrant A",
+            "skill_failures=0",
+        ],
+    );
+}
+
+#[test]
+fn a_failing_p0_user_validator_blocks_with_its_reason() {
+    check(
+        validators(vec![Arc::new(NoTodo("validator_no_todo", Severity::P0))]),
+        None,
+        clean(1).file("docs/todo.md", FileStatus::Added),
+        &[
+            "=> acme/app#1 blocked: validator_no_todo: docs/todo.md adds a todo second line",
+            "quadrant A",
+            "gate Fail P0: validator_no_todo: docs/todo.md adds a todo second line",
+            "skill_failures=0",
+        ],
+    );
+}
+
+#[test]
+fn a_passing_user_validator_is_recorded_and_lets_the_pull_request_through() {
+    check(
+        validators(vec![Arc::new(NoTodo("validator_no_todo", Severity::P0))]),
+        None,
+        clean(1),
+        &[
+            "=> acme/app#1 observe: observe-only: would have merged as Quadrant A (set merge_enabled: true in env.yml to enable merging)",
+            "quadrant A",
+            "gate Pass P0: validator_no_todo: holds",
+            "skill_failures=0",
+        ],
+    );
+}
+
+#[test]
+fn a_failing_p2_user_validator_only_warns() {
+    check(
+        validators(vec![Arc::new(NoTodo("validator_no_todo", Severity::P2))]),
+        None,
+        clean(1).file("docs/todo.md", FileStatus::Added),
+        &[
+            "=> acme/app#1 observe: observe-only: would have merged as Quadrant A (set merge_enabled: true in env.yml to enable merging)",
+            "quadrant A",
+            "gate Advisory P2: validator_no_todo: docs/todo.md adds a todo second line",
+            "skill_failures=0",
+        ],
+    );
+}
+
+#[test]
+fn a_severity_override_makes_a_p0_user_validator_record_only() {
+    check(
+        validators(vec![Arc::new(NoTodo("validator_no_todo", Severity::P0))]),
+        Some("severity_overrides:\n  validator_no_todo: P3\n"),
+        clean(1).file("docs/todo.md", FileStatus::Added),
+        &[
+            "=> acme/app#1 observe: observe-only: would have merged as Quadrant A (set merge_enabled: true in env.yml to enable merging)",
+            "quadrant A",
+            "gate Advisory P3: validator_no_todo: docs/todo.md adds a todo second line",
+            "skill_failures=0",
+        ],
+    );
+}
+
+#[test]
+fn a_skill_failure_is_a_warning_and_does_not_block() {
+    check(
+        validators(vec![Arc::new(Loops("validator_loops"))]),
+        None,
+        clean(1),
+        &[
+            "=> acme/app#1 observe: observe-only: would have merged as Quadrant A (set merge_enabled: true in env.yml to enable merging)",
+            "quadrant A",
+            "! acme/app#1: skill validator_loops failed at run (skill_timeout, retryable): ran out of its budget of 1000 fuel; counted as pass, no contribution",
+            "skill_failures=1",
+        ],
+    );
+}
+
+/// Runs the user hooks of `skills` over a commit with `subject` and compares the incident
+/// labels and bodies, then the failures, with `expected`.
+#[track_caller]
+fn check_hooks(skills: &SkillSet, subject: &str, expected: &[&str]) {
+    let commit = commit_by("c1", subject, Some("alice"));
+    let mut failures = Vec::new();
+    let incidents = hook_incidents(skills, config_with(&[]).skills(), &commit, &mut failures);
+    let mut lines: Vec<String> = incidents
+        .iter()
+        .map(|i| {
+            format!(
+                "{} {}: {}",
+                i.label,
+                i.sha.short(),
+                i.body.replace('\n', " | ")
+            )
+        })
+        .collect();
+    lines.extend(
+        failures
+            .iter()
+            .map(|f| format!("! {}", failure_warning("c1", f))),
+    );
+    assert_eq!(lines, expected);
+}
+
+fn hooks() -> SkillSet {
+    SkillSet {
+        branch_hooks: vec![Arc::new(SecretHook), Arc::new(Loops("hook_loops"))],
+        ..SkillSet::default()
+    }
+}
+
+#[test]
+fn a_user_hook_incident_becomes_a_skill_hook_incident() {
+    check_hooks(
+        &hooks(),
+        "feat: add the secret",
+        &[
+            "decision:skill-hook-incident c100000: Branch hook `hook_no_secrets` raised `decision:secret-pushed` on commit `c100000000000000000000000000000000000000`. |  | the subject mentions a secret",
+            "! c1: skill hook_loops failed at run (skill_timeout, retryable): ran out of its budget of 1000 fuel; counted as pass, no contribution",
+        ],
+    );
+}
+
+#[test]
+fn a_quiet_user_hook_raises_nothing() {
+    check_hooks(
+        &hooks(),
+        "feat: nothing to see",
+        &[
+            "! c1: skill hook_loops failed at run (skill_timeout, retryable): ran out of its budget of 1000 fuel; counted as pass, no contribution",
+        ],
+    );
+}
+
+#[test]
+fn a_user_hook_incident_opens_an_incident_issue_in_the_l5_pass() {
+    use crate::supervisor::{SupervisorRun, run_branch_supervisor};
+    use crate::testkit::{BOT, login, repo, sha};
+    use crate::testkit_history::{check_run, merged};
+    use mp_core::state::{Layer, Watermarks};
+
+    let fake = Fake::new(Vec::new());
+    let new = merged("c1", "feat: add the secret");
+    fake.set_checks("acme/app", &new.sha, vec![check_run("test", "success")]);
+    fake.set_main("acme/app", vec![merged("1", "chore: base"), new]);
+    fake.set_main("acme/governance", vec![merged("9", "docs: governance")]);
+    let mut state = Watermarks::new();
+    for layer in Layer::ALL {
+        state.set(&repo("acme/app"), layer, sha("1"));
+    }
+    let config = config_with(&[]);
+    let mut run = SupervisorRun::new(login(BOT)).with_skills(hooks());
+    let report = block_on(run_branch_supervisor(
+        &fake,
+        &config,
+        &mut state,
+        &repo("acme/app"),
+        &mut run,
+        now(),
+    ));
+    let mut lines = fake.take_log();
+    lines.extend(report.events.iter().map(|e| format!("=> {e}")));
+    lines.extend(report.warnings.iter().map(|w| format!("! {w}")));
+    lines.push(format!(
+        "l5_incidents={} skill_failures={}",
+        report.metrics.l5_incidents, report.metrics.skill_failures
+    ));
+    assert_eq!(
+        lines,
+        [
+            "issue acme/governance#100 [decision:skill-hook-incident]: [decision:skill-hook-incident] c100000",
+            "=> decision:skill-hook-incident c100000: opened acme/governance#100",
+            "! acme/app: commit c100000: skill hook_loops failed at run (skill_timeout, retryable): ran out of its budget of 1000 fuel; counted as pass, no contribution",
+            "l5_incidents=1 skill_failures=1",
+        ]
+    );
+}
