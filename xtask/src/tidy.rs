@@ -1,5 +1,6 @@
 //! Architecture checks: the allowed dependency edges between crates (read from
-//! `cargo metadata`) and the `//!` header every source file opens with.
+//! `cargo metadata`), the `//!` header every source file opens with, and mp-core driving
+//! no port (no `async` outside its port trait declarations).
 //!
 //! They run as plain `#[test]`s, so `cargo test --workspace` fails when an invariant breaks.
 
@@ -41,6 +42,14 @@ const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
             "mp-tick",
         ],
     ),
+];
+
+/// Edges between our crates that must not exist in any kind, dev-dependencies included: the
+/// domain never reaches its drivers, and the drivers never reach the binary or the service.
+const NEVER_ANY_KIND: &[(&str, &str)] = &[
+    ("mp-core", "mp-tick"),
+    ("mp-tick", "mp-cli"),
+    ("mp-tick", "mp-serve"),
 ];
 
 /// External crates that must never be in a crate's normal dependency closure.
@@ -88,6 +97,8 @@ struct Graph {
     names: BTreeMap<String, String>,
     /// package id -> normal/build dependency ids
     deps: BTreeMap<String, Vec<String>>,
+    /// package id -> dependency ids of every kind (dev included)
+    any_kind: BTreeMap<String, Vec<String>>,
 }
 
 fn graph(metadata: &Value) -> anyhow::Result<Graph> {
@@ -101,13 +112,18 @@ fn graph(metadata: &Value) -> anyhow::Result<Graph> {
         names.insert(id.to_owned(), name.to_owned());
     }
     let mut deps = BTreeMap::new();
+    let mut any_kind = BTreeMap::new();
     for node in metadata["resolve"]["nodes"]
         .as_array()
         .context("metadata has no resolve graph")?
     {
         let id = node["id"].as_str().context("node without id")?;
         let mut edges = Vec::new();
+        let mut all = Vec::new();
         for dep in node["deps"].as_array().into_iter().flatten() {
+            if let Some(dep_id) = dep["pkg"].as_str() {
+                all.push(dep_id.to_owned());
+            }
             let runtime = dep["dep_kinds"]
                 .as_array()
                 .into_iter()
@@ -118,8 +134,13 @@ fn graph(metadata: &Value) -> anyhow::Result<Graph> {
             }
         }
         deps.insert(id.to_owned(), edges);
+        any_kind.insert(id.to_owned(), all);
     }
-    Ok(Graph { names, deps })
+    Ok(Graph {
+        names,
+        deps,
+        any_kind,
+    })
 }
 
 /// Checks a `cargo metadata --format-version 1` document against the dependency rules.
@@ -136,6 +157,15 @@ pub fn check_edges(metadata: &Value) -> anyhow::Result<Vec<Violation>> {
             let dep_name = graph.names.get(dep).map_or("?", String::as_str);
             if ours.contains(dep_name) && !allowed.contains(&dep_name) {
                 violations.push(Violation(format!("{name} must not depend on {dep_name}")));
+            }
+        }
+        // Edges that must not exist even as dev-dependencies.
+        for dep in graph.any_kind.get(id).into_iter().flatten() {
+            let dep_name = graph.names.get(dep).map_or("?", String::as_str);
+            if NEVER_ANY_KIND.contains(&(name.as_str(), dep_name)) {
+                violations.push(Violation(format!(
+                    "{name} must not depend on {dep_name}, not even for its tests"
+                )));
             }
         }
         // Forbidden crates anywhere in the normal dependency closure.
@@ -241,6 +271,82 @@ pub fn files_without_header(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
     Ok(missing)
 }
 
+/// The places where mp-core would drive a port: an `async fn`, `.await` or async block
+/// outside the declaration of a port trait (a top-level `pub trait` under
+/// `#[async_trait]`, whose provided methods may call the trait's own methods). A use-case
+/// that awaits a port belongs in mp-tick. `path` names the file in the messages.
+fn async_outside_port_traits(path: &str, text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut in_port_trait = false;
+    let mut under_async_trait = false;
+    for (index, line) in text.lines().enumerate() {
+        let code = line.trim_start();
+        if code.starts_with("//") {
+            continue;
+        }
+        if in_port_trait {
+            in_port_trait = line != "}";
+            continue;
+        }
+        if code.starts_with("#[") {
+            under_async_trait |= code.contains("async_trait");
+            continue;
+        }
+        if line.starts_with("pub trait ") && under_async_trait {
+            in_port_trait = true;
+            under_async_trait = false;
+            continue;
+        }
+        under_async_trait = false;
+        let code = code.split(" //").next().unwrap_or(code);
+        if ["async fn", ".await", "async move", "async {"]
+            .iter()
+            .any(|token| has_token(code, token))
+        {
+            found.push(format!(
+                "{path}:{}: mp-core drives no port: `{}` is async outside a port trait declaration (the use-case belongs in mp-tick)",
+                index + 1,
+                code.trim_end()
+            ));
+        }
+    }
+    found
+}
+
+/// Whether `token` occurs in `code` as a whole word: no identifier character right
+/// before or after it (`.await` but not `.awaits_owner_only()`).
+fn has_token(code: &str, token: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    code.match_indices(token).any(|(at, _)| {
+        let before = code[..at].chars().next_back();
+        let after = code[at + token.len()..].chars().next();
+        !before.is_some_and(ident) && !after.is_some_and(ident)
+    })
+}
+
+/// [`async_outside_port_traits`] over every source file of mp-core.
+fn core_drives_ports(root: &Path) -> anyhow::Result<Vec<String>> {
+    let mut files = Vec::new();
+    for dir in ["src", "examples", "tests", "benches"] {
+        let dir = root.join("crates/mp-core").join(dir);
+        if dir.is_dir() {
+            rust_files(&dir, &mut files)?;
+        }
+    }
+    files.sort();
+    let mut found = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file)?;
+        let shown = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        found.extend(async_outside_port_traits(&shown, &text));
+    }
+    Ok(found)
+}
+
 /// The tests docs/threat-model.md names that do not exist: in the last (`test`) column of
 /// its attack tables,
 /// each backticked name is a scenario directory under `fixtures/scenarios/` (a trailing
@@ -318,6 +424,7 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
         ));
     }
     problems.extend(missing_threat_model_tests(root)?);
+    problems.extend(core_drives_ports(root)?);
     if problems.is_empty() {
         return Ok(());
     }
@@ -424,6 +531,64 @@ mod tests {
         doc["resolve"]["nodes"][0]["deps"][0]["dep_kinds"] = json!([{"kind": "dev"}]);
         let got = check_edges(&doc).expect("well-formed");
         assert!(got.is_empty(), "{got:?}");
+    }
+
+    #[test]
+    fn the_core_never_reaches_its_drivers_not_even_for_tests() {
+        let mut doc = metadata(&[
+            ("mp-core", "mp-tick"),
+            ("mp-tick", "mp-serve"),
+            ("mp-tick", "mp-github"),
+        ]);
+        for node in doc["resolve"]["nodes"]
+            .as_array_mut()
+            .expect("nodes")
+            .iter_mut()
+        {
+            for dep in node["deps"].as_array_mut().expect("deps") {
+                dep["dep_kinds"] = json!([{"kind": "dev"}]);
+            }
+        }
+        let got: Vec<String> = check_edges(&doc)
+            .expect("well-formed")
+            .into_iter()
+            .map(|v| v.0)
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "mp-core must not depend on mp-tick, not even for its tests",
+                "mp-tick must not depend on mp-serve, not even for its tests",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_port_trait_may_await_its_own_methods() {
+        let text = "//! A port.\n\n#[async_trait::async_trait]\npub trait Port: Send {\n    async fn one(&self) -> u32;\n    async fn two(&self) -> u32 {\n        self.one().await + 1\n    }\n}\n";
+        assert_eq!(
+            async_outside_port_traits("port.rs", text),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn a_core_use_case_that_awaits_a_port_is_a_problem() {
+        let text = "//! A use-case.\n\n/// Reads.\npub async fn read(port: &dyn Port) -> u32 {\n    // an .await in a comment is fine\n    port.one().await\n}\n\nfn awaits() -> bool { report.awaits_owner_only() }\n\n#[async_trait::async_trait]\nimpl Port for Fake {\n    async fn one(&self) -> u32 { 1 }\n}\n";
+        let found = async_outside_port_traits("use_case.rs", text);
+        assert_eq!(found.len(), 3, "{found:#?}");
+        assert!(
+            found[0].starts_with("use_case.rs:4: mp-core drives no port"),
+            "{found:#?}"
+        );
+        assert!(found[1].starts_with("use_case.rs:6: "), "{found:#?}");
+        assert!(found[2].starts_with("use_case.rs:13: "), "{found:#?}");
+    }
+
+    #[test]
+    fn mp_core_drives_no_port() {
+        let found = core_drives_ports(&crate::workspace_root()).expect("read");
+        assert!(found.is_empty(), "{found:#?}");
     }
 
     #[test]
