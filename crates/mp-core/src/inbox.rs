@@ -20,6 +20,23 @@
 //! pull request's repository and number, the head and the nonce, joined with `|`; so a
 //! body edited to point at another pull request or head, or pasted into another issue, no
 //! longer verifies (docs/decisions/0040).
+//!
+//! The submodules are what the inbox poller (`mp_tick::inbox_poll`) decides from what it
+//! read: the question read back from an issue ([`question`]), the owner's signals
+//! ([`signals`], over the plain lines of [`commands`]), a revocation ([`revocation`]), the
+//! poller's own marker comments ([`notes`]), the notify-only lifecycle ([`lifecycle`]) and
+//! the report of one poll ([`report`]). All of them are pure: the poller reads and writes.
+
+pub mod commands;
+pub mod lifecycle;
+pub mod notes;
+pub mod question;
+pub mod report;
+pub mod revocation;
+pub mod signals;
+
+#[cfg(test)]
+mod testkit;
 
 use std::sync::LazyLock;
 

@@ -40,16 +40,12 @@
 //! it just wrote; polled after it, the approval merges one tick later. A rejected pull
 //! request is closed before the path lists the open ones.
 //!
-//! mp-core performs no I/O here: the reads and writes go through the [`GitHub`] port, the
-//! time is `now`, and the availability file's text is read by the caller.
+//! What the poller decides from what it read is pure and lives in mp-core
+//! ([`mp_core::inbox`]). Nothing here performs I/O of its own: the reads and writes go
+//! through the [`GitHub`] port, the time is `now`, and the availability file's text is read
+//! by the caller.
 
-mod commands;
-mod lifecycle;
-mod notes;
-mod question;
-mod report;
-mod revocation;
-mod signals;
+use mp_core::inbox::{commands, lifecycle, notes, question, report, revocation, signals};
 
 #[cfg(test)]
 mod tests;
@@ -150,11 +146,11 @@ pub async fn poll_inbox(
             comments_by_issue.insert(issue.number, comments);
         }
         poller.report.metrics.count(&visit.resolution);
-        poller.report.outcomes.push(InboxOutcome {
-            issue: format!("{}#{}", issue.repo, issue.number),
-            pr: visit.pr,
-            resolution: visit.resolution,
-        });
+        poller.report.outcomes.push(InboxOutcome::new(
+            format!("{}#{}", issue.repo, issue.number),
+            visit.pr,
+            visit.resolution,
+        ));
         if let Some(error) = visit.halt {
             let left = issues.len() - index - 1;
             poller.halt(&error);

@@ -19,8 +19,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use mp_core::context::{Comment, CommentId, Reaction, ReactionKind};
-use mp_core::ids::{Login, Timestamp};
+use crate::context::{Comment, CommentId, Reaction, ReactionKind};
+use crate::ids::{Login, Timestamp};
 
 use super::commands::plain_lines;
 

@@ -3,8 +3,8 @@
 
 use std::fmt;
 
-use mp_core::approval::{ReceiptLabel, Undeterminable};
-use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
+use crate::approval::{ReceiptLabel, Undeterminable};
+use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 
 use super::lifecycle::LifecycleAction;
 use super::question::{IntegrityFailure, UnreadableQuestion};
@@ -241,6 +241,17 @@ pub struct InboxOutcome {
     pub pr: Option<String>,
     /// What happened.
     pub resolution: InboxResolution,
+}
+
+impl InboxOutcome {
+    /// The outcome `resolution` of inbox issue `issue` about pull request `pr`.
+    pub fn new(issue: String, pr: Option<String>, resolution: InboxResolution) -> Self {
+        Self {
+            issue,
+            pr,
+            resolution,
+        }
+    }
 }
 
 impl fmt::Display for InboxOutcome {

@@ -3,8 +3,8 @@
 //! windows they record).
 
 use super::*;
-use crate::testkit::{BOT, OWNER, at, config_with, login, repo};
-use mp_core::config::PROJECTS_FILE;
+use crate::config::PROJECTS_FILE;
+use crate::inbox::testkit::{BOT, OWNER, at, config_with, login, repo};
 
 const NOW: &str = "2026-03-20T12:00:00Z";
 const PREFIX: &str = "[OWNER_AVAILABILITY]";

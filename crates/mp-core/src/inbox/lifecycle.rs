@@ -21,11 +21,11 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use mp_core::approval::receipt::{MARKER_END, marker_value};
-use mp_core::config::InboxLifecycle;
-use mp_core::context::{Comment, CommentId};
-use mp_core::ids::{Login, PrNumber, RepoName, Timestamp};
-use mp_core::port::{Issue, IssueState};
+use crate::approval::receipt::{MARKER_END, marker_value};
+use crate::config::InboxLifecycle;
+use crate::context::{Comment, CommentId};
+use crate::ids::{Login, PrNumber, RepoName, Timestamp};
+use crate::port::{Issue, IssueState};
 
 /// Start of the marker line naming a lifecycle comment.
 pub const LIFECYCLE_MARKER: &str = "<!-- decision-inbox-lifecycle:";

@@ -4,14 +4,12 @@
 
 use std::fmt;
 
-use mp_core::approval::ReceiptKey;
-use mp_core::approval::receipt::marker_value;
-use mp_core::context::Comment;
-use mp_core::ids::{CommitSha, Login, PrNumber, RepoName};
+use crate::approval::ReceiptKey;
+use crate::approval::receipt::marker_value;
+use crate::context::Comment;
+use crate::ids::{CommitSha, Login, PrNumber, RepoName};
 
-use super::super::inbox::{
-    INBOX_HEAD_MARKER, NONCE_MARKER, SIGNATURE_MARKER, SignedQuestion, referenced_pr,
-};
+use super::{INBOX_HEAD_MARKER, NONCE_MARKER, SIGNATURE_MARKER, SignedQuestion, referenced_pr};
 
 /// The question an inbox issue body records.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,8 +1,8 @@
 //! Tests of the revocation rule: who, which head, and when.
 
 use super::*;
-use crate::testkit::{at, login};
-use mp_core::context::CommentId;
+use crate::context::CommentId;
+use crate::inbox::testkit::{at, login};
 
 const BOT: &str = "mp-gate[bot]";
 const H1: &str = "a100000000000000000000000000000000000000";

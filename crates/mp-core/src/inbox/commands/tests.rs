@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 
 use super::plain_lines;
-use crate::inbox_poll::signals::comment_choice;
+use crate::inbox::signals::comment_choice;
 
 #[track_caller]
 fn plain(body: &str) -> Vec<&str> {

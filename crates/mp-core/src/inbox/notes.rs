@@ -7,9 +7,9 @@
 //! <!-- decision-inbox-failures: 2 -->         (the poison guard's counter, docs/decisions/0005)
 //! ```
 
-use mp_core::approval::receipt::{MARKER_END, marker_value};
-use mp_core::context::{Comment, CommentId};
-use mp_core::ids::{CommitSha, Login};
+use crate::approval::receipt::{MARKER_END, marker_value};
+use crate::context::{Comment, CommentId};
+use crate::ids::{CommitSha, Login};
 
 use super::question::IntegrityFailure;
 use super::signals::OwnerVerdict;
@@ -20,22 +20,22 @@ pub const NOTE_MARKER: &str = "<!-- decision-inbox-note:";
 pub const FAILURES_MARKER: &str = "<!-- decision-inbox-failures:";
 
 /// The note of the comment acknowledging `/approve C`.
-pub(crate) const DEFERRED_NOTE: &str = "deferred";
+pub const DEFERRED_NOTE: &str = "deferred";
 /// The note of the comment saying the head moved.
-pub(crate) const STALE_NOTE: &str = "stale-head";
+pub const STALE_NOTE: &str = "stale-head";
 /// The note of the comment saying the body failed its integrity check.
-pub(crate) const INTEGRITY_NOTE: &str = "integrity-failed";
+pub const INTEGRITY_NOTE: &str = "integrity-failed";
 /// The note of the comment closing the issue because its pull request is gone.
-pub(crate) const PR_CLOSED_NOTE: &str = "pr-closed";
+pub const PR_CLOSED_NOTE: &str = "pr-closed";
 /// The note of the comment closing a pull request on `/reject`.
-pub(crate) const REJECTED_NOTE: &str = "rejected";
+pub const REJECTED_NOTE: &str = "rejected";
 
 fn note(name: &str) -> String {
     format!("{NOTE_MARKER} {name} {MARKER_END}\n")
 }
 
 /// Whether `bot` wrote a comment carrying the note `name`.
-pub(crate) fn has_note(comments: &[Comment], bot: &Login, name: &str) -> bool {
+pub fn has_note(comments: &[Comment], bot: &Login, name: &str) -> bool {
     comments.iter().any(|comment| {
         comment.author.as_ref() == Some(bot)
             && marker_value(&comment.body, NOTE_MARKER) == Some(name)
@@ -45,12 +45,12 @@ pub(crate) fn has_note(comments: &[Comment], bot: &Login, name: &str) -> bool {
 /// The note of the comment closing a pull request on `/reject` in the inbox issue
 /// `issue_ref`: a pull request turned down, reopened and turned down again in another
 /// issue gets a second comment, a retried rejection does not.
-pub(crate) fn rejected_note(issue_ref: &str) -> String {
+pub fn rejected_note(issue_ref: &str) -> String {
     format!("{REJECTED_NOTE} {issue_ref}")
 }
 
 /// The comment on the pull request before it is closed on `/reject`.
-pub(crate) fn rejected_comment(issue_ref: &str, verdict: &OwnerVerdict) -> String {
+pub fn rejected_comment(issue_ref: &str, verdict: &OwnerVerdict) -> String {
     format!(
         "Closed per Decision Inbox `/reject`: {actor} turned this pull request down in {issue_ref}. \
          Nothing was merged; reopening it needs a new decision.\n\
@@ -61,7 +61,7 @@ pub(crate) fn rejected_comment(issue_ref: &str, verdict: &OwnerVerdict) -> Strin
 }
 
 /// The comment on the issue acknowledging `/approve C`.
-pub(crate) fn deferred_comment(pr_ref: &str, verdict: &OwnerVerdict) -> String {
+pub fn deferred_comment(pr_ref: &str, verdict: &OwnerVerdict) -> String {
     format!(
         "Deferred per `/approve C` from {actor}: `{pr_ref}` now carries `decision:deferred` and \
          will not merge on this question's account. The issue stays open, so a later approval \
@@ -73,7 +73,7 @@ pub(crate) fn deferred_comment(pr_ref: &str, verdict: &OwnerVerdict) -> String {
 }
 
 /// The comment on the issue when the pull request's head moved away from the recorded one.
-pub(crate) fn stale_comment(pr_ref: &str, recorded: &CommitSha, current: &CommitSha) -> String {
+pub fn stale_comment(pr_ref: &str, recorded: &CommitSha, current: &CommitSha) -> String {
     format!(
         "⚠️ The head of `{pr_ref}` changed since this question was opened (`{old}` → `{new}`). \
          Decisions here are bound to `{old}`, so none is applied to the new head. If the head \
@@ -87,7 +87,7 @@ pub(crate) fn stale_comment(pr_ref: &str, recorded: &CommitSha, current: &Commit
 }
 
 /// The comment on the issue when its body fails the integrity check.
-pub(crate) fn integrity_comment(failure: IntegrityFailure) -> String {
+pub fn integrity_comment(failure: IntegrityFailure) -> String {
     format!(
         "⚠️ This inbox question failed its integrity check: {failure}. The body may have been \
          edited or pasted from another issue after the bot wrote it, so no vote on it is \
@@ -99,7 +99,7 @@ pub(crate) fn integrity_comment(failure: IntegrityFailure) -> String {
 }
 
 /// The comment on the issue before closing it because its pull request merged or closed.
-pub(crate) fn pr_closed_comment(pr_ref: &str, merged: bool) -> String {
+pub fn pr_closed_comment(pr_ref: &str, merged: bool) -> String {
     let what = if merged {
         "was merged"
     } else {
@@ -113,7 +113,7 @@ pub(crate) fn pr_closed_comment(pr_ref: &str, merged: bool) -> String {
 }
 
 /// The poison guard's counter comment after `count` consecutive failed ticks.
-pub(crate) fn failures_comment(count: u32, threshold: u32, error: &str) -> String {
+pub fn failures_comment(count: u32, threshold: u32, error: &str) -> String {
     let status = if count >= threshold {
         "The issue is labelled `decision:inbox-error`; a person needs to look at it."
     } else {
@@ -127,7 +127,7 @@ pub(crate) fn failures_comment(count: u32, threshold: u32, error: &str) -> Strin
 }
 
 /// The counter comment once processing succeeds again.
-pub(crate) fn recovered_comment(previous: u32) -> String {
+pub fn recovered_comment(previous: u32) -> String {
     format!(
         "The bot processed this inbox question again after {previous} failed tick(s).\n\
          {FAILURES_MARKER} 0 {MARKER_END}\n"
@@ -135,7 +135,7 @@ pub(crate) fn recovered_comment(previous: u32) -> String {
 }
 
 /// The bot's latest counter comment and its count, if any.
-pub(crate) fn failure_count(comments: &[Comment], bot: &Login) -> Option<(CommentId, u32)> {
+pub fn failure_count(comments: &[Comment], bot: &Login) -> Option<(CommentId, u32)> {
     comments.iter().rev().find_map(|comment| {
         if comment.author.as_ref() != Some(bot) {
             return None;

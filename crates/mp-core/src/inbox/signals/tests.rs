@@ -2,7 +2,7 @@
 //! `reaction|comment who at text` lines and the verdict expected.
 
 use super::*;
-use crate::testkit::{at, login};
+use crate::inbox::testkit::{at, login};
 
 /// Builds the signals from `lines` (`r alice 11:00 +1`, `c alice 11:00 /reject`; `e` is a
 /// comment edited a minute after it was written; `\n` in a comment text is a line break;

@@ -14,10 +14,10 @@
 
 use std::fmt;
 
-use mp_core::approval::receipt::{HEAD_MARKER, LABEL_MARKER, marker_value};
-use mp_core::approval::{APPROVED_A, APPROVED_B};
-use mp_core::context::{Comment, LabelAction, LabelEvent};
-use mp_core::ids::{CommitSha, Login, Timestamp};
+use crate::approval::receipt::{HEAD_MARKER, LABEL_MARKER, marker_value};
+use crate::approval::{APPROVED_A, APPROVED_B};
+use crate::context::{Comment, LabelAction, LabelEvent};
+use crate::ids::{CommitSha, Login, Timestamp};
 
 /// The latest owner revocation of an approval of one head.
 #[derive(Debug, Clone, PartialEq, Eq)]
