@@ -34,6 +34,7 @@
 //! [`evaluate_pr`] is steps 1-6 without writes, for `mp explain`. Nothing here performs I/O
 //! of its own either: every read and write goes through the [`GitHub`] and [`AuditLog`] ports,
 //! and the time is the `now` argument.
+#![warn(missing_docs)]
 
 pub mod drift_check;
 mod dry_run;
