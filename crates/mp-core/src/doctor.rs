@@ -843,7 +843,7 @@ pub fn check_provenance_check(config: &Config, repo: &RepoName, access: &Access)
     {
         return None;
     }
-    let bound = config.env().required_check_workflows();
+    let bound = config.effective_required_check_workflows(repo);
     let unbound: Vec<&str> = required
         .iter()
         .filter(|check| !bound.contains_key(*check))
@@ -856,7 +856,7 @@ pub fn check_provenance_check(config: &Config, repo: &RepoName, access: &Access)
                 "C2 is forgeable by agents in {repo}: {} not bound to a workflow file, so a green run any workflow an agent pushes creates with the repository's GITHUB_TOKEN counts",
                 unbound.join(", ")
             ),
-            "bind each required check to the workflow file that runs it under required_check_workflows in env.yml (decisions/0047)",
+            "bind each required check to the workflow file that runs it under required_check_workflows in env.yml, or in the repository's repo_overrides entry (decisions/0047)",
         ));
     }
     if let Access::Installation(granted) = access

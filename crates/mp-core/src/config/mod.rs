@@ -247,6 +247,15 @@ impl Config {
             .unwrap_or(self.env.required_checks())
     }
 
+    /// Which workflow file each required check of `repo` must come from: the repository's
+    /// override when it has the key, else `env.yml` `required_check_workflows`.
+    pub fn effective_required_check_workflows(&self, repo: &RepoName) -> &BTreeMap<String, String> {
+        self.projects
+            .repo_override(repo)
+            .and_then(RepoOverride::required_check_workflows)
+            .unwrap_or(self.env.required_check_workflows())
+    }
+
     /// The GitHub App that must publish the checks of `repo`: the repository's override,
     /// else `env.yml` `expected_check_publisher`, else `github-actions`.
     pub fn effective_expected_check_publisher(&self, repo: &RepoName) -> &str {

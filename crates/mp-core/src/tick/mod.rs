@@ -522,7 +522,7 @@ impl<'a> TickSetup<'a> {
             bot: Some(self.bot.clone()),
             required_checks: config.effective_required_checks(repo).to_vec(),
             expected_publisher: config.effective_expected_check_publisher(repo).to_owned(),
-            required_check_workflows: env.required_check_workflows().clone(),
+            required_check_workflows: config.effective_required_check_workflows(repo).clone(),
             allow_no_ci: env.allow_no_ci(),
             classifier_publisher_slug: env.classifier_publisher_slug().to_owned(),
             registry: config.registry().cloned(),
