@@ -238,6 +238,7 @@ struct WorldRuns {
 struct Failure {
     error: TickError,
     writes: Vec<String>,
+    dry_run: bool,
 }
 
 impl Failure {
@@ -249,6 +250,7 @@ impl Failure {
             } else {
                 writes.0.clone()
             },
+            dry_run,
         }
     }
 
@@ -262,6 +264,9 @@ impl Failure {
 
     /// The error, then what was written before it.
     fn message(&self) -> String {
+        if self.dry_run {
+            return format!("{}; this dry run wrote nothing", self.error);
+        }
         if self.writes.is_empty() {
             return format!("{}; nothing was written", self.error);
         }

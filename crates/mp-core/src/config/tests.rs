@@ -1074,8 +1074,14 @@ fn a_repository_override_replaces_the_workflow_binding() {
             .get("test")
             .cloned()
     };
-    assert_eq!(bound("acme/app").as_deref(), Some(".github/workflows/ci.yml"));
-    assert_eq!(bound("acme/web").as_deref(), Some(".github/workflows/web.yaml"));
+    assert_eq!(
+        bound("acme/app").as_deref(),
+        Some(".github/workflows/ci.yml")
+    );
+    assert_eq!(
+        bound("acme/web").as_deref(),
+        Some(".github/workflows/web.yaml")
+    );
     assert_eq!(bound("acme/docs"), None);
     check(
         &[(

@@ -25,7 +25,7 @@
 use crate::branch::incident::{body_with_marker, incident_title};
 use crate::branch::{IncidentAuthority, IncidentKey, IncidentLabel, Standing};
 use crate::gate::burn_in::{BurnInState, StoredBurnIn};
-use crate::ids::{CommitSha, Login, RepoName};
+use crate::ids::{CommitSha, Login, PrNumber, RepoName};
 use crate::port::{FileWrite, GitHubError, GitHubHistory, IssueQuery, NewIssue};
 use crate::state::{
     BOT_STATE_BRANCH, BURN_IN_COMMIT_MESSAGE, BURN_IN_STATE_PATH, StateWriters, Steered,
@@ -294,6 +294,12 @@ impl StateStore {
                                 labels: vec![label.as_str().to_owned()],
                             };
                             match github.create_issue(&self.repo, &new).await {
+                                // A dry run plans the issue and answers number 0, which
+                                // GitHub never gives: nothing was reported.
+                                Ok(issue) if issue.number == PrNumber::new(0) => format!(
+                                    "to be reported in {} (planned by this dry run, not opened)",
+                                    self.repo
+                                ),
                                 Ok(issue) => format!("reported as {}#{}", self.repo, issue.number),
                                 Err(error) => format!("the incident could not be opened: {error}"),
                             }
