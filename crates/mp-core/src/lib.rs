@@ -21,6 +21,7 @@ pub mod ids;
 pub mod labels;
 pub mod port;
 pub mod quadrant;
+pub mod queue;
 pub mod registry;
 pub mod severity;
 pub mod skill;
