@@ -330,6 +330,60 @@ pub struct WorkflowJob {
     pub event: String,
 }
 
+impl WorkflowJob {
+    /// The workflow file of `repo` that this job's run names: the path itself
+    /// (`.github/workflows/ci.yml`), or the path of GitHub's longer spelling
+    /// `<owner>/<repo>/.github/workflows/ci.yml@<ref>` when it names `repo`. The ref does
+    /// not matter: the version run is the one at the run's `head_sha`. `None` for a
+    /// workflow of another repository.
+    pub fn workflow_file(&self, repo: &RepoName) -> Option<&str> {
+        let path = self.workflow_path.as_str();
+        let path = path.rsplit_once('@').map_or(path, |(file, _)| file);
+        let repo = repo.as_str();
+        match path.get(..repo.len()) {
+            Some(prefix) if prefix.eq_ignore_ascii_case(repo) => {
+                path[repo.len()..].strip_prefix('/')
+            }
+            _ if path.starts_with(".github/") => Some(path),
+            _ => None,
+        }
+    }
+}
+
+/// Whether GitHub records `run` as published by a job of a run of the workflow file
+/// `workflow` of `repo` on the commit `sha`: its id is the check run of such a job among
+/// `jobs` (decisions/0047). A run created through the Checks API, or by a job of another
+/// workflow file or on another commit, is not.
+pub fn published_by_workflow(
+    jobs: &[WorkflowJob],
+    run: &CheckRun,
+    workflow: &str,
+    repo: &RepoName,
+    sha: &CommitSha,
+) -> bool {
+    run.id.is_some_and(|id| {
+        jobs.iter().any(|job| {
+            job.check_run_id == id
+                && job.workflow_file(repo) == Some(workflow)
+                && &job.head_sha == sha
+        })
+    })
+}
+
+/// Where `run` came from, for a reason's text: the workflow file of the job among `jobs`
+/// that published it (with ` on <sha>` when that job's run is on a commit other than
+/// `sha`), or `None` when no workflow job published it.
+pub fn run_source(jobs: &[WorkflowJob], run: &CheckRun, sha: &CommitSha) -> Option<String> {
+    let job = run
+        .id
+        .and_then(|id| jobs.iter().find(|job| job.check_run_id == id))?;
+    Some(if &job.head_sha == sha {
+        job.workflow_path.clone()
+    } else {
+        format!("{} on {}", job.workflow_path, job.head_sha.short())
+    })
+}
+
 /// Whether a timeline event added or removed a label, or changed the pull request's base.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LabelAction {

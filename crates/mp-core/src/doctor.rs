@@ -843,7 +843,7 @@ pub fn check_provenance_check(config: &Config, repo: &RepoName, access: &Access)
     {
         return None;
     }
-    let bound = config.env().required_check_workflows();
+    let bound = config.effective_required_check_workflows(repo);
     let unbound: Vec<&str> = required
         .iter()
         .filter(|check| !bound.contains_key(*check))
@@ -856,7 +856,7 @@ pub fn check_provenance_check(config: &Config, repo: &RepoName, access: &Access)
                 "C2 is forgeable by agents in {repo}: {} not bound to a workflow file, so a green run any workflow an agent pushes creates with the repository's GITHUB_TOKEN counts",
                 unbound.join(", ")
             ),
-            "bind each required check to the workflow file that runs it under required_check_workflows in env.yml (decisions/0047)",
+            "bind each required check to the workflow file that runs it under required_check_workflows in env.yml, or in the repository's repo_overrides entry (decisions/0047)",
         ));
     }
     if let Access::Installation(granted) = access
@@ -947,8 +947,7 @@ pub fn has_environment(text: &str) -> bool {
 /// environment, not a repository secret (decisions/0047): a repository secret reaches any
 /// workflow an agent pushes on any branch, which could then act as mp. `None` when no
 /// workflow reads the key (mp runs elsewhere, or the workflows cannot be read: the
-/// concurrency check says so). The environment's deployment branches and reviewers are not
-/// read here: docs/deploy.md says how to set them.
+/// concurrency check says so). [`environment_checks`] checks the environments themselves.
 pub fn app_key_check(workflows: &Result<Vec<(String, String)>, String>) -> Option<Check> {
     let name = "app_key_environment";
     let reading: Vec<&(String, String)> = workflows
@@ -983,6 +982,206 @@ pub fn app_key_check(workflows: &Result<Vec<(String, String)>, String>) -> Optio
         ),
         "move the key into an environment whose deployment branches are the default branch only, delete the repository secret, and give the job `environment:` (docs/deploy.md)",
     ))
+}
+
+/// The names of the deployment environments a workflow's jobs name (`environment: NAME`,
+/// `environment: {name: NAME}`, or `environment:` with `name: NAME` on a deeper line), in
+/// order, each once. A name that is an expression (`${{ … }}`) is kept as written.
+pub fn environment_names(text: &str) -> Vec<String> {
+    fn code(line: &str) -> &str {
+        match line.find(" #") {
+            Some(at) => &line[..at],
+            None if line.trim_start().starts_with('#') => "",
+            None => line,
+        }
+    }
+    fn indent(line: &str) -> usize {
+        line.len() - line.trim_start().len()
+    }
+    fn unquote(value: &str) -> String {
+        let value = value.trim();
+        value
+            .strip_prefix('"')
+            .and_then(|v| v.strip_suffix('"'))
+            .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+            .unwrap_or(value)
+            .to_owned()
+    }
+    let lines: Vec<&str> = text.lines().map(code).collect();
+    let mut names: Vec<String> = Vec::new();
+    for (at, line) in lines.iter().enumerate() {
+        let Some(rest) = line.trim_start().strip_prefix("environment:") else {
+            continue;
+        };
+        let rest = rest.trim();
+        let name = if let Some(flow) = rest.strip_prefix('{') {
+            flow.split([',', '}']).find_map(|pair| {
+                let (key, value) = pair.split_once(':')?;
+                (key.trim() == "name").then(|| unquote(value))
+            })
+        } else if rest.is_empty() {
+            lines[at + 1..]
+                .iter()
+                .filter(|next| !next.trim().is_empty())
+                .take_while(|next| indent(next) > indent(line))
+                .find_map(|next| next.trim_start().strip_prefix("name:").map(unquote))
+        } else {
+            Some(unquote(rest))
+        };
+        if let Some(name) = name.filter(|n| !n.is_empty())
+            && !names.contains(&name)
+        {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// A deployment environment of the governance repository as GitHub lists it
+/// (`GET /repos/{o}/{r}/environments`), with what `mp doctor` checks of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeployEnvironment {
+    /// The environment's name.
+    pub name: String,
+    /// How many people or teams its `required_reviewers` rule names (0 without the rule).
+    pub reviewers: usize,
+    /// Which branches may deploy to it.
+    pub branches: DeployBranches,
+}
+
+/// Which branches (and tags) may run a job that names an environment
+/// (`deployment_branch_policy`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeployBranches {
+    /// No policy: every branch.
+    Any,
+    /// `protected_branches`: branches with branch protection rules.
+    Protected,
+    /// `custom_branch_policies`: the name patterns listed
+    /// (`GET …/environments/{name}/deployment-branch-policies`).
+    Selected(Vec<DeployPolicy>),
+}
+
+/// One custom deployment branch (or tag) policy: a name pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeployPolicy {
+    /// The pattern, e.g. `main` or `release/*`.
+    pub name: String,
+    /// Whether it matches tags rather than branches.
+    pub tag: bool,
+}
+
+/// For each environment through which a governance workflow reads the App's key: it exists,
+/// only the gated `branch` may deploy to it, and (recommended) it has required reviewers
+/// (decisions/0047). A workflow an agent pushes on another branch may name the environment
+/// too; only the environment's branch policy keeps the key from it. `environments` is
+/// `None` when they were not read (no workflow reads the key through one).
+pub fn environment_checks(
+    workflows: &Result<Vec<(String, String)>, String>,
+    environments: Option<&Result<Vec<DeployEnvironment>, String>>,
+    branch: &str,
+) -> Vec<Check> {
+    let Ok(workflows) = workflows else {
+        return Vec::new();
+    };
+    let mut named: Vec<String> = Vec::new();
+    for (_, text) in workflows.iter().filter(|(_, text)| reads_app_key(text)) {
+        for name in environment_names(text) {
+            if !named.contains(&name) {
+                named.push(name);
+            }
+        }
+    }
+    let Some(environments) = environments else {
+        return Vec::new();
+    };
+    let fix = format!(
+        "in the governance repository's Settings → Environments, limit the environment's deployment branches to `{branch}` only (Selected branches, no pattern), and add yourself as a required reviewer if you run mp by hand (docs/deploy.md)"
+    );
+    let mut out = Vec::new();
+    for name in named {
+        let check = format!("app_key_environment:{name}");
+        if name.contains("${{") {
+            out.push(Check::warn(
+                check,
+                format!("the environment is chosen by an expression ({name}): mp cannot tell which one holds the App's key"),
+                "name the environment literally in the job that runs mp",
+            ));
+            continue;
+        }
+        let environments = match environments {
+            Ok(environments) => environments,
+            Err(why) => {
+                out.push(Check::warn(
+                    check,
+                    format!("the environments cannot be read: {why}"),
+                    "let the credentials read the governance repository (Actions or Environments: read)",
+                ));
+                continue;
+            }
+        };
+        let Some(found) = environments
+            .iter()
+            .find(|e| e.name.eq_ignore_ascii_case(&name))
+        else {
+            out.push(Check::warn(
+                check,
+                format!("no environment `{name}` exists: GitHub creates it on the first run with no branch policy, and a repository secret of the key reaches every branch"),
+                fix.clone(),
+            ));
+            continue;
+        };
+        let open: Option<String> = match &found.branches {
+            DeployBranches::Any => Some("any branch may deploy to it".to_owned()),
+            DeployBranches::Protected => None,
+            DeployBranches::Selected(policies) => {
+                let wider: Vec<String> = policies
+                    .iter()
+                    .filter(|p| p.tag || p.name != branch)
+                    .map(|p| {
+                        if p.tag {
+                            format!("tag `{}`", p.name)
+                        } else {
+                            format!("`{}`", p.name)
+                        }
+                    })
+                    .collect();
+                (!wider.is_empty()).then(|| {
+                    format!(
+                        "its deployment policies also admit {} besides `{branch}`",
+                        wider.join(", ")
+                    )
+                })
+            }
+        };
+        if let Some(open) = open {
+            out.push(Check::warn(
+                check,
+                format!("environment `{}` holds the App's key, but {open}: a workflow an agent pushes there can name it and act as mp", found.name),
+                fix.clone(),
+            ));
+            continue;
+        }
+        let branches = match &found.branches {
+            DeployBranches::Protected => {
+                "protected branches only (keep agents from creating a branch a protection rule covers)".to_owned()
+            }
+            _ => format!("`{branch}` only"),
+        };
+        let reviewers = if found.reviewers == 0 {
+            "no required reviewers (recommended when mp runs by hand; a scheduled tick would wait for approval)".to_owned()
+        } else {
+            format!("{} required reviewer(s)", found.reviewers)
+        };
+        out.push(Check::ok(
+            check,
+            format!(
+                "environment `{}`: deployments from {branches}; {reviewers}",
+                found.name
+            ),
+        ));
+    }
+    out
 }
 
 /// The workflows of the governance repository (path and text) include one that runs mp
@@ -1068,6 +1267,9 @@ pub struct Facts {
     pub receipt_key_set: bool,
     /// The governance repository's workflows (path, text), when read.
     pub workflows: Option<Result<Vec<(String, String)>, String>>,
+    /// The governance repository's deployment environments, when read (only when a
+    /// workflow reads the App's key through one).
+    pub environments: Option<Result<Vec<DeployEnvironment>, String>>,
 }
 
 /// Every check after the configuration's, in order, over a loaded configuration.
@@ -1150,6 +1352,18 @@ pub fn checks(config: &Config, facts: &Facts) -> Vec<Check> {
     if let Some(workflows) = &facts.workflows {
         out.push(workflow_check(config, workflows));
         out.extend(app_key_check(workflows));
+        let governance = config.projects().governance_repo();
+        let read = facts
+            .repos
+            .iter()
+            .find(|r| &r.repo == governance)
+            .and_then(|r| r.default_branch.as_ref());
+        let branch = gated_branch(config, governance, read);
+        out.extend(environment_checks(
+            workflows,
+            facts.environments.as_ref(),
+            &branch,
+        ));
     }
     out
 }

@@ -27,6 +27,7 @@ pub mod inbox;
 pub mod labels;
 pub mod port;
 pub mod quadrant;
+pub mod queue;
 pub mod registry;
 pub mod route;
 pub mod severity;

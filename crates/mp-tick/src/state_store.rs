@@ -25,7 +25,7 @@
 use mp_core::branch::incident::{body_with_marker, incident_title};
 use mp_core::branch::{IncidentAuthority, IncidentKey, IncidentLabel, Standing};
 use mp_core::gate::burn_in::{BurnInState, StoredBurnIn};
-use mp_core::ids::{CommitSha, Login, RepoName};
+use mp_core::ids::{CommitSha, Login, PrNumber, RepoName};
 use mp_core::port::{FileWrite, GitHubError, GitHubHistory, IssueQuery, NewIssue};
 use mp_core::state::{
     BOT_STATE_BRANCH, BURN_IN_COMMIT_MESSAGE, BURN_IN_STATE_PATH, StateWriters, Steered,
@@ -294,6 +294,12 @@ impl StateStore {
                                 labels: vec![label.as_str().to_owned()],
                             };
                             match github.create_issue(&self.repo, &new).await {
+                                // A dry run plans the issue and answers number 0, which
+                                // GitHub never gives: nothing was reported.
+                                Ok(issue) if issue.number == PrNumber::new(0) => format!(
+                                    "to be reported in {} (planned by this dry run, not opened)",
+                                    self.repo
+                                ),
                                 Ok(issue) => format!("reported as {}#{}", self.repo, issue.number),
                                 Err(error) => format!("the incident could not be opened: {error}"),
                             }

@@ -255,6 +255,24 @@ async fn gather(
         }
         None => (None, None, None),
     };
+    // The environments only when a workflow reads the App's key through one.
+    let through_environment = workflows.as_ref().is_some_and(|read| {
+        read.as_ref().is_ok_and(|found| {
+            found.iter().any(|(_, text)| {
+                doctor::reads_app_key(text) && !doctor::environment_names(text).is_empty()
+            })
+        })
+    });
+    let environments = if through_environment {
+        Some(
+            client
+                .environments(governance)
+                .await
+                .map_err(|e| text_of(&e)),
+        )
+    } else {
+        None
+    };
     Facts {
         credentials,
         repos,
@@ -262,6 +280,7 @@ async fn gather(
         bot_state_rules,
         receipt_key_set: std::env::var(RECEIPT_KEY_VAR).is_ok_and(|k| !k.trim().is_empty()),
         workflows,
+        environments,
     }
 }
 

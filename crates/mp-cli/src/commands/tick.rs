@@ -237,6 +237,7 @@ struct WorldRuns {
 struct Failure {
     error: TickError,
     writes: Vec<String>,
+    dry_run: bool,
 }
 
 impl Failure {
@@ -248,6 +249,7 @@ impl Failure {
             } else {
                 writes.0.clone()
             },
+            dry_run,
         }
     }
 
@@ -261,6 +263,9 @@ impl Failure {
 
     /// The error, then what was written before it.
     fn message(&self) -> String {
+        if self.dry_run {
+            return format!("{}; this dry run wrote nothing", self.error);
+        }
         if self.writes.is_empty() {
             return format!("{}; nothing was written", self.error);
         }

@@ -9,8 +9,10 @@
 //! `acme/app#1 not-merged <words>` where `<words>` must appear in a blocking reason (an
 //! attack names why it fails). Two more kinds of line state what the supervisor must do:
 //! `incident <label> <words>` (some tick opens an issue with that label whose title or
-//! body holds `<words>`) and `fails-closed <words>` (the tick stops with a non-zero exit
-//! and `<words>` in what it printed). The adversarial scenarios (`attack-*`) must have one.
+//! body holds `<words>`), `no-incident <label>` (no tick opens an issue with that label: an
+//! agent must not be able to raise one against a sound commit) and `fails-closed <words>`
+//! (the tick stops with a non-zero exit and `<words>` in what it printed). The adversarial
+//! scenarios (`attack-*`) must have one.
 //!
 //! A scenario whose directory holds a file `faults` (a loopback fault script, see
 //! docs/deploy.md) runs with `--adapter rest --faults <file>`: GitHub's edges that only HTTP
@@ -265,6 +267,15 @@ fn check_expectations(dir: &Path, report: &Value) {
             check_incident(&path, report, verdict, why);
             continue;
         }
+        if pr == "no-incident" {
+            assert!(
+                opened_issues(report, verdict).is_empty(),
+                "{}: a `{verdict}` issue was opened: {:?}",
+                path.display(),
+                opened_issues(report, verdict)
+            );
+            continue;
+        }
         if pr == "fails-closed" {
             let why = line.trim_start_matches("fails-closed").trim();
             let printed = format!(
@@ -340,6 +351,20 @@ fn check_incident(path: &Path, report: &Value, label: &str, words: &str) {
         );
         return;
     }
+    let opened = opened_issues(report, label).iter().any(|write| {
+        [&write["title"], &write["body"]]
+            .iter()
+            .any(|text| text.as_str().is_some_and(|t| t.contains(words)))
+    });
+    assert!(
+        opened,
+        "{}: no `{label}` issue saying {words:?} was opened",
+        path.display()
+    );
+}
+
+/// The issues with `label` that some tick's writes open.
+fn opened_issues<'a>(report: &'a Value, label: &str) -> Vec<&'a Value> {
     let writes: Vec<&Value> = match report["ticks"].as_array() {
         Some(ticks) => ticks
             .iter()
@@ -347,20 +372,15 @@ fn check_incident(path: &Path, report: &Value, label: &str, words: &str) {
             .collect(),
         None => report["writes"].as_array().into_iter().flatten().collect(),
     };
-    let opened = writes.iter().any(|write| {
-        write["action"] == "create_issue"
-            && write["labels"]
-                .as_array()
-                .is_some_and(|labels| labels.iter().any(|l| l == label))
-            && [&write["title"], &write["body"]]
-                .iter()
-                .any(|text| text.as_str().is_some_and(|t| t.contains(words)))
-    });
-    assert!(
-        opened,
-        "{}: no `{label}` issue saying {words:?} was opened",
-        path.display()
-    );
+    writes
+        .into_iter()
+        .filter(|write| {
+            write["action"] == "create_issue"
+                && write["labels"]
+                    .as_array()
+                    .is_some_and(|labels| labels.iter().any(|l| l == label))
+        })
+        .collect()
 }
 
 #[test]

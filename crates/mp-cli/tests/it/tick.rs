@@ -57,6 +57,7 @@ fn tick_json(
         let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
         let why = [
             "; nothing was written",
+            "; this dry run wrote nothing",
             " write(s) were made before it failed",
         ]
         .iter()

@@ -10,6 +10,12 @@
 //!   or with zero duration, is unsettled (infra). `success` and `neutral` pass; any other
 //!   conclusion is a real failure. A name that is otherwise green but has no passing run
 //!   from the expected publisher is a real failure. Checks not on the list are ignored.
+//!   A name bound to a workflow file (`required_check_workflows`, decisions/0047) counts
+//!   only the runs that GitHub records as jobs of a run of that file on the merged commit;
+//!   its other runs (created through the Checks API, or by a job of another workflow file)
+//!   are ignored, green or red, so an agent can neither hide a missing run nor fake a
+//!   failure. A bound name with runs but none from its workflow is a real failure, waited
+//!   for like a missing one while the commit is young.
 //! * **Unnamed**: every run counts. No runs at all passes only when CI is optional, else it
 //!   is unsettled. A run not completed, `cancelled` or of zero duration is unsettled;
 //!   `success`, `neutral` and `skipped` pass; anything else is a real failure. There is no
@@ -19,10 +25,13 @@
 //! for runs that did not pass. Any real failure makes the commit a real failure; else any
 //! unsettled check makes it infra; else it passed.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use crate::branch::incident::IncidentLabel;
-use crate::context::{CheckConclusion, CheckRun, CheckStatus};
+use crate::context::{
+    CheckConclusion, CheckRun, CheckStatus, WorkflowJob, published_by_workflow, run_source,
+};
 use crate::ids::{CommitSha, RepoName, Timestamp};
 
 /// Whether a repository without any check run on a merged commit counts as passed
@@ -103,9 +112,25 @@ pub enum L2Finding {
         /// The App slugs of the passing runs that were seen (`None` for no slug).
         seen: Vec<Option<String>>,
     },
+    /// A named required check bound to a workflow file has runs on the merged commit, but
+    /// none that a job of a run of that file on the commit published (real, waited for
+    /// while the commit is young, like [`L2Finding::Missing`]).
+    NotFromWorkflow {
+        /// The required check name.
+        name: String,
+        /// The workflow file the check is bound to.
+        workflow: String,
+        /// Where the runs of that name came from: workflow files (with ` on <sha>` for a
+        /// run on another commit), or [`NOT_FROM_A_WORKFLOW_JOB`].
+        seen: Vec<String>,
+    },
     /// The commit has no check runs at all and CI is required (infra, unnamed path).
     NoRuns,
 }
+
+/// How [`L2Finding::NotFromWorkflow`] names a run no workflow job published (one created
+/// through the Checks API).
+pub const NOT_FROM_A_WORKFLOW_JOB: &str = "<no workflow job>";
 
 impl L2Finding {
     /// Stable snake_case code.
@@ -118,6 +143,7 @@ impl L2Finding {
             Self::ZeroDuration { .. } => "check_zero_duration",
             Self::Failed { .. } => "check_failed",
             Self::UntrustedPublisher { .. } => "check_untrusted_publisher",
+            Self::NotFromWorkflow { .. } => "check_wrong_workflow",
             Self::NoRuns => "no_check_runs",
         }
     }
@@ -125,9 +151,10 @@ impl L2Finding {
     /// Whether this finding is a real failure or an unsettled (infra) one.
     pub fn class(&self) -> FindingClass {
         match self {
-            Self::Missing { .. } | Self::Failed { .. } | Self::UntrustedPublisher { .. } => {
-                FindingClass::Real
-            }
+            Self::Missing { .. }
+            | Self::Failed { .. }
+            | Self::UntrustedPublisher { .. }
+            | Self::NotFromWorkflow { .. } => FindingClass::Real,
             Self::NotCompleted { .. }
             | Self::SkippedRequired { .. }
             | Self::Cancelled { .. }
@@ -145,7 +172,8 @@ impl L2Finding {
             | Self::Cancelled { name }
             | Self::ZeroDuration { name, .. }
             | Self::Failed { name, .. }
-            | Self::UntrustedPublisher { name, .. } => Some(name),
+            | Self::UntrustedPublisher { name, .. }
+            | Self::NotFromWorkflow { name, .. } => Some(name),
             Self::NoRuns => None,
         }
     }
@@ -201,6 +229,15 @@ impl fmt::Display for L2Finding {
                     seen.join(", ")
                 )
             }
+            Self::NotFromWorkflow {
+                name,
+                workflow,
+                seen,
+            } => write!(
+                f,
+                "required check '{name}' did not come from the workflow '{workflow}' on the merged commit (came from: {})",
+                seen.join(", ")
+            ),
             Self::NoRuns => f.write_str("no check runs on the merged commit and CI is required"),
         }
     }
@@ -303,6 +340,68 @@ pub fn revalidate(
     expected_publisher: Option<&str>,
     no_ci: NoCiPolicy,
 ) -> L2Verdict {
+    revalidate_bound(runs, required, expected_publisher, no_ci, None)
+}
+
+/// Which workflow file each bound required check must come from on the merged commit,
+/// and GitHub's record of the workflow jobs on it (decisions/0047).
+#[derive(Debug, Clone, Copy)]
+pub struct WorkflowBinding<'a> {
+    /// Required check name → workflow file (`required_check_workflows`).
+    pub workflows: &'a BTreeMap<String, String>,
+    /// The jobs of the workflow runs on the merged commit.
+    pub jobs: &'a [WorkflowJob],
+    /// The repository of the commit.
+    pub repo: &'a RepoName,
+    /// The merged commit.
+    pub sha: &'a CommitSha,
+}
+
+impl WorkflowBinding<'_> {
+    /// The runs of `named` that count for the check `name`: all of them when it is not
+    /// bound; else those a job of its workflow published on the commit, or the finding
+    /// that none did (`None` for the finding when `named` is empty).
+    fn filter<'r>(
+        &self,
+        name: &str,
+        named: Vec<&'r CheckRun>,
+    ) -> Result<Vec<&'r CheckRun>, Option<L2Finding>> {
+        let Some(workflow) = self.workflows.get(name) else {
+            return Ok(named);
+        };
+        let (ours, others): (Vec<&CheckRun>, Vec<&CheckRun>) = named
+            .into_iter()
+            .partition(|run| published_by_workflow(self.jobs, run, workflow, self.repo, self.sha));
+        if !ours.is_empty() {
+            return Ok(ours);
+        }
+        if others.is_empty() {
+            return Err(None);
+        }
+        let seen: BTreeSet<String> = others
+            .iter()
+            .map(|run| {
+                run_source(self.jobs, run, self.sha)
+                    .unwrap_or_else(|| NOT_FROM_A_WORKFLOW_JOB.to_owned())
+            })
+            .collect();
+        Err(Some(L2Finding::NotFromWorkflow {
+            name: name.to_owned(),
+            workflow: workflow.clone(),
+            seen: seen.into_iter().collect(),
+        }))
+    }
+}
+
+/// [`revalidate`], with the required checks bound to workflow files counting only the runs
+/// their workflow published on the commit (`binding`; `None` binds nothing).
+pub fn revalidate_bound(
+    runs: &[CheckRun],
+    required: &[String],
+    expected_publisher: Option<&str>,
+    no_ci: NoCiPolicy,
+    binding: Option<&WorkflowBinding<'_>>,
+) -> L2Verdict {
     let mut findings = Vec::new();
     if required.is_empty() {
         unnamed_path(runs, no_ci, &mut findings);
@@ -314,7 +413,7 @@ pub fn revalidate(
                 continue;
             }
             seen.push(name);
-            named_check(runs, name, publisher, &mut findings);
+            named_check(runs, name, publisher, binding, &mut findings);
         }
     }
     verdict_from(findings)
@@ -377,9 +476,19 @@ fn named_check(
     runs: &[CheckRun],
     name: &str,
     publisher: Option<&str>,
+    binding: Option<&WorkflowBinding<'_>>,
     findings: &mut Vec<L2Finding>,
 ) {
     let named: Vec<&CheckRun> = runs.iter().filter(|run| run.name == name).collect();
+    let named = match binding.map(|binding| binding.filter(name, named.clone())) {
+        None => named,
+        Some(Ok(ours)) => ours,
+        Some(Err(Some(finding))) => {
+            findings.push(finding);
+            return;
+        }
+        Some(Err(None)) => Vec::new(),
+    };
     if named.is_empty() {
         findings.push(L2Finding::Missing {
             name: name.to_owned(),

@@ -34,7 +34,7 @@ pub use incident::{
 };
 pub use l2::{
     L2Finding, L2Verdict, NoCiPolicy, RecoveryInstructions, RevertEligibility, StallStatus,
-    l2_stall, revalidate, revert_eligibility,
+    WorkflowBinding, l2_stall, revalidate, revalidate_bound, revert_eligibility,
 };
 pub use landing::{Behind, Since, updates_since};
 pub use unauthorized_push::{PushVerdict, check_push};

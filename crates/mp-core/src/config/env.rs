@@ -330,7 +330,11 @@ pub(crate) fn load(sink: &mut Sink<'_>, text: &str) -> Option<Env> {
         "required check",
     );
 
-    let required_check_workflows = check_workflows(sink, &raw.required_check_workflows);
+    let required_check_workflows = check_workflows(
+        sink,
+        "required_check_workflows",
+        &raw.required_check_workflows,
+    );
 
     let check_report_timeout_minutes = match &raw.check_report_timeout_minutes {
         None => DEFAULT_CHECK_REPORT_TIMEOUT_MINUTES,
@@ -431,13 +435,15 @@ pub const WORKFLOWS_DIR: &str = ".github/workflows/";
 
 /// `required_check_workflows`, checked: each name a valid check name, each file a
 /// repository path under [`WORKFLOWS_DIR`] ending in `.yml` or `.yaml`.
-fn check_workflows(
+/// `prefix` is the field that holds the map, for the findings.
+pub(super) fn check_workflows(
     sink: &mut Sink<'_>,
+    prefix: &str,
     raw: &SpannedMap<Spanned<String>>,
 ) -> BTreeMap<String, String> {
     let mut workflows = BTreeMap::new();
     for (name, path) in &raw.0 {
-        let field = format!("required_check_workflows.{}", shown(&name.value));
+        let field = format!("{prefix}.{}", shown(&name.value));
         if !validate::text(sink, &field, name, 1, 255) || !validate::repo_path(sink, &field, path) {
             continue;
         }

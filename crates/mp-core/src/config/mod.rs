@@ -210,7 +210,7 @@ impl Config {
             bot: Some(bot),
             required_checks: self.effective_required_checks(repo).to_vec(),
             expected_publisher: self.effective_expected_check_publisher(repo).to_owned(),
-            required_check_workflows: env.required_check_workflows().clone(),
+            required_check_workflows: self.effective_required_check_workflows(repo).clone(),
             allow_no_ci: env.allow_no_ci(),
             classifier_publisher_slug: env.classifier_publisher_slug().to_owned(),
             registry: self.registry().cloned(),
@@ -279,6 +279,15 @@ impl Config {
             .repo_override(repo)
             .and_then(RepoOverride::required_checks)
             .unwrap_or(self.env.required_checks())
+    }
+
+    /// Which workflow file each required check of `repo` must come from: the repository's
+    /// override when it has the key, else `env.yml` `required_check_workflows`.
+    pub fn effective_required_check_workflows(&self, repo: &RepoName) -> &BTreeMap<String, String> {
+        self.projects
+            .repo_override(repo)
+            .and_then(RepoOverride::required_check_workflows)
+            .unwrap_or(self.env.required_check_workflows())
     }
 
     /// The GitHub App that must publish the checks of `repo`: the repository's override,

@@ -203,7 +203,7 @@ struct BreakGlassSection {
     adr_deadline_hours: Option<Spanned<u32>>,
 }
 
-/// A per-repository override; only these two keys exist.
+/// A per-repository override; only these keys exist.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -227,6 +227,15 @@ struct RepoOverrideSection {
         schemars(with = "Option<String>", length(min = 1, max = 100))
     )]
     expected_check_publisher: Option<Spanned<String>>,
+    /// Required check name → the workflow file whose jobs alone may publish it in this
+    /// repository, replacing `env.yml` `required_check_workflows` (decisions/0047). An
+    /// explicit empty map binds no check even when a global map exists.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<BTreeMap<String, String>>")
+    )]
+    required_check_workflows: Option<SpannedMap<Spanned<String>>>,
     /// The branch mp gates, merges into and supervises in this repository (for the
     /// governance repository: where the doctrine is read and `bot-state` starts from).
     /// Default: the repository's default branch as GitHub reports it (one call per tick).
@@ -319,6 +328,7 @@ impl Projects {
 pub struct RepoOverride {
     required_checks: Option<Vec<String>>,
     expected_check_publisher: Option<String>,
+    required_check_workflows: Option<BTreeMap<String, String>>,
     default_branch: Option<String>,
 }
 
@@ -332,6 +342,12 @@ impl RepoOverride {
     /// The repository's own expected check publisher, when set.
     pub fn expected_check_publisher(&self) -> Option<&str> {
         self.expected_check_publisher.as_deref()
+    }
+
+    /// The repository's own binding of required checks to workflow files when the key is
+    /// present; `Some` of an empty map binds nothing and wins over the global map.
+    pub fn required_check_workflows(&self) -> Option<&BTreeMap<String, String>> {
+        self.required_check_workflows.as_ref()
     }
 
     /// The branch mp gates and supervises, when set (otherwise GitHub's default branch).
@@ -678,6 +694,9 @@ fn repo_overrides(
                 )
             })
             .map(|publisher| publisher.value.clone());
+        let required_check_workflows = section.required_check_workflows.as_ref().map(|raw| {
+            super::env::check_workflows(sink, &format!("{field}.required_check_workflows"), raw)
+        });
         let default_branch = section
             .default_branch
             .as_ref()
@@ -691,6 +710,7 @@ fn repo_overrides(
             RepoOverride {
                 required_checks,
                 expected_check_publisher,
+                required_check_workflows,
                 default_branch,
             },
         );

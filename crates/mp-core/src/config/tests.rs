@@ -106,7 +106,7 @@ fn unknown_nested_key_names_its_dotted_path() {
             "governance_repo: acme/governance\nsupervised_repos: [acme/app]\nrepo_overrides:\n  acme/app:\n    required_checks: [build]\n    merge_method: squash\n",
         )],
         &[
-            "projects.yml:6:5: error[unknown_field]: unknown field `merge_method`, expected one of `required_checks`, `expected_check_publisher`, `default_branch` (field `repo_overrides.acme/app.merge_method`)",
+            "projects.yml:6:5: error[unknown_field]: unknown field `merge_method`, expected one of `required_checks`, `expected_check_publisher`, `required_check_workflows`, `default_branch` (field `repo_overrides.acme/app.merge_method`)",
         ],
     );
 }
@@ -1048,6 +1048,48 @@ fn required_check_workflows_name_workflow_files() {
         &[
             "env.yml:4:9: error[invalid_value]: `ci.yml` is not a workflow file: expected `.github/workflows/<name>.yml` or `.yaml` (field `required_check_workflows.test`)",
             "env.yml:5:9: error[invalid_value]: `.github/workflows/sub/lint.yml` is not a workflow file: expected `.github/workflows/<name>.yml` or `.yaml` (field `required_check_workflows.lint`)",
+        ],
+    );
+}
+
+#[test]
+fn a_repository_override_replaces_the_workflow_binding() {
+    let config = check(
+        &[
+            (
+                ENV_FILE,
+                "bot_app_slug: acme-gate\nrequired_checks: [test]\nrequired_check_workflows:\n  test: .github/workflows/ci.yml\n",
+            ),
+            (
+                PROJECTS_FILE,
+                "governance_repo: acme/governance\nsupervised_repos: [acme/app, acme/web, acme/docs]\nrepo_overrides:\n  acme/web:\n    required_check_workflows:\n      test: .github/workflows/web.yaml\n  acme/docs:\n    required_check_workflows: {}\n",
+            ),
+        ],
+        &[],
+    )
+    .expect("loads");
+    let bound = |name: &str| {
+        config
+            .effective_required_check_workflows(&repo(name))
+            .get("test")
+            .cloned()
+    };
+    assert_eq!(
+        bound("acme/app").as_deref(),
+        Some(".github/workflows/ci.yml")
+    );
+    assert_eq!(
+        bound("acme/web").as_deref(),
+        Some(".github/workflows/web.yaml")
+    );
+    assert_eq!(bound("acme/docs"), None);
+    check(
+        &[(
+            PROJECTS_FILE,
+            "governance_repo: acme/governance\nsupervised_repos: [acme/app]\nrepo_overrides:\n  acme/app:\n    required_check_workflows:\n      test: ci.yml\n",
+        )],
+        &[
+            "projects.yml:6:13: error[invalid_value]: `ci.yml` is not a workflow file: expected `.github/workflows/<name>.yml` or `.yaml` (field `repo_overrides.acme/app.required_check_workflows.test`)",
         ],
     );
 }

@@ -345,6 +345,7 @@ fn the_checks_come_in_order_and_skip_unreachable_repositories() {
         bot_state_rules: Some(Err("HTTP 403".to_owned())),
         receipt_key_set: true,
         workflows: Some(Ok(Vec::new())),
+        environments: None,
     };
     let checks = checks(&config, &facts);
     let names: Vec<&str> = checks.iter().map(|c| c.name.as_str()).collect();
@@ -503,4 +504,84 @@ fn a_ruleset_must_apply_every_rule_the_branch_needs() {
         "{}",
         unread.detail
     );
+}
+
+#[test]
+fn environment_names_are_read_in_each_spelling() {
+    let text = "jobs:\n  a:\n    environment: mp\n  b:\n    environment: {name: \"release\", url: x}\n  c:\n    environment:\n      url: https://x\n      name: 'prod' # the key\n  d:\n    environment: mp\n  e:\n    # environment: commented\n    environment: ${{ inputs.env }}\n";
+    assert_eq!(
+        environment_names(text),
+        ["mp", "release", "prod", "${{ inputs.env }}"]
+    );
+    assert!(environment_names("jobs:\n  a:\n    runs-on: x\n").is_empty());
+}
+
+#[test]
+fn the_key_s_environment_must_admit_only_the_gated_branch() {
+    let example = include_str!("../../../../examples/workflows/mp-tick.yml");
+    let workflows = Ok(vec![(
+        ".github/workflows/mp-tick.yml".to_owned(),
+        example.to_owned(),
+    )]);
+    let env = |branches: DeployBranches, reviewers: usize| DeployEnvironment {
+        name: "mp".to_owned(),
+        reviewers,
+        branches,
+    };
+    let policy = |name: &str, tag: bool| DeployPolicy {
+        name: name.to_owned(),
+        tag,
+    };
+    let run = |environments: Result<Vec<DeployEnvironment>, String>| {
+        let checks = environment_checks(&workflows, Some(&environments), "main");
+        assert_eq!(checks.len(), 1, "{checks:?}");
+        let check = checks.into_iter().next().expect("one check");
+        assert_eq!(check.name, "app_key_environment:mp");
+        (check.status, check.detail)
+    };
+    // Only `main`, with a reviewer: fine.
+    let (status, detail) = run(Ok(vec![env(
+        DeployBranches::Selected(vec![policy("main", false)]),
+        1,
+    )]));
+    assert_eq!(status, Status::Ok, "{detail}");
+    assert_eq!(
+        detail,
+        "environment `mp`: deployments from `main` only; 1 required reviewer(s)"
+    );
+    // Only `main`, no reviewer: still fine, and the detail says reviewers are recommended.
+    let (status, detail) = run(Ok(vec![env(
+        DeployBranches::Selected(vec![policy("main", false)]),
+        0,
+    )]));
+    assert_eq!(status, Status::Ok);
+    assert!(
+        detail.contains("no required reviewers (recommended"),
+        "{detail}"
+    );
+    // Every branch, a pattern, or a tag: an agent's branch can deploy and read the key.
+    for (branches, words) in [
+        (DeployBranches::Any, "any branch may deploy to it"),
+        (
+            DeployBranches::Selected(vec![policy("main", false), policy("agent/*", false)]),
+            "also admit `agent/*` besides `main`",
+        ),
+        (
+            DeployBranches::Selected(vec![policy("main", false), policy("v*", true)]),
+            "also admit tag `v*` besides `main`",
+        ),
+    ] {
+        let (status, detail) = run(Ok(vec![env(branches, 1)]));
+        assert_eq!(status, Status::Warn, "{detail}");
+        assert!(detail.contains(words), "{detail}");
+    }
+    // The environment does not exist, or cannot be read.
+    let (status, detail) = run(Ok(Vec::new()));
+    assert_eq!(status, Status::Warn);
+    assert!(detail.contains("no environment `mp` exists"), "{detail}");
+    let (status, detail) = run(Err("403".to_owned()));
+    assert_eq!(status, Status::Warn);
+    assert!(detail.contains("cannot be read: 403"), "{detail}");
+    // Not read (no workflow reads the key through an environment): nothing to say.
+    assert!(environment_checks(&workflows, None, "main").is_empty());
 }

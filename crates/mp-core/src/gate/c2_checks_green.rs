@@ -31,7 +31,9 @@ use std::collections::BTreeSet;
 use super::{
     CORE_SEVERITY, ConditionId, ConditionResult, Evidence, GatePolicy, MISSING_APP, NO_WORKFLOW_JOB,
 };
-use crate::context::{CheckConclusion, CheckRun, CheckStatus, PrContext};
+use crate::context::{
+    CheckConclusion, CheckRun, CheckStatus, PrContext, published_by_workflow, run_source,
+};
 use crate::ids::Timestamp;
 use crate::severity::Severity;
 
@@ -84,28 +86,7 @@ fn run_failures(
 /// Whether GitHub records `run` as published by a job of a run of the workflow file
 /// `workflow` on the pull request's head: its id is the check run of such a job.
 fn from_workflow(pr: &PrContext, run: &CheckRun, workflow: &str) -> bool {
-    run.id.is_some_and(|id| {
-        pr.workflow_jobs.iter().any(|job| {
-            job.check_run_id == id
-                && workflow_file(&job.workflow_path, pr) == Some(workflow)
-                && job.head_sha == pr.head_sha
-        })
-    })
-}
-
-/// The workflow file of this repository that a workflow run's `path` names: the path
-/// itself (`.github/workflows/ci.yml`), or the path of GitHub's longer spelling
-/// `<owner>/<repo>/.github/workflows/ci.yml@<ref>` when it names this repository. The ref
-/// does not matter: the version run is the one at the run's `head_sha`. `None` for a
-/// workflow of another repository.
-fn workflow_file<'a>(path: &'a str, pr: &PrContext) -> Option<&'a str> {
-    let path = path.rsplit_once('@').map_or(path, |(file, _)| file);
-    let repo = pr.repo.as_str();
-    match path.get(..repo.len()) {
-        Some(prefix) if prefix.eq_ignore_ascii_case(repo) => path[repo.len()..].strip_prefix('/'),
-        _ if path.starts_with(".github/") => Some(path),
-        _ => None,
-    }
+    published_by_workflow(&pr.workflow_jobs, run, workflow, &pr.repo, &pr.head_sha)
 }
 
 /// Sorted distinct sources of `runs`: the workflow file of the job that published each
@@ -114,14 +95,8 @@ fn workflow_file<'a>(path: &'a str, pr: &PrContext) -> Option<&'a str> {
 fn workflows(pr: &PrContext, runs: &[&CheckRun]) -> Vec<String> {
     runs.iter()
         .map(|run| {
-            let job = run
-                .id
-                .and_then(|id| pr.workflow_jobs.iter().find(|job| job.check_run_id == id));
-            match job {
-                Some(job) if job.head_sha == pr.head_sha => job.workflow_path.clone(),
-                Some(job) => format!("{} on {}", job.workflow_path, job.head_sha.short()),
-                None => NO_WORKFLOW_JOB.to_owned(),
-            }
+            run_source(&pr.workflow_jobs, run, &pr.head_sha)
+                .unwrap_or_else(|| NO_WORKFLOW_JOB.to_owned())
         })
         .collect::<BTreeSet<_>>()
         .into_iter()

@@ -1,9 +1,10 @@
 //! The reads (and the one write) of `mp doctor` beyond the port: the App's installation on
-//! a repository, a repository's labels, creating a label, a directory listing, and the
-//! ruleset rules that apply to a branch.
+//! a repository, a repository's labels, creating a label, a directory listing, the
+//! ruleset rules that apply to a branch, and the deployment environments.
 
 use std::collections::BTreeMap;
 
+use mp_core::doctor::{DeployBranches, DeployEnvironment, DeployPolicy};
 use mp_core::ids::RepoName;
 use mp_core::port::GitHubError;
 use reqwest::Method;
@@ -20,6 +21,11 @@ const LIST_LABELS: &str = "GET /repos/{o}/{r}/labels";
 const CREATE_LABEL: &str = "POST /repos/{o}/{r}/labels";
 /// `GET /repos/{owner}/{repo}/rules/branches/{branch}`.
 const BRANCH_RULES: &str = "GET /repos/{o}/{r}/rules/branches/{branch}";
+/// `GET /repos/{owner}/{repo}/environments`.
+const LIST_ENVIRONMENTS: &str = "GET /repos/{o}/{r}/environments";
+/// `GET /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies`.
+const LIST_DEPLOYMENT_POLICIES: &str =
+    "GET /repos/{o}/{r}/environments/{environment_name}/deployment-branch-policies";
 /// `GET /repos/{owner}/{repo}/contents/{path}` of a directory.
 const LIST_DIRECTORY: &str = "GET /repos/{o}/{r}/contents/{path}";
 
@@ -86,6 +92,124 @@ impl RestGitHub {
         rules.sort();
         rules.dedup();
         Ok(rules)
+    }
+
+    /// The deployment environments of `repo`, all pages (`GET /repos/{o}/{r}/environments`),
+    /// each with the number of its required reviewers and which branches may deploy to it;
+    /// for custom policies, one more listing per environment
+    /// (`…/environments/{name}/deployment-branch-policies`).
+    ///
+    /// # Errors
+    /// A [`GitHubError`] when GitHub refuses or answers something unreadable.
+    pub async fn environments(
+        &self,
+        repo: &RepoName,
+    ) -> Result<Vec<DeployEnvironment>, GitHubError> {
+        #[derive(Deserialize)]
+        struct Page {
+            environments: Vec<EnvironmentJson>,
+        }
+        #[derive(Deserialize)]
+        struct EnvironmentJson {
+            name: String,
+            #[serde(default)]
+            protection_rules: Vec<RuleJson>,
+            deployment_branch_policy: Option<BranchPolicyJson>,
+        }
+        #[derive(Deserialize)]
+        struct RuleJson {
+            #[serde(rename = "type")]
+            kind: String,
+            #[serde(default)]
+            reviewers: Vec<serde_json::Value>,
+        }
+        #[derive(Deserialize)]
+        struct BranchPolicyJson {
+            protected_branches: bool,
+            custom_branch_policies: bool,
+        }
+        #[derive(Deserialize)]
+        struct PoliciesPage {
+            branch_policies: Vec<PolicyJson>,
+        }
+        #[derive(Deserialize)]
+        struct PolicyJson {
+            name: String,
+            #[serde(rename = "type", default)]
+            kind: Option<String>,
+        }
+        let url = self
+            .transport
+            .url(["repos", repo.owner(), repo.name(), "environments"]);
+        let what = || format!("the environments of {repo}");
+        let listed: Vec<EnvironmentJson> = self
+            .transport
+            .get_pages(
+                LIST_ENVIRONMENTS,
+                listing(url, &[]),
+                repo,
+                &what,
+                None,
+                |page: Page| page.environments,
+            )
+            .await?;
+        let mut environments = Vec::with_capacity(listed.len());
+        for environment in listed {
+            let reviewers = environment
+                .protection_rules
+                .iter()
+                .filter(|rule| rule.kind == "required_reviewers")
+                .map(|rule| rule.reviewers.len())
+                .sum();
+            let branches = match environment.deployment_branch_policy {
+                None => DeployBranches::Any,
+                Some(policy) if policy.custom_branch_policies => {
+                    let url = self.transport.url([
+                        "repos",
+                        repo.owner(),
+                        repo.name(),
+                        "environments",
+                        environment.name.as_str(),
+                        "deployment-branch-policies",
+                    ]);
+                    let what = || {
+                        format!(
+                            "the deployment branch policies of {repo} environment {}",
+                            environment.name
+                        )
+                    };
+                    let policies: Vec<PolicyJson> = self
+                        .transport
+                        .get_pages(
+                            LIST_DEPLOYMENT_POLICIES,
+                            listing(url, &[]),
+                            repo,
+                            &what,
+                            None,
+                            |page: PoliciesPage| page.branch_policies,
+                        )
+                        .await?;
+                    DeployBranches::Selected(
+                        policies
+                            .into_iter()
+                            .map(|policy| DeployPolicy {
+                                name: policy.name,
+                                tag: policy.kind.as_deref() == Some("tag"),
+                            })
+                            .collect(),
+                    )
+                }
+                Some(policy) if policy.protected_branches => DeployBranches::Protected,
+                // Neither flag: GitHub documents this as no restriction.
+                Some(_) => DeployBranches::Any,
+            };
+            environments.push(DeployEnvironment {
+                name: environment.name,
+                reviewers,
+                branches,
+            });
+        }
+        Ok(environments)
     }
 
     /// The names of every label of `repo`, all pages (`GET /repos/{o}/{r}/labels`).

@@ -201,11 +201,34 @@ enum Step {
     Retry(Duration),
 }
 
-/// The last rate-limit headers seen.
+/// What the rate-limit headers say is left: the lowest `remaining` of the newest window
+/// seen. Answers to concurrent requests arrive in any order, so the last one to arrive
+/// is not the last one GitHub counted.
 #[derive(Debug, Default, Clone, Copy)]
 struct Budget {
     remaining: Option<u32>,
     reset: Option<u64>,
+}
+
+impl Budget {
+    /// Takes in one answer's `remaining` and `reset`: a later window replaces what is
+    /// known, an earlier one is stale and ignored, the same window (or an answer without
+    /// a reset) can only lower what is left.
+    fn observe(&mut self, remaining: Option<u32>, reset: Option<u64>) {
+        match (reset, self.reset) {
+            (Some(new), Some(known)) if new < known => return,
+            (Some(new), Some(known)) if new > known => {
+                self.reset = Some(new);
+                self.remaining = remaining.or(self.remaining);
+                return;
+            }
+            (Some(new), None) => self.reset = Some(new),
+            _ => {}
+        }
+        if let Some(new) = remaining {
+            self.remaining = Some(self.remaining.map_or(new, |known| known.min(new)));
+        }
+    }
 }
 
 /// Which of GitHub's budgets an answer reported: `x-ratelimit-resource` names it.
@@ -331,7 +354,7 @@ impl Transport {
 
     /// GraphQL points left as a query's `rateLimit { remaining }` reported them.
     pub(crate) fn note_graphql_remaining(&self, remaining: u32) {
-        lock(&self.graphql_budget).remaining = Some(remaining);
+        lock(&self.graphql_budget).observe(Some(remaining), None);
     }
 
     /// Records why the GraphQL path fell back to REST.
@@ -596,12 +619,7 @@ impl Transport {
             } else {
                 &self.budget
             });
-            if remaining.is_some() {
-                budget.remaining = remaining;
-            }
-            if reset.is_some() {
-                budget.reset = reset;
-            }
+            budget.observe(remaining, reset);
         }
         {
             let mut stats = lock(&self.stats);
@@ -792,5 +810,30 @@ fn describe(err: &reqwest::Error) -> String {
         kind.to_owned()
     } else {
         format!("{kind}: {detail}")
+    }
+}
+
+#[cfg(test)]
+mod budget_tests {
+    use super::Budget;
+
+    #[test]
+    fn the_budget_keeps_the_lowest_remaining_of_the_newest_window() {
+        let mut budget = Budget::default();
+        budget.observe(Some(4_980), Some(100));
+        // A concurrent answer counted earlier arrives later: it does not raise the figure.
+        budget.observe(Some(4_990), Some(100));
+        assert_eq!((budget.remaining, budget.reset), (Some(4_980), Some(100)));
+        // An answer without a reset (GraphQL's rateLimit in a body) can only lower it.
+        budget.observe(Some(4_970), None);
+        budget.observe(Some(4_975), None);
+        assert_eq!(budget.remaining, Some(4_970));
+        // A new window replaces it; a straggler from the old one is ignored.
+        budget.observe(Some(4_999), Some(200));
+        budget.observe(Some(4_960), Some(100));
+        assert_eq!((budget.remaining, budget.reset), (Some(4_999), Some(200)));
+        // Headers without a remaining keep what is known.
+        budget.observe(None, Some(200));
+        assert_eq!(budget.remaining, Some(4_999));
     }
 }

@@ -79,6 +79,17 @@ fn unmet_expectations(
             ));
         }
     }
+    for label in lines.iter().filter_map(|l| l.strip_prefix("no-incident ")) {
+        let label = label.trim();
+        let opened = actions.iter().any(|action| {
+            matches!(action, Action::CreateIssue { labels, .. } if labels.iter().any(|l| l == label))
+        });
+        if opened {
+            unmet.push(format!(
+                "expected no `{label}` issue, one was opened over REST"
+            ));
+        }
+    }
     // A scenario that fails closed: the last tick's error must say why; no pull request
     // is asked about.
     if let Some(why) = lines.iter().find_map(|l| l.strip_prefix("fails-closed ")) {
@@ -103,7 +114,7 @@ fn unmet_expectations(
             words.next().unwrap_or_default(),
             words.next().unwrap_or_default(),
         );
-        if pr == "incident" {
+        if pr == "incident" || pr == "no-incident" {
             continue;
         }
         let merged = all

@@ -3,6 +3,7 @@
 //! number of attempts, as an unsharded save does after one.
 
 use super::*;
+use crate::dry_run::DryRun;
 use crate::testkit::{BOT, Fake, at, block_on, login, repo, sha};
 use crate::testkit_history::merged;
 use mp_core::context::{RefUpdate, RefUpdateKind};
@@ -270,6 +271,24 @@ fn a_state_written_by_an_agent_fails_closed_with_an_incident_naming_it() {
         ),
         "{log:?}"
     );
+}
+
+#[test]
+fn a_dry_run_says_the_incident_was_planned_not_reported() {
+    let fake = fake_with(&[(APP, "1")]);
+    written_by(&fake, "codex-agent", Some("6"));
+    let dry = DryRun::with_history(&fake);
+    let error = block_on(StateStore::load(&dry, &repo(GOV), "main", &guard()))
+        .map(|_| ())
+        .expect_err("a steered state fails closed");
+    let text = error.to_string();
+    assert!(
+        text.contains("; to be reported in acme/governance (planned by this dry run, not opened);"),
+        "{text}"
+    );
+    assert!(!text.contains("reported as"), "{text}");
+    assert!(fake.take_log().is_empty());
+    assert_eq!(dry.planned_writes().len(), 1, "{:?}", dry.planned_writes());
 }
 
 #[test]

@@ -4,7 +4,8 @@
 use mp_core::branch::IncidentLabel;
 use mp_core::branch::l2::{revalidation_incident_body, stalled_incident_body};
 use mp_core::branch::{
-    L2Verdict, NoCiPolicy, RecoveryInstructions, StallStatus, l2_stall, revalidate,
+    L2Verdict, NoCiPolicy, RecoveryInstructions, StallStatus, WorkflowBinding, l2_stall,
+    revalidate_bound,
 };
 use mp_core::context::CommitContext;
 use mp_core::ids::Timestamp;
@@ -25,6 +26,8 @@ impl Scan<'_> {
             .effective_expected_check_publisher(repo)
             .to_owned();
         let no_ci = NoCiPolicy::from_allow_no_ci(self.config.env().allow_no_ci());
+        let workflows = self.config.effective_required_check_workflows(repo).clone();
+        let bound = required.iter().any(|name| workflows.contains_key(name));
         for Landed { update, commits } in landed {
             for commit in commits {
                 let runs = match self.github.check_runs(repo, &commit.sha).await {
@@ -40,9 +43,34 @@ impl Scan<'_> {
                         return Ok(());
                     }
                 };
+                // GitHub's record of which workflow published each run, read only when a
+                // required check is bound to a workflow file (decisions/0047).
+                let jobs = if bound {
+                    match self.github.workflow_jobs(repo, &commit.sha).await {
+                        Ok(jobs) => jobs,
+                        Err(error) => {
+                            self.stop_or_warn(
+                                &error,
+                                &format!(
+                                    "cannot read the workflow runs of {}; L2 resumes there next tick",
+                                    commit.sha.short()
+                                ),
+                            )?;
+                            return Ok(());
+                        }
+                    }
+                } else {
+                    Vec::new()
+                };
+                let binding = bound.then_some(WorkflowBinding {
+                    workflows: &workflows,
+                    jobs: &jobs,
+                    repo,
+                    sha: &commit.sha,
+                });
                 self.report.metrics.l2_commits += 1;
                 let verdict = within_report_grace(
-                    revalidate(&runs, &required, Some(&publisher), no_ci),
+                    revalidate_bound(&runs, &required, Some(&publisher), no_ci, binding.as_ref()),
                     update.at,
                     self.config.env().check_report_timeout_minutes(),
                     self.now,
@@ -135,9 +163,15 @@ fn within_report_grace(
     let L2Verdict::Real { failures } = &verdict else {
         return verdict;
     };
-    let only_missing = failures
-        .iter()
-        .all(|f| matches!(f, mp_core::branch::l2::L2Finding::Missing { .. }));
+    // A bound check whose workflow has not reported yet is missing too, whatever else
+    // published a run of that name (decisions/0047).
+    let only_missing = failures.iter().all(|f| {
+        matches!(
+            f,
+            mp_core::branch::l2::L2Finding::Missing { .. }
+                | mp_core::branch::l2::L2Finding::NotFromWorkflow { .. }
+        )
+    });
     let young = pushed_at.is_some_and(|at| now.seconds_since(at) < i64::from(timeout_minutes) * 60);
     if only_missing && young {
         L2Verdict::Infra {
@@ -145,5 +179,44 @@ fn within_report_grace(
         }
     } else {
         verdict
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mp_core::branch::l2::L2Finding;
+
+    fn ts(text: &str) -> Timestamp {
+        Timestamp::parse(text).expect("valid timestamp")
+    }
+
+    #[test]
+    fn a_young_commit_waits_for_its_bound_workflow_as_for_a_missing_check() {
+        let not_from_workflow = L2Verdict::Real {
+            failures: vec![L2Finding::NotFromWorkflow {
+                name: "test".to_owned(),
+                workflow: ".github/workflows/ci.yml".to_owned(),
+                seen: vec!["<no workflow job>".to_owned()],
+            }],
+        };
+        let pushed = Some(ts("2026-03-10T09:00:00Z"));
+        let young = within_report_grace(
+            not_from_workflow.clone(),
+            pushed,
+            60,
+            ts("2026-03-10T09:30:00Z"),
+        );
+        assert_eq!(young.code(), "l2_unsettled");
+        let old = within_report_grace(not_from_workflow, pushed, 60, ts("2026-03-10T10:00:00Z"));
+        assert_eq!(old.code(), "l2_real_failure");
+        let failed = L2Verdict::Real {
+            failures: vec![L2Finding::Failed {
+                name: "test".to_owned(),
+                conclusion: None,
+            }],
+        };
+        let young_failure = within_report_grace(failed, pushed, 60, ts("2026-03-10T09:30:00Z"));
+        assert_eq!(young_failure.code(), "l2_real_failure");
     }
 }

@@ -1,6 +1,7 @@
 //! Tests for the L2 verdict, the stall rule, recovery instructions and revert eligibility.
 
 use super::*;
+use crate::context::WorkflowJob;
 
 fn ts(text: &str) -> Timestamp {
     Timestamp::parse(text).expect("valid timestamp")
@@ -394,4 +395,92 @@ fn incident_body_names_checks_and_recovery() {
     assert!(body.contains("git revert -m N"));
     let stalled = stalled_incident_body(&repo, &sha('a'), ts("2026-05-25T12:00:00Z"), &recovery);
     assert!(stalled.contains("since `2026-05-25T12:00:00Z`, 24 hours"));
+}
+
+/// A run with GitHub's id `id`.
+fn with_id(id: u64, run: CheckRun) -> CheckRun {
+    CheckRun {
+        id: Some(id),
+        ..run
+    }
+}
+
+/// The job of a run of `workflow` on `head` that published the check run `check_run_id`.
+fn job(check_run_id: u64, workflow: &str, head: &CommitSha) -> WorkflowJob {
+    WorkflowJob {
+        check_run_id,
+        run_id: 7,
+        workflow_path: workflow.to_owned(),
+        head_sha: head.clone(),
+        event: "push".to_owned(),
+    }
+}
+
+/// The verdict with `test` bound to `.github/workflows/ci.yml` on the commit `a…a`.
+fn bound_verdict(runs: &[CheckRun], jobs: &[WorkflowJob]) -> String {
+    let repo = RepoName::parse("acme/widget").expect("valid repo");
+    let workflows = BTreeMap::from([("test".to_owned(), ".github/workflows/ci.yml".to_owned())]);
+    let binding = WorkflowBinding {
+        workflows: &workflows,
+        jobs,
+        repo: &repo,
+        sha: &sha('a'),
+    };
+    let required = vec!["test".to_owned(), "lint".to_owned()];
+    let verdict = revalidate_bound(runs, &required, ACTIONS, NoCiPolicy::Deny, Some(&binding));
+    format!("{}: {verdict}", verdict.code())
+}
+
+#[test]
+fn a_bound_check_counts_only_its_workflow_s_runs_on_the_commit() {
+    let ci = ".github/workflows/ci.yml";
+    // The bound workflow's job passed; a red run created through the Checks API and one
+    // from another workflow file are ignored.
+    assert_eq!(
+        bound_verdict(
+            &[
+                with_id(1, run("test", "success")),
+                with_id(2, run("test", "failure")),
+                with_id(3, run("test", "failure")),
+                run("lint", "success"),
+            ],
+            &[
+                job(1, ci, &sha('a')),
+                job(3, ".github/workflows/evil.yml", &sha('a')),
+            ],
+        ),
+        "l2_passed: post-merge re-validation passed"
+    );
+    // The bound workflow's own red run still counts.
+    assert_eq!(
+        bound_verdict(
+            &[
+                with_id(1, run("test", "failure")),
+                with_id(2, run("test", "success")),
+                run("lint", "success"),
+            ],
+            &[job(1, ci, &sha('a'))],
+        ),
+        "l2_real_failure: post-merge re-validation failed: check 'test' failed with conclusion failure"
+    );
+    // Green only through a Checks API run and a job of the workflow on another commit.
+    assert_eq!(
+        bound_verdict(
+            &[
+                with_id(2, run("test", "success")),
+                with_id(4, run("test", "success")),
+                run("lint", "success"),
+            ],
+            &[job(4, ci, &sha('b'))],
+        ),
+        format!(
+            "l2_real_failure: post-merge re-validation failed: required check 'test' did not come from the workflow '.github/workflows/ci.yml' on the merged commit (came from: .github/workflows/ci.yml on {}, <no workflow job>)",
+            sha('b').short()
+        )
+    );
+    // No run at all is missing, as without a binding; the unbound `lint` is unchanged.
+    assert_eq!(
+        bound_verdict(&[run("lint", "failure")], &[]),
+        "l2_real_failure: post-merge re-validation failed: required check 'test' has no run on the merged commit; check 'lint' failed with conclusion failure"
+    );
 }
