@@ -4,11 +4,11 @@
 //! [`drift_check`] are its parts, which `mp serve` also runs one at a time; [`DryRun`] and
 //! [`Recording`] wrap a port to plan or record the writes.
 //!
-//! It sits between mp-core and the adapters: every decision it acts on is a pure function
-//! of mp-core, and every read and write goes through mp-core's ports. It opens no socket and
-//! reads no file, environment or clock of its own (the time is always an argument), so its
-//! tests drive it over an in-memory GitHub. It never depends on the `mp` binary or the
-//! service (`cargo xtask tidy`).
+//! It sits between mp-core and the adapters: every verdict it acts on comes from a pure
+//! function of mp-core, and every read and write goes through mp-core's ports. It opens no
+//! socket and reads no file, environment or clock of its own (the time is always an
+//! argument), so its tests drive it over in-memory ports. It never depends on the `mp`
+//! binary or the service (`cargo xtask tidy`).
 //!
 //! # The pull-request path
 //!
