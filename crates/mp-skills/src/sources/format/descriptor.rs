@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_saphyr::{Error as YamlError, Spanned};
 
-use super::model::{Anchor, Method, Pin, Refusal, SourceId, check_skill_name};
+use crate::sources::model::{Anchor, Method, Pin, Refusal, SourceId, check_skill_name};
 
 /// The stable codes of format problems. They never change meaning.
 pub mod codes {
@@ -121,7 +121,7 @@ impl FileProblem {
         Self::new(
             file,
             None,
-            super::trust::codes::FILE_UNREADABLE,
+            crate::sources::trust::codes::FILE_UNREADABLE,
             format!("cannot read the file: {err}"),
         )
     }

@@ -1,0 +1,3 @@
+//! The markdown formats of trusted skill sources.
+
+pub mod descriptor;
