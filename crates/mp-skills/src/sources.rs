@@ -21,4 +21,5 @@ pub mod select;
 pub mod skill_md;
 pub mod trust;
 
-pub use format::descriptor;
+/// The formats under their former path.
+pub use format as descriptor;
