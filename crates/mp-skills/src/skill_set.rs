@@ -261,3 +261,6 @@ impl BranchHook for RegistrySkill {
         result
     }
 }
+
+#[cfg(test)]
+mod tests;
