@@ -13,6 +13,7 @@ mod audit;
 mod audit_tick;
 mod cli;
 mod commands;
+mod live;
 mod logging;
 mod output;
 mod report_html;

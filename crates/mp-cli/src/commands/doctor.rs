@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use crate::Exit;
 use crate::cli::Format;
 use crate::commands::config_validate::read_config_dir;
-use crate::commands::tick::{RECEIPT_KEY_VAR, live_credentials, live_rest_config};
+use crate::live::{RECEIPT_KEY_VAR, live_credentials, live_rest_config};
 
 /// How many of the latest commits of a gated branch are searched for the required checks.
 const RECENT_COMMITS: usize = 5;

@@ -2,8 +2,10 @@
 //! pull request, without writing anything.
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use anyhow::{Context, anyhow};
+use clap::Args;
 use mp_core::gate::Outcome;
 use mp_core::port::GitHub;
 use mp_core::tick::{self, TickOptions, TickSetup};
@@ -12,9 +14,26 @@ use mp_github::MemoryGitHub;
 use serde_json::json;
 
 use crate::Exit;
-use crate::cli::{ExplainArgs, Format};
+use crate::cli::Format;
 use crate::commands::tick::result_json;
 use crate::world;
+
+/// Arguments of `mp explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The world file (see docs/fixtures.md).
+    #[arg(long, value_name = "FILE")]
+    pub world: PathBuf,
+    /// The pull request, as OWNER/REPO#N.
+    #[arg(value_name = "OWNER/REPO#N")]
+    pub pr: String,
+    /// Evaluate at this instant (RFC 3339) instead of the world's `now`.
+    #[arg(long, value_name = "TIME")]
+    pub now: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
 
 fn parse_pr(text: &str) -> anyhow::Result<(RepoName, PrNumber)> {
     let (repo, number) = text
