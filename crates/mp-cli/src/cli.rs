@@ -18,7 +18,8 @@ Start here:
   mp config validate --config DIR               check a configuration directory
   mp doctor --config DIR                        check a deployment against GitHub
   mp tick --config DIR --dry-run                plan a tick on GitHub, write nothing
-  mp explain --world FILE OWNER/REPO#N          why a pull request is (not) merged
+  mp explain --config DIR OWNER/REPO#N          why a pull request is (not) merged, live
+  mp explain --world FILE OWNER/REPO#N          the same over a world file
 
 On GitHub, credentials come from MP_GITHUB_TOKEN, or MP_APP_ID with MP_APP_PRIVATE_KEY
 (docs/deploy.md); receipts are signed with MP_RECEIPT_KEY.

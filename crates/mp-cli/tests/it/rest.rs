@@ -368,3 +368,51 @@ fn a_live_dry_run_plans_what_the_tick_does_on_github() {
     let (again, _) = live_tick(&dry_url, &dry_config, &["--dry-run"]);
     assert_eq!(pull_request_plan(&again), planned);
 }
+
+/// `mp explain --config DIR --api-url URL` reads the pull request live through the REST
+/// client and says exactly what `mp explain --world` says of the same world, for every
+/// open pull request of the demo, in JSON.
+#[test]
+fn a_live_explain_says_what_the_world_explain_says() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let (_served, url, config) = serve_demo(dir.path());
+    let explain = |source: &[&std::ffi::OsStr], pr: &str| -> serde_json::Value {
+        let output = mp()
+            .arg("explain")
+            .args(source)
+            .args(["--now", "2026-11-29T12:00:00Z", "--format", "json", pr])
+            .env("MP_GITHUB_TOKEN", "ghp_explain")
+            .env_remove("MP_APP_ID")
+            .env_remove("MP_RECEIPT_KEY")
+            .env_remove("MP_API_URL")
+            .output()
+            .expect("mp explain runs");
+        assert!(
+            output.status.success(),
+            "{pr}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout).expect("one JSON document")
+    };
+    let world = demo();
+    let live: Vec<&std::ffi::OsStr> = vec![
+        "--config".as_ref(),
+        config.as_os_str(),
+        "--api-url".as_ref(),
+        url.as_ref(),
+    ];
+    for pr in [
+        "acme/webapp#1",
+        "acme/webapp#2",
+        "acme/webapp#4",
+        "acme/webapp#5",
+    ] {
+        let offline = explain(&["--world".as_ref(), world.as_os_str()], pr);
+        let online = explain(&live, pr);
+        assert_eq!(online, offline, "{pr}");
+        assert!(
+            offline["gate"].as_array().is_some_and(|g| !g.is_empty()),
+            "{pr}"
+        );
+    }
+}
