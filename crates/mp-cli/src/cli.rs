@@ -6,9 +6,9 @@ use mp_core::tick::Shard;
 /// mp keeps AI coding agents honest on shared GitHub repositories.
 ///
 /// It merges a pull request only when the owner applied `ready-to-merge`, the required
-/// checks are green, the base is `main` and every commit carries identity trailers; it
-/// sends irreversible-and-critical changes to the owner through a decision inbox, and
-/// re-checks what lands on `main`.
+/// checks are green, the base is the default branch's head and every commit carries
+/// identity trailers; it sends irreversible-and-critical changes to the owner through a
+/// decision inbox, and re-checks what lands on the default branch.
 #[derive(Debug, Parser)]
 #[command(name = "mp", version = crate::version::LONG, propagate_version = true)]
 #[command(after_help = "\
