@@ -291,10 +291,16 @@ impl Failure {
         }
     }
 
-    /// Exit 4 when another tick holds the lease, 3 for every other failure.
+    /// Exit 4 when another tick holds the lease, 2 when GitHub refused the credentials, 3
+    /// for every other failure.
     fn exit(&self) -> Exit {
         match &self.error {
             TickError::Lease(mp_core::tick::lease::LeaseError::Held { .. }) => Exit::Busy,
+            // GitHub refused the credentials themselves ("Bad credentials"): they are
+            // invalid, which docs/cli.md gives exit 2, not a failure to close on.
+            TickError::BotLogin(mp_core::port::GitHubError::Status { status: 401, .. }) => {
+                Exit::Usage
+            }
             _ => Exit::FailedClosed,
         }
     }
@@ -384,6 +390,9 @@ fn all_warnings(run: &TickRun) -> Vec<String> {
 fn report_failure(failure: &Failure) {
     let what = match failure.exit() {
         Exit::Busy => "tick did not run",
+        Exit::Usage => {
+            "tick could not run: GitHub refused the credentials (check MP_GITHUB_TOKEN or the App's MP_APP_ID and key; mp doctor names what is wrong)"
+        }
         _ => "tick failed closed",
     };
     tracing::error!(error = %failure.error, writes = failure.writes.len(), "{what}");
@@ -436,6 +445,17 @@ pub fn run(args: &TickArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     if args.ticks <= 1 {
         if let Some(failure) = &failed {
             report_failure(failure);
+            if args.format == Format::Json && args.report.is_none() {
+                // A machine reading stdout learns why too.
+                crate::output::json(
+                    out,
+                    &json!({
+                        "failed": failure.error.to_string(),
+                        "failed_writes": failure.writes.clone(),
+                        "exit_code": failure.exit() as u8,
+                    }),
+                )?;
+            }
             return Ok(failure.exit());
         }
         let (Some(run), Some(doc)) = (runs.first(), docs.first()) else {

@@ -416,3 +416,64 @@ fn a_live_explain_says_what_the_world_explain_says() {
         );
     }
 }
+
+/// Credentials GitHub refuses ("Bad credentials", 401 on the first read) are invalid
+/// credentials: exit 2 as docs/cli.md says, not a tick that failed closed (3); with
+/// `--format json` the report on stdout says why.
+#[test]
+fn credentials_github_refuses_exit_2() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let faults = dir.path().join("faults.txt");
+    std::fs::write(&faults, "GET /user #* status 401\n").expect("written");
+    let (_served, url, config) = serve_world(
+        &demo(),
+        dir.path(),
+        &["--faults".as_ref(), faults.as_os_str()],
+    );
+    let output = mp()
+        .args(["tick", "--format", "json", "--config"])
+        .arg(&config)
+        .args(["--api-url", &url])
+        .env("MP_GITHUB_TOKEN", "ghp_refused")
+        .env_remove("MP_APP_ID")
+        .output()
+        .expect("mp tick runs");
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("GitHub refused the credentials"),
+        "{stderr}"
+    );
+    let doc: Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+    assert!(
+        doc["failed"].as_str().is_some_and(|f| f.contains("401")),
+        "{doc}"
+    );
+}
+
+/// `--format json` puts one JSON object on stdout for exits 2 and 5 too (the reason is on
+/// stderr as well).
+#[test]
+fn errors_are_json_on_stdout_when_json_is_asked_for() {
+    let empty = tempfile::tempdir().expect("a temp dir");
+    for (args, code) in [
+        (vec!["tick", "--format", "json", "--config"], 5),
+        (vec!["tick", "--format=json", "--world"], 2),
+    ] {
+        let output = mp()
+            .args(&args)
+            .arg(empty.path())
+            .env_remove("MP_GITHUB_TOKEN")
+            .env_remove("MP_APP_ID")
+            .output()
+            .expect("mp runs");
+        assert_eq!(output.status.code(), Some(code), "{args:?}: {output:?}");
+        let doc: Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: one JSON object ({e}): {output:?}"));
+        assert_eq!(doc["exit_code"], code, "{doc}");
+        assert!(
+            doc["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{doc}"
+        );
+    }
+}
