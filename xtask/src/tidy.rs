@@ -16,6 +16,7 @@ const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
     ("mp-contracts", &[]),
     ("mp-skills", &["mp-core"]),
     ("mp-github", &["mp-core"]),
+    ("mp-github-fake", &["mp-core", "mp-github"]),
     ("mp-serve", &["mp-core"]),
     (
         "mp-cli",
@@ -24,6 +25,7 @@ const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
             "mp-contracts",
             "mp-skills",
             "mp-github",
+            "mp-github-fake",
             "mp-serve",
         ],
     ),
@@ -34,6 +36,7 @@ const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
             "mp-contracts",
             "mp-skills",
             "mp-github",
+            "mp-github-fake",
             "mp-serve",
         ],
     ),

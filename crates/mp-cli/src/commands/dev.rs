@@ -4,8 +4,8 @@ use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddr};
 
 use anyhow::Context;
-use mp_github::serve::WebhookTarget;
-use mp_github::{FaultScript, LoopbackServer};
+use mp_github_fake::loopback::WebhookTarget;
+use mp_github_fake::{FaultScript, LoopbackServer};
 
 use crate::Exit;
 use crate::cli::ServeWorldArgs;
@@ -55,7 +55,7 @@ fn webhook_target(args: &ServeWorldArgs) -> anyhow::Result<Option<WebhookTarget>
 
 /// Starts the loopback server and serves until interrupted (Ctrl-C).
 pub fn serve_world(args: &ServeWorldArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
-    let world = mp_github::load_world(&args.world)?;
+    let world = mp_github_fake::load_world(&args.world)?;
     let faults = read_faults(args.faults.as_deref())?;
     let webhooks = webhook_target(args)?;
     if let Some(dir) = &args.config_out {
@@ -81,8 +81,8 @@ pub fn serve_world(args: &ServeWorldArgs, out: &mut dyn Write) -> anyhow::Result
     runtime.block_on(async {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, args.port));
         let clock = match args.clock {
-            crate::cli::ClockKind::World => mp_github::ServerClock::World,
-            crate::cli::ClockKind::Real => mp_github::ServerClock::Real,
+            crate::cli::ClockKind::World => mp_github_fake::ServerClock::World,
+            crate::cli::ClockKind::Real => mp_github_fake::ServerClock::Real,
         };
         let webhook_url = webhooks.as_ref().map(|target| target.url.clone());
         let server = match webhooks {
@@ -103,7 +103,7 @@ pub fn serve_world(args: &ServeWorldArgs, out: &mut dyn Write) -> anyhow::Result
             out,
             "clock: {}",
             match clock {
-                mp_github::ServerClock::Real =>
+                mp_github_fake::ServerClock::Real =>
                     "the system clock (--clock world keeps the world's now)",
                 _ => "the world's now, fixed (--clock real follows the system clock)",
             }

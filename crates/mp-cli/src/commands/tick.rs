@@ -11,7 +11,7 @@ use mp_core::gate::ConditionResult;
 use mp_core::port::{DryRun, GitHubHistory, PlannedWrite, Recording};
 use mp_core::tick::{self, FullTickReport, PrOutcome, TickError, TickOptions};
 use mp_github::rest::{Credentials, EtagCache, RestConfig, RestGitHub, RevertMode, Secret};
-use mp_github::{Action, LoopbackServer, MemoryGitHub};
+use mp_github_fake::{Action, LoopbackServer, MemoryGitHub};
 use serde_json::{Value, json};
 
 use crate::Exit;

@@ -24,9 +24,10 @@ use serde_json::{Value, json};
 use sha1::{Digest, Sha1};
 
 use super::boilerplate;
-use super::gate::{DOCUMENTATION_URL, Gated, Shared, gate};
+use super::middleware::{RouteLayer, around_handler};
 use super::page::{paginate, window};
 use super::render;
+use super::state::{DOCUMENTATION_URL, Shared};
 use super::webhook::{self, CheckRunChange, CommentChange, ThreadChange};
 use crate::world::{Commit, Repo, World};
 
@@ -98,14 +99,14 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// The router, each route (and the fallback) behind the gate.
+/// The router, each route (and the fallback) behind the middleware.
 pub(super) fn router(shared: Arc<Shared>) -> Router {
     let gated = |path: Option<&'static str>, route: MethodRouter<Arc<Shared>>| {
-        let gated = Gated {
+        let layer = RouteLayer {
             shared: Arc::clone(&shared),
             path,
         };
-        route.layer(axum::middleware::from_fn_with_state(gated, gate))
+        route.layer(axum::middleware::from_fn_with_state(layer, around_handler))
     };
     let routes: Vec<(&'static str, MethodRouter<Arc<Shared>>)> = vec![
         ("/app", get(get_app)),
@@ -550,7 +551,7 @@ async fn list_pull_commits(
     let (name, number) = (repo_name(&o, &r)?, number(&n)?);
     let contexts = s.memory.all_pull_commits(&name, number)?;
     // GitHub lists the first 250; only the requested page of them is rendered.
-    let listed = contexts.len().min(crate::PULL_COMMITS_CAP as usize);
+    let listed = contexts.len().min(mp_github::PULL_COMMITS_CAP as usize);
     let page = paginate((0..listed).map(Value::from).collect(), &uri, &s.base_url);
     let items = read(&s, |w| {
         let by_sha = commits_by_sha(repo_of(w, &name)?);

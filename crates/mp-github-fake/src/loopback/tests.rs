@@ -1756,13 +1756,13 @@ repos:
         ],
     );
 
-    let mut config = crate::rest::RestConfig::new(
+    let mut config = mp_github::rest::RestConfig::new(
         server.base_url(),
-        crate::rest::Credentials::Token(crate::rest::Secret::new("ghs_test")),
+        mp_github::rest::Credentials::Token(mp_github::rest::Secret::new("ghs_test")),
     );
-    config.retry = crate::rest::RetryPolicy::fast();
+    config.retry = mp_github::rest::RetryPolicy::fast();
     config.points_per_minute = None;
-    let client = crate::rest::RestGitHub::new(config).expect("a client");
+    let client = mp_github::rest::RestGitHub::new(config).expect("a client");
     let webapp = repo(REPO);
     assert!(!client.is_app());
     assert_eq!(
