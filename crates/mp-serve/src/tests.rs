@@ -12,7 +12,7 @@ use axum::http::{Request, StatusCode};
 use mp_core::config::{self, ConfigFiles};
 use mp_core::port::{AuditError, AuditLog, AuditRecord, FixedClock};
 use mp_core::tick::TickOptions;
-use mp_github::MemoryGitHub;
+use mp_github_fake::MemoryGitHub;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
@@ -38,7 +38,7 @@ impl AuditLog for Audit {
 
 fn demo(audit: Arc<Audit>) -> (Service, Arc<MemoryGitHub>) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/worlds/demo.yaml");
-    let world = mp_github::load_world(&path).expect("the demo world loads");
+    let world = mp_github_fake::load_world(&path).expect("the demo world loads");
     let files: ConfigFiles = world
         .config
         .iter()
@@ -600,7 +600,7 @@ fn attack_a_webhook_claiming_the_owner_labelled_does_not_merge_an_agent_labelled
         service.start().await.expect("the service starts");
         let merged_4 = || {
             memory.actions().iter().any(|a| {
-                matches!(a, mp_github::Action::MergePull { repo, number, .. }
+                matches!(a, mp_github_fake::Action::MergePull { repo, number, .. }
                     if repo == "acme/webapp" && *number == 4)
             })
         };
@@ -631,7 +631,7 @@ fn renewals(memory: &MemoryGitHub) -> usize {
         .actions()
         .iter()
         .filter(|a| {
-            matches!(a, mp_github::Action::PutFile { path, message, .. }
+            matches!(a, mp_github_fake::Action::PutFile { path, message, .. }
                 if path == "bot-state/lease.json" && message.contains("renew"))
         })
         .count()

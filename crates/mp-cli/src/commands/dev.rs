@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
-use mp_github::serve::WebhookTarget;
-use mp_github::{FaultScript, LoopbackServer};
+use mp_github_fake::loopback::WebhookTarget;
+use mp_github_fake::{FaultScript, LoopbackServer};
 
 use crate::Exit;
 
@@ -112,7 +112,7 @@ fn webhook_target(args: &ServeWorldArgs) -> anyhow::Result<Option<WebhookTarget>
 
 /// Starts the loopback server and serves until interrupted (Ctrl-C).
 pub fn serve_world(args: &ServeWorldArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
-    let world = mp_github::load_world(&args.world)?;
+    let world = mp_github_fake::load_world(&args.world)?;
     let faults = read_faults(args.faults.as_deref())?;
     let webhooks = webhook_target(args)?;
     if let Some(dir) = &args.config_out {
@@ -138,8 +138,8 @@ pub fn serve_world(args: &ServeWorldArgs, out: &mut dyn Write) -> anyhow::Result
     runtime.block_on(async {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, args.port));
         let clock = match args.clock {
-            ClockKind::World => mp_github::ServerClock::World,
-            ClockKind::Real => mp_github::ServerClock::Real,
+            ClockKind::World => mp_github_fake::ServerClock::World,
+            ClockKind::Real => mp_github_fake::ServerClock::Real,
         };
         let webhook_url = webhooks.as_ref().map(|target| target.url.clone());
         let server = match webhooks {
@@ -160,7 +160,7 @@ pub fn serve_world(args: &ServeWorldArgs, out: &mut dyn Write) -> anyhow::Result
             out,
             "clock: {}",
             match clock {
-                mp_github::ServerClock::Real =>
+                mp_github_fake::ServerClock::Real =>
                     "the system clock (--clock world keeps the world's now)",
                 _ => "the world's now, fixed (--clock real follows the system clock)",
             }

@@ -11,7 +11,7 @@ use mp_core::gate::Outcome;
 use mp_core::port::{DryRun, GitHub};
 use mp_core::tick::{self, TickOptions, TickSetup};
 use mp_core::{PrNumber, RepoName};
-use mp_github::MemoryGitHub;
+use mp_github_fake::MemoryGitHub;
 use serde_json::json;
 
 use crate::Exit;

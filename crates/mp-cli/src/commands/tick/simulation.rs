@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::{Context, bail};
 use mp_core::tick::{FullTickReport, TickError, TickOptions};
 use mp_github::rest::{Credentials, RestConfig, RevertMode, Secret};
-use mp_github::{LoopbackServer, MemoryGitHub};
+use mp_github_fake::{LoopbackServer, MemoryGitHub};
 use serde_json::Value;
 
 use super::json::{Writes, http_json, performed_writes};

@@ -1,7 +1,7 @@
 //! The token never reaches an output: not the report, its warnings and outcome details, the
 //! audit records, an error, nor the `Debug` form of the client.
 
-use mp_github::FaultScript;
+use mp_github_fake::FaultScript;
 
 use crate::harness::{Scenario, TOKEN, client_for, runtime, scenario_worlds, serve, tick_over};
 

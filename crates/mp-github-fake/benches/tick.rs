@@ -1,4 +1,4 @@
-//! `cargo bench -p mp-github --bench tick`: one tick's pull-request path over a synthetic
+//! `cargo bench -p mp-github-fake --bench tick`: one tick's pull-request path over a synthetic
 //! world of 10,000 open pull requests (20 repositories x 500) on the in-memory GitHub.
 //!
 //! Measured in this process, each several times (min and median wall time): the tick in
@@ -26,8 +26,8 @@ use mp_core::context::{Comment, PrContext};
 use mp_core::ids::{CommitSha, Timestamp};
 use mp_core::port::{AuditError, AuditLog, AuditRecord, GitHub};
 use mp_core::tick::{self, MAIN_BRANCH, MergeMode, TickOptions, TickReport, TickSetup};
-use mp_github::MemoryGitHub;
-use mp_github::world::{World, synthetic_world};
+use mp_github_fake::MemoryGitHub;
+use mp_github_fake::world::{World, synthetic_world};
 
 /// What to run, from the command line.
 #[derive(Debug, Clone)]

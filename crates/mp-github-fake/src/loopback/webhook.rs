@@ -63,8 +63,8 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::boilerplate::{CREATED_AT, add_missing, url_path};
-use super::gate::Shared;
 use super::render;
+use super::state::Shared;
 use crate::memory::history::branch_files;
 use crate::world::{Commit, Repo, World};
 

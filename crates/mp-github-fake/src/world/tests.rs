@@ -667,7 +667,7 @@ fn the_drain_scenario_is_the_generated_drain_world() {
     let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         on_disk == text,
-        "{} is not the generated drain world; regenerate it with MP_REGENERATE=1 cargo test -p mp-github drain_scenario",
+        "{} is not the generated drain world; regenerate it with MP_REGENERATE=1 cargo test -p mp-github-fake drain_scenario",
         path.display()
     );
     let parsed = super::parse_world("world.yaml", &on_disk, None).expect("the fixture loads");

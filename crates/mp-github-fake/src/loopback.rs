@@ -25,11 +25,12 @@
 mod boilerplate;
 mod conn;
 mod fault;
-mod gate;
 mod graphql;
+mod middleware;
 mod page;
 mod render;
 mod routes;
+mod state;
 mod webhook;
 
 #[cfg(test)]
@@ -51,7 +52,7 @@ pub use fault::{Fault, FaultRule, FaultScript, ParseFaultError};
 pub use webhook::{DELIVERY_TIMEOUT, WebhookDeliveries, WebhookTarget, signature_256};
 
 use conn::{ConnectionSwitch, CuttableListener};
-use gate::{DEFAULT_LIMIT, Shared};
+use state::{DEFAULT_LIMIT, Shared};
 use webhook::Webhooks;
 
 /// Requests of one route template: all of them, and those answered 304 Not Modified.

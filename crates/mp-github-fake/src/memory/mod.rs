@@ -11,7 +11,6 @@
 
 mod action;
 mod ci;
-mod endpoint;
 pub(crate) mod history;
 mod index;
 
@@ -31,13 +30,13 @@ use mp_core::port::{
     UpdateBranchOutcome,
 };
 
-use crate::PULL_COMMITS_CAP;
 use crate::world::{
     Commit, IssueRecord, PR_MERGE, Pull, Repo, WORKFLOW_EVENT, World, check_run_id, commit_sha,
 };
+use mp_github::PULL_COMMITS_CAP;
 
 pub use action::Action;
-pub use endpoint::Endpoint;
+pub use mp_github::Endpoint;
 
 /// The permissions of which one lets a token comment on issues and pull requests.
 const COMMENT_PERMISSIONS: [&str; 2] = ["issues", "pull_requests"];

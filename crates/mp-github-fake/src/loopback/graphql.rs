@@ -24,9 +24,9 @@ use mp_core::ids::{PrNumber, RepoName, Timestamp};
 use mp_core::port::{GitHub, GitHubError};
 use serde_json::{Value, json};
 
-use super::gate::Shared;
 use super::render;
-use crate::rest::graphql::{LABEL_QUERY, OPEN_PULLS_QUERY};
+use super::state::Shared;
+use mp_github::rest::graphql::{LABEL_QUERY, OPEN_PULLS_QUERY};
 
 /// GitHub's GraphQL budget per hour for an installation.
 pub(super) const GRAPHQL_LIMIT: u32 = 5_000;

@@ -17,9 +17,9 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use super::{WebhookDeliveries, WebhookTarget, signature_256};
-use crate::rest::{Credentials, RestConfig, RestGitHub, RetryPolicy, RevertMode, Secret};
-use crate::serve::{FaultScript, LoopbackServer, ServerClock};
+use crate::loopback::{FaultScript, LoopbackServer, ServerClock};
 use crate::world::{World, commit_sha, parse_world};
+use mp_github::rest::{Credentials, RestConfig, RestGitHub, RetryPolicy, RevertMode, Secret};
 
 const SECRET: &str = "It's a Secret to Everybody";
 const WAIT: Duration = Duration::from_secs(10);

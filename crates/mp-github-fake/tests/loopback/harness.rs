@@ -13,7 +13,7 @@ use mp_core::tick::{self, FullTickReport, TickOptions};
 use mp_github::rest::{
     Credentials, ReadPath, RestConfig, RestGitHub, RetryPolicy, RevertMode, Secret,
 };
-use mp_github::{Action, FaultScript, LoopbackServer, MemoryGitHub, World};
+use mp_github_fake::{Action, FaultScript, LoopbackServer, MemoryGitHub, World};
 
 /// The token the loopback client sends; tests check it never leaks.
 pub const TOKEN: &str = "ghs_LOOPBACKSENTINEL0123456789";
@@ -92,7 +92,7 @@ fn instants(world: &World, path: &Path) -> Vec<Timestamp> {
 impl Scenario {
     /// Loads one scenario world.
     pub fn load(name: &str, path: &Path) -> Self {
-        let world = mp_github::load_world(path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let world = mp_github_fake::load_world(path).unwrap_or_else(|e| panic!("{name}: {e}"));
         let files: ConfigFiles = world
             .config
             .iter()

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use mp_core::ids::RepoName;
-use mp_github::{FaultScript, LoopbackServer, World};
+use mp_github_fake::{FaultScript, LoopbackServer, World};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -603,7 +603,7 @@ async fn walk_writes(checker: &mut Checker<'_>) {
     let merge = "/repos/{owner}/{repo}/pulls/{pull_number}/merge";
     let head = json!({
         "merge_method": "squash",
-        "sha": mp_github::world::commit_sha(&webapp(), "readme-fix").as_str(),
+        "sha": mp_github_fake::world::commit_sha(&webapp(), "readme-fix").as_str(),
         "commit_title": "Fix the install command in the README (#1)",
     });
     checker
@@ -633,7 +633,7 @@ async fn walk_writes(checker: &mut Checker<'_>) {
     // The head moved since `sha`: 409.
     let stale = json!({
         "merge_method": "squash",
-        "sha": mp_github::world::commit_sha(&webapp(), "m1").as_str(),
+        "sha": mp_github_fake::world::commit_sha(&webapp(), "m1").as_str(),
     });
     checker
         .send(
@@ -696,7 +696,7 @@ async fn walk_writes(checker: &mut Checker<'_>) {
             USER_TOKEN,
         )
         .await;
-    let parser = mp_github::world::commit_sha(&webapp(), "parser");
+    let parser = mp_github_fake::world::commit_sha(&webapp(), "parser");
     // The second creation of the same branch: 422.
     for _ in 0..2 {
         checker
@@ -841,7 +841,7 @@ fn every_route_the_client_uses_answers_as_github_describes() {
     let runtime = runtime();
     let mut problems = Problems::default();
     let mut validated: BTreeMap<String, BTreeSet<u16>> = BTreeMap::new();
-    let demo = mp_github::load_world(&demo_path()).expect("the demo world loads");
+    let demo = mp_github_fake::load_world(&demo_path()).expect("the demo world loads");
     let client_routes = runtime.block_on(async {
         serve_and_walk(
             description,
@@ -853,7 +853,7 @@ fn every_route_the_client_uses_answers_as_github_describes() {
         )
         .await;
         for (name, path) in scenario_worlds() {
-            let world = mp_github::load_world(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let world = mp_github_fake::load_world(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
             serve_and_walk(
                 description,
                 &name,
@@ -919,7 +919,7 @@ fn a_broken_answer_is_rejected() {
     let description = description();
     let runtime = runtime();
     let pull = runtime.block_on(async {
-        let world = mp_github::load_world(&demo_path()).expect("the demo world loads");
+        let world = mp_github_fake::load_world(&demo_path()).expect("the demo world loads");
         let server = LoopbackServer::start(world, FaultScript::default())
             .await
             .expect("the loopback server starts");

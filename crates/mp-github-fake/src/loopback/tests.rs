@@ -890,6 +890,60 @@ async fn the_primary_limit_is_counted_and_exhausted() {
     server.shutdown().await;
 }
 
+/// A path naming a repository the world does not have is GitHub's 404 `Not Found`, before
+/// the body, the query or the path's other parameters are read (decisions/0051); a
+/// repository the world has still gets the route's own refusal.
+#[tokio::test]
+async fn an_unknown_repository_is_not_found_before_anything_else() {
+    let server = serve("").await;
+    let not_found = [("/message", json!("Not Found"))];
+    let unknown = [
+        get(&server, "/repos/jane-doe/nothing/activity").await,
+        get(&server, "/repos/jane-doe/nothing/branches/main").await,
+        get(&server, "/repos/jane-doe/nothing/pulls/notanumber").await,
+        get(&server, "/repos/not%20a%20name/webapp/pulls").await,
+        call(
+            &server,
+            reqwest::Method::POST,
+            "/repos/jane-doe/nothing/labels",
+            json!({}),
+        )
+        .await,
+        call(
+            &server,
+            reqwest::Method::POST,
+            "/repos/jane-doe/nothing/issues/1/comments",
+            json!({}),
+        )
+        .await,
+    ];
+    for answer in &unknown {
+        check(answer, 404, &not_found);
+    }
+    check(
+        &get(&server, &format!("/repos/{REPO}/activity")).await,
+        422,
+        &[],
+    );
+    check(
+        &get(&server, &format!("/repos/{REPO}/branches/nothing")).await,
+        404,
+        &[("/message", json!("Branch not found"))],
+    );
+    check(
+        &call(
+            &server,
+            reqwest::Method::POST,
+            &format!("/repos/{REPO}/labels"),
+            json!({}),
+        )
+        .await,
+        422,
+        &[],
+    );
+    server.shutdown().await;
+}
+
 #[tokio::test]
 async fn requests_without_authorization_get_401() {
     let server = serve("").await;
@@ -1756,13 +1810,13 @@ repos:
         ],
     );
 
-    let mut config = crate::rest::RestConfig::new(
+    let mut config = mp_github::rest::RestConfig::new(
         server.base_url(),
-        crate::rest::Credentials::Token(crate::rest::Secret::new("ghs_test")),
+        mp_github::rest::Credentials::Token(mp_github::rest::Secret::new("ghs_test")),
     );
-    config.retry = crate::rest::RetryPolicy::fast();
+    config.retry = mp_github::rest::RetryPolicy::fast();
     config.points_per_minute = None;
-    let client = crate::rest::RestGitHub::new(config).expect("a client");
+    let client = mp_github::rest::RestGitHub::new(config).expect("a client");
     let webapp = repo(REPO);
     assert!(!client.is_app());
     assert_eq!(

@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 use mp_core::ids::{CommitSha, RepoName};
 use mp_core::state::Layer;
 use mp_github::rest::ReadPath;
-use mp_github::{Action, FaultScript};
+use mp_github_fake::{Action, FaultScript};
 
 use crate::harness::{
     CLIENT_TIMEOUT, PATIENT_TIMEOUT, Scenario, client_for, client_timed, is_ancestor, marks,
@@ -76,7 +76,7 @@ struct Baseline {
     /// The clean tick's final watermarks.
     marks: Vec<Mark>,
     /// The world after the clean tick.
-    world: mp_github::World,
+    world: mp_github_fake::World,
 }
 
 /// One watermark.
@@ -136,7 +136,7 @@ fn points(base: &Baseline, fault: &str) -> Vec<String> {
 }
 
 /// Clean ticks after the faulted one, until one writes nothing (at most three).
-async fn recover(server: &mp_github::LoopbackServer, scenario: &Scenario) {
+async fn recover(server: &mp_github_fake::LoopbackServer, scenario: &Scenario) {
     // Writes of work: every tick also takes and gives back its lease.
     let work = || {
         server
@@ -170,7 +170,7 @@ fn is_recoverable_issue(post: &str) -> bool {
 fn watermark_problem(
     base: &Baseline,
     initial: &[Mark],
-    world: &mp_github::World,
+    world: &mp_github_fake::World,
     (repo, layer, sha): (&RepoName, Layer, &CommitSha),
 ) -> Option<String> {
     let before = initial

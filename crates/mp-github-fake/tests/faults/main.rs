@@ -1,7 +1,7 @@
 //! The fault matrix: every golden scenario under every fault kind, through the REST client
 //! against the loopback GitHub server. One test per scenario (made at run time, so a new
 //! scenario is covered without a line here), which cargo-nextest spreads over the cores:
-//! `cargo nextest run -p mp-github --test faults [SCENARIO]`.
+//! `cargo nextest run -p mp-github-fake --test faults [SCENARIO]`.
 
 // The loopback tests' harness, shared; this binary uses part of it.
 #[allow(dead_code)]

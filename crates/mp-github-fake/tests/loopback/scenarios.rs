@@ -8,7 +8,7 @@ use crate::harness::{
 };
 use mp_core::tick::ReadConcurrency;
 use mp_github::rest::ReadPath;
-use mp_github::{Action, FaultScript, MemoryGitHub};
+use mp_github_fake::{Action, FaultScript, MemoryGitHub};
 
 /// An outcome detail with the words of a failed call cut after its route: how a failure
 /// reads differs by adapter (an HTTP status after retries, an in-memory fault hook), what
@@ -348,7 +348,7 @@ fn a_pull_request_past_github_s_file_cap_goes_to_the_owner() {
     let mut scenario = Scenario::load(&name, &path);
     let pull = &mut scenario.world.repos[0].pulls[0];
     for i in 0..3001 {
-        pull.files.push(mp_github::world::PullFile {
+        pull.files.push(mp_github_fake::world::PullFile {
             change: mp_core::context::FileChange {
                 path: format!("docs/pages/page-{i}.md"),
                 status: mp_core::context::FileStatus::Added,
@@ -391,7 +391,7 @@ fn two_ticks_at_once_act_once() {
         .expect("the many-two-ready-prs-both-merge scenario exists");
     let scenario = Scenario::load(&name, &path);
     // The writes of work (each tick also takes and gives back its lease), as text.
-    let work = |server: &mp_github::LoopbackServer| -> Vec<String> {
+    let work = |server: &mp_github_fake::LoopbackServer| -> Vec<String> {
         server
             .memory()
             .actions()
