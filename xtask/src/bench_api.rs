@@ -25,8 +25,8 @@ use mp_core::port::{AuditError, AuditLog, AuditRecord};
 use mp_github::rest::{
     Credentials, EtagCache, ReadPath, RestConfig, RestGitHub, RevertMode, Secret,
 };
-use mp_github::world::synthetic_world;
-use mp_github::{Fault, FaultRule, FaultScript, LoopbackServer, World};
+use mp_github_fake::world::synthetic_world;
+use mp_github_fake::{Fault, FaultRule, FaultScript, LoopbackServer, World};
 use mp_tick::{self as tick, ReadConcurrency, TickOptions};
 
 /// The standard world of the API budget (bot.md's reference figures use it).

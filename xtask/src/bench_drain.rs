@@ -1,7 +1,7 @@
 //! `cargo xtask bench drain`: how a burst of ready pull requests from several agents drains
 //! into `main` with no human action, on a simulated clock.
 //!
-//! Each run builds mp-github's drain world (one repository, `agents × per-agent` ready pull
+//! Each run builds mp-github-fake's drain world (one repository, `agents × per-agent` ready pull
 //! requests on independent files, CI simulated by the world's `ci:`), then ticks the real
 //! tick over the in-memory GitHub every `every` simulated minutes until every pull request
 //! is merged or closed, or the tick budget runs out. Nothing but mp's writes and the
@@ -21,9 +21,9 @@ use mp_core::config::{self, ConfigFiles};
 use mp_core::context::{CheckConclusion, CheckStatus};
 use mp_core::ids::{CommitSha, Timestamp};
 use mp_core::port::{AuditError, AuditLog, AuditRecord};
-use mp_github::world::drain::{DrainSpec, drain_world};
-use mp_github::world::{Repo, World};
-use mp_github::{Action, MemoryGitHub};
+use mp_github_fake::world::drain::{DrainSpec, drain_world};
+use mp_github_fake::world::{Repo, World};
+use mp_github_fake::{Action, MemoryGitHub};
 use mp_tick::{self as tick, TickOptions};
 
 struct NoAudit;

@@ -1,12 +1,12 @@
 //! `cargo xtask gen-world --repos N --prs M [--seed S] [--out FILE]`: writes a synthetic
-//! world file (mp-github's `synthetic_world`) for benchmarks and load tests of `mp tick`.
+//! world file (mp-github-fake's `synthetic_world`) for benchmarks and load tests of `mp tick`.
 
 use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{Context as _, bail};
-use mp_github::world::synthetic::SYNTHETIC_RECEIPT_KEY;
-use mp_github::world::{synthetic_world, world_to_yaml};
+use mp_github_fake::world::synthetic::SYNTHETIC_RECEIPT_KEY;
+use mp_github_fake::world::{synthetic_world, world_to_yaml};
 
 /// What to generate, from the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 //! `cargo xtask openapi`: GitHub's published REST description, for the conformance test of
-//! the loopback server (`crates/mp-github/tests/conformance`, decisions/0029).
+//! the loopback server (`crates/mp-github-fake/tests/loopback/conformance`, decisions/0029).
 //!
 //! It packs the npm package `@octokit/openapi` (about 29 MB) at one exact version with
 //! `npm pack`, checks the tarball against the pinned sha512 integrity, and extracts the

@@ -17,6 +17,7 @@ const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
     ("mp-contracts", &[]),
     ("mp-skills", &["mp-core"]),
     ("mp-github", &["mp-core"]),
+    ("mp-github-fake", &["mp-core", "mp-github"]),
     // The tick's drivers: over mp-core's ports, never the binary or the service.
     ("mp-tick", &["mp-core"]),
     ("mp-serve", &["mp-core", "mp-tick"]),
@@ -27,6 +28,7 @@ const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
             "mp-contracts",
             "mp-skills",
             "mp-github",
+            "mp-github-fake",
             "mp-serve",
             "mp-tick",
         ],
@@ -38,6 +40,7 @@ const ALLOWED_INTERNAL: &[(&str, &[&str])] = &[
             "mp-contracts",
             "mp-skills",
             "mp-github",
+            "mp-github-fake",
             "mp-serve",
             "mp-tick",
         ],
@@ -86,6 +89,22 @@ const FORBIDDEN_EXTERNAL: &[(&str, &[&str])] = &[
         "mp-serve",
         &["reqwest", "ureq", "clap", "octocrab", "wasmi", "wasmtime"],
     ),
+];
+
+/// The fake GitHub (world format, in-memory GitHub, loopback server): test code, the `mp`
+/// binary's world commands and xtask may use it; production libraries never, not even
+/// through another crate (decisions/0050). A dev-dependency is fine: it builds only the
+/// crate's tests.
+const FAKE: &str = "mp-github-fake";
+
+/// The library crates that must not have [`FAKE`] in their normal dependency closure.
+const NEVER_LINK_THE_FAKE: &[&str] = &[
+    "mp-core",
+    "mp-contracts",
+    "mp-skills",
+    "mp-github",
+    "mp-tick",
+    "mp-serve",
 ];
 
 /// One broken dependency rule.
@@ -143,6 +162,27 @@ fn graph(metadata: &Value) -> anyhow::Result<Graph> {
     })
 }
 
+/// Every crate in the normal dependency closure of the package `id` (named `name`), once
+/// each, with the path that reaches it.
+fn closure<'g>(graph: &'g Graph, id: &'g str, name: &'g str) -> Vec<(&'g str, Vec<&'g str>)> {
+    let mut reached = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut stack: Vec<(&str, Vec<&str>)> = vec![(id, vec![name])];
+    while let Some((current, path)) = stack.pop() {
+        for dep in graph.deps.get(current).into_iter().flatten() {
+            if !seen.insert(dep.as_str()) {
+                continue;
+            }
+            let dep_name = graph.names.get(dep).map_or("?", String::as_str);
+            let mut next = path.clone();
+            next.push(dep_name);
+            reached.push((dep_name, next.clone()));
+            stack.push((dep.as_str(), next));
+        }
+    }
+    reached
+}
+
 /// Checks a `cargo metadata --format-version 1` document against the dependency rules.
 pub fn check_edges(metadata: &Value) -> anyhow::Result<Vec<Violation>> {
     let graph = graph(metadata)?;
@@ -170,23 +210,23 @@ pub fn check_edges(metadata: &Value) -> anyhow::Result<Vec<Violation>> {
         }
         // Forbidden crates anywhere in the normal dependency closure.
         if let Some((_, forbidden)) = FORBIDDEN_EXTERNAL.iter().find(|(n, _)| n == name) {
-            let mut seen = BTreeSet::new();
-            let mut stack: Vec<(&str, Vec<&str>)> = vec![(id.as_str(), vec![name.as_str()])];
-            while let Some((current, path)) = stack.pop() {
-                for dep in graph.deps.get(current).into_iter().flatten() {
-                    if !seen.insert(dep.as_str()) {
-                        continue;
-                    }
-                    let dep_name = graph.names.get(dep).map_or("?", String::as_str);
-                    let mut next = path.clone();
-                    next.push(dep_name);
-                    if forbidden.contains(&dep_name) {
-                        violations.push(Violation(format!(
-                            "{name} must not depend on {dep_name} (via {})",
-                            next.join(" -> ")
-                        )));
-                    }
-                    stack.push((dep.as_str(), next));
+            for (dep_name, path) in closure(&graph, id, name) {
+                if forbidden.contains(&dep_name) {
+                    violations.push(Violation(format!(
+                        "{name} must not depend on {dep_name} (via {})",
+                        path.join(" -> ")
+                    )));
+                }
+            }
+        }
+        // The fake GitHub nowhere in a production library's normal dependency closure.
+        if NEVER_LINK_THE_FAKE.contains(&name.as_str()) {
+            for (dep_name, path) in closure(&graph, id, name) {
+                if dep_name == FAKE {
+                    violations.push(Violation(format!(
+                        "{name} must not link the fake GitHub {FAKE} (via {}); a dev-dependency is fine (decisions/0050)",
+                        path.join(" -> ")
+                    )));
                 }
             }
         }
@@ -523,6 +563,80 @@ mod tests {
                 "mp-core must not depend on mp-github",
             ],
         );
+    }
+
+    #[test]
+    fn the_fake_is_for_the_binary_and_tests() {
+        check(
+            &[
+                ("mp-cli", "mp-github-fake"),
+                ("xtask", "mp-github-fake"),
+                ("mp-github-fake", "mp-github"),
+                ("mp-github-fake", "mp-core"),
+            ],
+            &[],
+        );
+    }
+
+    #[test]
+    fn no_library_links_the_fake() {
+        for library in [
+            "mp-core",
+            "mp-contracts",
+            "mp-skills",
+            "mp-github",
+            "mp-tick",
+            "mp-serve",
+        ] {
+            let got: Vec<String> = check_edges(&metadata(&[(library, "mp-github-fake")]))
+                .expect("well-formed")
+                .into_iter()
+                .map(|v| v.0)
+                .filter(|v| v.contains("link the fake"))
+                .collect();
+            assert_eq!(
+                got,
+                [format!(
+                    "{library} must not link the fake GitHub mp-github-fake (via {library} -> mp-github-fake); a dev-dependency is fine (decisions/0050)"
+                )],
+            );
+        }
+    }
+
+    #[test]
+    fn the_fake_is_found_through_another_crate() {
+        check(
+            &[("mp-serve", "helper"), ("helper", "mp-github-fake")],
+            &[
+                "mp-serve must not link the fake GitHub mp-github-fake (via mp-serve -> helper -> mp-github-fake); a dev-dependency is fine (decisions/0050)",
+            ],
+        );
+    }
+
+    #[test]
+    fn the_client_never_depends_on_the_fake() {
+        check(
+            &[
+                ("mp-github", "mp-github-fake"),
+                ("mp-github-fake", "mp-github"),
+            ],
+            &[
+                "mp-github must not depend on mp-github-fake",
+                "mp-github must not link the fake GitHub mp-github-fake (via mp-github -> mp-github-fake); a dev-dependency is fine (decisions/0050)",
+            ],
+        );
+    }
+
+    #[test]
+    fn a_dev_dependency_on_the_fake_is_fine() {
+        let mut doc = metadata(&[("mp-serve", "mp-github-fake")]);
+        let serve = doc["resolve"]["nodes"]
+            .as_array_mut()
+            .and_then(|nodes| nodes.iter_mut().find(|n| n["id"] == "id-mp-serve"))
+            .expect("mp-serve's node");
+        serve["deps"][0]["dep_kinds"] = json!([{"kind": "dev"}]);
+        let got = check_edges(&doc).expect("well-formed");
+        assert!(got.is_empty(), "{got:?}");
     }
 
     #[test]

@@ -13,6 +13,7 @@ mod audit;
 mod audit_tick;
 mod cli;
 mod commands;
+mod live;
 mod logging;
 mod output;
 mod report_html;
@@ -58,7 +59,17 @@ fn exit_for_error(err: &anyhow::Error) -> Exit {
     }
 }
 
+/// Whether the command line asks for JSON (`--format json` or `--format=json`): an error
+/// is then also one JSON object on stdout, so a machine reading stdout learns why.
+fn wants_json(argv: &[String]) -> bool {
+    argv.iter().any(|a| a == "--format=json")
+        || argv
+            .windows(2)
+            .any(|w| w[0] == "--format" && w[1] == "json")
+}
+
 fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().collect();
     let args = cli::Cli::parse();
     logging::init(args.log_format);
     let mut stdout = std::io::stdout().lock();
@@ -80,7 +91,16 @@ fn main() -> ExitCode {
             {
                 eprintln!("mp: error: {err:#}");
             }
-            ExitCode::from(exit_for_error(&err) as u8)
+            let exit = exit_for_error(&err);
+            if wants_json(&argv) {
+                let doc = serde_json::json!({
+                    "error": format!("{err:#}"),
+                    "exit_code": exit as u8,
+                });
+                let _ = output::json(&mut stdout, &doc);
+                let _ = stdout.flush();
+            }
+            ExitCode::from(exit as u8)
         }
     }
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 use anyhow::{Context, bail};
 use mp_core::Timestamp;
 use mp_core::config::{self, Config, ConfigFiles};
-use mp_github::World;
+use mp_github_fake::World;
 
 /// A world with its validated configuration.
 pub struct LoadedWorld {
@@ -19,7 +19,7 @@ pub struct LoadedWorld {
 
 /// Loads a world file, validates its configuration and resolves `now`.
 pub fn load(path: &Path, now: Option<&str>) -> anyhow::Result<(LoadedWorld, Timestamp)> {
-    let world = mp_github::load_world(path)?;
+    let world = mp_github_fake::load_world(path)?;
     let files: ConfigFiles = world
         .config
         .iter()

@@ -247,18 +247,24 @@ pub fn repositories(config: &Config) -> Vec<RepoName> {
 // ---- 1. configuration and placeholders ---------------------------------------------------
 
 /// The configuration loaded, or the problems that stopped it.
-pub fn config_check(errors: &[String], warnings: usize) -> Check {
+/// `config_dir` is the directory as the user gave it (shell-quoted when it needs to be),
+/// so the command in the fix runs as printed.
+pub fn config_check(errors: &[String], warnings: usize, config_dir: &str) -> Check {
     if errors.is_empty() {
         let detail = match warnings {
             0 => "the configuration loads".to_owned(),
-            n => format!("the configuration loads ({n} warnings: mp config validate lists them)"),
+            n => format!(
+                "the configuration loads ({n} warnings: mp config validate --config {config_dir} lists them)"
+            ),
         };
         return Check::ok("config", detail);
     }
     Check::fail(
         "config",
         format!("the configuration does not load:\n{}", errors.join("\n")),
-        "fix each problem listed (mp config validate --config DIR shows them with their line)",
+        format!(
+            "fix each problem listed (mp config validate --config {config_dir} shows them with their line)"
+        ),
     )
 }
 
@@ -685,8 +691,8 @@ pub fn branch_rules_check(
 
 // ---- 6. labels ---------------------------------------------------------------------------
 
-/// The labels of [`labels_for`] missing from `existing` (compared without case, as GitHub
-/// does).
+/// The labels of [`labels_for`] missing from `existing`: not there in any case (GitHub
+/// keeps one label per name without case, so these can be created).
 pub fn missing_labels(config: &Config, repo: &RepoName, existing: &[String]) -> Vec<LabelSpec> {
     let have: BTreeSet<String> = existing.iter().map(|l| l.to_lowercase()).collect();
     labels_for(config, repo)
@@ -695,38 +701,82 @@ pub fn missing_labels(config: &Config, repo: &RepoName, existing: &[String]) -> 
         .collect()
 }
 
-/// Every label mp uses in `repo` exists there.
+/// The labels of [`labels_for`] that exist in `existing` only in another case (e.g.
+/// `Ready-To-Merge`), each with the name as it exists. mp reads label names exactly, as C1
+/// reads `ready-to-merge`: such a label would never open the gate. They cannot be created
+/// (GitHub has the name already); renaming them fixes it.
+pub fn miscased_labels(
+    config: &Config,
+    repo: &RepoName,
+    existing: &[String],
+) -> Vec<(LabelSpec, String)> {
+    labels_for(config, repo)
+        .into_iter()
+        .filter(|spec| !existing.iter().any(|l| l == spec.name))
+        .filter_map(|spec| {
+            existing
+                .iter()
+                .find(|l| l.to_lowercase() == spec.name.to_lowercase())
+                .map(|found| (spec, found.clone()))
+        })
+        .collect()
+}
+
+/// Every label mp uses in `repo` exists there, spelled exactly as mp reads it.
+/// `doctor_command` is `mp doctor` as it was run: the fix reruns it with `--create-labels`.
 pub fn labels_check(
     config: &Config,
     repo: &RepoName,
     existing: &Result<Vec<String>, String>,
+    doctor_command: &str,
 ) -> Check {
     let name = format!("labels:{repo}");
-    match existing {
-        Ok(existing) => {
-            let missing = missing_labels(config, repo, existing);
-            let wanted = labels_for(config, repo).len();
-            if missing.is_empty() {
-                Check::ok(name, format!("{repo} has the {wanted} labels mp uses"))
-            } else {
-                let names: Vec<&str> = missing.iter().map(|s| s.name).collect();
-                Check::fail(
-                    name,
-                    format!(
-                        "{repo} lacks {} of the {wanted} labels mp uses: {}",
-                        missing.len(),
-                        names.join(", ")
-                    ),
-                    "mp doctor --create-labels creates them",
-                )
-            }
+    let existing = match existing {
+        Ok(existing) => existing,
+        Err(why) => {
+            return Check::fail(
+                name,
+                format!("the labels of {repo} cannot be read: {why}"),
+                format!("let the credentials read {repo} (Issues or Pull requests read)"),
+            );
         }
-        Err(why) => Check::fail(
-            name,
-            format!("the labels of {repo} cannot be read: {why}"),
-            format!("let the credentials read {repo} (Issues or Pull requests read)"),
-        ),
+    };
+    let missing = missing_labels(config, repo, existing);
+    let miscased = miscased_labels(config, repo, existing);
+    let wanted = labels_for(config, repo).len();
+    if missing.is_empty() && miscased.is_empty() {
+        return Check::ok(name, format!("{repo} has the {wanted} labels mp uses"));
     }
+    let mut found = Vec::new();
+    if !missing.is_empty() {
+        let names: Vec<&str> = missing.iter().map(|s| s.name).collect();
+        found.push(format!(
+            "{repo} lacks {} of the {wanted} labels mp uses: {}",
+            missing.len(),
+            names.join(", ")
+        ));
+    }
+    if !miscased.is_empty() {
+        let names: Vec<String> = miscased
+            .iter()
+            .map(|(spec, as_is)| format!("`{as_is}` (mp reads `{}`)", spec.name))
+            .collect();
+        found.push(format!(
+            "{repo} spells {} label(s) in another case, which mp does not read: {}",
+            miscased.len(),
+            names.join(", ")
+        ));
+    }
+    let fix = match (missing.is_empty(), miscased.is_empty()) {
+        (false, true) => format!("{doctor_command} --create-labels (creates them)"),
+        (true, false) => format!(
+            "{doctor_command} --create-labels (renames them; a pull request labelled under the old spelling must be labelled again)"
+        ),
+        _ => format!(
+            "{doctor_command} --create-labels (creates the missing and renames the others; a pull request labelled under an old spelling must be labelled again)"
+        ),
+    };
+    Check::fail(name, found.join("; "), fix)
 }
 
 // ---- 7. required checks ------------------------------------------------------------------
@@ -1270,6 +1320,9 @@ pub struct Facts {
     /// The governance repository's deployment environments, when read (only when a
     /// workflow reads the App's key through one).
     pub environments: Option<Result<Vec<DeployEnvironment>, String>>,
+    /// `mp doctor` as it was run (`mp doctor --config DIR`, and `--api-url URL` when not
+    /// GitHub.com): the fixes that run doctor again start with it, so they run as printed.
+    pub doctor_command: String,
 }
 
 /// Every check after the configuration's, in order, over a loaded configuration.
@@ -1318,7 +1371,12 @@ pub fn checks(config: &Config, facts: &Facts) -> Vec<Check> {
     }
     for repo in reachable() {
         if let Some(labels) = &repo.labels {
-            out.push(labels_check(config, &repo.repo, labels));
+            out.push(labels_check(
+                config,
+                &repo.repo,
+                labels,
+                &facts.doctor_command,
+            ));
         }
     }
     for repo in reachable() {

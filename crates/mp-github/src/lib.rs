@@ -1,23 +1,22 @@
-//! Adapters for the GitHub port that `mp-core` defines: the REST client and the in-memory
-//! world used by fixtures and tests.
+//! The GitHub client of mp: the port `mp-core` defines, over GitHub's REST and GraphQL
+//! APIs.
 //!
-//! Architecture invariant: depends only on `mp-core` among our crates; no governance
-//! decision is made here, only translation between GitHub and the core's values.
+//! Architecture invariant: depends only on `mp-core` among our crates, and never on the
+//! fake GitHub (`mp-github-fake`, which depends on this crate for the route names, the
+//! GraphQL query texts and GitHub's limits); no governance decision is made here, only
+//! translation between GitHub and the core's values.
 
 /// GitHub lists at most this many commits of a pull request (`GET /pulls/{n}/commits`): the
-/// rest cannot be read. Both adapters answer [`mp_core::port::GitHubError::Truncated`] for a
-/// pull request with this many commits or more (exactly this many cannot be told apart from
-/// more), and the loopback server lists no more than this.
-pub(crate) const PULL_COMMITS_CAP: u32 = 250;
+/// rest cannot be read. The client and the fake GitHub answer
+/// [`mp_core::port::GitHubError::Truncated`] for a pull request with this many commits or
+/// more (exactly this many cannot be told apart from more), and the loopback server lists
+/// no more than this.
+pub const PULL_COMMITS_CAP: u32 = 250;
 
-pub mod memory;
+pub mod endpoint;
 pub mod rest;
-pub mod serve;
-pub mod world;
 
-pub use memory::{Action, Endpoint, MemoryGitHub};
+pub use endpoint::Endpoint;
 pub use rest::{
     Credentials, EtagCache, RestConfig, RestGitHub, RestStats, RetryPolicy, RevertMode, Secret,
 };
-pub use serve::{Fault, FaultRule, FaultScript, LoopbackServer, ServerClock};
-pub use world::{CiSimulation, LoadWorldError, RepoLabel, World, load_world, parse_world};

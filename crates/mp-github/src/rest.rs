@@ -18,6 +18,7 @@ mod model;
 mod pace;
 mod pulls;
 mod revert;
+mod sleeper;
 mod stats;
 mod transport;
 
@@ -28,12 +29,14 @@ pub use pace::GITHUB_REST_POINTS_PER_MINUTE;
 mod tests;
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use mp_core::ids::Login;
 
 pub use auth::{AppCredentials, AuthError, Authenticator, Credentials, Secret};
 pub use cache::EtagCache;
+pub use sleeper::{Sleeper, SteppedSleeper, SystemSleeper};
 pub use stats::{RestStats, RouteStats};
 
 use transport::Transport;
@@ -153,6 +156,10 @@ pub struct RestConfig {
     /// Where pull requests are read from (`env.yml` `reads`): REST calls per part, or one
     /// GraphQL query per page of pull requests (decisions/0035).
     pub reads: ReadPath,
+    /// How the client waits (back-off, `Retry-After`, rate-limit resets, pacing) and the
+    /// time its pacing reads: the system's ([`SystemSleeper`]) unless a test steps its own
+    /// ([`SteppedSleeper`]).
+    pub sleeper: Arc<dyn Sleeper>,
 }
 
 impl RestConfig {
@@ -171,6 +178,7 @@ impl RestConfig {
             token_app_slug: None,
             points_per_minute: Some(GITHUB_REST_POINTS_PER_MINUTE),
             reads: ReadPath::Rest,
+            sleeper: Arc::new(SystemSleeper),
         }
     }
 }
@@ -231,10 +239,12 @@ impl RestGitHub {
             token_app_slug,
             points_per_minute,
             reads,
+            sleeper,
         } = config;
         let authenticator = Authenticator::new(credentials)?
             .with_token_app_slug(token_app_slug)
-            .with_retry(retry);
+            .with_retry(retry)
+            .with_sleeper(Arc::clone(&sleeper));
         let transport = Transport::new(
             &api_url,
             authenticator,
@@ -242,6 +252,7 @@ impl RestGitHub {
             retry,
             &user_agent,
             points_per_minute,
+            sleeper,
         )?;
         Ok(Self {
             transport,

@@ -102,7 +102,7 @@ fn label_problems(data: &Value) -> Vec<String> {
 
 #[test]
 fn the_label_answers_the_loopback_server_gives_fit_the_schema() {
-    // As `serve/graphql.rs` renders them: a label with GitHub's times, and `null` for a
+    // As the fake GitHub's `loopback/graphql.rs` renders them: a label with GitHub's times, and `null` for a
     // name the repository has no label for.
     let rate = json!({ "cost": 1, "remaining": 4999, "resetAt": "2026-03-10T13:00:00Z" });
     let found = json!({

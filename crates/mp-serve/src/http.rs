@@ -20,7 +20,6 @@
 //! Nothing is read before the signature holds, except the body's length.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use axum::Router;
 use axum::body::Bytes;
@@ -30,6 +29,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::json;
+use tokio::time::Instant;
 
 use crate::payload::{Event, ParseError};
 use crate::route::{RouteContext, Routed, route};

@@ -13,10 +13,9 @@
 //! * A resync is global: once asked for, no new job starts; it runs when the jobs in hand
 //!   finish, and everything waiting folds into it.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::time::Instant;
-
 use mp_core::ids::{CommitSha, PrNumber, RepoName};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use tokio::time::Instant;
 
 use crate::route::Work;
 

@@ -14,7 +14,7 @@
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use mp_core::branch::IncidentAuthority;
 use mp_core::config::Config;
@@ -26,7 +26,8 @@ use mp_tick::supervisor::{SupervisorRun, run_branch_supervisor};
 use mp_tick::{
     DefaultBranches, PullSelection, TickOptions, resolve_default_branches, run_pr_path, run_tick,
 };
-use tokio::sync::Notify;
+use tokio::sync::{Notify, watch};
+use tokio::time::Instant;
 
 use crate::metrics::Metrics;
 use crate::queue::{Job, Lane, Queue, SeenDeliveries};
@@ -126,6 +127,8 @@ pub(crate) struct Inner {
     pub(crate) readiness: Mutex<Readiness>,
     pub(crate) branches: RwLock<DefaultBranches>,
     pub(crate) stopping: AtomicBool,
+    /// How many jobs have finished (panicked ones included).
+    finished: watch::Sender<u64>,
     bot: Mutex<Option<Login>>,
     lease: tokio::sync::Mutex<LeaseKeeper>,
 }
@@ -175,6 +178,7 @@ impl Service {
                 }),
                 branches: RwLock::new(DefaultBranches::default()),
                 stopping: AtomicBool::new(false),
+                finished: watch::Sender::new(0),
                 bot: Mutex::new(None),
                 lease: tokio::sync::Mutex::new(LeaseKeeper::default()),
             }),
@@ -196,6 +200,13 @@ impl Service {
     /// What `/readyz` reports now.
     pub fn readiness(&self) -> Readiness {
         *lock(&self.inner.readiness)
+    }
+
+    /// The number of jobs finished so far (a panicked one included), as a receiver that
+    /// sees each new count: what an embedder or a test waits on to know that the work it
+    /// queued is done, instead of polling.
+    pub fn finished_jobs(&self) -> watch::Receiver<u64> {
+        self.inner.finished.subscribe()
     }
 
     /// The metrics exposition text (`/metrics`).
@@ -288,6 +299,7 @@ impl Service {
                 queue.done(&job);
                 inner.metrics.set_queue_depth(queue.depth());
                 drop(queue);
+                inner.finished.send_modify(|count| *count += 1);
                 inner.wake.notify_one();
             });
         }

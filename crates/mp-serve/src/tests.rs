@@ -11,7 +11,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use mp_core::config::{self, ConfigFiles};
 use mp_core::port::{AuditError, AuditLog, AuditRecord, FixedClock};
-use mp_github::MemoryGitHub;
+use mp_github_fake::MemoryGitHub;
 use mp_tick::TickOptions;
 use serde_json::{Value, json};
 use tower::ServiceExt;
@@ -38,7 +38,7 @@ impl AuditLog for Audit {
 
 fn demo(audit: Arc<Audit>) -> (Service, Arc<MemoryGitHub>) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/worlds/demo.yaml");
-    let world = mp_github::load_world(&path).expect("the demo world loads");
+    let world = mp_github_fake::load_world(&path).expect("the demo world loads");
     let files: ConfigFiles = world
         .config
         .iter()
@@ -121,10 +121,13 @@ fn depth(service: &Service) -> usize {
     service.inner.queue.lock().expect("the queue").depth()
 }
 
+/// A runtime on tokio's paused test clock: the service's timers (the resync interval, the
+/// lease's age, the jobs' latency) move only when the test advances the clock, or when
+/// every task is idle and tokio jumps to the next timer; nothing waits on the real clock.
 fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        .start_paused(true)
         .build()
         .expect("a runtime")
 }
@@ -313,7 +316,26 @@ fn health_readiness_and_metrics_answer_before_and_after_start() {
     });
 }
 
-/// Runs the workers until `until` holds (or 20 s pass), then stops them.
+/// How long, on the test clock, the workers are given to get where a test waits for them.
+/// Shorter than the resync period, so a service that never gets there fails the test
+/// instead of resyncing; the clock is paused, so it costs no real time.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+/// Waits, at most [`PATIENCE`] of the test clock, until `until` holds, looking again each
+/// time the service finishes a job.
+async fn wait_until(service: &Service, until: impl Fn() -> bool) {
+    let mut finished = service.finished_jobs();
+    let _ = tokio::time::timeout(PATIENCE, async {
+        while !until() {
+            if finished.changed().await.is_err() {
+                break;
+            }
+        }
+    })
+    .await;
+}
+
+/// Runs the workers until `until` holds (see [`wait_until`]), then stops them.
 async fn run_until(service: &Service, until: impl Fn() -> bool) {
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let worker = {
@@ -326,12 +348,7 @@ async fn run_until(service: &Service, until: impl Fn() -> bool) {
                 .await;
         })
     };
-    for _ in 0..400 {
-        if until() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_until(service, until).await;
     let _ = stop.send(());
     worker.await.expect("the workers stop");
 }
@@ -583,7 +600,7 @@ fn attack_a_webhook_claiming_the_owner_labelled_does_not_merge_an_agent_labelled
         service.start().await.expect("the service starts");
         let merged_4 = || {
             memory.actions().iter().any(|a| {
-                matches!(a, mp_github::Action::MergePull { repo, number, .. }
+                matches!(a, mp_github_fake::Action::MergePull { repo, number, .. }
                     if repo == "acme/webapp" && *number == 4)
             })
         };
@@ -605,5 +622,60 @@ fn attack_a_webhook_claiming_the_owner_labelled_does_not_merge_an_agent_labelled
             "{}",
             service.metrics_text()
         );
+    });
+}
+
+/// The commits that renewed the tick lease so far.
+fn renewals(memory: &MemoryGitHub) -> usize {
+    memory
+        .actions()
+        .iter()
+        .filter(|a| {
+            matches!(a, mp_github_fake::Action::PutFile { path, message, .. }
+                if path == "bot-state/lease.json" && message.contains("renew"))
+        })
+        .count()
+}
+
+#[test]
+fn the_resync_repeats_every_period_and_the_lease_is_renewed_on_the_services_clock() {
+    runtime().block_on(async {
+        let (service, memory) = demo(Arc::default());
+        service.start().await.expect("the service starts");
+        let ticks = || metric(&service, "mp_serve_ticks_total");
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let worker = {
+            let service = service.clone();
+            tokio::spawn(async move {
+                service
+                    .run(async {
+                        let _ = stopped.await;
+                    })
+                    .await;
+            })
+        };
+        wait_until(&service, || ticks() >= 1.0).await;
+        assert_eq!(ticks(), 1.0, "the resync at start");
+        assert_eq!(renewals(&memory), 0, "a lease just taken is not renewed");
+        // The default resync period and the lease's renewal age are both ten minutes.
+        let period = Duration::from_secs(600);
+        assert_eq!(crate::RENEW_EVERY, period);
+        // Just short of the period no job starts, however long the test really took.
+        let mut finished = service.finished_jobs();
+        finished.mark_unchanged();
+        tokio::time::advance(period - Duration::from_secs(1)).await;
+        let early = tokio::time::timeout(Duration::from_millis(500), finished.changed()).await;
+        assert!(early.is_err(), "no job before the period");
+        assert_eq!(ticks(), 1.0, "no resync before the period");
+        tokio::time::advance(Duration::from_secs(1)).await;
+        wait_until(&service, || ticks() >= 2.0).await;
+        assert_eq!(ticks(), 2.0, "the resync after one period");
+        assert_eq!(
+            renewals(&memory),
+            1,
+            "the lease renewed once it was RENEW_EVERY old"
+        );
+        let _ = stop.send(());
+        worker.await.expect("the workers stop");
     });
 }

@@ -8,6 +8,8 @@
 //!   fuel, memory and output caps (ABI: `docs/skills-abi.md`).
 //! - [`contract`]: the contract document every user skill carries, and `UserId`.
 //! - [`lint`]: `mp skills lint`.
+//! - [`skill_set`]: the registry's user skills as the `SkillSet` a tick runs, every call
+//!   recorded for the audit log.
 //!
 //! Architecture invariant: depends only on `mp-core` among our crates; a skill never holds
 //! a GitHub client. It sees read-only context values and returns verdicts. The WebAssembly
@@ -17,6 +19,7 @@ pub mod contract;
 pub mod lint;
 pub mod registry;
 pub mod sandbox;
+pub mod skill_set;
 pub mod sources;
 
 #[cfg(test)]

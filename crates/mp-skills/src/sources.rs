@@ -7,10 +7,10 @@
 
 pub mod archive;
 pub mod contain;
-pub mod descriptor;
 pub mod digest;
 pub mod drift;
 pub mod fetch;
+pub mod format;
 pub mod git;
 pub mod layout;
 pub mod lint;
@@ -20,3 +20,6 @@ pub mod ops;
 pub mod select;
 pub mod skill_md;
 pub mod trust;
+
+/// The formats under their former path.
+pub use format as descriptor;

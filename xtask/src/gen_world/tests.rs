@@ -74,7 +74,7 @@ fn an_unknown_option_is_named() {
 #[test]
 fn the_written_world_loads_with_its_pull_requests() {
     let text = render(&args(3, 4, 5, None));
-    let world = mp_github::parse_world("generated.yaml", &text, None).expect("a valid world");
+    let world = mp_github_fake::parse_world("generated.yaml", &text, None).expect("a valid world");
     let open: Vec<usize> = world.repos.iter().map(|repo| repo.pulls.len()).collect();
     // Three application repositories, then the governance repository.
     assert_eq!(open, [4, 4, 4, 0]);

@@ -2,14 +2,46 @@
 //! commit message, for use as a git `commit-msg` hook.
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use anyhow::Context;
+use clap::{Args, Subcommand};
 use mp_core::trailers::{self, IDENTITY_KEYS, TrailerProblem, Trailers};
 use serde_json::json;
 
 use crate::Exit;
-use crate::cli::{CommitMsgCheckArgs, Format};
+use crate::cli::Format;
 use crate::commands::read_input;
+
+/// `mp commit-msg ...`
+#[derive(Debug, Subcommand)]
+pub enum CommitMsgCommand {
+    /// Check one commit message's identity trailers (C5) and, with --registry, the
+    /// agent registry (L4, advisory).
+    ///
+    /// Use it as a git commit-msg hook:
+    ///   printf '#!/bin/sh\nexec mp commit-msg check "$1"\n' > .git/hooks/commit-msg
+    /// Comment lines (starting with '#') and everything below a scissors line are
+    /// ignored, as git does. Exit 0 when the contract holds, 1 when it does not.
+    Check(CommitMsgCheckArgs),
+}
+
+/// Arguments of `mp commit-msg check`.
+#[derive(Debug, Args)]
+pub struct CommitMsgCheckArgs {
+    /// The message file, or `-` for standard input.
+    #[arg(default_value = "-")]
+    pub file: PathBuf,
+    /// An agent_registry.yml to check Agent-Tool / Agent-Model against (advisory).
+    #[arg(long, value_name = "FILE", conflicts_with = "config")]
+    pub registry: Option<PathBuf>,
+    /// A configuration directory: check against its agent_registry.yml, when it has one.
+    #[arg(long, value_name = "DIR")]
+    pub config: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
 
 struct RegistryNote {
     tool: String,

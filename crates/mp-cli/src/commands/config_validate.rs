@@ -1,14 +1,50 @@
 //! `mp config validate`: load a configuration directory and list every problem.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use clap::{Args, Subcommand};
 use mp_core::config::{self, ConfigFiles, ConfigProblem};
 use serde_json::json;
 
 use crate::Exit;
-use crate::cli::{ConfigValidateArgs, Format};
+use crate::cli::Format;
+
+/// `mp config ...`
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Validate a configuration directory and list every problem.
+    ///
+    /// Reads owner.yml, projects.yml and env.yml (required) and agent_registry.yml,
+    /// skills.yml, classifier_rules.yml and mirror_paths.json (optional). Exit 0 when
+    /// valid (warnings allowed), 1 when any error is found.
+    Validate(ConfigValidateArgs),
+}
+
+impl ConfigValidateArgs {
+    /// The directory to validate: `--config DIR`, the positional DIR, or `config`.
+    pub fn dir(&self) -> &std::path::Path {
+        self.config
+            .as_deref()
+            .or(self.dir.as_deref())
+            .unwrap_or(std::path::Path::new("config"))
+    }
+}
+
+/// Arguments of `mp config validate`.
+#[derive(Debug, Args)]
+pub struct ConfigValidateArgs {
+    /// The configuration directory, as with --config (default: config).
+    #[arg(value_name = "DIR", conflicts_with = "config")]
+    pub dir: Option<PathBuf>,
+    /// The configuration directory (default: config).
+    #[arg(long, value_name = "DIR")]
+    pub config: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
 
 /// A configuration directory that does not exist or holds no configuration file at all:
 /// a deployment not set up yet (a template repository's schedule), not a broken one.

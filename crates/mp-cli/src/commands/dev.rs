@@ -2,13 +2,70 @@
 
 use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
 
 use anyhow::Context;
-use mp_github::serve::WebhookTarget;
-use mp_github::{FaultScript, LoopbackServer};
+use clap::{Args, Subcommand, ValueEnum};
+use mp_github_fake::loopback::WebhookTarget;
+use mp_github_fake::{FaultScript, LoopbackServer};
 
 use crate::Exit;
-use crate::cli::ServeWorldArgs;
+
+/// `mp dev ...`
+#[derive(Debug, Subcommand)]
+pub enum DevCommand {
+    /// Serve a world file over GitHub's REST paths on 127.0.0.1, for demos and for trying
+    /// `mp tick --config DIR --api-url http://127.0.0.1:PORT` without touching GitHub.
+    ///
+    /// Mutations change the served world; the server runs until interrupted.
+    ServeWorld(ServeWorldArgs),
+}
+
+/// Arguments of `mp dev serve-world`.
+#[derive(Debug, Args)]
+pub struct ServeWorldArgs {
+    /// The world file (see docs/fixtures.md).
+    #[arg(value_name = "FILE")]
+    pub world: PathBuf,
+    /// The port on 127.0.0.1 (0 picks a free one).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Inject faults by script (one rule per line, see docs/deploy.md).
+    #[arg(long, value_name = "FILE")]
+    pub faults: Option<PathBuf>,
+    /// Write the world's configuration files into this directory, for `mp tick --config`.
+    #[arg(long, value_name = "DIR")]
+    pub config_out: Option<PathBuf>,
+    /// The served world's clock. `real` (the default) moves the world to the system time
+    /// on every request, as a live `mp tick` expects: what the server writes is dated now
+    /// and installation tokens last an hour from now. `world` keeps the world file's `now`
+    /// fixed, for reproducible answers.
+    #[arg(long, value_enum, default_value_t = ClockKind::Real)]
+    pub clock: ClockKind,
+    /// Deliver a GitHub-shaped webhook to this URL for each change the server makes
+    /// (pull_request, check_run, push, issues, issue_comment), signed with
+    /// --webhook-secret in X-Hub-Signature-256, as GitHub delivers an App's webhooks.
+    #[arg(long, value_name = "URL", requires = "webhook_secret")]
+    pub webhook_url: Option<String>,
+    /// The webhook secret that signs each delivery; needs --webhook-url (read from the
+    /// environment, it is ignored without one).
+    #[arg(
+        long,
+        value_name = "S",
+        env = "MP_WEBHOOK_SECRET",
+        hide_env_values = true
+    )]
+    pub webhook_secret: Option<String>,
+}
+
+/// The clock of `mp dev serve-world`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ClockKind {
+    /// The world file's `now`, fixed.
+    World,
+    /// The system clock.
+    Real,
+}
 
 /// The fault script in `path`, or none.
 ///
@@ -55,7 +112,7 @@ fn webhook_target(args: &ServeWorldArgs) -> anyhow::Result<Option<WebhookTarget>
 
 /// Starts the loopback server and serves until interrupted (Ctrl-C).
 pub fn serve_world(args: &ServeWorldArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
-    let world = mp_github::load_world(&args.world)?;
+    let world = mp_github_fake::load_world(&args.world)?;
     let faults = read_faults(args.faults.as_deref())?;
     let webhooks = webhook_target(args)?;
     if let Some(dir) = &args.config_out {
@@ -81,8 +138,8 @@ pub fn serve_world(args: &ServeWorldArgs, out: &mut dyn Write) -> anyhow::Result
     runtime.block_on(async {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, args.port));
         let clock = match args.clock {
-            crate::cli::ClockKind::World => mp_github::ServerClock::World,
-            crate::cli::ClockKind::Real => mp_github::ServerClock::Real,
+            ClockKind::World => mp_github_fake::ServerClock::World,
+            ClockKind::Real => mp_github_fake::ServerClock::Real,
         };
         let webhook_url = webhooks.as_ref().map(|target| target.url.clone());
         let server = match webhooks {
@@ -103,7 +160,7 @@ pub fn serve_world(args: &ServeWorldArgs, out: &mut dyn Write) -> anyhow::Result
             out,
             "clock: {}",
             match clock {
-                mp_github::ServerClock::Real =>
+                mp_github_fake::ServerClock::Real =>
                     "the system clock (--clock world keeps the world's now)",
                 _ => "the world's now, fixed (--clock real follows the system clock)",
             }

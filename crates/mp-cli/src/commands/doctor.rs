@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use crate::Exit;
 use crate::cli::Format;
 use crate::commands::config_validate::read_config_dir;
-use crate::commands::tick::{RECEIPT_KEY_VAR, live_credentials, live_rest_config};
+use crate::live::{RECEIPT_KEY_VAR, live_credentials, live_rest_config};
 
 /// How many of the latest commits of a gated branch are searched for the required checks.
 const RECENT_COMMITS: usize = 5;
@@ -58,6 +58,8 @@ pub struct DoctorArgs {
 struct Created {
     repo: RepoName,
     label: &'static str,
+    /// The spelling it had, when it was renamed rather than created.
+    renamed_from: Option<String>,
     error: Option<String>,
 }
 
@@ -143,7 +145,8 @@ async fn workflows(
     Ok(found)
 }
 
-/// Creates the labels `repo` lacks.
+/// Creates the labels `repo` lacks, and renames those it spells in another case to the
+/// exact name mp reads.
 async fn create_missing(
     client: &RestGitHub,
     config: &Config,
@@ -160,6 +163,20 @@ async fn create_missing(
         created.push(Created {
             repo: repo.clone(),
             label: spec.name,
+            renamed_from: None,
+            error,
+        });
+    }
+    for (spec, as_is) in doctor::miscased_labels(config, repo, existing) {
+        let error = client
+            .rename_label(repo, &as_is, spec.name)
+            .await
+            .err()
+            .map(|e| text_of(&e));
+        created.push(Created {
+            repo: repo.clone(),
+            label: spec.name,
+            renamed_from: Some(as_is),
             error,
         });
     }
@@ -170,6 +187,7 @@ async fn gather(
     client: &RestGitHub,
     config: &Config,
     create_labels: bool,
+    doctor_command: String,
     created: &mut Vec<Created>,
 ) -> Facts {
     let mut credentials = match client.bot_login().await {
@@ -281,6 +299,24 @@ async fn gather(
         receipt_key_set: std::env::var(RECEIPT_KEY_VAR).is_ok_and(|k| !k.trim().is_empty()),
         workflows,
         environments,
+        doctor_command,
+    }
+}
+
+/// GitHub.com's REST root, the default of `--api-url`.
+const DEFAULT_API_URL: &str = "https://api.github.com";
+
+/// `word` as one word of a POSIX shell command: as is when it holds only characters no
+/// shell treats specially, else in single quotes.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-:=@%+,".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
     }
 }
 
@@ -295,11 +331,21 @@ fn check_json(check: &Check) -> Value {
 
 fn print_text(checks: &[Check], created: &[Created], out: &mut dyn Write) -> anyhow::Result<()> {
     for made in created {
-        match &made.error {
-            None => writeln!(out, "+ created the label {} in {}", made.label, made.repo)?,
-            Some(error) => writeln!(
+        match (&made.error, &made.renamed_from) {
+            (None, None) => writeln!(out, "+ created the label {} in {}", made.label, made.repo)?,
+            (None, Some(from)) => writeln!(
+                out,
+                "+ renamed the label {from} to {} in {}",
+                made.label, made.repo
+            )?,
+            (Some(error), None) => writeln!(
                 out,
                 "✗ could not create the label {} in {}: {error}",
+                made.label, made.repo
+            )?,
+            (Some(error), Some(from)) => writeln!(
+                out,
+                "✗ could not rename the label {from} to {} in {}: {error}",
                 made.label, made.repo
             )?,
         }
@@ -344,7 +390,14 @@ fn print(
         Format::Json => {
             let created: Vec<Value> = created
                 .iter()
-                .map(|c| json!({"repo": c.repo.to_string(), "label": c.label, "error": c.error}))
+                .map(|c| {
+                    json!({
+                        "repo": c.repo.to_string(),
+                        "label": c.label,
+                        "renamed_from": c.renamed_from,
+                        "error": c.error,
+                    })
+                })
                 .collect();
             crate::output::json(
                 out,
@@ -363,7 +416,12 @@ pub fn run(args: &DoctorArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let files = read_config_dir(&args.config)?;
     let report = mp_core::config::load(&files);
     let errors: Vec<String> = report.errors().map(ToString::to_string).collect();
-    let mut checks = vec![doctor::config_check(&errors, report.warnings().count())];
+    let config_dir = shell_word(&args.config.display().to_string());
+    let mut checks = vec![doctor::config_check(
+        &errors,
+        report.warnings().count(),
+        &config_dir,
+    )];
     let Some(config) = report.config else {
         return print(args, &checks, &[], out);
     };
@@ -374,7 +432,17 @@ pub fn run(args: &DoctorArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
         .enable_all()
         .build()?;
     let mut created = Vec::new();
-    let facts = runtime.block_on(gather(&client, &config, args.create_labels, &mut created));
+    let mut doctor_command = format!("mp doctor --config {config_dir}");
+    if args.api_url.trim_end_matches('/') != DEFAULT_API_URL {
+        doctor_command.push_str(&format!(" --api-url {}", shell_word(&args.api_url)));
+    }
+    let facts = runtime.block_on(gather(
+        &client,
+        &config,
+        args.create_labels,
+        doctor_command,
+        &mut created,
+    ));
     checks.extend(doctor::checks(&config, &facts));
     print(args, &checks, &created, out)
 }

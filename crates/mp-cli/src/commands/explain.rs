@@ -1,20 +1,61 @@
-//! `mp explain --world FILE OWNER/REPO#N`: every gate condition and classifier vote for one
-//! pull request, without writing anything.
+//! `mp explain --world FILE OWNER/REPO#N` and `mp explain --config DIR OWNER/REPO#N`: every
+//! gate condition and classifier vote for one pull request, over a world file or live over
+//! GitHub's API, without writing anything.
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use anyhow::{Context, anyhow};
+use clap::Args;
 use mp_core::gate::Outcome;
 use mp_core::port::GitHub;
 use mp_core::{PrNumber, RepoName};
-use mp_github::MemoryGitHub;
+use mp_github_fake::MemoryGitHub;
+use mp_tick::DryRun;
 use mp_tick::{self as tick, TickOptions, TickSetup};
 use serde_json::json;
 
 use crate::Exit;
-use crate::cli::{ExplainArgs, Format};
+use crate::cli::Format;
 use crate::commands::tick::result_json;
+use crate::live::{
+    live_credentials, live_options, live_rest_config, load_live_config, rest_client,
+};
+use crate::skills_load::SkillCalls;
 use crate::world;
+
+/// Arguments of `mp explain`.
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("source").required(true).args(["world", "config"]))]
+pub struct ExplainArgs {
+    /// The world file (see docs/fixtures.md).
+    #[arg(long, value_name = "FILE")]
+    pub world: Option<PathBuf>,
+    /// The configuration directory of a deployment: read the pull request live through
+    /// GitHub's API (credentials and MP_RECEIPT_KEY from the environment, as `mp tick
+    /// --config`). Read-only: every write the evaluation would make is only planned.
+    #[arg(long, value_name = "DIR")]
+    pub config: Option<PathBuf>,
+    /// The GitHub REST API root with --config (GitHub Enterprise Server:
+    /// https://HOST/api/v3).
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "MP_API_URL",
+        default_value = "https://api.github.com"
+    )]
+    pub api_url: String,
+    /// The pull request, as OWNER/REPO#N.
+    #[arg(value_name = "OWNER/REPO#N")]
+    pub pr: String,
+    /// Evaluate at this instant (RFC 3339) instead of the world's `now` (or, with --config,
+    /// the clock's).
+    #[arg(long, value_name = "TIME")]
+    pub now: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
 
 fn parse_pr(text: &str) -> anyhow::Result<(RepoName, PrNumber)> {
     let (repo, number) = text
@@ -35,9 +76,14 @@ fn mark(outcome: Outcome) -> &'static str {
     }
 }
 
-pub fn run(args: &ExplainArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
-    let (repo, number) = parse_pr(&args.pr)?;
-    let (loaded, now) = world::load(&args.world, args.now.as_deref())?;
+/// The evaluation over a world file, with the options it ran with.
+fn over_world(
+    path: &std::path::Path,
+    args: &ExplainArgs,
+    repo: &RepoName,
+    number: PrNumber,
+) -> anyhow::Result<(tick::PrEvaluation, TickOptions)> {
+    let (loaded, now) = world::load(path, args.now.as_deref())?;
     let mut options = TickOptions::from_config(&loaded.config);
     if let Some(key) = loaded.world.receipt_key.clone() {
         options = options.with_receipt_key(key);
@@ -49,16 +95,71 @@ pub fn run(args: &ExplainArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     )?);
     let github = MemoryGitHub::new(loaded.world);
     let runtime = tokio::runtime::Builder::new_current_thread().build()?;
-    let evaluation = runtime.block_on(async {
-        let bot = github.bot_login().await?;
-        // The gated branch of each repository, as the tick resolves it.
-        let (branches, _) = tick::resolve_default_branches(&github, &loaded.config, &options).await;
-        let options = options.clone().with_default_branches(branches);
-        let setup = TickSetup::new(&loaded.config, &options, bot)?;
-        let pull = github.pull(&repo, number).await?;
-        let evaluation = tick::evaluate_pr(&github, &setup, &pull, now).await?;
-        anyhow::Ok(evaluation)
-    })?;
+    let evaluation = runtime.block_on(evaluate(
+        &github,
+        &loaded.config,
+        &options,
+        repo,
+        number,
+        now,
+    ))?;
+    Ok((evaluation, options))
+}
+
+/// The evaluation live over GitHub's API, read-only: the client is wrapped in a dry run,
+/// so a write the evaluation would make is only planned.
+fn live(
+    dir: &std::path::Path,
+    args: &ExplainArgs,
+    repo: &RepoName,
+    number: PrNumber,
+) -> anyhow::Result<(tick::PrEvaluation, TickOptions)> {
+    let (config, _warnings) = load_live_config(dir)?;
+    let credentials = live_credentials()?;
+    let options = live_options(&config, dir, None, &SkillCalls::default())?;
+    let now = match &args.now {
+        Some(text) => mp_core::Timestamp::parse(text)
+            .with_context(|| format!("--now {text:?} is not an RFC 3339 time"))?,
+        None => mp_core::Timestamp::from_unix_seconds(jiff::Timestamp::now().as_second())
+            .context("reading the system clock")?,
+    };
+    let client = rest_client(live_rest_config(&args.api_url, &config, credentials), None)?;
+    let read_only = DryRun::new(&client).at(now);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let evaluation =
+        runtime.block_on(evaluate(&read_only, &config, &options, repo, number, now))?;
+    Ok((evaluation, options))
+}
+
+/// Evaluates `repo#number` over `github` as the tick would: the gated branch resolved, the
+/// bot's identity read, then the pull request's gate, classifier and receipts.
+async fn evaluate(
+    github: &dyn GitHub,
+    config: &mp_core::config::Config,
+    options: &TickOptions,
+    repo: &RepoName,
+    number: PrNumber,
+    now: mp_core::Timestamp,
+) -> anyhow::Result<tick::PrEvaluation> {
+    let bot = github.bot_login().await?;
+    // The gated branch of each repository, as the tick resolves it.
+    let (branches, _) = tick::resolve_default_branches(github, config, options).await;
+    let options = options.clone().with_default_branches(branches);
+    let setup = TickSetup::new(config, &options, bot)?;
+    let pull = github.pull(repo, number).await?;
+    Ok(tick::evaluate_pr(github, &setup, &pull, now).await?)
+}
+
+pub fn run(args: &ExplainArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
+    let (repo, number) = parse_pr(&args.pr)?;
+    let (evaluation, options) = match (&args.world, &args.config) {
+        (Some(path), _) => over_world(path, args, &repo, number)?,
+        (None, Some(dir)) => live(dir, args, &repo, number)?,
+        (None, None) => anyhow::bail!("give --world FILE or --config DIR"),
+    };
     let route = evaluation.route();
     match args.format {
         Format::Text => {

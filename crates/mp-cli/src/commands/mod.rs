@@ -2,24 +2,26 @@
 
 use std::io::Write;
 
-use clap::CommandFactory;
-
 use crate::Exit;
-use crate::cli::{Cli, Command, CommitMsgCommand, ConfigCommand, DevCommand};
+use crate::cli::{Cli, Command};
+use commit_msg::CommitMsgCommand;
+use config_validate::ConfigCommand;
+use dev::DevCommand;
 
-mod commit_msg;
+pub mod commit_msg;
+pub mod completions;
 pub mod config_validate;
 pub mod contract;
-mod dev;
+pub mod dev;
 pub mod doctor;
 pub mod evidence;
-mod explain;
+pub mod explain;
 pub mod init;
-mod report;
-mod serve;
+pub mod report;
+pub mod serve;
 pub mod skills;
 pub mod sources;
-mod tick;
+pub mod tick;
 
 /// Runs the parsed command, writing its report to `out`.
 pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<Exit> {
@@ -37,10 +39,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<Exit> {
         Command::Serve(args) => serve::run(&args, out),
         Command::Doctor(args) => doctor::run(&args, out),
         Command::Dev(DevCommand::ServeWorld(args)) => dev::serve_world(&args, out),
-        Command::Completions(args) => {
-            clap_complete::generate(args.shell, &mut Cli::command(), "mp", out);
-            Ok(Exit::Ok)
-        }
+        Command::Completions(args) => completions::run(&args, out),
     }
 }
 

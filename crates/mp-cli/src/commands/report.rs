@@ -3,14 +3,32 @@
 //! `index.html`, so a reader never sees half a page.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use clap::Args;
 use serde_json::json;
 
 use crate::Exit;
-use crate::cli::{Format, ReportArgs};
+use crate::cli::Format;
 use crate::report_html;
+
+/// Arguments of `mp report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The audit log written by `mp tick --audit-log FILE` (JSON Lines).
+    #[arg(long, value_name = "FILE")]
+    pub audit_log: PathBuf,
+    /// The directory to write index.html into (created when missing).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// The page title.
+    #[arg(long, value_name = "T", default_value = "mp report")]
+    pub title: String,
+    /// Output format of the summary printed on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
 
 pub fn run(args: &ReportArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let bytes = std::fs::read(&args.audit_log)

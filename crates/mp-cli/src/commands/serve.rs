@@ -3,21 +3,63 @@
 //! the signals).
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
+use clap::Args;
 use mp_core::port::Clock;
 use mp_github::rest::RestGitHub;
 use mp_serve::{ApiCounters, Service, Settings, WebhookSecret};
+use mp_tick::Shard;
 
 use crate::Exit;
 use crate::audit::CliAuditLog;
-use crate::cli::ServeArgs;
-use crate::commands::tick::{
+use crate::cli::{Every, parse_every, parse_shard};
+use crate::live::{
     lease_holder, live_credentials, live_options, live_rest_config, load_live_config,
 };
 use crate::skills_load::SkillCalls;
+
+/// Arguments of `mp serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The configuration directory (see docs/deploy.md). Credentials come from the
+    /// environment as for `mp tick --config`; the webhook secret from MP_WEBHOOK_SECRET.
+    #[arg(long, value_name = "DIR")]
+    pub config: PathBuf,
+    /// The address to listen on, e.g. `0.0.0.0:8080` in a container.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    pub listen: std::net::SocketAddr,
+    /// The GitHub REST API root (GitHub Enterprise Server: https://HOST/api/v3).
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "MP_API_URL",
+        default_value = "https://api.github.com"
+    )]
+    pub api_url: String,
+    /// The period of the full resync (the work of one `mp tick`), e.g. `10m`: a missed
+    /// webhook costs at most this long.
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_every)]
+    pub resync_every: Every,
+    /// Serve only shard I of N (as `mp tick --shard`): the webhooks of other shards'
+    /// repositories are answered 202 and ignored.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
+    /// How many repositories are worked on at once (one worker per repository at most).
+    #[arg(long, value_name = "N", default_value_t = 4,
+          value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub workers: u16,
+    /// The largest webhook body accepted, in bytes; larger ones are answered 413 (the
+    /// next resync covers what they said).
+    #[arg(long, value_name = "BYTES", default_value_t = 5 * 1024 * 1024)]
+    pub max_body_bytes: usize,
+    /// Also append the classifier audit records to this JSON Lines file.
+    #[arg(long, value_name = "FILE")]
+    pub audit_log: Option<PathBuf>,
+}
 
 /// The environment variable holding the webhook secret.
 pub const WEBHOOK_SECRET_VAR: &str = "MP_WEBHOOK_SECRET";

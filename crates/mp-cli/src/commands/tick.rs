@@ -1,61 +1,128 @@
 //! `mp tick`: one tick against GitHub (`--config DIR`) or over a world file (`--world FILE`,
 //! answered by the in-memory adapter or by the REST client over a loopback server).
+//!
+//! This module holds the command, its arguments and the tick against GitHub;
+//! `simulation` the ticks over a world file, `json` and `text` the two renderings of a run.
+//! The live wiring it shares with `mp serve` and `mp doctor` is `crate::live`.
 
-use std::collections::BTreeMap;
+mod json;
+mod simulation;
+mod text;
+
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use mp_core::approval::ReceiptKey;
-use mp_core::gate::ConditionResult;
+use clap::{Args, ValueEnum};
 use mp_core::port::GitHubHistory;
-use mp_github::rest::{Credentials, EtagCache, RestConfig, RestGitHub, RevertMode, Secret};
-use mp_github::{Action, LoopbackServer, MemoryGitHub};
-use mp_tick::{self as tick, FullTickReport, PrOutcome, TickError, TickOptions};
-use mp_tick::{DryRun, PlannedWrite, Recording};
+use mp_tick::{self as tick, FullTickReport, Shard, TickError, TickOptions};
+use mp_tick::{DryRun, Recording};
 use serde_json::{Value, json};
 
 use crate::Exit;
 use crate::audit::CliAuditLog;
-use crate::cli::{Adapter, Format, ReportKind, TickArgs};
-use crate::commands::config_validate::read_config_dir;
-use crate::skills_load;
+use crate::cli::{Every, Format, parse_every, parse_shard};
+use crate::live::{
+    lease_holder, live_credentials, live_options, live_rest_config, load_live_config, rest_calls,
+    rest_client, save_cache,
+};
 use crate::skills_load::SkillCalls;
-use crate::world;
+pub use json::result_json;
+use json::{Writes, done_writes, http_json, planned_writes, run_json, summary_json};
+use simulation::world_ticks;
+use text::{print_summary, print_text};
 
-/// The environment variable holding the approval-receipt key in live ticks.
-pub const RECEIPT_KEY_VAR: &str = "MP_RECEIPT_KEY";
-
-/// One JSON object per gate result: the condition, its code, its outcome and its line.
-pub fn result_json(result: &ConditionResult) -> Value {
-    json!({
-        "condition": result.id.code(),
-        "code": result.code(),
-        "severity": result.severity.as_str(),
-        "outcome": format!("{:?}", result.outcome).to_lowercase(),
-        "line": result.to_string(),
-    })
+/// Arguments of `mp tick`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["world", "config"])))]
+pub struct TickArgs {
+    /// Tick over a world file (see docs/fixtures.md) instead of GitHub.
+    #[arg(long, value_name = "FILE")]
+    pub world: Option<PathBuf>,
+    /// Tick against GitHub with the configuration in this directory (see docs/deploy.md).
+    /// Credentials come from MP_GITHUB_TOKEN, or MP_APP_ID with MP_APP_PRIVATE_KEY or
+    /// MP_APP_PRIVATE_KEY_PATH (and optionally MP_INSTALLATION_ID).
+    #[arg(long, value_name = "DIR")]
+    pub config: Option<PathBuf>,
+    /// The GitHub REST API root (GitHub Enterprise Server: https://HOST/api/v3).
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "MP_API_URL",
+        default_value = "https://api.github.com"
+    )]
+    pub api_url: String,
+    /// Keep the HTTP ETag cache in this file between ticks (conditional requests answered
+    /// 304 do not spend the rate limit). A missing or unreadable file starts an empty cache.
+    #[arg(long, value_name = "PATH")]
+    pub http_cache: Option<PathBuf>,
+    /// With --world: which GitHub adapter answers. `rest` serves the world on a loopback
+    /// HTTP server and runs the tick through the REST client, as production does.
+    #[arg(long, value_enum, default_value_t = Adapter::Memory, requires = "world")]
+    pub adapter: Adapter,
+    /// With `--adapter rest`: inject faults into the loopback server by script, one rule
+    /// per line (docs/deploy.md), e.g. `PUT /repos/{o}/{r}/contents/{path} #2 status 422`.
+    #[arg(long, value_name = "FILE", requires = "world")]
+    pub faults: Option<PathBuf>,
+    /// Run at this instant (RFC 3339) instead of the world's `now` (world ticks only).
+    #[arg(long, value_name = "TIME", requires = "world")]
+    pub now: Option<String>,
+    /// With --world: run this many ticks over the same world, the i-th at `now + i ×
+    /// --every`, the world carrying over (with its simulated CI, docs/fixtures.md). The
+    /// output is every tick's report and a summary (JSON: `{ticks, summary, failed}`); a
+    /// tick that fails closed ends the run with exit 3.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "world",
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub ticks: u32,
+    /// With --ticks: the time between ticks, e.g. `30s`, `5m`, `1h`.
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_every)]
+    pub every: Every,
+    /// Plan the writes without performing them.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Also append the classifier audit records to this JSON Lines file.
+    #[arg(long, value_name = "FILE")]
+    pub audit_log: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Print a report instead of the usual output: `md` is a markdown summary (per
+    /// repository: merged, blocked with reasons, routed to the inbox, incidents; the
+    /// budget) for a CI job summary.
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub report: Option<ReportKind>,
+    /// Append the markdown summary to this file (e.g. "$GITHUB_STEP_SUMMARY") and print
+    /// the usual output.
+    #[arg(long, value_name = "FILE")]
+    pub report_file: Option<PathBuf>,
+    /// After the report, print GitHub Actions workflow commands: a warning annotation per
+    /// blocked pull request (with its blocking reasons), a notice per pull request waiting
+    /// in the decision inbox and per supervisor finding, a warning per tick warning.
+    #[arg(long)]
+    pub annotations: bool,
+    /// Run only shard I of N, numbered from 0: the supervised repositories whose name
+    /// hashes to I (mod N), with their decision-inbox issues; shard 0 also runs the drift
+    /// check. N ticks, one per shard, do the work of one, e.g. `mp tick --config config
+    /// --shard 0/3`, then `--shard 1/3` and `--shard 2/3` (see docs/deploy.md, Scale-out).
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
 }
 
-fn outcome_json(outcome: &PrOutcome) -> Value {
-    let blocking: Vec<String> = outcome
-        .gate
-        .iter()
-        .flat_map(|gate| gate.blocking().map(ToString::to_string))
-        .collect();
-    let warnings: Vec<String> = outcome
-        .gate
-        .iter()
-        .flat_map(|gate| gate.warnings().map(ToString::to_string))
-        .collect();
-    json!({
-        "pr": outcome.pr,
-        "action": outcome.action.as_str(),
-        "detail": outcome.detail,
-        "quadrant": outcome.quadrant.map(|q| q.as_str()),
-        "blocking": blocking,
-        "warnings": warnings,
-    })
+/// A report of `mp tick`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportKind {
+    /// A markdown summary.
+    Md,
+}
+
+/// The GitHub adapter of a world tick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum Adapter {
+    /// The in-memory world answers the port directly.
+    #[default]
+    Memory,
+    /// The REST client talks HTTP to the world served on 127.0.0.1.
+    Rest,
 }
 
 /// Everything one world tick produced, ready to print or snapshot.
@@ -78,36 +145,6 @@ pub struct TickRun {
     pub merge_mode: &'static str,
     /// The instant the tick ran at.
     pub now: String,
-}
-
-/// The writes of a tick: lines for people and JSON objects for machines.
-type Writes = (Vec<String>, Vec<Value>);
-
-fn planned_writes(planned: &[PlannedWrite]) -> Writes {
-    let lines = planned.iter().map(ToString::to_string).collect();
-    let json = planned
-        .iter()
-        .map(|w| json!({"action": w.code(), "planned": true, "line": w.to_string()}))
-        .collect();
-    (lines, json)
-}
-
-fn done_writes(done: &[PlannedWrite]) -> Writes {
-    let lines = done.iter().map(PlannedWrite::done_line).collect();
-    let json = done
-        .iter()
-        .map(|w| json!({"action": w.code(), "line": w.done_line()}))
-        .collect();
-    (lines, json)
-}
-
-fn performed_writes(actions: &[Action]) -> Writes {
-    let lines = actions.iter().map(ToString::to_string).collect();
-    let json = actions
-        .iter()
-        .map(|a| serde_json::to_value(a).unwrap_or(Value::Null))
-        .collect();
-    (lines, json)
 }
 
 /// What a tick needs besides the GitHub adapter.
@@ -253,10 +290,16 @@ impl Failure {
         }
     }
 
-    /// Exit 4 when another tick holds the lease, 3 for every other failure.
+    /// Exit 4 when another tick holds the lease, 2 when GitHub refused the credentials, 3
+    /// for every other failure.
     fn exit(&self) -> Exit {
         match &self.error {
             TickError::Lease(mp_tick::lease::LeaseError::Held { .. }) => Exit::Busy,
+            // GitHub refused the credentials themselves ("Bad credentials"): they are
+            // invalid, which docs/cli.md gives exit 2, not a failure to close on.
+            TickError::BotLogin(mp_core::port::GitHubError::Status { status: 401, .. }) => {
+                Exit::Usage
+            }
             _ => Exit::FailedClosed,
         }
     }
@@ -279,310 +322,6 @@ impl Failure {
             text.push_str(line);
         }
         text
-    }
-}
-
-/// Calls per route made since `before`.
-fn calls_since(
-    now: BTreeMap<String, u64>,
-    before: &BTreeMap<String, u64>,
-) -> BTreeMap<String, u64> {
-    now.into_iter()
-        .filter_map(|(route, count)| {
-            let made = count - before.get(&route).copied().unwrap_or(0);
-            (made > 0).then_some((route, made))
-        })
-        .collect()
-}
-
-/// `--ticks N` ticks over a world file, the i-th at `now + i × --every`, on the in-memory
-/// adapter or through HTTP. The world carries over from tick to tick (with its simulated
-/// CI); a tick that fails closed ends the sequence.
-fn world_ticks(args: &TickArgs, path: &Path) -> anyhow::Result<WorldRuns> {
-    let (mut loaded, now) = world::load(path, args.now.as_deref())?;
-    if args.faults.is_some() && args.adapter != Adapter::Rest {
-        bail!("--faults needs --adapter rest: faults are injected into the loopback server");
-    }
-    let faults = super::dev::read_faults(args.faults.as_deref())?;
-    loaded.world.now = now;
-    let every = args.every.seconds();
-    let mut options = TickOptions::from_config(&loaded.config);
-    if let Some(shard) = args.shard {
-        options = options.with_shard(shard);
-    }
-    if let Some(key) = loaded.world.receipt_key.clone() {
-        options = options.with_receipt_key(key);
-    }
-    let skill_calls = SkillCalls::default();
-    options = options.with_skills(skills_load::from_world(
-        &loaded.config,
-        &loaded.world.config,
-        &skill_calls,
-    )?);
-    options = with_progress(options);
-    let merge_mode = merge_mode_name(&options);
-    let config_warnings = loaded.warnings.clone();
-    let config = loaded.config.clone();
-    let dry_run = args.dry_run;
-    let mut out = WorldRuns {
-        runs: Vec::new(),
-        failed: None,
-    };
-    // One tick's result with its writes, calls and HTTP totals, made a run.
-    let mut finish = |at: mp_core::Timestamp,
-                      audit: &CliAuditLog,
-                      result: Result<FullTickReport, TickError>,
-                      writes: Writes,
-                      calls: BTreeMap<String, u64>,
-                      http: Option<Value>|
-     -> anyhow::Result<bool> {
-        audit.append_lines(skill_calls.take().iter().map(|call| call.to_json_line(at)))?;
-        match result {
-            Ok(report) => {
-                out.runs.push(TickRun {
-                    report,
-                    writes: writes.0,
-                    writes_json: writes.1,
-                    audit: audit.records().iter().map(|r| r.to_json_line()).collect(),
-                    calls,
-                    http,
-                    config_warnings: config_warnings.clone(),
-                    merge_mode,
-                    now: at.to_string(),
-                });
-                Ok(true)
-            }
-            Err(error) => {
-                out.failed = Some(Failure::new(error, &writes, dry_run));
-                Ok(false)
-            }
-        }
-    };
-    let instants: Vec<mp_core::Timestamp> = (0..i64::from(args.ticks))
-        .map(|i| now.plus_seconds(i * every))
-        .collect();
-    match args.adapter {
-        Adapter::Memory => {
-            let github = MemoryGitHub::new(loaded.world);
-            let runtime = tokio::runtime::Builder::new_current_thread().build()?;
-            for &at in &instants {
-                github.set_now(at);
-                let (actions_before, calls_before) = (github.actions().len(), github.calls());
-                let audit = CliAuditLog::new(args.audit_log.clone());
-                let inputs = TickInputs {
-                    audit: &audit,
-                    config: &config,
-                    options: &options,
-                    now: at,
-                    dry_run: args.dry_run,
-                    throwaway: true,
-                };
-                let (result, planned) = runtime.block_on(tick_over(&github, &inputs));
-                let writes = planned.unwrap_or_else(|| {
-                    performed_writes(github.actions().get(actions_before..).unwrap_or_default())
-                });
-                let calls = calls_since(github.calls(), &calls_before);
-                if !finish(at, &audit, result, writes, calls, None)? {
-                    break;
-                }
-            }
-        }
-        Adapter::Rest => {
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()?;
-            runtime.block_on(async {
-                let server = LoopbackServer::start(loaded.world, faults)
-                    .await
-                    .context("starting the loopback server")?;
-                let mut config_rest = RestConfig::new(
-                    server.base_url(),
-                    Credentials::Token(Secret::new("loopback-token")),
-                );
-                config_rest.revert = RevertMode::LoopbackExtension;
-                // A simulated tick does not sleep: waits are milliseconds, and a wait the
-                // server asks for (Retry-After, a secondary limit's minute) gives up at
-                // once, as a wait past the live budget does.
-                config_rest.retry = mp_github::rest::RetryPolicy::fast();
-                // Nor does it pace: the loopback server has no points-per-minute limit.
-                config_rest.points_per_minute = None;
-                config_rest.reads = read_path(&config);
-                let client = rest_client(config_rest, args.http_cache.as_deref())?;
-                for &at in &instants {
-                    server.memory().set_now(at);
-                    let actions_before = server.memory().actions().len();
-                    let calls_before = rest_calls(&client);
-                    let audit = CliAuditLog::new(args.audit_log.clone());
-                    let inputs = TickInputs {
-                        audit: &audit,
-                        config: &config,
-                        options: &options,
-                        now: at,
-                        dry_run: args.dry_run,
-                        throwaway: true,
-                    };
-                    let (result, planned) = tick_over(&client, &inputs).await;
-                    let writes = planned.unwrap_or_else(|| {
-                        performed_writes(
-                            server
-                                .memory()
-                                .actions()
-                                .get(actions_before..)
-                                .unwrap_or_default(),
-                        )
-                    });
-                    let calls = calls_since(rest_calls(&client), &calls_before);
-                    let http = Some(http_json(&client));
-                    if !finish(at, &audit, result, writes, calls, http)? {
-                        break;
-                    }
-                }
-                save_cache(&client, args.http_cache.as_deref())?;
-                server.shutdown().await;
-                anyhow::Ok(())
-            })?;
-        }
-    }
-    Ok(out)
-}
-
-/// The REST client with the ETag cache loaded from `cache`, when given.
-fn rest_client(config: RestConfig, cache: Option<&Path>) -> anyhow::Result<RestGitHub> {
-    let client = RestGitHub::new(config).context("building the REST client")?;
-    let Some(path) = cache else {
-        return Ok(client);
-    };
-    let (cache, warning) = EtagCache::load(path);
-    if let Some(warning) = warning {
-        #[allow(clippy::print_stderr)]
-        {
-            eprintln!("mp: warning: {warning}");
-        }
-    }
-    Ok(client.with_cache(cache))
-}
-
-fn save_cache(client: &RestGitHub, path: Option<&Path>) -> anyhow::Result<()> {
-    if let Some(path) = path {
-        client
-            .cache_snapshot()
-            .save(path)
-            .with_context(|| format!("writing the HTTP cache {}", path.display()))?;
-    }
-    Ok(())
-}
-
-/// The REST client's totals: requests, 304 answers, retries, failures, the rate limit and
-/// the GraphQL points left as GitHub last reported them (`null` when not reported), and why
-/// a GraphQL read fell back to REST, one line each.
-fn http_json(client: &RestGitHub) -> Value {
-    use mp_core::port::GitHub as _;
-    let stats = client.stats();
-    json!({
-        "requests": stats.total_requests(),
-        "not_modified": stats.total_not_modified(),
-        "rate_limited_requests": stats.rate_limited_requests(),
-        "retries": stats.total_retries(),
-        "failures": stats.total_failures(),
-        "rate_limit_remaining": client.rate_limit_remaining(),
-        "graphql_remaining": client.graphql_remaining(),
-        "graphql_fallbacks": client.graphql_fallbacks(),
-    })
-}
-
-/// Requests per route as the REST client sent them (304 answers included).
-fn rest_calls(client: &RestGitHub) -> BTreeMap<String, u64> {
-    client
-        .stats()
-        .routes
-        .iter()
-        .map(|(route, stats)| (route.clone(), stats.requests))
-        .collect()
-}
-
-/// Who holds the lease in the lease file: `what` on this host with the process id, e.g.
-/// `mp tick on <host> pid <pid>` (the host from `HOSTNAME`, else `/etc/hostname`).
-pub(crate) fn lease_holder(what: &str) -> String {
-    let host = std::env::var("HOSTNAME")
-        .ok()
-        .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
-        .map(|h| h.trim().to_owned())
-        .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "an unnamed host".to_owned());
-    format!("{what} on {host} pid {}", std::process::id())
-}
-
-/// A live configuration: the loaded files and their warnings.
-pub(crate) fn load_live_config(
-    dir: &Path,
-) -> anyhow::Result<(mp_core::config::Config, Vec<String>)> {
-    let files = read_config_dir(dir)?;
-    let report = mp_core::config::load(&files);
-    let warnings: Vec<String> = report.warnings().map(ToString::to_string).collect();
-    let Some(config) = report.config else {
-        let lines: Vec<String> = report.errors().map(ToString::to_string).collect();
-        bail!(
-            "the configuration in {} is invalid:\n  {}",
-            dir.display(),
-            lines.join("\n  ")
-        );
-    };
-    Ok((config, warnings))
-}
-
-/// The GitHub credentials of a live run, from the environment.
-pub(crate) fn live_credentials() -> anyhow::Result<Credentials> {
-    Credentials::from_env(|name| std::env::var(name).ok())?.ok_or_else(|| {
-        anyhow::anyhow!(
-            "no GitHub credentials: set MP_GITHUB_TOKEN, or MP_APP_ID with MP_APP_PRIVATE_KEY \
-             or MP_APP_PRIVATE_KEY_PATH (see docs/deploy.md)"
-        )
-    })
-}
-
-/// The options of a live run: the configuration's, the shard, the receipt key from
-/// [`RECEIPT_KEY_VAR`] and the user skills of `DIR/skills`.
-pub(crate) fn live_options(
-    config: &mp_core::config::Config,
-    dir: &Path,
-    shard: Option<mp_tick::Shard>,
-    skill_calls: &SkillCalls,
-) -> anyhow::Result<TickOptions> {
-    let mut options = TickOptions::from_config(config);
-    if let Some(shard) = shard {
-        options = options.with_shard(shard);
-    }
-    if let Ok(text) = std::env::var(RECEIPT_KEY_VAR)
-        && let Some(key) = ReceiptKey::new(text.into_bytes())
-    {
-        options = options.with_receipt_key(key);
-    }
-    Ok(options.with_skills(skills_load::from_dir(
-        config,
-        &dir.join("skills"),
-        skill_calls,
-    )?))
-}
-
-/// The REST client of a live run against `api_url`.
-pub(crate) fn live_rest_config(
-    api_url: &str,
-    config: &mp_core::config::Config,
-    credentials: Credentials,
-) -> RestConfig {
-    let mut rest = RestConfig::new(api_url.to_owned(), credentials);
-    // An installation token (Actions' GITHUB_TOKEN) cannot ask GitHub who it is.
-    rest.token_app_slug = Some(config.env().bot_app_slug().to_owned());
-    rest.reads = read_path(config);
-    rest
-}
-
-/// The REST client's read path from `env.yml` `reads`.
-pub(crate) fn read_path(config: &mp_core::config::Config) -> mp_github::rest::ReadPath {
-    match config.env().reads() {
-        mp_core::config::ReadSource::Rest => mp_github::rest::ReadPath::Rest,
-        _ => mp_github::rest::ReadPath::Graphql,
     }
 }
 
@@ -646,239 +385,13 @@ fn all_warnings(run: &TickRun) -> Vec<String> {
     warnings
 }
 
-/// The run as one JSON document (also what the golden scenarios snapshot).
-pub fn run_json(run: &TickRun) -> Value {
-    let audit: Vec<Value> = run
-        .audit
-        .iter()
-        .map(|line| serde_json::from_str(line).unwrap_or(Value::Null))
-        .collect();
-    let warnings = all_warnings(run);
-    let governance = &run.report.governance;
-    let inbox: Vec<String> = governance
-        .inbox
-        .iter()
-        .flat_map(|i| i.outcomes.iter().map(ToString::to_string))
-        .collect();
-    let supervisor: Vec<Value> = run
-        .report
-        .supervisor
-        .iter()
-        .map(|s| json!({"repo": s.repo.as_str(), "events": s.events}))
-        .collect();
-    let mut doc = json!({
-        "now": run.now,
-        "merge_mode": run.merge_mode,
-        "outcomes": run.report.outcomes.iter().map(outcome_json).collect::<Vec<_>>(),
-        "inbox": inbox,
-        "supervisor": supervisor,
-        "drift": governance.drift.as_ref().map(ToString::to_string),
-        "writes": run.writes_json,
-        "metrics": run.report.metrics_json(),
-        "audit": audit,
-        "calls": run.calls,
-        "warnings": warnings,
-    });
-    if let Some(http) = &run.http {
-        doc["http"] = http.clone();
-    }
-    if let Some(shard) = run.report.shard {
-        doc["shard"] = Value::from(shard.to_string());
-    }
-    if !run.report.operator_errors.is_empty() {
-        doc["operator_errors"] = json!(run.report.operator_errors);
-    }
-    doc
-}
-
-fn print_text(run: &TickRun, out: &mut dyn Write) -> anyhow::Result<()> {
-    match run.report.shard {
-        Some(shard) => writeln!(
-            out,
-            "tick at {} ({} mode, shard {shard})",
-            run.now, run.merge_mode
-        )?,
-        None => writeln!(out, "tick at {} ({} mode)", run.now, run.merge_mode)?,
-    }
-    writeln!(out)?;
-    writeln!(out, "pull requests:")?;
-    if run.report.outcomes.is_empty() {
-        writeln!(out, "  (none open)")?;
-    }
-    for outcome in &run.report.outcomes {
-        let quadrant = outcome.quadrant.map_or("-".to_owned(), |q| q.to_string());
-        writeln!(
-            out,
-            "  {:<24} {:<13} {quadrant}  {}",
-            outcome.pr,
-            outcome.action.as_str(),
-            outcome.detail
-        )?;
-    }
-    if let Some(inbox) = &run.report.governance.inbox
-        && !inbox.outcomes.is_empty()
-    {
-        writeln!(out)?;
-        writeln!(out, "decision inbox:")?;
-        for outcome in &inbox.outcomes {
-            writeln!(out, "  {outcome}")?;
-        }
-    }
-    let events: Vec<String> = run
-        .report
-        .supervisor
-        .iter()
-        .flat_map(|s| s.events.iter().map(move |e| format!("{}: {e}", s.repo)))
-        .collect();
-    if !events.is_empty() {
-        writeln!(out)?;
-        writeln!(out, "branch supervisor:")?;
-        for event in events {
-            writeln!(out, "  {event}")?;
-        }
-    }
-    if let Some(drift) = &run.report.governance.drift {
-        writeln!(out)?;
-        writeln!(out, "{drift}")?;
-    }
-    if !run.report.operator_errors.is_empty() {
-        writeln!(out)?;
-        writeln!(out, "needs the operator (exit 1):")?;
-        for line in &run.report.operator_errors {
-            writeln!(out, "  {line}")?;
-        }
-    }
-    writeln!(out)?;
-    writeln!(out, "writes, in order:")?;
-    if run.writes.is_empty() {
-        writeln!(out, "  (none)")?;
-    }
-    for (i, line) in run.writes.iter().enumerate() {
-        writeln!(out, "  {:>2}. {line}", i + 1)?;
-    }
-    writeln!(out)?;
-    writeln!(out, "metrics: {}", run.report.metrics_json())?;
-    let total: u64 = run.calls.values().sum();
-    writeln!(out, "api calls: {total}")?;
-    for (route, count) in &run.calls {
-        writeln!(out, "  {count:>4}  {route}")?;
-    }
-    if let Some(http) = &run.http {
-        writeln!(
-            out,
-            "http: {} requests, {} answered 304 (free), {} retries, rate limit left {}{}",
-            http["requests"],
-            http["not_modified"],
-            http["retries"],
-            http["rate_limit_remaining"],
-            crate::report_md::graphql_left(http)
-        )?;
-    }
-    let warnings = all_warnings(run);
-    if !warnings.is_empty() {
-        writeln!(out)?;
-        writeln!(out, "warnings:")?;
-        for warning in warnings {
-            writeln!(out, "  {warning}")?;
-        }
-    }
-    Ok(())
-}
-
-/// What a sequence of ticks came to: when each pull request merged, what the others
-/// ended as, and the totals of writes and calls.
-fn summary_json(docs: &[Value]) -> Value {
-    let mut merged = Vec::new();
-    let mut last: BTreeMap<String, Value> = BTreeMap::new();
-    let (mut writes, mut calls) = (0_usize, 0_u64);
-    let mut by_action: BTreeMap<String, u64> = BTreeMap::new();
-    for (index, doc) in docs.iter().enumerate() {
-        for outcome in doc["outcomes"].as_array().into_iter().flatten() {
-            let pr = outcome["pr"].as_str().unwrap_or_default().to_owned();
-            if outcome["action"] == "merged" {
-                merged.push(json!({"pr": pr, "tick": index + 1, "at": doc["now"]}));
-            }
-            last.insert(pr, outcome.clone());
-        }
-        for write in doc["writes"].as_array().into_iter().flatten() {
-            writes += 1;
-            let action = write["action"].as_str().unwrap_or("other").to_owned();
-            *by_action.entry(action).or_default() += 1;
-        }
-        calls += doc["calls"]
-            .as_object()
-            .map_or(0, |c| c.values().filter_map(Value::as_u64).sum());
-    }
-    let merged_prs: Vec<&str> = merged.iter().filter_map(|m| m["pr"].as_str()).collect();
-    let open: Vec<Value> = last
-        .iter()
-        .filter(|(pr, _)| !merged_prs.contains(&pr.as_str()))
-        .map(|(pr, o)| json!({"pr": pr, "action": o["action"], "detail": o["detail"]}))
-        .collect();
-    let first = docs.first().map_or(Value::Null, |d| d["now"].clone());
-    let final_at = docs.last().map_or(Value::Null, |d| d["now"].clone());
-    json!({
-        "ticks": docs.len(),
-        "from": first,
-        "to": final_at,
-        "merged": merged,
-        "not_merged": open,
-        "writes": writes,
-        "writes_by_action": by_action,
-        "api_calls": calls,
-    })
-}
-
-fn print_summary(summary: &Value, out: &mut dyn Write) -> anyhow::Result<()> {
-    writeln!(
-        out,
-        "{} ticks from {} to {}",
-        summary["ticks"],
-        summary["from"].as_str().unwrap_or("-"),
-        summary["to"].as_str().unwrap_or("-")
-    )?;
-    writeln!(out, "merged:")?;
-    let merged = summary["merged"].as_array().cloned().unwrap_or_default();
-    if merged.is_empty() {
-        writeln!(out, "  (none)")?;
-    }
-    for m in &merged {
-        writeln!(
-            out,
-            "  {:<24} tick {:>3} at {}",
-            m["pr"].as_str().unwrap_or_default(),
-            m["tick"],
-            m["at"].as_str().unwrap_or_default()
-        )?;
-    }
-    let open = summary["not_merged"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    if !open.is_empty() {
-        writeln!(out, "not merged (as of the last tick):")?;
-        for o in &open {
-            writeln!(
-                out,
-                "  {:<24} {:<13} {}",
-                o["pr"].as_str().unwrap_or_default(),
-                o["action"].as_str().unwrap_or_default(),
-                o["detail"].as_str().unwrap_or_default()
-            )?;
-        }
-    }
-    writeln!(
-        out,
-        "writes: {} {}; api calls: {}",
-        summary["writes"], summary["writes_by_action"], summary["api_calls"]
-    )?;
-    Ok(())
-}
-
 /// Reports a tick that failed closed on stderr and in the log, with what it wrote first.
 fn report_failure(failure: &Failure) {
     let what = match failure.exit() {
         Exit::Busy => "tick did not run",
+        Exit::Usage => {
+            "tick could not run: GitHub refused the credentials (check MP_GITHUB_TOKEN or the App's MP_APP_ID and key; mp doctor names what is wrong)"
+        }
         _ => "tick failed closed",
     };
     tracing::error!(error = %failure.error, writes = failure.writes.len(), "{what}");
@@ -931,6 +444,17 @@ pub fn run(args: &TickArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     if args.ticks <= 1 {
         if let Some(failure) = &failed {
             report_failure(failure);
+            if args.format == Format::Json && args.report.is_none() {
+                // A machine reading stdout learns why too.
+                crate::output::json(
+                    out,
+                    &json!({
+                        "failed": failure.error.to_string(),
+                        "failed_writes": failure.writes.clone(),
+                        "exit_code": failure.exit() as u8,
+                    }),
+                )?;
+            }
             return Ok(failure.exit());
         }
         let (Some(run), Some(doc)) = (runs.first(), docs.first()) else {

@@ -144,3 +144,143 @@ fn the_action_tick_step_writes_the_job_summary_and_annotations_against_a_served_
         "the ETag cache is kept"
     );
 }
+
+/// The script of the action's step with id `id`.
+fn step_script(id: &str) -> String {
+    let action = yaml("action.yml");
+    let steps = action["runs"]["steps"].as_array().expect("steps");
+    let step = steps
+        .iter()
+        .find(|s| s["id"] == id)
+        .unwrap_or_else(|| panic!("a step with id {id}"));
+    step["run"].as_str().expect("a script").to_owned()
+}
+
+/// Runs the action's source-digest step over the mp sources at `root`; returns the digest.
+fn source_digest(root: &std::path::Path) -> String {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let outputs = dir.path().join("outputs");
+    let output = std::process::Command::new("bash")
+        .args(["-eo", "pipefail", "-c", &step_script("source")])
+        .env("GITHUB_ACTION_PATH", root)
+        .env("GITHUB_OUTPUT", &outputs)
+        .output()
+        .expect("bash runs");
+    assert!(output.status.success(), "{output:?}");
+    let written = std::fs::read_to_string(&outputs).expect("step outputs");
+    let digest = written
+        .trim()
+        .strip_prefix("digest=")
+        .unwrap_or_else(|| panic!("no digest in {written:?}"))
+        .to_owned();
+    assert!(
+        digest.len() == 64 && digest.chars().all(|c| c.is_ascii_hexdigit()),
+        "{digest}"
+    );
+    digest
+}
+
+#[test]
+fn the_action_caches_the_binary_under_a_digest_of_its_sources_not_a_branch_name() {
+    let action = std::fs::read_to_string(workspace_root().join("action.yml")).expect("readable");
+    assert!(
+        !action.contains("github.action_ref"),
+        "a branch name keys nothing"
+    );
+    assert!(action.contains(
+        "key: mp-bin-${{ runner.os }}-${{ runner.arch }}-${{ steps.source.outputs.digest }}"
+    ));
+    // A copy of the sources has the same digest; one changed line gives another.
+    let copy = tempfile::tempdir().expect("temp dir");
+    let root = workspace_root();
+    let status = std::process::Command::new("cp")
+        .arg("-R")
+        .args(
+            [
+                "Cargo.toml",
+                "Cargo.lock",
+                "crates",
+                "schemas",
+                "fixtures",
+                "examples",
+            ]
+            .iter()
+            .map(|name| root.join(name)),
+        )
+        .arg(copy.path())
+        .status()
+        .expect("cp runs");
+    assert!(status.success());
+    let first = source_digest(copy.path());
+    assert_eq!(source_digest(copy.path()), first, "the digest is stable");
+    let main = copy.path().join("crates/mp-cli/src/main.rs");
+    let text = std::fs::read_to_string(&main).expect("readable");
+    std::fs::write(&main, format!("{text}\n// a change\n")).expect("written");
+    assert_ne!(
+        source_digest(copy.path()),
+        first,
+        "a changed source, a new binary"
+    );
+}
+
+#[test]
+fn the_action_stays_green_when_another_tick_holds_the_lease() {
+    let script = step_script("tick");
+    let dir = tempfile::tempdir().expect("temp dir");
+    // The scenario's lease, held for two more minutes by the clock this live tick reads
+    // (a lease further ahead than any mp takes is a hand-written one and holds no one out).
+    let text = std::fs::read_to_string(
+        workspace_root().join("fixtures/scenarios/state-lease-held-by-another-tick/world.yaml"),
+    )
+    .expect("readable");
+    let until = jiff::Timestamp::from_second(jiff::Timestamp::now().as_second() + 120)
+        .expect("a time")
+        .to_string();
+    let held = text.replace(
+        "\"until\": \"2026-03-10T12:25:00Z\"",
+        &format!("\"until\": \"{until}\""),
+    );
+    assert_ne!(held, text, "the lease is moved to now");
+    let world = dir.path().join("world.yaml");
+    std::fs::write(&world, held).expect("written");
+    let (_served, url, config) = crate::rest::serve_world(&world, dir.path(), &[]);
+    let outputs = dir.path().join("outputs");
+    let mp_dir = std::path::Path::new(assert_cmd::cargo::cargo_bin!("mp"))
+        .parent()
+        .expect("the binary's directory")
+        .to_owned();
+    let path = format!(
+        "{}:{}",
+        mp_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let output = std::process::Command::new("bash")
+        .args(["-e", "-c", &script])
+        .current_dir(dir.path())
+        .env("PATH", path)
+        .env("GITHUB_STEP_SUMMARY", dir.path().join("summary.md"))
+        .env("GITHUB_OUTPUT", &outputs)
+        .env("MP_APP_ID", "")
+        .env("MP_APP_PRIVATE_KEY", "")
+        .env("MP_INSTALLATION_ID", "")
+        .env("MP_GITHUB_TOKEN", "ghs_lease")
+        .env("MP_RECEIPT_KEY", "")
+        .env("MP_API_URL", &url)
+        .env("MP_ACTION_CONFIG", &config)
+        .env("MP_ACTION_SHARD", "")
+        .env("MP_ACTION_CACHE", dir.path().join("http-cache.json"))
+        .env("MP_ACTION_ARGS", "")
+        .output()
+        .expect("bash runs");
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(
+        std::fs::read_to_string(&outputs).expect("step outputs"),
+        "exit-code=4\n",
+        "{output:?}"
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stdout)
+            .contains("::notice title=mp::another tick holds the lease"),
+        "{output:?}"
+    );
+}

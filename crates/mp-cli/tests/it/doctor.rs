@@ -31,11 +31,36 @@ fn doctor(
     receipt_key: bool,
     extra: &[&str],
 ) -> (i32, String) {
+    let mut args: Vec<std::ffi::OsString> = vec![
+        "doctor".into(),
+        "--api-url".into(),
+        url.into(),
+        "--config".into(),
+        config.into(),
+    ];
+    args.extend(extra.iter().map(Into::into));
+    run(&args, auth, receipt_key)
+}
+
+/// A fix doctor printed, run exactly as printed (the command before ` (`, split into
+/// words as a shell would: the test's paths hold no quotes or spaces), with `extra`
+/// arguments after it.
+fn run_fix(fix: &str, extra: &[&str], auth: &Auth, receipt_key: bool) -> (i32, String) {
+    let command = fix.split(" (").next().unwrap_or_default();
+    let mut words = command.split_whitespace();
+    assert_eq!(words.next(), Some("mp"), "a fix that runs mp: {fix}");
+    let mut args: Vec<std::ffi::OsString> = words.map(Into::into).collect();
+    args.extend(extra.iter().map(Into::into));
+    run(&args, auth, receipt_key)
+}
+
+/// `mp ARGS` with `auth` and, when given, the receipt key, and no other credentials from
+/// the environment; returns the exit code and standard output.
+fn run(args: &[std::ffi::OsString], auth: &Auth, receipt_key: bool) -> (i32, String) {
     let mut command = mp();
     command
-        .args(["doctor", "--api-url", url, "--config"])
-        .arg(config)
-        .args(extra)
+        .args(args)
+        .env_remove("MP_API_URL")
         .env_remove("MP_GITHUB_TOKEN")
         .env_remove("MP_APP_ID")
         .env_remove("MP_APP_PRIVATE_KEY")
@@ -210,7 +235,13 @@ fn the_demo_fails_only_on_its_example_names_and_labels_until_they_are_created() 
             .as_str()
             .is_some_and(|d| d.contains("decision:approved-A"))
     );
-    assert_eq!(webapp["fix"], "mp doctor --create-labels creates them");
+    assert_eq!(
+        webapp["fix"],
+        format!(
+            "mp doctor --config {} --api-url {url} --create-labels (creates them)",
+            config.display()
+        )
+    );
     assert!(
         check(&doc, "required_checks:acme/webapp")["detail"]
             .as_str()
@@ -219,13 +250,9 @@ fn the_demo_fails_only_on_its_example_names_and_labels_until_they_are_created() 
     assert_eq!(check(&doc, "bot_state")["status"], "ok");
     assert_eq!(check(&doc, "credentials")["status"], "ok");
 
-    let (code, out) = doctor(
-        &url,
-        &config,
-        &Auth::Token,
-        true,
-        &["--format", "json", "--create-labels"],
-    );
+    // The fix runs as printed.
+    let fix = webapp["fix"].as_str().expect("a fix");
+    let (code, out) = run_fix(fix, &["--format", "json"], &Auth::Token, true);
     let created = json(&out);
     assert_eq!(code, 1, "the placeholders still fail: {out}");
     let made = created["created_labels"].as_array().expect("a list");
@@ -434,4 +461,38 @@ fn credentials_github_refuses_or_another_app_fail() {
         out.contains("fix: set bot_app_slug: own-gate in env.yml"),
         "{out}"
     );
+}
+
+#[test]
+fn a_label_spelled_in_another_case_fails_as_the_gate_would_and_the_printed_fix_renames_it() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let world = own_world("", true, false).replace(
+        "    branches: {main: a1}\n",
+        "    branches: {main: a1}\n    labels:\n      - {name: Ready-To-Merge}\n",
+    );
+    assert!(
+        world.contains("Ready-To-Merge"),
+        "the world names the label"
+    );
+    let (_served, url, config) = serve_text(&world, "", dir.path());
+    let (code, out) = doctor(&url, &config, &Auth::App, false, &["--format", "json"]);
+    assert_eq!(code, 1, "{out}");
+    let doc = json(&out);
+    let app = check(&doc, "labels:own/app");
+    assert_eq!(app["status"], "fail", "{out}");
+    assert!(
+        app["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("`Ready-To-Merge` (mp reads `ready-to-merge`)")),
+        "{out}"
+    );
+    let fix = app["fix"].as_str().expect("a fix");
+    let (_, out) = run_fix(fix, &[], &Auth::App, false);
+    assert!(
+        out.contains("+ renamed the label Ready-To-Merge to ready-to-merge in own/app"),
+        "{out}"
+    );
+    let (code, out) = doctor(&url, &config, &Auth::App, false, &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("✓ labels:own/app:"), "{out}");
 }

@@ -368,3 +368,112 @@ fn a_live_dry_run_plans_what_the_tick_does_on_github() {
     let (again, _) = live_tick(&dry_url, &dry_config, &["--dry-run"]);
     assert_eq!(pull_request_plan(&again), planned);
 }
+
+/// `mp explain --config DIR --api-url URL` reads the pull request live through the REST
+/// client and says exactly what `mp explain --world` says of the same world, for every
+/// open pull request of the demo, in JSON.
+#[test]
+fn a_live_explain_says_what_the_world_explain_says() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let (_served, url, config) = serve_demo(dir.path());
+    let explain = |source: &[&std::ffi::OsStr], pr: &str| -> serde_json::Value {
+        let output = mp()
+            .arg("explain")
+            .args(source)
+            .args(["--now", "2026-11-29T12:00:00Z", "--format", "json", pr])
+            .env("MP_GITHUB_TOKEN", "ghp_explain")
+            .env_remove("MP_APP_ID")
+            .env_remove("MP_RECEIPT_KEY")
+            .env_remove("MP_API_URL")
+            .output()
+            .expect("mp explain runs");
+        assert!(
+            output.status.success(),
+            "{pr}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout).expect("one JSON document")
+    };
+    let world = demo();
+    let live: Vec<&std::ffi::OsStr> = vec![
+        "--config".as_ref(),
+        config.as_os_str(),
+        "--api-url".as_ref(),
+        url.as_ref(),
+    ];
+    for pr in [
+        "acme/webapp#1",
+        "acme/webapp#2",
+        "acme/webapp#4",
+        "acme/webapp#5",
+    ] {
+        let offline = explain(&["--world".as_ref(), world.as_os_str()], pr);
+        let online = explain(&live, pr);
+        assert_eq!(online, offline, "{pr}");
+        assert!(
+            offline["gate"].as_array().is_some_and(|g| !g.is_empty()),
+            "{pr}"
+        );
+    }
+}
+
+/// Credentials GitHub refuses ("Bad credentials", 401 on the first read) are invalid
+/// credentials: exit 2 as docs/cli.md says, not a tick that failed closed (3); with
+/// `--format json` the report on stdout says why.
+#[test]
+fn credentials_github_refuses_exit_2() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let faults = dir.path().join("faults.txt");
+    std::fs::write(&faults, "GET /user #* status 401\n").expect("written");
+    let (_served, url, config) = serve_world(
+        &demo(),
+        dir.path(),
+        &["--faults".as_ref(), faults.as_os_str()],
+    );
+    let output = mp()
+        .args(["tick", "--format", "json", "--config"])
+        .arg(&config)
+        .args(["--api-url", &url])
+        .env("MP_GITHUB_TOKEN", "ghp_refused")
+        .env_remove("MP_APP_ID")
+        .output()
+        .expect("mp tick runs");
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("GitHub refused the credentials"),
+        "{stderr}"
+    );
+    let doc: Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+    assert!(
+        doc["failed"].as_str().is_some_and(|f| f.contains("401")),
+        "{doc}"
+    );
+}
+
+/// `--format json` puts one JSON object on stdout for exits 2 and 5 too (the reason is on
+/// stderr as well).
+#[test]
+fn errors_are_json_on_stdout_when_json_is_asked_for() {
+    let empty = tempfile::tempdir().expect("a temp dir");
+    for (args, code) in [
+        (vec!["tick", "--format", "json", "--config"], 5),
+        (vec!["tick", "--format=json", "--world"], 2),
+    ] {
+        let output = mp()
+            .args(&args)
+            .arg(empty.path())
+            .env_remove("MP_GITHUB_TOKEN")
+            .env_remove("MP_APP_ID")
+            .output()
+            .expect("mp runs");
+        assert_eq!(output.status.code(), Some(code), "{args:?}: {output:?}");
+        let doc: Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: one JSON object ({e}): {output:?}"));
+        assert_eq!(doc["exit_code"], code, "{doc}");
+        assert!(
+            doc["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{doc}"
+        );
+    }
+}

@@ -1,10 +1,14 @@
 //! `mp serve` end to end: the loopback GitHub (`mp dev serve-world --webhook-url`) delivers
 //! signed webhooks to a running `mp serve`, and an owner's label applied through the fake
 //! merges without any `mp tick`. Then SIGTERM stops the service cleanly.
+//!
+//! The test learns that the service did something from the service's own JSON log events
+//! (the start-up resync finished, a decision was made), never by polling on a timer.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStderr, Command, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -61,12 +65,43 @@ fn http(method: &str, url: &str, body: Option<&Value>) -> (u16, String) {
     (status, body)
 }
 
-fn wait_for(what: &str, timeout: Duration, mut ready: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !ready() {
-        assert!(start.elapsed() < timeout, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
+/// The JSON log events of a child's stderr, one per line, as they are written.
+fn log_events(stderr: ChildStderr) -> mpsc::Receiver<Value> {
+    let (events, received) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Ok(event) = serde_json::from_str::<Value>(&line)
+                && events.send(event).is_err()
+            {
+                break;
+            }
+        }
+    });
+    received
+}
+
+/// Blocks until the service logs the event `wanted` accepts, the signal that the work the
+/// test waits for is done. `bound` only stops a hung service from hanging the test.
+fn wait_for(
+    events: &mpsc::Receiver<Value>,
+    what: &str,
+    bound: Duration,
+    wanted: impl Fn(&Value) -> bool,
+) {
+    let deadline = Instant::now() + bound;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match events.recv_timeout(left) {
+            Ok(event) if wanted(&event) => return,
+            Ok(_) => {}
+            Err(error) => panic!("no log event for {what}: {error}"),
+        }
     }
+}
+
+/// Whether a log event's message is `message`.
+fn said(event: &Value, message: &str) -> bool {
+    event["fields"]["message"] == message
 }
 
 fn merged(api: &str) -> bool {
@@ -108,7 +143,7 @@ fn an_owner_label_through_the_fake_merges_through_mp_serve_without_a_tick() {
     assert!(api.starts_with("http://127.0.0.1:"), "{first}");
 
     let mut serve = Command::new(assert_cmd::cargo::cargo_bin!("mp"))
-        .args(["serve", "--config"])
+        .args(["--log-format", "json", "serve", "--config"])
         .arg(&config)
         .args(["--api-url", &api, "--listen", &format!("127.0.0.1:{port}")])
         .args(["--resync-every", "1h"])
@@ -116,23 +151,26 @@ fn an_owner_label_through_the_fake_merges_through_mp_serve_without_a_tick() {
         .env("MP_GITHUB_TOKEN", "ghs_SERVETEST")
         .env_remove("MP_APP_ID")
         .env_remove("MP_RECEIPT_KEY")
+        .env("MP_LOG", "info")
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("mp serve starts");
     let stdout = serve.stdout.take().expect("stdout");
+    let events = log_events(serve.stderr.take().expect("stderr"));
     let serve = Running(serve);
     let mut serve_lines = BufReader::new(stdout).lines();
     let listening = serve_lines.next().expect("a first line").expect("readable");
     assert_eq!(listening, format!("mp serve listening on {service}"));
 
-    // Ready, and the start-up resync done: the pull request is blocked, not merged.
-    wait_for("readiness", Duration::from_secs(30), || {
-        http("GET", &format!("{service}/readyz"), None).0 == 200
-    });
-    wait_for("the start-up resync", Duration::from_secs(30), || {
-        metric(&service, "mp_serve_ticks_total") == Some(1.0)
-    });
+    // The start-up resync done, so ready: the pull request is blocked, not merged.
+    wait_for(
+        &events,
+        "the start-up resync",
+        Duration::from_secs(30),
+        |e| said(e, "resync finished"),
+    );
+    assert_eq!(http("GET", &format!("{service}/readyz"), None).0, 200);
     assert!(!merged(&api), "nothing merges before the owner's label");
 
     // The owner labels the pull request; GitHub (the fake) tells mp serve.
@@ -142,7 +180,10 @@ fn an_owner_label_through_the_fake_merges_through_mp_serve_without_a_tick() {
         Some(&json!({"number": 1, "label": "ready-to-merge", "actor": "alice"})),
     );
     assert_eq!(status, 200, "{body}");
-    wait_for("the merge", Duration::from_secs(20), || merged(&api));
+    wait_for(&events, "the merge", Duration::from_secs(20), |e| {
+        said(e, "decision") && e["fields"]["action"] == "merged"
+    });
+    assert!(merged(&api), "the decision merged it on GitHub");
 
     // The webhook did it: still one resync, and at least one lane evaluated the label.
     assert_eq!(metric(&service, "mp_serve_ticks_total"), Some(1.0));

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use mp_core::config::{self, Config, ConfigFiles};
 use mp_core::port::{AuditError, AuditLog, AuditRecord, GitHubHistory};
 use mp_core::state::{BOT_STATE_BRANCH, WATERMARKS_PATH};
-use mp_github::world::synthetic_world;
-use mp_github::{MemoryGitHub, World};
+use mp_github_fake::world::synthetic_world;
+use mp_github_fake::{MemoryGitHub, World};
 use mp_tick::{self as tick, Shard, TickOptions};
 use predicates::prelude::*;
 use serde_json::Value;
@@ -53,7 +53,7 @@ fn loaded(name: &str, world: World) -> Loaded {
 }
 
 fn from_file(name: &str, path: &Path) -> Loaded {
-    let world = mp_github::load_world(path).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let world = mp_github_fake::load_world(path).unwrap_or_else(|e| panic!("{name}: {e}"));
     loaded(name, world)
 }
 
@@ -67,7 +67,7 @@ struct Effect {
 /// One write with what depends on the order of the writes taken out: the ids GitHub hands
 /// out (comment ids, new issue numbers, which a question's signature names) and the blob and commit of a state-file write
 /// (whose text is compared as the final file instead).
-fn normalised(action: &mp_github::Action) -> String {
+fn normalised(action: &mp_github_fake::Action) -> String {
     let mut value = serde_json::to_value(action).expect("an action serialises");
     if let Value::Object(map) = &mut value {
         map.remove("comment_id");

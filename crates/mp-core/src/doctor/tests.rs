@@ -47,10 +47,16 @@ fn all_granted() -> BTreeMap<String, String> {
 
 #[test]
 fn a_configuration_with_problems_fails_listing_them() {
-    let check = config_check(&["env.yml:1: bad".to_owned()], 0);
+    let check = config_check(&["env.yml:1: bad".to_owned()], 0, "'/etc/my mp'");
     assert_eq!(check.status, Status::Fail);
     assert!(check.detail.contains("env.yml:1: bad"));
-    assert_eq!(config_check(&[], 2).status, Status::Ok);
+    assert_eq!(
+        check.fix.as_deref(),
+        Some(
+            "fix each problem listed (mp config validate --config '/etc/my mp' shows them with their line)"
+        )
+    );
+    assert_eq!(config_check(&[], 2, "conf").status, Status::Ok);
 }
 
 #[test]
@@ -243,24 +249,61 @@ fn labels_are_wanted_where_mp_writes_them() {
 }
 
 #[test]
-fn missing_labels_fail_with_the_create_fix_and_case_does_not_matter() {
+fn missing_labels_fail_with_the_create_fix_as_doctor_was_run() {
     let config = config();
     let app = repo("org/app");
+    let run = "mp doctor --config conf";
     let mut existing: Vec<String> = labels_for(&config, &app)
         .iter()
-        .map(|s| s.name.to_uppercase())
+        .map(|s| s.name.to_owned())
         .collect();
     assert_eq!(
-        labels_check(&config, &app, &Ok(existing.clone())).status,
+        labels_check(&config, &app, &Ok(existing.clone()), run).status,
         Status::Ok
     );
-    existing.retain(|l| l != "READY-TO-MERGE");
-    let check = labels_check(&config, &app, &Ok(existing));
+    existing.retain(|l| l != "ready-to-merge");
+    let check = labels_check(&config, &app, &Ok(existing), run);
     assert_eq!(check.status, Status::Fail);
     assert!(check.detail.contains("ready-to-merge"));
     assert_eq!(
         check.fix.as_deref(),
-        Some("mp doctor --create-labels creates them")
+        Some("mp doctor --config conf --create-labels (creates them)")
+    );
+}
+
+#[test]
+fn a_label_in_another_case_fails_as_the_gate_would_and_is_renamed() {
+    // GitHub keeps one label per name without case; C1 reads `ready-to-merge` exactly, so
+    // `Ready-To-Merge` would never open the gate.
+    let config = config();
+    let app = repo("org/app");
+    let existing: Vec<String> = labels_for(&config, &app)
+        .iter()
+        .map(|s| {
+            if s.name == "ready-to-merge" {
+                "Ready-To-Merge".to_owned()
+            } else {
+                s.name.to_owned()
+            }
+        })
+        .collect();
+    assert!(missing_labels(&config, &app, &existing).is_empty());
+    let miscased = miscased_labels(&config, &app, &existing);
+    assert_eq!(miscased.len(), 1);
+    assert_eq!(miscased[0].0.name, "ready-to-merge");
+    assert_eq!(miscased[0].1, "Ready-To-Merge");
+    let check = labels_check(&config, &app, &Ok(existing), "mp doctor --config conf");
+    assert_eq!(check.status, Status::Fail);
+    assert_eq!(
+        check.detail,
+        "org/app spells 1 label(s) in another case, which mp does not read: `Ready-To-Merge` (mp reads `ready-to-merge`)"
+    );
+    assert!(
+        check.fix.as_deref().is_some_and(
+            |fix| fix.starts_with("mp doctor --config conf --create-labels (renames them;")
+        ),
+        "{:?}",
+        check.fix
     );
 }
 
@@ -346,6 +389,7 @@ fn the_checks_come_in_order_and_skip_unreachable_repositories() {
         receipt_key_set: true,
         workflows: Some(Ok(Vec::new())),
         environments: None,
+        doctor_command: "mp doctor --config conf".to_owned(),
     };
     let checks = checks(&config, &facts);
     let names: Vec<&str> = checks.iter().map(|c| c.name.as_str()).collect();

@@ -1,6 +1,6 @@
 //! Ports: the traits through which the tick reaches the outside world. mp-core defines
-//! them and never calls them; mp-tick drives them, and adapters (mp-github's REST client
-//! and in-memory world, an embedder's own client) implement them.
+//! them and never calls them; mp-tick drives them, and adapters (mp-github's REST client,
+//! mp-github-fake's in-memory world, an embedder's own client) implement them.
 //!
 //! Every method documents which [`GitHubError`] an adapter returns, and when. Adapters
 //! must not retry inside a method beyond what the method says: the tick decides what an

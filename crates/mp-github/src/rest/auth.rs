@@ -215,8 +215,15 @@ pub struct Authenticator {
     signer: Option<EncodingKey>,
     cache: Mutex<Cache>,
     now: Clock,
-    /// How identity and token calls retry a transport failure or a 5xx.
-    retry: super::RetryPolicy,
+    /// How identity and token calls retry a transport failure or a 5xx, and wait.
+    retry: Backoff,
+}
+
+/// A retry policy and the sleeper its waits go through.
+#[derive(Debug, Clone)]
+struct Backoff {
+    policy: super::RetryPolicy,
+    sleeper: Arc<dyn super::Sleeper>,
 }
 
 /// Installation ids learnt from GitHub and installation tokens not yet due for renewal.
@@ -270,7 +277,10 @@ impl Authenticator {
             signer,
             cache: Mutex::new(Cache::default()),
             now: Arc::new(|| jiff::Timestamp::now().as_second()),
-            retry: super::RetryPolicy::default(),
+            retry: Backoff {
+                policy: super::RetryPolicy::default(),
+                sleeper: Arc::new(super::SystemSleeper),
+            },
         })
     }
 
@@ -278,7 +288,14 @@ impl Authenticator {
     /// (as reads do; minting a second installation token is harmless).
     #[must_use]
     pub fn with_retry(mut self, retry: super::RetryPolicy) -> Self {
-        self.retry = retry;
+        self.retry.policy = retry;
+        self
+    }
+
+    /// Replaces the system's timer for the back-off waits of those calls.
+    #[must_use]
+    pub fn with_sleeper(mut self, sleeper: Arc<dyn super::Sleeper>) -> Self {
+        self.retry.sleeper = sleeper;
         self
     }
 
@@ -628,7 +645,7 @@ fn with_headers(request: reqwest::RequestBuilder, auth: &Secret) -> reqwest::Req
 }
 
 async fn get_json<T: DeserializeOwned>(
-    retry: &super::RetryPolicy,
+    retry: &Backoff,
     http: &reqwest::Client,
     url: &str,
     route: &str,
@@ -641,7 +658,7 @@ async fn get_json<T: DeserializeOwned>(
 /// Sends `request` and reads a 2xx JSON answer, retrying a transport failure or a 5xx
 /// with `retry`'s back-off; every error text is scrubbed of `auth`.
 async fn send<T: DeserializeOwned>(
-    retry: &super::RetryPolicy,
+    retry: &Backoff,
     request: reqwest::RequestBuilder,
     route: &str,
     what: &str,
@@ -654,13 +671,13 @@ async fn send<T: DeserializeOwned>(
         };
         match send_once(this, route, what, auth).await {
             Err(GitHubError::Unavailable { route, message }) => {
-                if attempt >= retry.max_retries {
+                if attempt >= retry.policy.max_retries {
                     return Err(GitHubError::Unavailable {
                         route,
                         message: format!("{message} after {attempt} retries"),
                     });
                 }
-                tokio::time::sleep(retry.backoff(attempt)).await;
+                retry.sleeper.sleep(retry.policy.backoff(attempt)).await;
                 attempt += 1;
             }
             other => return other,

@@ -19,6 +19,8 @@ use super::transport::Request;
 const LIST_LABELS: &str = "GET /repos/{o}/{r}/labels";
 /// `POST /repos/{owner}/{repo}/labels`.
 const CREATE_LABEL: &str = "POST /repos/{o}/{r}/labels";
+/// `PATCH /repos/{owner}/{repo}/labels/{name}`.
+const UPDATE_LABEL: &str = "PATCH /repos/{o}/{r}/labels/{name}";
 /// `GET /repos/{owner}/{repo}/rules/branches/{branch}`.
 const BRANCH_RULES: &str = "GET /repos/{o}/{r}/rules/branches/{branch}";
 /// `GET /repos/{owner}/{repo}/environments`.
@@ -258,6 +260,27 @@ impl RestGitHub {
             return Ok(false);
         }
         Err(answer.refusal(|| format!("label {name} of {repo}")))
+    }
+
+    /// Renames the label `from` of `repo` to `to` (`PATCH /repos/{o}/{r}/labels/{name}`
+    /// with `new_name`), e.g. to the exact spelling mp reads.
+    ///
+    /// # Errors
+    /// A [`GitHubError`] when GitHub refuses.
+    pub async fn rename_label(
+        &self,
+        repo: &RepoName,
+        from: &str,
+        to: &str,
+    ) -> Result<(), GitHubError> {
+        let url = self.transport.repo_url(repo, &["labels", from]);
+        let body = json!({ "new_name": to });
+        let request = Request::write(Method::PATCH, UPDATE_LABEL, url, repo, Some(body));
+        let answer = self.transport.send(&request).await?;
+        if answer.is_success() {
+            return Ok(());
+        }
+        Err(answer.refusal(|| format!("label {from} of {repo}")))
     }
 
     /// The file names in the directory `path` of `repo` at `git_ref`

@@ -19,7 +19,7 @@ use super::model::{
 use super::pulls::{listing, reference};
 use super::revert;
 use super::transport::Answer;
-use crate::memory::Endpoint;
+use crate::Endpoint;
 
 /// Commits per page of a comparison (GitHub's largest page).
 const COMPARE_PAGE: usize = 100;

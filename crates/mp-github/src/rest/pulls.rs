@@ -20,8 +20,8 @@ use super::model::{
     WorkflowRunsPage,
 };
 use super::transport::Request;
+use crate::Endpoint;
 use crate::PULL_COMMITS_CAP;
-use crate::memory::Endpoint;
 
 /// `owner/repo#N`.
 pub(crate) fn reference(repo: &RepoName, number: PrNumber) -> String {

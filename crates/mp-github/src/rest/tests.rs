@@ -2,7 +2,7 @@
 
 use std::fmt::Debug;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -21,7 +21,8 @@ use mp_core::port::{
 use serde_json::{Value, json};
 
 use super::{
-    Credentials, EtagCache, RestConfig, RestGitHub, RetryPolicy, RevertMode, Secret, link,
+    Credentials, EtagCache, RestConfig, RestGitHub, RetryPolicy, RevertMode, Secret,
+    SteppedSleeper, link,
 };
 
 const TOKEN: &str = "ghs_stub_installation_token_1234";
@@ -229,6 +230,8 @@ impl Stub {
         config.retry = retry;
         config.timeout = Duration::from_secs(5);
         config.revert = RevertMode::LoopbackExtension;
+        // Back-off, `Retry-After` and pacing waits take no wall-clock time.
+        config.sleeper = Arc::new(SteppedSleeper::new());
         config
     }
 
@@ -238,6 +241,16 @@ impl Stub {
 
     fn client_with(&self, retry: RetryPolicy) -> RestGitHub {
         RestGitHub::new(self.config(retry)).expect("a valid stub configuration")
+    }
+
+    /// A client whose waits go through a stepped clock, returned beside it: it never waits
+    /// on the real clock, and each wait is recorded.
+    fn stepped(&self, config: RestConfig) -> (RestGitHub, Arc<SteppedSleeper>) {
+        let sleeper = Arc::new(SteppedSleeper::new());
+        let mut config = config;
+        config.sleeper = sleeper.clone();
+        let client = RestGitHub::new(config).expect("a valid stub configuration");
+        (client, sleeper)
     }
 }
 
@@ -1612,16 +1625,62 @@ async fn secondary_limit_retry_after_is_honoured() {
         max_wait: Duration::from_secs(5),
         ..RetryPolicy::fast()
     };
-    let client = stub.client_with(policy);
-    let started = Instant::now();
+    let (client, sleeper) = stub.stepped(stub.config(policy));
     let pull = client.pull(&repo(), PrNumber::new(7)).await;
-    let waited = started.elapsed() >= Duration::from_secs(1);
     check(
-        "pull and wait",
-        (pull, waited),
-        (Ok(expected_pull(7)), true),
+        "pull and waits",
+        (pull, sleeper.waits()),
+        (Ok(expected_pull(7)), vec![Duration::from_secs(1)]),
     );
     check("retries", client.stats().total_retries(), 1);
+}
+
+/// The back-off of the default policy (1 s, then 2 s) is waited on the client's sleeper,
+/// not on the real clock.
+#[tokio::test]
+async fn back_off_waits_go_through_the_sleeper() {
+    let stub = Stub::start(|hit| {
+        if hit.index < 2 {
+            return Reply::message(502, "Server Error");
+        }
+        Reply::json(200, json!({ "name": "main", "commit": { "sha": HEAD } }))
+    })
+    .await;
+    let (client, sleeper) = stub.stepped(stub.config(RetryPolicy::default()));
+    let head = client.branch_head(&repo(), "main").await;
+    check(
+        "head and waits",
+        (head, sleeper.waits()),
+        (
+            Ok(sha(HEAD)),
+            vec![Duration::from_secs(1), Duration::from_secs(2)],
+        ),
+    );
+}
+
+/// Pacing reads the sleeper's time: at 60 points a minute the bucket holds 18 points and
+/// refills 0.6 a second, so the 19th read waits 1/0.6 s, on the sleeper.
+#[tokio::test]
+async fn pacing_waits_on_the_sleepers_clock() {
+    let stub =
+        Stub::start(|_| Reply::json(200, json!({ "name": "main", "commit": { "sha": HEAD } })))
+            .await;
+    let mut config = stub.config(RetryPolicy::fast());
+    config.points_per_minute = Some(60);
+    let (client, sleeper) = stub.stepped(config);
+    for _ in 0..19 {
+        check(
+            "head",
+            client.branch_head(&repo(), "main").await,
+            Ok(sha(HEAD)),
+        );
+    }
+    check(
+        "waits",
+        sleeper.waits(),
+        vec![Duration::from_secs_f64(1.0 / 0.6)],
+    );
+    check("paced", client.stats().total_paced(), 1);
 }
 
 #[tokio::test]

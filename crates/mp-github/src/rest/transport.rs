@@ -1,7 +1,7 @@
 //! The HTTP exchange under the REST adapter: headers, conditional requests, rate-limit
 //! bookkeeping, bounded retries and the serial lane for writes.
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::pace::{Pacer, READ_POINTS, WRITE_POINTS};
 use std::time::Duration;
@@ -16,7 +16,7 @@ use serde::de::DeserializeOwned;
 use super::cache::{CacheEntry, EtagCache};
 use super::link;
 use super::stats::RestStats;
-use super::{Authenticator, RestError, RetryPolicy};
+use super::{Authenticator, RestError, RetryPolicy, Sleeper};
 
 /// The least wait after a secondary rate limit without `Retry-After` (GitHub's advice).
 const SECONDARY_MIN_WAIT: Duration = Duration::from_secs(60);
@@ -255,6 +255,8 @@ pub(crate) struct Transport {
     writes: tokio::sync::Mutex<()>,
     /// GitHub's points-per-minute secondary limit, kept under; `None` paces nothing.
     pacer: Option<Pacer>,
+    /// How the transport waits, and the time its pacing reads.
+    sleeper: Arc<dyn Sleeper>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -270,6 +272,7 @@ impl Transport {
         retry: RetryPolicy,
         user_agent: &str,
         points_per_minute: Option<u32>,
+        sleeper: Arc<dyn Sleeper>,
     ) -> Result<Self, RestError> {
         let invalid = |reason: &str| RestError::InvalidApiUrl {
             url: api_url.to_owned(),
@@ -320,7 +323,8 @@ impl Transport {
             graphql_budget: Mutex::new(Budget::default()),
             fallbacks: Mutex::new(Vec::new()),
             writes: tokio::sync::Mutex::new(()),
-            pacer: points_per_minute.map(|points| Pacer::new(points, std::time::Instant::now())),
+            pacer: points_per_minute.map(|points| Pacer::new(points, sleeper.now())),
+            sleeper,
         })
     }
 
@@ -437,10 +441,10 @@ impl Transport {
                 } else {
                     WRITE_POINTS
                 };
-                let wait = pacer.reserve(points, std::time::Instant::now());
+                let wait = pacer.reserve(points, self.sleeper.now());
                 if !wait.is_zero() {
                     lock(&self.stats).entry(request.route).paced += 1;
-                    tokio::time::sleep(wait).await;
+                    self.sleeper.sleep(wait).await;
                 }
             }
             let exchange = self.exchange(request).await?;
@@ -454,7 +458,7 @@ impl Transport {
                 }
                 Step::Retry(wait) => {
                     lock(&self.stats).entry(request.route).retries += 1;
-                    tokio::time::sleep(wait).await;
+                    self.sleeper.sleep(wait).await;
                     attempt += 1;
                 }
             }

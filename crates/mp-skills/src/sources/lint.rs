@@ -12,11 +12,11 @@ use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::descriptor::{
+use super::drift::{DriftFinding, FindingSeverity, local_lock_missing, snapshot_missing};
+use super::format::{
     Descriptor, DescriptorFile, FileProblem, TrustEntry, codes as format_codes, parse_curated,
     parse_registry, parse_trust_list,
 };
-use super::drift::{DriftFinding, FindingSeverity, local_lock_missing, snapshot_missing};
 use super::layout::SourcesLayout;
 use super::lock::{LocalLock, PinLock};
 use super::model::Refusal;

@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::descriptor::{FileProblem, codes as format_codes, list_items};
 use super::fetch::Fetched;
+use super::format::{FileProblem, codes as format_codes, list_items};
 use super::model::{Anchor, Method, Pin, Refusal, SourceId};
 use super::trust::read_optional;
 

@@ -8,13 +8,13 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::PathBuf;
 
-use super::descriptor::{Descriptor, FileProblem};
 use super::digest::tree_digest;
 use super::drift::{
     DriftFinding, DriftInput, FindingSeverity, SnapshotFacts, drift, local_lock_missing,
     snapshot_missing,
 };
 use super::fetch::{Download, FetchOptions, RemoteFacts, fetch, remote_facts};
+use super::format::{Descriptor, FileProblem};
 use super::layout::SourcesLayout;
 use super::lock::{LocalEntry, LocalLock, PinLock, PinOutcome};
 use super::model::{Method, Refusal, SourceId};

@@ -12,8 +12,8 @@ use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use super::descriptor::{Descriptor, FileProblem, Pointer, Provide, parse_pointer};
 use super::drift::{DriftFinding, FindingSeverity};
+use super::format::{Descriptor, FileProblem, Pointer, Provide, parse_pointer};
 use super::model::{Refusal, SourceId, check_skill_name};
 
 /// The stable selection codes.

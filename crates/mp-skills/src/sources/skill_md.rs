@@ -11,11 +11,11 @@ use mp_core::skill::SkillKind;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::descriptor::{FileProblem, frontmatter, join_lines, parse_yaml, split_lines};
+use super::format::{FileProblem, frontmatter, join_lines, parse_yaml, split_lines};
 use super::model::check_skill_name;
 
 /// The stable codes of `SKILL.md` frontmatter problems (YAML problems keep the codes of
-/// [`super::descriptor::codes`], e.g. `source_duplicate_key`).
+/// [`super::format::codes`], e.g. `source_duplicate_key`).
 pub mod codes {
     /// No frontmatter, or frontmatter that is never closed.
     pub const FRONTMATTER_INVALID: &str = "source_skill_frontmatter_invalid";
@@ -165,7 +165,7 @@ pub fn parse_skill_md(
                 FileProblem::new(
                     file,
                     Some(first),
-                    super::descriptor::codes::WRONG_TYPE,
+                    super::format::codes::WRONG_TYPE,
                     "`allowed-tools` is a space-separated text or a list of texts".to_owned(),
                 )
                 .with_field("allowed-tools"),

@@ -10,7 +10,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::descriptor::{
+use super::format::{
     Descriptor, DescriptorFile, FileProblem, TrustEntry, TrustList, parse_curated, parse_trust_list,
 };
 use super::layout::SourcesLayout;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::{
     Claimant, SelectedSkill, check_collisions, scan_pointers, select_skills, unfulfilled_pointers,
 };
-use crate::sources::descriptor::{Descriptor, Provide, TreeLayout};
+use crate::sources::format::{Descriptor, Provide, TreeLayout};
 use crate::sources::model::{Method, SourceId};
 
 fn id(text: &str) -> SourceId {

@@ -1,0 +1,140 @@
+//! The live wiring of a run against GitHub, shared by `mp tick --config`, `mp serve` and
+//! `mp doctor`: the configuration directory loaded, the credentials and the receipt key
+//! from the environment, the tick options, the REST client with its ETag cache, and who
+//! holds the lease.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, bail};
+use mp_core::approval::ReceiptKey;
+use mp_github::rest::{Credentials, EtagCache, RestConfig, RestGitHub};
+use mp_tick::TickOptions;
+
+use crate::commands::config_validate::read_config_dir;
+use crate::skills_load;
+use crate::skills_load::SkillCalls;
+
+/// The environment variable holding the approval-receipt key in live ticks.
+pub const RECEIPT_KEY_VAR: &str = "MP_RECEIPT_KEY";
+
+/// A live configuration: the loaded files and their warnings.
+pub(crate) fn load_live_config(
+    dir: &Path,
+) -> anyhow::Result<(mp_core::config::Config, Vec<String>)> {
+    let files = read_config_dir(dir)?;
+    let report = mp_core::config::load(&files);
+    let warnings: Vec<String> = report.warnings().map(ToString::to_string).collect();
+    let Some(config) = report.config else {
+        let lines: Vec<String> = report.errors().map(ToString::to_string).collect();
+        bail!(
+            "the configuration in {} is invalid:\n  {}",
+            dir.display(),
+            lines.join("\n  ")
+        );
+    };
+    Ok((config, warnings))
+}
+
+/// The GitHub credentials of a live run, from the environment.
+pub(crate) fn live_credentials() -> anyhow::Result<Credentials> {
+    Credentials::from_env(|name| std::env::var(name).ok())?.ok_or_else(|| {
+        anyhow::anyhow!(
+            "no GitHub credentials: set MP_GITHUB_TOKEN, or MP_APP_ID with MP_APP_PRIVATE_KEY \
+             or MP_APP_PRIVATE_KEY_PATH (see docs/deploy.md)"
+        )
+    })
+}
+
+/// The options of a live run: the configuration's, the shard, the receipt key from
+/// [`RECEIPT_KEY_VAR`] and the user skills of `DIR/skills`.
+pub(crate) fn live_options(
+    config: &mp_core::config::Config,
+    dir: &Path,
+    shard: Option<mp_tick::Shard>,
+    skill_calls: &SkillCalls,
+) -> anyhow::Result<TickOptions> {
+    let mut options = TickOptions::from_config(config);
+    if let Some(shard) = shard {
+        options = options.with_shard(shard);
+    }
+    if let Ok(text) = std::env::var(RECEIPT_KEY_VAR)
+        && let Some(key) = ReceiptKey::new(text.into_bytes())
+    {
+        options = options.with_receipt_key(key);
+    }
+    Ok(options.with_skills(skills_load::from_dir(
+        config,
+        &dir.join("skills"),
+        skill_calls,
+    )?))
+}
+
+/// The REST client of a live run against `api_url`.
+pub(crate) fn live_rest_config(
+    api_url: &str,
+    config: &mp_core::config::Config,
+    credentials: Credentials,
+) -> RestConfig {
+    let mut rest = RestConfig::new(api_url.to_owned(), credentials);
+    // An installation token (Actions' GITHUB_TOKEN) cannot ask GitHub who it is.
+    rest.token_app_slug = Some(config.env().bot_app_slug().to_owned());
+    rest.reads = read_path(config);
+    rest
+}
+
+/// The REST client's read path from `env.yml` `reads`.
+pub(crate) fn read_path(config: &mp_core::config::Config) -> mp_github::rest::ReadPath {
+    match config.env().reads() {
+        mp_core::config::ReadSource::Rest => mp_github::rest::ReadPath::Rest,
+        _ => mp_github::rest::ReadPath::Graphql,
+    }
+}
+
+/// The REST client with the ETag cache loaded from `cache`, when given.
+pub(crate) fn rest_client(config: RestConfig, cache: Option<&Path>) -> anyhow::Result<RestGitHub> {
+    let client = RestGitHub::new(config).context("building the REST client")?;
+    let Some(path) = cache else {
+        return Ok(client);
+    };
+    let (cache, warning) = EtagCache::load(path);
+    if let Some(warning) = warning {
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("mp: warning: {warning}");
+        }
+    }
+    Ok(client.with_cache(cache))
+}
+
+pub(crate) fn save_cache(client: &RestGitHub, path: Option<&Path>) -> anyhow::Result<()> {
+    if let Some(path) = path {
+        client
+            .cache_snapshot()
+            .save(path)
+            .with_context(|| format!("writing the HTTP cache {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Requests per route as the REST client sent them (304 answers included).
+pub(crate) fn rest_calls(client: &RestGitHub) -> BTreeMap<String, u64> {
+    client
+        .stats()
+        .routes
+        .iter()
+        .map(|(route, stats)| (route.clone(), stats.requests))
+        .collect()
+}
+
+/// Who holds the lease in the lease file: `what` on this host with the process id, e.g.
+/// `mp tick on <host> pid <pid>` (the host from `HOSTNAME`, else `/etc/hostname`).
+pub(crate) fn lease_holder(what: &str) -> String {
+    let host = std::env::var("HOSTNAME")
+        .ok()
+        .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "an unnamed host".to_owned());
+    format!("{what} on {host} pid {}", std::process::id())
+}
