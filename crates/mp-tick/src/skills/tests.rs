@@ -1,15 +1,15 @@
 //! Tests for user skills in the tick: each case runs the pull-request path in observe mode
-//! with test skills and compares the outcome, the quadrant, the user validators' gate
-//! lines, the skill warnings and the failure counter; the hook cases run the pure L5 step.
+//! over the in-memory GitHub with test skills and compares the outcome, the quadrant, the
+//! user validators' gate lines, the skill warnings and the failure counter; the hook cases
+//! run the pure L5 step.
 
 use std::sync::Arc;
 
 use super::*;
-use crate::testkit::{Fake, FakePr, block_on, clean, config_with, now};
+use crate::testkit::{Fake, TRAILERS, block_on, config_with, now};
 use crate::testkit_history::commit_by;
 use crate::{MergeMode, TickOptions, run_pr_path};
 use mp_core::approval::UNSIGNED_RECEIPTS_WARNING;
-use mp_core::context::FileStatus;
 use mp_core::quadrant::Quadrant;
 use mp_core::severity::Severity;
 use mp_core::skill::{
@@ -113,11 +113,73 @@ fn validators(validators: Vec<Arc<dyn Validator + Send + Sync>>) -> SkillSet {
     }
 }
 
-/// Runs the pull-request path once in observe mode with `skills` (and `skills.yml` when
-/// given) and compares the outcome (`=>`), quadrant, user gate lines (`gate`), skill
-/// warnings (`!`) and the failure counter with `expected`.
+/// `acme/app#1`, Quadrant A and green unless its one changed file (`path`, with GitHub's
+/// `status`) says otherwise: head `a1…` on `main`, one commit with good trailers committed
+/// and pushed (branch created) at 10:00, `test` green from GitHub Actions, `ready-to-merge`
+/// applied by the owner at 11:00 (no receipt yet). The governance repository's next number
+/// is 100.
+fn world(path: &str, status: &str) -> mp_github_fake::MemoryGitHub {
+    let main = "f000000000000000000000000000000000000000";
+    let head = "a100000000000000000000000000000000000000";
+    let message = format!("docs: change 1\n\n{TRAILERS}").replace('\n', "\\n");
+    let text = format!(
+        "now: 2026-03-01T12:00:00Z
+bot: mp-gate
+repos:
+  - name: acme/app
+    commits:
+      - {{id: {main}, message: \"chore: base\", committer: alice, date: 2026-03-01T08:00:00Z}}
+      - id: {head}
+        message: \"{message}\"
+        parents: [{main}]
+        date: 2026-03-01T10:00:00Z
+        checks:
+          - {{name: test, app: github-actions}}
+    branches: {{main: {main}, change-1: {head}}}
+    pulls:
+      - number: 1
+        title: \"docs: change 1\"
+        author: agent-bob
+        head: change-1
+        labels: [ready-to-merge]
+        events:
+          - {{labeled: ready-to-merge, by: alice, at: 2026-03-01T11:00:00Z}}
+        files:
+          - {{path: {path}, status: {status}, additions: 1}}
+        pushes:
+          - {{type: branch_creation, to: {head}, by: agent-bob, at: 2026-03-01T10:00:00Z}}
+        created_at: 2026-03-01T09:00:00Z
+  - name: acme/governance
+    commits:
+      - {{id: g1, message: init}}
+    branches: {{main: g1}}
+    issues:
+      - {{number: 99, title: an earlier issue, state: closed}}
+"
+    );
+    let world =
+        mp_github_fake::parse_world("skills.yaml", &text, None).expect("the test world parses");
+    mp_github_fake::MemoryGitHub::new(world)
+}
+
+/// The audit log of these tests: records nothing.
+struct NoAudit;
+
+#[async_trait::async_trait]
+impl mp_core::port::AuditLog for NoAudit {
+    async fn append(
+        &self,
+        _record: &mp_core::port::AuditRecord,
+    ) -> Result<(), mp_core::port::AuditError> {
+        Ok(())
+    }
+}
+
+/// Runs the pull-request path once in observe mode over [`world`] with `skills` (and
+/// `skills.yml` when given) and compares the outcome (`=>`), quadrant, user gate lines
+/// (`gate`), skill warnings (`!`) and the failure counter with `expected`.
 #[track_caller]
-fn check(skills: SkillSet, skills_yml: Option<&str>, pr: FakePr, expected: &[&str]) {
+fn check(skills: SkillSet, skills_yml: Option<&str>, changed: (&str, &str), expected: &[&str]) {
     let replaced: Vec<(&str, &str)> = skills_yml
         .map(|text| (mp_core::config::SKILLS_FILE, text))
         .into_iter()
@@ -126,9 +188,9 @@ fn check(skills: SkillSet, skills_yml: Option<&str>, pr: FakePr, expected: &[&st
     let options = TickOptions::from_config(&config)
         .with_merge_mode(MergeMode::Observe)
         .with_skills(skills);
-    let fake = Fake::new(vec![pr]);
+    let github = world(changed.0, changed.1);
     let report =
-        block_on(run_pr_path(&fake, &fake, &config, &options, now())).expect("the tick runs");
+        block_on(run_pr_path(&github, &NoAudit, &config, &options, now())).expect("the tick runs");
     let mut lines = Vec::new();
     for outcome in &report.outcomes {
         lines.push(format!("=> {outcome}"));
@@ -165,7 +227,7 @@ fn a_user_vote_d_raises_a_quadrant_a_pull_request() {
     check(
         rules(vec![Arc::new(Votes("classifier_always_d", Quadrant::D))]),
         None,
-        clean(1),
+        ("README.md", "modified"),
         &[
             "=> acme/app#1 inbox: Quadrant D awaits the owner: opened decision inbox issue acme/governance#100",
             "quadrant D",
@@ -179,7 +241,7 @@ fn a_user_vote_a_does_not_lower_a_quadrant_b_pull_request() {
     check(
         rules(vec![Arc::new(Votes("classifier_always_a", Quadrant::A))]),
         None,
-        clean(1).file("src/lib.rs", FileStatus::Modified),
+        ("src/lib.rs", "modified"),
         &[
             "=> acme/app#1 observe: observe-only: would have merged as Quadrant B (set merge_enabled: true in env.yml to enable merging)",
             "quadrant B",
@@ -193,7 +255,7 @@ fn a_disabled_user_rule_does_not_vote() {
     check(
         rules(vec![Arc::new(Votes("classifier_always_d", Quadrant::D))]),
         Some("disabled: [classifier_always_d]\n"),
-        clean(1),
+        ("README.md", "modified"),
         &[
             "=> acme/app#1 observe: observe-only: would have merged as Quadrant A (set merge_enabled: true in env.yml to enable merging)",
             "quadrant A",
@@ -207,7 +269,7 @@ fn a_failing_p0_user_validator_blocks_with_its_reason() {
     check(
         validators(vec![Arc::new(NoTodo("validator_no_todo", Severity::P0))]),
         None,
-        clean(1).file("docs/todo.md", FileStatus::Added),
+        ("docs/todo.md", "added"),
         &[
             "=> acme/app#1 blocked: validator_no_todo: docs/todo.md adds a todo second line",
             "quadrant A",
@@ -222,7 +284,7 @@ fn a_passing_user_validator_is_recorded_and_lets_the_pull_request_through() {
     check(
         validators(vec![Arc::new(NoTodo("validator_no_todo", Severity::P0))]),
         None,
-        clean(1),
+        ("README.md", "modified"),
         &[
             "=> acme/app#1 observe: observe-only: would have merged as Quadrant A (set merge_enabled: true in env.yml to enable merging)",
             "quadrant A",
@@ -237,7 +299,7 @@ fn a_failing_p2_user_validator_only_warns() {
     check(
         validators(vec![Arc::new(NoTodo("validator_no_todo", Severity::P2))]),
         None,
-        clean(1).file("docs/todo.md", FileStatus::Added),
+        ("docs/todo.md", "added"),
         &[
             "=> acme/app#1 observe: observe-only: would have merged as Quadrant A (set merge_enabled: true in env.yml to enable merging)",
             "quadrant A",
@@ -252,7 +314,7 @@ fn a_severity_override_makes_a_p0_user_validator_record_only() {
     check(
         validators(vec![Arc::new(NoTodo("validator_no_todo", Severity::P0))]),
         Some("severity_overrides:\n  validator_no_todo: P3\n"),
-        clean(1).file("docs/todo.md", FileStatus::Added),
+        ("docs/todo.md", "added"),
         &[
             "=> acme/app#1 observe: observe-only: would have merged as Quadrant A (set merge_enabled: true in env.yml to enable merging)",
             "quadrant A",
@@ -267,7 +329,7 @@ fn a_skill_failure_is_a_warning_and_does_not_block() {
     check(
         validators(vec![Arc::new(Loops("validator_loops"))]),
         None,
-        clean(1),
+        ("README.md", "modified"),
         &[
             "=> acme/app#1 observe: observe-only: would have merged as Quadrant A (set merge_enabled: true in env.yml to enable merging)",
             "quadrant A",
