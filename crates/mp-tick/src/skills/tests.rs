@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::testkit::{Fake, TRAILERS, block_on, config_with, now};
+use crate::testkit::{BOT, TRAILERS, block_on, config_with, now};
 use crate::testkit_history::commit_by;
 use crate::{MergeMode, TickOptions, run_pr_path};
 use mp_core::approval::UNSIGNED_RECEIPTS_WARNING;
@@ -395,18 +395,67 @@ fn a_quiet_user_hook_raises_nothing() {
     );
 }
 
+/// `acme/app`'s `main` after the bot landed `c1…` ("feat: add the secret", `test` green)
+/// on `1…`; the governance repository's next number is 100.
+fn landed_world() -> mp_github_fake::MemoryGitHub {
+    let base = "1000000000000000000000000000000000000000";
+    let new = "c100000000000000000000000000000000000000";
+    let governance = "9000000000000000000000000000000000000000";
+    let text = format!(
+        "now: 2026-03-01T12:00:00Z
+bot: mp-gate
+repos:
+  - name: acme/app
+    commits:
+      - {{id: \"{base}\", message: \"chore: base\", author: \"{BOT}\", committer: \"{BOT}\", date: 2026-03-01T10:00:00Z}}
+      - id: \"{new}\"
+        message: \"feat: add the secret\"
+        parents: [\"{base}\"]
+        author: \"{BOT}\"
+        committer: \"{BOT}\"
+        date: 2026-03-01T10:00:00Z
+        checks:
+          - {{name: test, app: github-actions}}
+    branches: {{main: \"{new}\"}}
+  - name: acme/governance
+    commits:
+      - {{id: \"{governance}\", message: \"docs: governance\", author: \"{BOT}\", committer: \"{BOT}\", date: 2026-03-01T10:00:00Z}}
+    branches: {{main: \"{governance}\"}}
+    issues:
+      - {{number: 99, title: an earlier issue, state: closed}}
+"
+    );
+    let world =
+        mp_github_fake::parse_world("landed.yaml", &text, None).expect("the test world parses");
+    mp_github_fake::MemoryGitHub::new(world)
+}
+
+/// The writes of `github`, one line each: an issue as `issue <repo>#<n> [<labels>]:
+/// <title>`, any other write as the in-memory GitHub shows it.
+fn writes(github: &mp_github_fake::MemoryGitHub) -> Vec<String> {
+    github
+        .actions()
+        .iter()
+        .map(|action| match action {
+            mp_github_fake::Action::CreateIssue {
+                repo,
+                number,
+                title,
+                labels,
+                ..
+            } => format!("issue {repo}#{number} [{}]: {title}", labels.join(", ")),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
 #[test]
 fn a_user_hook_incident_opens_an_incident_issue_in_the_l5_pass() {
     use crate::supervisor::{SupervisorRun, run_branch_supervisor};
-    use crate::testkit::{BOT, login, repo, sha};
-    use crate::testkit_history::{check_run, merged};
+    use crate::testkit::{login, repo, sha};
     use mp_core::state::{Layer, Watermarks};
 
-    let fake = Fake::new(Vec::new());
-    let new = merged("c1", "feat: add the secret");
-    fake.set_checks("acme/app", &new.sha, vec![check_run("test", "success")]);
-    fake.set_main("acme/app", vec![merged("1", "chore: base"), new]);
-    fake.set_main("acme/governance", vec![merged("9", "docs: governance")]);
+    let github = landed_world();
     let mut state = Watermarks::new();
     for layer in Layer::ALL {
         state.set(&repo("acme/app"), layer, sha("1"));
@@ -414,14 +463,14 @@ fn a_user_hook_incident_opens_an_incident_issue_in_the_l5_pass() {
     let config = config_with(&[]);
     let mut run = SupervisorRun::new(login(BOT)).with_skills(hooks());
     let report = block_on(run_branch_supervisor(
-        &fake,
+        &github,
         &config,
         &mut state,
         &repo("acme/app"),
         &mut run,
         now(),
     ));
-    let mut lines = fake.take_log();
+    let mut lines = writes(&github);
     lines.extend(report.events.iter().map(|e| format!("=> {e}")));
     lines.extend(report.warnings.iter().map(|w| format!("! {w}")));
     lines.push(format!(
