@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use mp_core::gate::ConditionResult;
 use mp_core::port::PlannedWrite;
 use mp_core::tick::PrOutcome;
-use mp_github_fake::Action;
 use mp_github::rest::RestGitHub;
+use mp_github_fake::Action;
 use serde_json::{Value, json};
 
 use super::{TickRun, all_warnings};
