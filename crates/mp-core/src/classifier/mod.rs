@@ -13,7 +13,7 @@ use crate::config::SkillsPolicy;
 use crate::context::PrContext;
 use crate::ids::RepoName;
 use crate::quadrant::Quadrant;
-use crate::skill::builtin;
+use crate::skill::builtin::{self, BuiltIn};
 
 pub mod auto_revert;
 pub mod bot_self_repo;
@@ -64,14 +64,23 @@ impl RuleId {
     /// The stable code: `classifier_path_default`, ..., or the user rule's name.
     pub fn code(&self) -> &str {
         match self {
-            Self::PathDefault => "classifier_path_default",
-            Self::BotSelfRepo => "classifier_bot_self_repo",
-            Self::EmptyPr => "classifier_empty_pr",
-            Self::AutoRevert => "classifier_auto_revert",
-            Self::PublishedVerdict => "classifier_published_verdict",
-            Self::MalformedSession => "classifier_malformed_session",
             Self::User(name) => name,
+            // Every other id is a built-in.
+            _ => self.built_in().map_or("", BuiltIn::name),
         }
+    }
+
+    /// The built-in skill this rule is; `None` for a user rule.
+    pub fn built_in(&self) -> Option<BuiltIn> {
+        Some(match self {
+            Self::PathDefault => BuiltIn::PathDefault,
+            Self::BotSelfRepo => BuiltIn::BotSelfRepo,
+            Self::EmptyPr => BuiltIn::EmptyPr,
+            Self::AutoRevert => BuiltIn::AutoRevert,
+            Self::PublishedVerdict => BuiltIn::PublishedVerdict,
+            Self::MalformedSession => BuiltIn::MalformedSession,
+            Self::User(_) => return None,
+        })
     }
 
     /// Reads a code back (e.g. from the audit log): a built-in code gives the built-in id,

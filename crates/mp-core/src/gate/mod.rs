@@ -33,7 +33,7 @@ use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use crate::quadrant::Quadrant;
 use crate::registry::AgentRegistry;
 use crate::severity::Severity;
-use crate::skill::builtin;
+use crate::skill::builtin::{self, BuiltIn};
 use crate::trailers::TrailerProblem;
 
 /// The publisher assumed when none is configured: GitHub Actions' app slug.
@@ -150,24 +150,32 @@ impl ConditionId {
         }
     }
 
+    /// The built-in validator this condition is; `None` for a user validator.
+    pub fn built_in(&self) -> Option<BuiltIn> {
+        Some(match self {
+            Self::C1 => BuiltIn::ReadyToMerge,
+            Self::C2 => BuiltIn::CiGreen,
+            Self::C3 => BuiltIn::OwnerApproval,
+            Self::C4 => BuiltIn::BaseUpToDate,
+            Self::C5 => BuiltIn::Trailers,
+            Self::ClassifierPublisher => BuiltIn::ClassifierPublisher,
+            Self::AgentRegistry => BuiltIn::AgentRegistry,
+            Self::User(_) => return None,
+        })
+    }
+
     /// The validator name used in `skills.yml` (`disabled`, `severity_overrides`).
     pub fn validator_name(&self) -> &str {
-        match self {
-            Self::C1 => "validator_ready_to_merge",
-            Self::C2 => "validator_ci_green",
-            Self::C3 => "validator_owner_approval",
-            Self::C4 => "validator_base_up_to_date",
-            Self::C5 => "validator_trailers",
-            Self::ClassifierPublisher => "validator_classifier_publisher",
-            Self::AgentRegistry => "validator_agent_registry",
-            Self::User(name) => name,
+        match self.built_in() {
+            Some(built_in) => built_in.name(),
+            None => self.code(),
         }
     }
 
     /// Whether the condition is a built-in that can be neither disabled nor made
     /// non-blocking (C1-C5 and the publisher gate).
     pub fn is_required(&self) -> bool {
-        !matches!(self, Self::AgentRegistry | Self::User(_))
+        self.built_in().is_some_and(BuiltIn::is_core_l1_validator)
     }
 }
 
