@@ -13,7 +13,7 @@ use crate::config::SkillsPolicy;
 use crate::context::PrContext;
 use crate::ids::RepoName;
 use crate::quadrant::Quadrant;
-use crate::skill::builtin::{self, BuiltIn};
+use crate::skill::builtin::{BuiltIn, EnabledBuiltIns};
 
 pub mod auto_revert;
 pub mod bot_self_repo;
@@ -220,45 +220,58 @@ pub struct ClassifierFacts<'a> {
 ///
 /// User votes can only raise the verdict; they are kept as given.
 pub fn classify(pr: &PrContext, facts: &ClassifierFacts<'_>, user_votes: Vec<Vote>) -> Verdict {
-    classify_under(pr, facts, user_votes, &SkillsPolicy::default())
+    classify_with(pr, facts, user_votes, EnabledBuiltIns::ALL)
 }
 
-/// Classifies like [`classify`], running each built-in rule through the built-in catalog
-/// ([`crate::skill::builtin`]): a rule `skills.yml` switches off (`disabled`) is not run
-/// and casts no vote. `classifier_bot_self_repo` is required and always runs.
+/// Classifies like [`classify`], running only the built-in rules in `built_ins` (the set
+/// `skills.yml` leaves on, [`SkillsPolicy::built_ins`]): a rule `disabled` switches off is
+/// not run and casts no vote. `classifier_bot_self_repo` is required and in every set; the
+/// listing-cap half of `classifier_empty_pr` runs whatever the set says.
+pub fn classify_with(
+    pr: &PrContext,
+    facts: &ClassifierFacts<'_>,
+    user_votes: Vec<Vote>,
+    built_ins: EnabledBuiltIns,
+) -> Verdict {
+    type Rule<'r> = (BuiltIn, &'r dyn Fn() -> Vote);
+    let rules: [Rule<'_>; 6] = [
+        (BuiltIn::PathDefault, &|| {
+            facts.path_rules.evaluate(&pr.files).vote()
+        }),
+        (BuiltIn::BotSelfRepo, &|| {
+            bot_self_repo::evaluate(pr, facts.bot_repo).vote()
+        }),
+        (BuiltIn::EmptyPr, &|| empty_pr::evaluate(pr).vote()),
+        (BuiltIn::AutoRevert, &|| facts.auto_revert.vote()),
+        (BuiltIn::PublishedVerdict, &|| {
+            published_verdict::evaluate(&pr.check_runs, facts.publisher_slug).vote()
+        }),
+        (BuiltIn::MalformedSession, &|| {
+            malformed_session::evaluate(pr).vote()
+        }),
+    ];
+    let mut votes: Vec<Vote> = rules
+        .into_iter()
+        .filter(|(built_in, _)| {
+            built_ins.contains(*built_in)
+                || (*built_in == BuiltIn::EmptyPr && empty_pr::at_listing_cap(pr))
+        })
+        .map(|(_, run)| run())
+        .collect();
+    votes.extend(user_votes);
+    max_vote(votes)
+}
+
+/// [`classify_with`] under the set of built-ins `skills` computed when it was read.
+///
+/// Kept for callers that hold the policy; new code passes [`SkillsPolicy::built_ins`].
 pub fn classify_under(
     pr: &PrContext,
     facts: &ClassifierFacts<'_>,
     user_votes: Vec<Vote>,
     skills: &SkillsPolicy,
 ) -> Verdict {
-    type Rule<'r> = (RuleId, &'r dyn Fn() -> Vote);
-    let rules: [Rule<'_>; 6] = [
-        (RuleId::PathDefault, &|| {
-            facts.path_rules.evaluate(&pr.files).vote()
-        }),
-        (RuleId::BotSelfRepo, &|| {
-            bot_self_repo::evaluate(pr, facts.bot_repo).vote()
-        }),
-        (RuleId::EmptyPr, &|| empty_pr::evaluate(pr).vote()),
-        (RuleId::AutoRevert, &|| facts.auto_revert.vote()),
-        (RuleId::PublishedVerdict, &|| {
-            published_verdict::evaluate(&pr.check_runs, facts.publisher_slug).vote()
-        }),
-        (RuleId::MalformedSession, &|| {
-            malformed_session::evaluate(pr).vote()
-        }),
-    ];
-    let mut votes: Vec<Vote> = rules
-        .into_iter()
-        .filter(|(id, _)| {
-            builtin::runs(id.code(), skills)
-                || (*id == RuleId::EmptyPr && empty_pr::at_listing_cap(pr))
-        })
-        .map(|(_, run)| run())
-        .collect();
-    votes.extend(user_votes);
-    max_vote(votes)
+    classify_with(pr, facts, user_votes, skills.built_ins())
 }
 
 /// How many items a reasoning line names before it says "and N more".

@@ -33,7 +33,7 @@ use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use crate::quadrant::Quadrant;
 use crate::registry::AgentRegistry;
 use crate::severity::Severity;
-use crate::skill::builtin::{self, BuiltIn};
+use crate::skill::builtin::{BuiltIn, EnabledBuiltIns};
 use crate::trailers::TrailerProblem;
 
 /// The publisher assumed when none is configured: GitHub Actions' app slug.
@@ -951,7 +951,6 @@ pub fn evaluate_gate(
     policy: &GatePolicy,
     now: Timestamp,
 ) -> GateReport {
-    let every_skill = SkillsPolicy::default();
     let input = GateInput {
         pr,
         receipts,
@@ -960,7 +959,7 @@ pub fn evaluate_gate(
         policy,
         now,
     };
-    evaluate_gate_under(&input, &every_skill)
+    evaluate_gate_with(&input, EnabledBuiltIns::ALL)
 }
 
 /// What the L1 validators read: the pull request and the facts gathered around it.
@@ -980,11 +979,11 @@ pub struct GateInput<'a> {
     pub now: Timestamp,
 }
 
-/// Evaluates the L1 gate like [`evaluate_gate`], running each built-in validator through
-/// the built-in catalog ([`crate::skill::builtin`]): one `skills.yml` may switch off
-/// (`disabled`) is not run at all. The required validators (C1-C5, the publisher gate)
-/// always run.
-pub fn evaluate_gate_under(input: &GateInput<'_>, skills: &SkillsPolicy) -> GateReport {
+/// Evaluates the L1 gate like [`evaluate_gate`], running only the built-in validators in
+/// `built_ins` (the set `skills.yml` leaves on, [`SkillsPolicy::built_ins`]): one that
+/// `disabled` switches off is not run at all. The required validators (C1-C5, the
+/// publisher gate) are in every set, so they always run.
+pub fn evaluate_gate_with(input: &GateInput<'_>, built_ins: EnabledBuiltIns) -> GateReport {
     let GateInput {
         pr,
         receipts,
@@ -993,37 +992,44 @@ pub fn evaluate_gate_under(input: &GateInput<'_>, skills: &SkillsPolicy) -> Gate
         policy,
         now,
     } = *input;
-    type Step<'s> = (ConditionId, &'s dyn Fn() -> Vec<ConditionResult>);
+    type Step<'s> = (BuiltIn, &'s dyn Fn() -> Vec<ConditionResult>);
     let steps: [Step<'_>; 7] = [
-        (ConditionId::C1, &|| {
+        (BuiltIn::ReadyToMerge, &|| {
             c1_ready_to_merge::evaluate(pr, receipts, policy)
         }),
-        (ConditionId::C2, &|| {
+        (BuiltIn::CiGreen, &|| {
             c2_checks_green::evaluate(pr, policy, now)
         }),
-        (ConditionId::C3, &|| {
+        (BuiltIn::OwnerApproval, &|| {
             c3_owner_approval::evaluate(pr, receipts, quadrant, policy)
         }),
-        (ConditionId::C4, &|| {
+        (BuiltIn::BaseUpToDate, &|| {
             c4_base_is_main::evaluate(pr, main_head)
         }),
-        (ConditionId::C5, &|| {
+        (BuiltIn::Trailers, &|| {
             c5_trailers::evaluate(pr, policy.bot.as_ref())
         }),
-        (ConditionId::ClassifierPublisher, &|| {
+        (BuiltIn::ClassifierPublisher, &|| {
             classifier_publisher::evaluate(pr, policy)
         }),
-        (ConditionId::AgentRegistry, &|| {
+        (BuiltIn::AgentRegistry, &|| {
             l4_registry::evaluate(pr, policy)
         }),
     ];
     let mut report = GateReport::new(PrRef::of(pr));
-    for (id, run) in steps {
-        if builtin::runs(id.validator_name(), skills) {
+    for (built_in, run) in steps {
+        if built_ins.contains(built_in) {
             report.extend(run());
         }
     }
     report
+}
+
+/// [`evaluate_gate_with`] under the set of built-ins `skills` computed when it was read.
+///
+/// Kept for callers that hold the policy; new code passes [`SkillsPolicy::built_ins`].
+pub fn evaluate_gate_under(input: &GateInput<'_>, skills: &SkillsPolicy) -> GateReport {
+    evaluate_gate_with(input, skills.built_ins())
 }
 
 #[cfg(test)]
