@@ -21,7 +21,7 @@ use crate::severity::Severity;
 pub mod builtin;
 mod set;
 
-pub use builtin::{BUILT_IN_SKILLS, BuiltInSkill};
+pub use builtin::{BUILT_IN_SKILLS, BuiltIn, BuiltInSkill, EnabledBuiltIns, Requirement};
 pub use set::{SharedBranchHook, SharedClassifierRule, SharedValidator, SkillSet};
 
 #[cfg(test)]

@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use mp_core::config::SkillsPolicy;
-use mp_core::config::skills::{DISABLEABLE_BUILTINS, REQUIRED_SKILLS};
 use mp_core::severity::Severity;
 use mp_core::skill::{BranchHook, ClassifierRule, SkillKind, Validator};
 
@@ -25,8 +24,9 @@ mod tests;
 
 /// The built-in catalog lives in `mp-core` ([`mp_core::skill::builtin`]), where the gate,
 /// the classifier and the branch supervisor run their built-ins through it; the registry
-/// lists the same table.
-pub use mp_core::skill::builtin::{BUILT_IN_SKILLS as BUILT_INS, BuiltInSkill as BuiltIn};
+/// lists the same table. (The enum of built-ins is [`mp_core::skill::BuiltIn`]; its catalog
+/// entry is re-exported under its own name, [`BuiltInSkill`].)
+pub use mp_core::skill::builtin::{BUILT_IN_SKILLS as BUILT_INS, BuiltInSkill};
 
 /// A skill fetched from a trusted source: the source id, the skill's name and its
 /// directory in the snapshot (as `mp_skills::sources::select` found it).
@@ -165,7 +165,7 @@ impl Registry {
                 severity: built_in
                     .severity
                     .map(|s| policy.severity_override(built_in.name).unwrap_or(s)),
-                required: REQUIRED_SKILLS.contains(&built_in.name),
+                required: built_in.required(),
                 state,
             });
         }
@@ -407,10 +407,7 @@ fn name_problem(name: &str, taken: &[SkillEntry]) -> Option<String> {
             "`{name}` is not a valid skill name (letters, digits, `_`, `.`, `-`)"
         ));
     }
-    if BUILT_INS.iter().any(|b| b.name == name)
-        || REQUIRED_SKILLS.contains(&name)
-        || DISABLEABLE_BUILTINS.contains(&name)
-    {
+    if mp_core::skill::BuiltIn::from_name(name).is_some() {
         return Some(format!("`{name}` is the name of a built-in skill"));
     }
     if taken.iter().any(|e| e.name == name) {

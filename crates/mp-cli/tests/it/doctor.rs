@@ -496,3 +496,46 @@ fn a_label_spelled_in_another_case_fails_as_the_gate_would_and_the_printed_fix_r
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("✓ labels:own/app:"), "{out}");
 }
+
+#[test]
+fn the_environment_holding_the_app_key_must_admit_only_the_default_branch() {
+    // The governance workflow reads the App's key through the environment `mp`.
+    let with_key = |branches: &str| {
+        own_world("", true, false)
+            .replace(
+                "          tick:\n            runs-on: ubuntu-latest\n",
+                "          tick:\n            runs-on: ubuntu-latest\n            environment: mp\n            env:\n              MP_APP_PRIVATE_KEY: ${{ secrets.MP_APP_PRIVATE_KEY }}\n",
+            )
+            .replace(
+                "    branches: {main: g1}\n",
+                &format!("    branches: {{main: g1}}\n    environments:\n      - {{name: mp, branches: {branches}}}\n"),
+            )
+    };
+    for (branches, status, words) in [
+        (
+            "[main]",
+            "ok",
+            "environment `mp`: deployments from `main` only; no required reviewers",
+        ),
+        ("any", "warn", "any branch may deploy to it"),
+        (
+            "[main, 'agent/*']",
+            "warn",
+            "also admit `agent/*` besides `main`",
+        ),
+    ] {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let world = with_key(branches);
+        assert!(world.contains("environment: mp") && world.contains("environments:"));
+        let (_served, url, config) = serve_text(&world, "", dir.path());
+        let (_, out) = doctor(&url, &config, &Auth::App, false, &["--format", "json"]);
+        let doc = json(&out);
+        let found = check(&doc, "app_key_environment:mp");
+        assert_eq!(found["status"], status, "{branches}: {out}");
+        assert!(
+            found["detail"].as_str().is_some_and(|d| d.contains(words)),
+            "{branches}: {out}"
+        );
+        assert_eq!(check(&doc, "app_key_environment")["status"], "ok", "{out}");
+    }
+}

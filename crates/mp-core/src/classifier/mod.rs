@@ -13,7 +13,7 @@ use crate::config::SkillsPolicy;
 use crate::context::PrContext;
 use crate::ids::RepoName;
 use crate::quadrant::Quadrant;
-use crate::skill::builtin;
+use crate::skill::builtin::{BuiltIn, EnabledBuiltIns};
 
 pub mod auto_revert;
 pub mod bot_self_repo;
@@ -64,14 +64,23 @@ impl RuleId {
     /// The stable code: `classifier_path_default`, ..., or the user rule's name.
     pub fn code(&self) -> &str {
         match self {
-            Self::PathDefault => "classifier_path_default",
-            Self::BotSelfRepo => "classifier_bot_self_repo",
-            Self::EmptyPr => "classifier_empty_pr",
-            Self::AutoRevert => "classifier_auto_revert",
-            Self::PublishedVerdict => "classifier_published_verdict",
-            Self::MalformedSession => "classifier_malformed_session",
             Self::User(name) => name,
+            // Every other id is a built-in.
+            _ => self.built_in().map_or("", BuiltIn::name),
         }
+    }
+
+    /// The built-in skill this rule is; `None` for a user rule.
+    pub fn built_in(&self) -> Option<BuiltIn> {
+        Some(match self {
+            Self::PathDefault => BuiltIn::PathDefault,
+            Self::BotSelfRepo => BuiltIn::BotSelfRepo,
+            Self::EmptyPr => BuiltIn::EmptyPr,
+            Self::AutoRevert => BuiltIn::AutoRevert,
+            Self::PublishedVerdict => BuiltIn::PublishedVerdict,
+            Self::MalformedSession => BuiltIn::MalformedSession,
+            Self::User(_) => return None,
+        })
     }
 
     /// Reads a code back (e.g. from the audit log): a built-in code gives the built-in id,
@@ -211,45 +220,58 @@ pub struct ClassifierFacts<'a> {
 ///
 /// User votes can only raise the verdict; they are kept as given.
 pub fn classify(pr: &PrContext, facts: &ClassifierFacts<'_>, user_votes: Vec<Vote>) -> Verdict {
-    classify_under(pr, facts, user_votes, &SkillsPolicy::default())
+    classify_with(pr, facts, user_votes, EnabledBuiltIns::ALL)
 }
 
-/// Classifies like [`classify`], running each built-in rule through the built-in catalog
-/// ([`crate::skill::builtin`]): a rule `skills.yml` switches off (`disabled`) is not run
-/// and casts no vote. `classifier_bot_self_repo` is required and always runs.
+/// Classifies like [`classify`], running only the built-in rules in `built_ins` (the set
+/// `skills.yml` leaves on, [`SkillsPolicy::built_ins`]): a rule `disabled` switches off is
+/// not run and casts no vote. `classifier_bot_self_repo` is required and in every set; the
+/// listing-cap half of `classifier_empty_pr` runs whatever the set says.
+pub fn classify_with(
+    pr: &PrContext,
+    facts: &ClassifierFacts<'_>,
+    user_votes: Vec<Vote>,
+    built_ins: EnabledBuiltIns,
+) -> Verdict {
+    type Rule<'r> = (BuiltIn, &'r dyn Fn() -> Vote);
+    let rules: [Rule<'_>; 6] = [
+        (BuiltIn::PathDefault, &|| {
+            facts.path_rules.evaluate(&pr.files).vote()
+        }),
+        (BuiltIn::BotSelfRepo, &|| {
+            bot_self_repo::evaluate(pr, facts.bot_repo).vote()
+        }),
+        (BuiltIn::EmptyPr, &|| empty_pr::evaluate(pr).vote()),
+        (BuiltIn::AutoRevert, &|| facts.auto_revert.vote()),
+        (BuiltIn::PublishedVerdict, &|| {
+            published_verdict::evaluate(&pr.check_runs, facts.publisher_slug).vote()
+        }),
+        (BuiltIn::MalformedSession, &|| {
+            malformed_session::evaluate(pr).vote()
+        }),
+    ];
+    let mut votes: Vec<Vote> = rules
+        .into_iter()
+        .filter(|(built_in, _)| {
+            built_ins.contains(*built_in)
+                || (*built_in == BuiltIn::EmptyPr && empty_pr::at_listing_cap(pr))
+        })
+        .map(|(_, run)| run())
+        .collect();
+    votes.extend(user_votes);
+    max_vote(votes)
+}
+
+/// [`classify_with`] under the set of built-ins `skills` computed when it was read.
+///
+/// Kept for callers that hold the policy; new code passes [`SkillsPolicy::built_ins`].
 pub fn classify_under(
     pr: &PrContext,
     facts: &ClassifierFacts<'_>,
     user_votes: Vec<Vote>,
     skills: &SkillsPolicy,
 ) -> Verdict {
-    type Rule<'r> = (RuleId, &'r dyn Fn() -> Vote);
-    let rules: [Rule<'_>; 6] = [
-        (RuleId::PathDefault, &|| {
-            facts.path_rules.evaluate(&pr.files).vote()
-        }),
-        (RuleId::BotSelfRepo, &|| {
-            bot_self_repo::evaluate(pr, facts.bot_repo).vote()
-        }),
-        (RuleId::EmptyPr, &|| empty_pr::evaluate(pr).vote()),
-        (RuleId::AutoRevert, &|| facts.auto_revert.vote()),
-        (RuleId::PublishedVerdict, &|| {
-            published_verdict::evaluate(&pr.check_runs, facts.publisher_slug).vote()
-        }),
-        (RuleId::MalformedSession, &|| {
-            malformed_session::evaluate(pr).vote()
-        }),
-    ];
-    let mut votes: Vec<Vote> = rules
-        .into_iter()
-        .filter(|(id, _)| {
-            builtin::runs(id.code(), skills)
-                || (*id == RuleId::EmptyPr && empty_pr::at_listing_cap(pr))
-        })
-        .map(|(_, run)| run())
-        .collect();
-    votes.extend(user_votes);
-    max_vote(votes)
+    classify_with(pr, facts, user_votes, skills.built_ins())
 }
 
 /// How many items a reasoning line names before it says "and N more".

@@ -366,12 +366,12 @@ fn the_listing_cap_votes_d_even_with_the_empty_pr_rule_disabled() {
         })
         .collect();
     let pr = ordinary_pr(files);
-    let skills = SkillsPolicy::default().with_disabled("classifier_empty_pr");
-    let verdict = classify_under(&pr, &facts, Vec::new(), &skills);
+    let built_ins = EnabledBuiltIns::ALL.without(BuiltIn::EmptyPr);
+    let verdict = classify_with(&pr, &facts, Vec::new(), built_ins);
     assert_eq!(verdict.quadrant, Quadrant::D, "{verdict:?}");
     let mut small = pr.clone();
     small.files.truncate(10);
-    let verdict = classify_under(&small, &facts, Vec::new(), &skills);
+    let verdict = classify_with(&small, &facts, Vec::new(), built_ins);
     assert!(
         verdict.votes.iter().all(|v| v.rule != RuleId::EmptyPr),
         "disabled below the cap: {verdict:?}"

@@ -9,43 +9,19 @@ use super::problem::{codes, shown};
 use super::validate::{self, Sink, first_at, item};
 use super::yaml::{self, SpannedMap};
 use crate::severity::Severity;
-use crate::skill::builtin::BUILT_IN_SKILLS;
+use crate::skill::builtin::{BUILT_IN_SKILLS, BuiltIn, EnabledBuiltIns, Requirement};
 
 /// Skills that always run: naming one in `disabled` is refused with
-/// `cannot_disable_required_validator`.
-pub const REQUIRED_SKILLS: [&str; 9] = [
-    "validator_ready_to_merge",
-    "validator_ci_green",
-    "validator_owner_approval",
-    "validator_base_up_to_date",
-    "validator_trailers",
-    "validator_classifier_publisher",
-    "classifier_bot_self_repo",
-    "hook_break_glass_audit",
-    "hook_unauthorized_push",
-];
+/// `cannot_disable_required_validator`. Derived from [`BuiltIn`].
+pub const REQUIRED_SKILLS: [&str; 9] = BuiltIn::names_with(Requirement::Required);
 
 /// The core L1 validators (C1-C5 and the classifier publisher gate): a severity override
 /// may not make them non-blocking (P2/P3); such an override is ignored with the warning
-/// `severity_not_lowered`.
-pub const CORE_L1_VALIDATORS: [&str; 6] = [
-    "validator_ready_to_merge",
-    "validator_ci_green",
-    "validator_owner_approval",
-    "validator_base_up_to_date",
-    "validator_trailers",
-    "validator_classifier_publisher",
-];
+/// `severity_not_lowered`. Derived from [`BuiltIn`].
+pub const CORE_L1_VALIDATORS: [&str; 6] = BuiltIn::core_l1_validator_names();
 
-/// Built-in skills that `disabled` may switch off.
-pub const DISABLEABLE_BUILTINS: [&str; 6] = [
-    "classifier_empty_pr",
-    "classifier_path_default",
-    "classifier_auto_revert",
-    "classifier_published_verdict",
-    "validator_agent_registry",
-    "hook_hallucination_guard",
-];
+/// Built-in skills that `disabled` may switch off. Derived from [`BuiltIn`].
+pub const DISABLEABLE_BUILTINS: [&str; 7] = BuiltIn::names_with(Requirement::Disableable);
 
 /// Which skills run and how much their failures matter.
 #[derive(Debug, Deserialize)]
@@ -166,6 +142,7 @@ enum SeverityName {
 pub struct SkillsPolicy {
     enabled: Vec<String>,
     disabled: BTreeSet<String>,
+    built_ins: EnabledBuiltIns,
     severity_overrides: BTreeMap<String, Severity>,
     limits: SkillLimits,
 }
@@ -180,10 +157,20 @@ impl SkillsPolicy {
     /// is left on, as the loader does (where naming one is the error
     /// `cannot_disable_required_validator`).
     pub fn with_disabled(mut self, name: &str) -> Self {
-        if !REQUIRED_SKILLS.contains(&name) {
+        let built_in = BuiltIn::from_name(name);
+        if built_in.is_none_or(|b| !b.required()) {
             self.disabled.insert(name.to_owned());
         }
+        if let Some(built_in) = built_in {
+            self.built_ins = self.built_ins.without(built_in);
+        }
         self
+    }
+
+    /// The built-ins that run under this policy: every required one, and each other one
+    /// `disabled` does not name. Computed once, when the policy is made.
+    pub fn built_ins(&self) -> EnabledBuiltIns {
+        self.built_ins
     }
 
     /// This policy with other per-call caps (for embedders and tests).
@@ -209,7 +196,7 @@ impl SkillsPolicy {
 
     /// Whether the results of `name` are ignored. Always false for a required skill.
     pub fn is_disabled(&self, name: &str) -> bool {
-        !REQUIRED_SKILLS.contains(&name) && self.disabled.contains(name)
+        BuiltIn::from_name(name).is_none_or(|b| !b.required()) && self.disabled.contains(name)
     }
 
     /// The severity override of `name`, if one applies (a lowered core validator never has one).
@@ -263,7 +250,7 @@ pub(crate) fn load(
 
     let mut disabled = BTreeSet::new();
     for (index, name) in names_with_index(sink, "disabled", &raw.disabled) {
-        if REQUIRED_SKILLS.contains(&name.value.as_str()) {
+        if BuiltIn::from_name(&name.value).is_some_and(BuiltIn::required) {
             sink.error(
                 codes::CANNOT_DISABLE_REQUIRED_VALIDATOR,
                 &item("disabled", index),
@@ -297,7 +284,9 @@ pub(crate) fn load(
             );
             continue;
         };
-        if CORE_L1_VALIDATORS.contains(&name.value.as_str()) && !parsed.blocks() {
+        if BuiltIn::from_name(&name.value).is_some_and(BuiltIn::is_core_l1_validator)
+            && !parsed.blocks()
+        {
             sink.warning(
                 codes::SEVERITY_NOT_LOWERED,
                 &field,
@@ -351,9 +340,14 @@ pub(crate) fn load(
         })
         .unwrap_or_default();
 
+    let built_ins = disabled
+        .iter()
+        .filter_map(|name| BuiltIn::from_name(name))
+        .fold(EnabledBuiltIns::ALL, EnabledBuiltIns::without);
     Some(SkillsPolicy {
         enabled,
         disabled,
+        built_ins,
         severity_overrides,
         limits,
     })
@@ -370,7 +364,7 @@ fn unknown_skill(
     user_only: bool,
 ) {
     let built_ins = BUILT_IN_SKILLS.iter().map(|skill| skill.name);
-    let is_built_in = built_ins.clone().any(|known| known == name.value);
+    let is_built_in = BuiltIn::from_name(&name.value).is_some();
     if !validate::is_skill_name(&name.value)
         || user_skills.contains(&name.value)
         || (is_built_in && !user_only)

@@ -27,21 +27,23 @@
 //! instead of leaving the pull request waiting silently.
 
 use std::collections::BTreeSet;
+use std::fmt;
 
 use super::{
-    CORE_SEVERITY, ConditionId, ConditionResult, Evidence, GatePolicy, MISSING_APP, NO_WORKFLOW_JOB,
+    CORE_SEVERITY, ConditionId, ConditionResult, GatePolicy, List, MISSING_APP, NO_WORKFLOW_JOB,
 };
 use crate::context::{
     CheckConclusion, CheckRun, CheckStatus, PrContext, published_by_workflow, run_source,
 };
+use crate::ids::CommitSha;
 use crate::ids::Timestamp;
 use crate::severity::Severity;
 
-fn fail(evidence: Evidence) -> ConditionResult {
+fn fail(evidence: ChecksEvidence) -> ConditionResult {
     ConditionResult::fail(ConditionId::C2, CORE_SEVERITY, evidence)
 }
 
-fn pass(evidence: Evidence) -> ConditionResult {
+fn pass(evidence: ChecksEvidence) -> ConditionResult {
     ConditionResult::pass(ConditionId::C2, CORE_SEVERITY, evidence)
 }
 
@@ -63,7 +65,7 @@ fn run_failures(
 ) -> Vec<ConditionResult> {
     let mut failures = Vec::new();
     if let Some(run) = runs.iter().find(|r| r.status != CheckStatus::Completed) {
-        failures.push(fail(Evidence::CheckNotCompleted {
+        failures.push(fail(ChecksEvidence::CheckNotCompleted {
             name: name.to_owned(),
             status: run.status,
         }));
@@ -75,7 +77,7 @@ fn run_failures(
             continue;
         }
         seen.push(conclusion);
-        failures.push(fail(Evidence::CheckFailed {
+        failures.push(fail(ChecksEvidence::CheckFailed {
             name: name.to_owned(),
             conclusion: conclusion.cloned(),
         }));
@@ -132,7 +134,7 @@ fn no_run(pr: &PrContext, name: &str, policy: &GatePolicy, now: Timestamp) -> Co
     if let Some(committed_at) = committed_at {
         let minutes = now.seconds_since(committed_at) / 60;
         if minutes >= i64::from(timeout_minutes) {
-            return fail(Evidence::CheckNeverReported {
+            return fail(ChecksEvidence::CheckNeverReported {
                 name: name.to_owned(),
                 head: pr.head_sha.clone(),
                 minutes,
@@ -140,7 +142,7 @@ fn no_run(pr: &PrContext, name: &str, policy: &GatePolicy, now: Timestamp) -> Co
             });
         }
     }
-    fail(Evidence::CheckMissing {
+    fail(ChecksEvidence::CheckMissing {
         name: name.to_owned(),
     })
 }
@@ -163,7 +165,7 @@ fn evaluate_named(pr: &PrContext, policy: &GatePolicy, now: Timestamp) -> Vec<Co
             warnings.push(ConditionResult::fail(
                 ConditionId::C2,
                 Severity::P2,
-                Evidence::CheckOtherPublisher {
+                ChecksEvidence::CheckOtherPublisher {
                     name: name.clone(),
                     expected: expected.to_owned(),
                     others: publishers(others.iter().copied()),
@@ -171,7 +173,7 @@ fn evaluate_named(pr: &PrContext, policy: &GatePolicy, now: Timestamp) -> Vec<Co
             ));
         }
         if ours.is_empty() {
-            failures.push(fail(Evidence::CheckWrongPublisher {
+            failures.push(fail(ChecksEvidence::CheckWrongPublisher {
                 name: name.clone(),
                 expected: expected.to_owned(),
                 seen: publishers(others.iter().copied()),
@@ -185,7 +187,7 @@ fn evaluate_named(pr: &PrContext, policy: &GatePolicy, now: Timestamp) -> Vec<Co
                     .iter()
                     .partition(|run| from_workflow(pr, run, workflow));
                 if bound.is_empty() {
-                    failures.push(fail(Evidence::CheckWrongWorkflow {
+                    failures.push(fail(ChecksEvidence::CheckWrongWorkflow {
                         name: name.clone(),
                         workflow: workflow.clone(),
                         seen: workflows(pr, &unbound),
@@ -196,7 +198,7 @@ fn evaluate_named(pr: &PrContext, policy: &GatePolicy, now: Timestamp) -> Vec<Co
                     warnings.push(ConditionResult::fail(
                         ConditionId::C2,
                         Severity::P2,
-                        Evidence::CheckOtherWorkflow {
+                        ChecksEvidence::CheckOtherWorkflow {
                             name: name.clone(),
                             workflow: workflow.clone(),
                             others: workflows(pr, &unbound),
@@ -212,7 +214,7 @@ fn evaluate_named(pr: &PrContext, policy: &GatePolicy, now: Timestamp) -> Vec<Co
         }));
     }
     if failures.is_empty() {
-        failures.push(pass(Evidence::ChecksGreen {
+        failures.push(pass(ChecksEvidence::ChecksGreen {
             names: policy.required_checks.clone(),
         }));
     }
@@ -223,9 +225,9 @@ fn evaluate_named(pr: &PrContext, policy: &GatePolicy, now: Timestamp) -> Vec<Co
 fn evaluate_unnamed(runs: &[CheckRun], policy: &GatePolicy) -> Vec<ConditionResult> {
     if runs.is_empty() {
         return vec![if policy.allow_no_ci {
-            pass(Evidence::NoChecksAllowed)
+            pass(ChecksEvidence::NoChecksAllowed)
         } else {
-            fail(Evidence::NoChecks)
+            fail(ChecksEvidence::NoChecks)
         }];
     }
     let expected = policy.expected_publisher.as_str();
@@ -246,18 +248,238 @@ fn evaluate_unnamed(runs: &[CheckRun], policy: &GatePolicy) -> Vec<ConditionResu
         .iter()
         .any(|r| r.concluded(&CheckConclusion::Success) && r.app_slug.as_deref() == Some(expected));
     if !green_from_expected {
-        failures.push(fail(Evidence::NoGreenFromPublisher {
+        failures.push(fail(ChecksEvidence::NoGreenFromPublisher {
             expected: expected.to_owned(),
             seen: publishers(runs),
         }));
     }
     if failures.is_empty() {
-        return vec![pass(Evidence::GreenFromPublisher {
+        return vec![pass(ChecksEvidence::GreenFromPublisher {
             publisher: expected.to_owned(),
             runs: runs.len(),
         })];
     }
     failures
+}
+
+/// What C2 rests on: the required checks and the runs published for them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ChecksEvidence {
+    /// C2 holds with named required checks: each has runs, all completed with `success`,
+    /// and one from the expected publisher.
+    ChecksGreen {
+        /// The required check names.
+        names: Vec<String>,
+    },
+    /// C2 holds without named checks: every run is completed `success`/`neutral`, and a
+    /// `success` run comes from the expected publisher.
+    GreenFromPublisher {
+        /// The expected publisher.
+        publisher: String,
+        /// How many runs were inspected.
+        runs: usize,
+    },
+    /// C2 holds without named checks because there are no runs and `allow_no_ci` is set.
+    NoChecksAllowed,
+    /// A named required check has no run at all (yet: the head commit is younger than the
+    /// report timeout, or its date is unknown).
+    CheckMissing {
+        /// The check name.
+        name: String,
+    },
+    /// A named required check has no run at all although the head commit is older than the
+    /// report timeout: the check will most likely never come (wrong name, workflow not
+    /// triggered).
+    CheckNeverReported {
+        /// The check name.
+        name: String,
+        /// The head commit.
+        head: CommitSha,
+        /// Whole minutes since the head commit's committer date.
+        minutes: i64,
+        /// The configured report timeout, in minutes.
+        timeout_minutes: u32,
+    },
+    /// A run of the check has not completed.
+    CheckNotCompleted {
+        /// The check name.
+        name: String,
+        /// The status of the first unfinished run.
+        status: CheckStatus,
+    },
+    /// A completed run of the check did not end well (named checks: anything but
+    /// `success`; unnamed: anything but `success`/`neutral`).
+    CheckFailed {
+        /// The check name.
+        name: String,
+        /// The run's conclusion (`None`: completed without one).
+        conclusion: Option<CheckConclusion>,
+    },
+    /// No run of a named required check comes from the expected publisher.
+    CheckWrongPublisher {
+        /// The check name.
+        name: String,
+        /// The expected app slug.
+        expected: String,
+        /// The app slugs seen on runs of that name, sorted ([`MISSING_APP`] for none).
+        seen: Vec<String>,
+    },
+    /// A named required check also has runs from apps other than the expected one. They
+    /// are ignored (a warning, never blocking and never counted as green): any App an
+    /// agent installs can publish a run of any name.
+    CheckOtherPublisher {
+        /// The check name.
+        name: String,
+        /// The expected app slug.
+        expected: String,
+        /// The other app slugs, sorted ([`MISSING_APP`] for none).
+        others: Vec<String>,
+    },
+    /// No run of a named required check from the expected publisher is a job of a run of
+    /// the workflow file the check is bound to (`required_check_workflows`) on the head
+    /// (decisions/0047).
+    CheckWrongWorkflow {
+        /// The check name.
+        name: String,
+        /// The workflow file the check must come from.
+        workflow: String,
+        /// Where the runs of that name came from, sorted: workflow files, or
+        /// [`NO_WORKFLOW_JOB`] for runs no workflow job published.
+        seen: Vec<String>,
+    },
+    /// A named required check bound to a workflow file also has runs from the expected
+    /// publisher that no job of that workflow's runs on the head published. They are
+    /// ignored (a warning, never blocking and never counted as green): any workflow an
+    /// agent pushes can publish a run of any name with the repository's token.
+    CheckOtherWorkflow {
+        /// The check name.
+        name: String,
+        /// The workflow file the check must come from.
+        workflow: String,
+        /// Where the ignored runs came from, sorted, as in
+        /// [`ChecksEvidence::CheckWrongWorkflow`].
+        others: Vec<String>,
+    },
+    /// No named checks are required, there are no runs, and `allow_no_ci` is off.
+    NoChecks,
+    /// No named checks are required and no `success` run comes from the expected publisher.
+    NoGreenFromPublisher {
+        /// The expected app slug.
+        expected: String,
+        /// The app slugs seen on all runs, sorted ([`MISSING_APP`] for none).
+        seen: Vec<String>,
+    },
+}
+
+impl ChecksEvidence {
+    /// Whether a required check has not reported yet (while the head is younger than the
+    /// report timeout) or has not completed: the pull request waits, nothing is wrong.
+    pub fn is_pending(&self) -> bool {
+        matches!(
+            self,
+            Self::CheckMissing { .. } | Self::CheckNotCompleted { .. }
+        )
+    }
+
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::ChecksGreen { .. } => "checks_green",
+            Self::GreenFromPublisher { .. } => "green_from_publisher",
+            Self::NoChecksAllowed => "no_checks_allowed",
+            Self::CheckMissing { .. } => "check_missing",
+            Self::CheckNeverReported { .. } => "check_never_reported",
+            Self::CheckNotCompleted { .. } => "check_not_completed",
+            Self::CheckFailed { .. } => "check_failed",
+            Self::CheckWrongPublisher { .. } => "check_wrong_publisher",
+            Self::CheckOtherPublisher { .. } => "check_other_publisher",
+            Self::CheckWrongWorkflow { .. } => "check_wrong_workflow",
+            Self::CheckOtherWorkflow { .. } => "check_other_workflow",
+            Self::NoChecks => "no_checks",
+            Self::NoGreenFromPublisher { .. } => "no_green_from_publisher",
+        }
+    }
+}
+
+impl fmt::Display for ChecksEvidence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::ChecksGreen { names } => {
+                write!(f, "required checks green: {}", List(names))
+            }
+            Self::GreenFromPublisher { publisher, runs } => write!(
+                f,
+                "all {runs} check runs green, with a success from '{publisher}'"
+            ),
+            Self::NoChecksAllowed => f.write_str("no check runs, allowed by allow_no_ci"),
+            Self::CheckMissing { name } => write!(f, "required check '{name}' is missing"),
+            Self::CheckNeverReported {
+                name,
+                head,
+                minutes,
+                timeout_minutes,
+            } => write!(
+                f,
+                "required check '{name}' has not reported {minutes} min after the head commit {} (timeout {timeout_minutes} min); it may never run: check the workflow triggers and the check name",
+                head.short()
+            ),
+            Self::CheckNotCompleted { name, status } => write!(
+                f,
+                "check '{name}' is not yet completed (status: {})",
+                status.as_str()
+            ),
+            Self::CheckFailed { name, conclusion } => write!(
+                f,
+                "check '{name}' did not succeed (conclusion: {})",
+                conclusion.as_ref().map_or("none", CheckConclusion::as_str)
+            ),
+            Self::CheckWrongPublisher {
+                name,
+                expected,
+                seen,
+            } => write!(
+                f,
+                "required check '{name}' was not published by the expected app '{expected}' (published by: {}). Treating as not yet green.",
+                List(seen)
+            ),
+            Self::CheckOtherPublisher {
+                name,
+                expected,
+                others,
+            } => write!(
+                f,
+                "required check '{name}' also has runs from {} — ignored: only runs from '{expected}' count",
+                List(others)
+            ),
+            Self::CheckWrongWorkflow {
+                name,
+                workflow,
+                seen,
+            } => write!(
+                f,
+                "required check '{name}' did not come from the workflow '{workflow}' on the head (came from: {}). Treating as not yet green.",
+                List(seen)
+            ),
+            Self::CheckOtherWorkflow {
+                name,
+                workflow,
+                others,
+            } => write!(
+                f,
+                "required check '{name}' also has runs from {} — ignored: only runs from the workflow '{workflow}' on the head count",
+                List(others)
+            ),
+            Self::NoChecks => f.write_str(
+                "no check runs on the head commit and no named required checks (set allow_no_ci to accept this)",
+            ),
+            Self::NoGreenFromPublisher { expected, seen } => write!(
+                f,
+                "no green check run was published by the expected app '{expected}' (publishers seen: {})",
+                List(seen)
+            ),
+        }
+    }
 }
 
 #[cfg(test)]

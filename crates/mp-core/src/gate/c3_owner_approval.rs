@@ -3,9 +3,12 @@
 //!
 //! `decision:approved-C` is not an approval and never opens C3.
 
-use super::{CORE_SEVERITY, ConditionId, ConditionResult, Evidence, GatePolicy};
+use std::fmt;
+
+use super::{CORE_SEVERITY, ConditionId, ConditionResult, GatePolicy, List};
 use crate::approval::{
-    APPROVED_A, APPROVED_B, LabelVerification, Receipts, Unverified, UnverifiedLabel, verify_label,
+    APPROVED_A, APPROVED_B, LabelVerification, Receipts, Unverified, UnverifiedLabel, VerifiedBy,
+    verify_label,
 };
 use crate::context::PrContext;
 use crate::quadrant::Quadrant;
@@ -24,13 +27,13 @@ pub fn evaluate(
 ) -> Vec<ConditionResult> {
     let result = |evidence| ConditionResult::pass(ConditionId::C3, CORE_SEVERITY, evidence);
     if let Some(quadrant) = quadrant.filter(|q| q.auto_approved()) {
-        return vec![result(Evidence::QuadrantAutoApproved { quadrant })];
+        return vec![result(ApprovalEvidence::QuadrantAutoApproved { quadrant })];
     }
     let mut unverified = Vec::new();
     for label in [APPROVED_A, APPROVED_B] {
         match verify_label(pr, label, receipts, policy.trust_roots()) {
             LabelVerification::Verified(verified) => {
-                return vec![result(Evidence::OwnerApproved {
+                return vec![result(ApprovalEvidence::OwnerApproved {
                     label: label.to_owned(),
                     verified,
                 })];
@@ -45,11 +48,71 @@ pub fn evaluate(
     vec![ConditionResult::fail(
         ConditionId::C3,
         CORE_SEVERITY,
-        Evidence::OwnerApprovalMissing {
+        ApprovalEvidence::OwnerApprovalMissing {
             quadrant,
             unverified,
         },
     )]
+}
+
+/// What C3 rests on: the quadrant, and the approval labels with their verification.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ApprovalEvidence {
+    /// C3 holds: the quadrant needs no owner approval.
+    QuadrantAutoApproved {
+        /// The classifier quadrant (A, B or C).
+        quadrant: Quadrant,
+    },
+    /// C3 holds: a verified owner approval label.
+    OwnerApproved {
+        /// The approval label.
+        label: String,
+        /// Why it is honoured.
+        verified: VerifiedBy,
+    },
+    /// C3 fails: the quadrant is D (or unknown) and no approval label is verified.
+    OwnerApprovalMissing {
+        /// The classifier quadrant, if known.
+        quadrant: Option<Quadrant>,
+        /// Approval labels present on the PR that are not honoured, with the reason.
+        unverified: Vec<UnverifiedLabel>,
+    },
+}
+
+impl ApprovalEvidence {
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::QuadrantAutoApproved { .. } => "quadrant_auto_approved",
+            Self::OwnerApproved { .. } => "owner_approved",
+            Self::OwnerApprovalMissing { .. } => "owner_approval_missing",
+        }
+    }
+}
+
+impl fmt::Display for ApprovalEvidence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::QuadrantAutoApproved { quadrant } => {
+                write!(f, "quadrant {quadrant} needs no owner approval")
+            }
+            Self::OwnerApproved { label, verified } => {
+                write!(f, "owner approval '{label}' ({verified})")
+            }
+            Self::OwnerApprovalMissing {
+                quadrant,
+                unverified,
+            } => {
+                let quadrant = quadrant.map_or("unknown", Quadrant::as_str);
+                write!(f, "owner approval missing (quadrant={quadrant})")?;
+                if !unverified.is_empty() {
+                    write!(f, "; not honoured: {}", List(unverified))?;
+                }
+                Ok(())
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! C4: the pull request's base SHA is the current `main` HEAD.
 
-use super::{CORE_SEVERITY, ConditionId, ConditionResult, Evidence};
+use std::fmt;
+
+use super::{CORE_SEVERITY, ConditionId, ConditionResult};
 use crate::context::PrContext;
 use crate::ids::CommitSha;
 
@@ -10,7 +12,7 @@ pub fn evaluate(pr: &PrContext, main_head: &CommitSha) -> Vec<ConditionResult> {
         ConditionResult::pass(
             ConditionId::C4,
             CORE_SEVERITY,
-            Evidence::BaseCurrent {
+            BaseEvidence::BaseCurrent {
                 base: pr.base_sha.clone(),
             },
         )
@@ -18,13 +20,62 @@ pub fn evaluate(pr: &PrContext, main_head: &CommitSha) -> Vec<ConditionResult> {
         ConditionResult::fail(
             ConditionId::C4,
             CORE_SEVERITY,
-            Evidence::BaseStale {
+            BaseEvidence::BaseStale {
                 base: pr.base_sha.clone(),
                 main: main_head.clone(),
             },
         )
     };
     vec![result]
+}
+
+/// What C4 rests on: the pull request's base and the head of `main`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BaseEvidence {
+    /// C4 holds: the PR base is the current `main` head.
+    BaseCurrent {
+        /// The PR base (= `main` head).
+        base: CommitSha,
+    },
+    /// C4 fails: the PR base is not the current `main` head.
+    BaseStale {
+        /// The PR base.
+        base: CommitSha,
+        /// The current `main` head.
+        main: CommitSha,
+    },
+}
+
+impl BaseEvidence {
+    /// Whether the base is behind the head of `main`.
+    pub fn is_stale(&self) -> bool {
+        matches!(self, Self::BaseStale { .. })
+    }
+
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::BaseCurrent { .. } => "base_current",
+            Self::BaseStale { .. } => "base_stale",
+        }
+    }
+}
+
+impl fmt::Display for BaseEvidence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::BaseCurrent { base } => {
+                write!(f, "PR base {} is the main HEAD", base.short())
+            }
+            Self::BaseStale { base, main } => write!(
+                f,
+                "PR base {} is stale (main HEAD is {}). Rebase the PR.",
+                base.short(),
+                main.short()
+            ),
+        }
+    }
 }
 
 #[cfg(test)]

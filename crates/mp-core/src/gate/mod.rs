@@ -5,7 +5,9 @@
 //! stops the others. Each condition lives in its own module and returns one
 //! [`ConditionResult`] per problem found (or one passing result). A result carries a
 //! stable code, typed [`Evidence`] and a one-line `Display` shared by the PR diagnostic
-//! comment, the audit log and the CLI.
+//! comment, the audit log and the CLI. Each condition's module owns its evidence type
+//! (e.g. [`BaseEvidence`] in [`c4_base_is_main`]) with its codes and its texts;
+//! [`Evidence`] only wraps them and delegates.
 
 pub mod burn_in;
 pub mod c1_ready_to_merge;
@@ -17,24 +19,28 @@ pub mod classifier_publisher;
 pub mod diagnostic;
 pub mod l4_registry;
 
+pub use c1_ready_to_merge::ReadyToMergeEvidence;
+pub use c2_checks_green::ChecksEvidence;
+pub use c3_owner_approval::ApprovalEvidence;
+pub use c4_base_is_main::BaseEvidence;
+pub use c5_trailers::TrailersEvidence;
+pub use classifier_publisher::PublisherEvidence;
+pub use l4_registry::RegistryEvidence;
+
 #[cfg(test)]
 pub(crate) mod testkit;
 
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::approval::{
-    HeadAtLabel, NoHeadEvidence, Receipts, SettleWindow, TrustRoots, Undeterminable,
-    UnverifiedLabel, VerifiedBy,
-};
+use crate::approval::{Receipts, SettleWindow, TrustRoots};
 use crate::config::SkillsPolicy;
-use crate::context::{CheckConclusion, CheckStatus, PrContext};
+use crate::context::PrContext;
 use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use crate::quadrant::Quadrant;
 use crate::registry::AgentRegistry;
 use crate::severity::Severity;
-use crate::skill::builtin;
-use crate::trailers::TrailerProblem;
+use crate::skill::builtin::{BuiltIn, EnabledBuiltIns};
 
 /// The publisher assumed when none is configured: GitHub Actions' app slug.
 pub const DEFAULT_PUBLISHER: &str = "github-actions";
@@ -150,24 +156,32 @@ impl ConditionId {
         }
     }
 
+    /// The built-in validator this condition is; `None` for a user validator.
+    pub fn built_in(&self) -> Option<BuiltIn> {
+        Some(match self {
+            Self::C1 => BuiltIn::ReadyToMerge,
+            Self::C2 => BuiltIn::CiGreen,
+            Self::C3 => BuiltIn::OwnerApproval,
+            Self::C4 => BuiltIn::BaseUpToDate,
+            Self::C5 => BuiltIn::Trailers,
+            Self::ClassifierPublisher => BuiltIn::ClassifierPublisher,
+            Self::AgentRegistry => BuiltIn::AgentRegistry,
+            Self::User(_) => return None,
+        })
+    }
+
     /// The validator name used in `skills.yml` (`disabled`, `severity_overrides`).
     pub fn validator_name(&self) -> &str {
-        match self {
-            Self::C1 => "validator_ready_to_merge",
-            Self::C2 => "validator_ci_green",
-            Self::C3 => "validator_owner_approval",
-            Self::C4 => "validator_base_up_to_date",
-            Self::C5 => "validator_trailers",
-            Self::ClassifierPublisher => "validator_classifier_publisher",
-            Self::AgentRegistry => "validator_agent_registry",
-            Self::User(name) => name,
+        match self.built_in() {
+            Some(built_in) => built_in.name(),
+            None => self.code(),
         }
     }
 
     /// Whether the condition is a built-in that can be neither disabled nor made
     /// non-blocking (C1-C5 and the publisher gate).
     pub fn is_required(&self) -> bool {
-        !matches!(self, Self::AgentRegistry | Self::User(_))
+        self.built_in().is_some_and(BuiltIn::is_core_l1_validator)
     }
 }
 
@@ -199,7 +213,7 @@ pub enum Outcome {
 }
 
 /// Formats `name, name` lists, with `none` for an empty list.
-struct List<'a, T>(&'a [T]);
+pub(crate) struct List<'a, T>(&'a [T]);
 
 impl<T: fmt::Display> fmt::Display for List<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -216,7 +230,7 @@ impl<T: fmt::Display> fmt::Display for List<'_, T> {
     }
 }
 
-fn plural(count: usize) -> &'static str {
+pub(crate) fn plural(count: usize) -> &'static str {
     if count == 1 { "" } else { "s" }
 }
 
@@ -227,272 +241,26 @@ pub const MISSING_APP: &str = "<missing app>";
 /// one created through the Checks API (decisions/0047).
 pub const NO_WORKFLOW_JOB: &str = "<no workflow job>";
 
-/// What a result rests on: the values that made a condition pass or fail.
+/// What a result rests on: the values that made a condition pass or fail. Each built-in
+/// condition's evidence, its code and its text live in the condition's module; this
+/// wrapper only delegates to them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Evidence {
-    // --- C1 ---
-    /// C1 holds: an allowlisted actor applied the label to the current head (GitHub's
-    /// record of the head branch proves it) and the bot's receipt records it.
-    ReadyToMerge {
-        /// Who established the label.
-        applier: Login,
-        /// The current head, named by the receipt.
-        head: CommitSha,
-        /// The server-side evidence binding the label to the head.
-        proof: HeadAtLabel,
-    },
-    /// Nothing proves the label was applied to the current head.
-    HeadNotProven {
-        /// The label.
-        label: String,
-        /// The current head.
-        head: CommitSha,
-        /// Why.
-        reason: NoHeadEvidence,
-    },
-    /// The label is not on the pull request.
-    LabelMissing {
-        /// The label.
-        label: String,
-        /// The pull request.
-        pr: PrNumber,
-    },
-    /// No bot receipt binds the label to the current head.
-    ReceiptMissing {
-        /// The label.
-        label: String,
-        /// The current head.
-        head: CommitSha,
-    },
-    /// The label's receipt names an older head.
-    ReceiptStale {
-        /// The label.
-        label: String,
-        /// The head the receipt names.
-        receipt_head: CommitSha,
-        /// The current head.
-        head: CommitSha,
-    },
-    /// The label was established by someone not on the allowlist.
-    ApplierNotAllowlisted {
-        /// The label.
-        label: String,
-        /// Who established it.
-        actor: Login,
-        /// The allowlist it was checked against.
-        allowlist: Vec<Login>,
-    },
-    /// The label's establishing event names no actor.
-    ApplierUnknown {
-        /// The label.
-        label: String,
-    },
-    /// The label's establishing event cannot be determined.
-    ApplierUndeterminable {
-        /// The label.
-        label: String,
-        /// Why.
-        reason: Undeterminable,
-    },
-
-    // --- C2 ---
-    /// C2 holds with named required checks: each has runs, all completed with `success`,
-    /// and one from the expected publisher.
-    ChecksGreen {
-        /// The required check names.
-        names: Vec<String>,
-    },
-    /// C2 holds without named checks: every run is completed `success`/`neutral`, and a
-    /// `success` run comes from the expected publisher.
-    GreenFromPublisher {
-        /// The expected publisher.
-        publisher: String,
-        /// How many runs were inspected.
-        runs: usize,
-    },
-    /// C2 holds without named checks because there are no runs and `allow_no_ci` is set.
-    NoChecksAllowed,
-    /// A named required check has no run at all (yet: the head commit is younger than the
-    /// report timeout, or its date is unknown).
-    CheckMissing {
-        /// The check name.
-        name: String,
-    },
-    /// A named required check has no run at all although the head commit is older than the
-    /// report timeout: the check will most likely never come (wrong name, workflow not
-    /// triggered).
-    CheckNeverReported {
-        /// The check name.
-        name: String,
-        /// The head commit.
-        head: CommitSha,
-        /// Whole minutes since the head commit's committer date.
-        minutes: i64,
-        /// The configured report timeout, in minutes.
-        timeout_minutes: u32,
-    },
-    /// A run of the check has not completed.
-    CheckNotCompleted {
-        /// The check name.
-        name: String,
-        /// The status of the first unfinished run.
-        status: CheckStatus,
-    },
-    /// A completed run of the check did not end well (named checks: anything but
-    /// `success`; unnamed: anything but `success`/`neutral`).
-    CheckFailed {
-        /// The check name.
-        name: String,
-        /// The run's conclusion (`None`: completed without one).
-        conclusion: Option<CheckConclusion>,
-    },
-    /// No run of a named required check comes from the expected publisher.
-    CheckWrongPublisher {
-        /// The check name.
-        name: String,
-        /// The expected app slug.
-        expected: String,
-        /// The app slugs seen on runs of that name, sorted ([`MISSING_APP`] for none).
-        seen: Vec<String>,
-    },
-    /// A named required check also has runs from apps other than the expected one. They
-    /// are ignored (a warning, never blocking and never counted as green): any App an
-    /// agent installs can publish a run of any name.
-    CheckOtherPublisher {
-        /// The check name.
-        name: String,
-        /// The expected app slug.
-        expected: String,
-        /// The other app slugs, sorted ([`MISSING_APP`] for none).
-        others: Vec<String>,
-    },
-    /// No run of a named required check from the expected publisher is a job of a run of
-    /// the workflow file the check is bound to (`required_check_workflows`) on the head
-    /// (decisions/0047).
-    CheckWrongWorkflow {
-        /// The check name.
-        name: String,
-        /// The workflow file the check must come from.
-        workflow: String,
-        /// Where the runs of that name came from, sorted: workflow files, or
-        /// [`NO_WORKFLOW_JOB`] for runs no workflow job published.
-        seen: Vec<String>,
-    },
-    /// A named required check bound to a workflow file also has runs from the expected
-    /// publisher that no job of that workflow's runs on the head published. They are
-    /// ignored (a warning, never blocking and never counted as green): any workflow an
-    /// agent pushes can publish a run of any name with the repository's token.
-    CheckOtherWorkflow {
-        /// The check name.
-        name: String,
-        /// The workflow file the check must come from.
-        workflow: String,
-        /// Where the ignored runs came from, sorted, as in
-        /// [`Evidence::CheckWrongWorkflow`].
-        others: Vec<String>,
-    },
-    /// No named checks are required, there are no runs, and `allow_no_ci` is off.
-    NoChecks,
-    /// No named checks are required and no `success` run comes from the expected publisher.
-    NoGreenFromPublisher {
-        /// The expected app slug.
-        expected: String,
-        /// The app slugs seen on all runs, sorted ([`MISSING_APP`] for none).
-        seen: Vec<String>,
-    },
-
-    // --- C3 ---
-    /// C3 holds: the quadrant needs no owner approval.
-    QuadrantAutoApproved {
-        /// The classifier quadrant (A, B or C).
-        quadrant: Quadrant,
-    },
-    /// C3 holds: a verified owner approval label.
-    OwnerApproved {
-        /// The approval label.
-        label: String,
-        /// Why it is honoured.
-        verified: VerifiedBy,
-    },
-    /// C3 fails: the quadrant is D (or unknown) and no approval label is verified.
-    OwnerApprovalMissing {
-        /// The classifier quadrant, if known.
-        quadrant: Option<Quadrant>,
-        /// Approval labels present on the PR that are not honoured, with the reason.
-        unverified: Vec<UnverifiedLabel>,
-    },
-
-    // --- C4 ---
-    /// C4 holds: the PR base is the current `main` head.
-    BaseCurrent {
-        /// The PR base (= `main` head).
-        base: CommitSha,
-    },
-    /// C4 fails: the PR base is not the current `main` head.
-    BaseStale {
-        /// The PR base.
-        base: CommitSha,
-        /// The current `main` head.
-        main: CommitSha,
-    },
-
-    // --- C5 ---
-    /// C5 holds for every commit.
-    TrailersWellFormed {
-        /// How many commits were checked.
-        commits: usize,
-        /// How many of the pull request's commits are mp's own merges of `main` into the
-        /// branch (not asked for trailers, not counted in `commits`).
-        mp_updates: usize,
-    },
-    /// One commit breaks the identity-trailer contract in one way.
-    TrailerProblem {
-        /// The commit.
-        sha: CommitSha,
-        /// The problem.
-        problem: TrailerProblem,
-    },
-    /// The PR has no commits, so no identity can be checked (fails closed).
-    NoCommits,
-
-    // --- classifier publisher ---
-    /// The publisher gate holds: there is no `classifier-judgment` run.
-    NoJudgment,
-    /// The publisher gate holds: every `classifier-judgment` run comes from the canonical app.
-    JudgmentsCanonical {
-        /// How many runs were inspected.
-        runs: usize,
-    },
-    /// A `classifier-judgment` run was published by another app (or none).
-    PublisherMismatch {
-        /// The check-run name.
-        check: String,
-        /// The canonical publisher slug.
-        expected: String,
-        /// The slug that published it, if any.
-        seen: Option<String>,
-    },
-
-    // --- L4 ---
-    /// L4 holds trivially: no agent registry is configured.
-    NoRegistry,
-    /// L4 holds: every declared tool/model pair is registered.
-    RegistryConforms {
-        /// How many commits were checked.
-        commits: usize,
-    },
-    /// A commit declares a tool/model pair the registry does not allow.
-    RegistryMismatch {
-        /// The commit.
-        sha: CommitSha,
-        /// The declared `Agent-Tool`.
-        tool: String,
-        /// The declared `Agent-Model`, if any.
-        model: Option<String>,
-    },
-
-    // --- user validators ---
+    /// C1 ([`c1_ready_to_merge`]).
+    C1(ReadyToMergeEvidence),
+    /// C2 ([`c2_checks_green`]).
+    C2(ChecksEvidence),
+    /// C3 ([`c3_owner_approval`]).
+    C3(ApprovalEvidence),
+    /// C4 ([`c4_base_is_main`]).
+    C4(BaseEvidence),
+    /// C5 ([`c5_trailers`]).
+    C5(TrailersEvidence),
+    /// The classifier-publisher gate ([`classifier_publisher`]).
+    ClassifierPublisher(PublisherEvidence),
+    /// L4 ([`l4_registry`]).
+    AgentRegistry(RegistryEvidence),
     /// A user validator's own message.
     UserValidator {
         /// The message, one line.
@@ -504,41 +272,13 @@ impl Evidence {
     /// Stable machine-readable code.
     pub fn code(&self) -> &'static str {
         match self {
-            Self::ReadyToMerge { .. } => "ready_to_merge",
-            Self::HeadNotProven { .. } => "head_not_proven",
-            Self::LabelMissing { .. } => "label_missing",
-            Self::ReceiptMissing { .. } => "receipt_missing",
-            Self::ReceiptStale { .. } => "receipt_stale",
-            Self::ApplierNotAllowlisted { .. } => "applier_not_allowlisted",
-            Self::ApplierUnknown { .. } => "applier_unknown",
-            Self::ApplierUndeterminable { .. } => "applier_undeterminable",
-            Self::ChecksGreen { .. } => "checks_green",
-            Self::GreenFromPublisher { .. } => "green_from_publisher",
-            Self::NoChecksAllowed => "no_checks_allowed",
-            Self::CheckMissing { .. } => "check_missing",
-            Self::CheckNeverReported { .. } => "check_never_reported",
-            Self::CheckNotCompleted { .. } => "check_not_completed",
-            Self::CheckFailed { .. } => "check_failed",
-            Self::CheckWrongPublisher { .. } => "check_wrong_publisher",
-            Self::CheckOtherPublisher { .. } => "check_other_publisher",
-            Self::CheckWrongWorkflow { .. } => "check_wrong_workflow",
-            Self::CheckOtherWorkflow { .. } => "check_other_workflow",
-            Self::NoChecks => "no_checks",
-            Self::NoGreenFromPublisher { .. } => "no_green_from_publisher",
-            Self::QuadrantAutoApproved { .. } => "quadrant_auto_approved",
-            Self::OwnerApproved { .. } => "owner_approved",
-            Self::OwnerApprovalMissing { .. } => "owner_approval_missing",
-            Self::BaseCurrent { .. } => "base_current",
-            Self::BaseStale { .. } => "base_stale",
-            Self::TrailersWellFormed { .. } => "trailers_well_formed",
-            Self::TrailerProblem { problem, .. } => problem.code(),
-            Self::NoCommits => "no_commits",
-            Self::NoJudgment => "no_judgment",
-            Self::JudgmentsCanonical { .. } => "judgments_canonical",
-            Self::PublisherMismatch { .. } => "publisher_mismatch",
-            Self::NoRegistry => "no_registry",
-            Self::RegistryConforms { .. } => "registry_conforms",
-            Self::RegistryMismatch { .. } => "registry_mismatch",
+            Self::C1(evidence) => evidence.code(),
+            Self::C2(evidence) => evidence.code(),
+            Self::C3(evidence) => evidence.code(),
+            Self::C4(evidence) => evidence.code(),
+            Self::C5(evidence) => evidence.code(),
+            Self::ClassifierPublisher(evidence) => evidence.code(),
+            Self::AgentRegistry(evidence) => evidence.code(),
             Self::UserValidator { .. } => "user_validator",
         }
     }
@@ -547,208 +287,37 @@ impl Evidence {
 impl fmt::Display for Evidence {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::ReadyToMerge {
-                applier,
-                head,
-                proof,
-            } => write!(
-                f,
-                "label 'ready-to-merge' applied by {applier} and recorded for head {}; bound by: {proof}",
-                head.short()
-            ),
-            Self::HeadNotProven {
-                label,
-                head,
-                reason,
-            } => write!(
-                f,
-                "label '{label}' is not bound to head {}: {reason}; re-apply the label",
-                head.short()
-            ),
-            Self::LabelMissing { label, pr } => write!(f, "label '{label}' not set on PR #{pr}"),
-            Self::ReceiptMissing { label, head } => write!(
-                f,
-                "label '{label}' has no current-head receipt (head {}); the bot records one once an allowlisted actor applies it",
-                head.short()
-            ),
-            Self::ReceiptStale {
-                label,
-                receipt_head,
-                head,
-            } => write!(
-                f,
-                "label '{label}' was recorded for head {} but the PR head is now {} — stale; re-apply the label",
-                receipt_head.short(),
-                head.short()
-            ),
-            Self::ApplierNotAllowlisted {
-                label,
-                actor,
-                allowlist,
-            } => write!(
-                f,
-                "label '{label}' was applied by {actor}, not an allowlisted actor (allowlist: {})",
-                List(allowlist)
-            ),
-            Self::ApplierUnknown { label } => {
-                write!(f, "label '{label}' was applied by an unknown actor")
-            }
-            Self::ApplierUndeterminable { label, reason } => write!(
-                f,
-                "label '{label}' has no determinable applier: {reason}"
-            ),
-            Self::ChecksGreen { names } => {
-                write!(f, "required checks green: {}", List(names))
-            }
-            Self::GreenFromPublisher { publisher, runs } => write!(
-                f,
-                "all {runs} check runs green, with a success from '{publisher}'"
-            ),
-            Self::NoChecksAllowed => f.write_str("no check runs, allowed by allow_no_ci"),
-            Self::CheckMissing { name } => write!(f, "required check '{name}' is missing"),
-            Self::CheckNeverReported {
-                name,
-                head,
-                minutes,
-                timeout_minutes,
-            } => write!(
-                f,
-                "required check '{name}' has not reported {minutes} min after the head commit {} (timeout {timeout_minutes} min); it may never run: check the workflow triggers and the check name",
-                head.short()
-            ),
-            Self::CheckNotCompleted { name, status } => write!(
-                f,
-                "check '{name}' is not yet completed (status: {})",
-                status.as_str()
-            ),
-            Self::CheckFailed { name, conclusion } => write!(
-                f,
-                "check '{name}' did not succeed (conclusion: {})",
-                conclusion.as_ref().map_or("none", CheckConclusion::as_str)
-            ),
-            Self::CheckWrongPublisher {
-                name,
-                expected,
-                seen,
-            } => write!(
-                f,
-                "required check '{name}' was not published by the expected app '{expected}' (published by: {}). Treating as not yet green.",
-                List(seen)
-            ),
-            Self::CheckOtherPublisher {
-                name,
-                expected,
-                others,
-            } => write!(
-                f,
-                "required check '{name}' also has runs from {} — ignored: only runs from '{expected}' count",
-                List(others)
-            ),
-            Self::CheckWrongWorkflow {
-                name,
-                workflow,
-                seen,
-            } => write!(
-                f,
-                "required check '{name}' did not come from the workflow '{workflow}' on the head (came from: {}). Treating as not yet green.",
-                List(seen)
-            ),
-            Self::CheckOtherWorkflow {
-                name,
-                workflow,
-                others,
-            } => write!(
-                f,
-                "required check '{name}' also has runs from {} — ignored: only runs from the workflow '{workflow}' on the head count",
-                List(others)
-            ),
-            Self::NoChecks => f.write_str(
-                "no check runs on the head commit and no named required checks (set allow_no_ci to accept this)",
-            ),
-            Self::NoGreenFromPublisher { expected, seen } => write!(
-                f,
-                "no green check run was published by the expected app '{expected}' (publishers seen: {})",
-                List(seen)
-            ),
-            Self::QuadrantAutoApproved { quadrant } => {
-                write!(f, "quadrant {quadrant} needs no owner approval")
-            }
-            Self::OwnerApproved { label, verified } => {
-                write!(f, "owner approval '{label}' ({verified})")
-            }
-            Self::OwnerApprovalMissing {
-                quadrant,
-                unverified,
-            } => {
-                let quadrant = quadrant.map_or("unknown", Quadrant::as_str);
-                write!(f, "owner approval missing (quadrant={quadrant})")?;
-                if !unverified.is_empty() {
-                    write!(f, "; not honoured: {}", List(unverified))?;
-                }
-                Ok(())
-            }
-            Self::BaseCurrent { base } => {
-                write!(f, "PR base {} is the main HEAD", base.short())
-            }
-            Self::BaseStale { base, main } => write!(
-                f,
-                "PR base {} is stale (main HEAD is {}). Rebase the PR.",
-                base.short(),
-                main.short()
-            ),
-            Self::TrailersWellFormed {
-                commits,
-                mp_updates,
-            } => {
-                write!(
-                    f,
-                    "identity trailers well formed on {commits} commit{}",
-                    plural(*commits)
-                )?;
-                if *mp_updates > 0 {
-                    write!(
-                        f,
-                        " ({mp_updates} merge{} of main by mp's branch update not asked for trailers)",
-                        plural(*mp_updates)
-                    )?;
-                }
-                Ok(())
-            }
-            Self::TrailerProblem { sha, problem } => match problem {
-                TrailerProblem::Missing { .. } => write!(f, "commit {} {problem}", sha.short()),
-                _ => write!(f, "commit {} has {problem}", sha.short()),
-            },
-            Self::NoCommits => f.write_str("PR has no commits to check"),
-            Self::NoJudgment => write!(f, "no '{CLASSIFIER_JUDGMENT}' check run"),
-            Self::JudgmentsCanonical { runs } => write!(
-                f,
-                "all {runs} '{CLASSIFIER_JUDGMENT}' check runs come from the canonical publisher"
-            ),
-            Self::PublisherMismatch {
-                check,
-                expected,
-                seen,
-            } => write!(
-                f,
-                "check run '{check}' was published by '{}', not the canonical publisher '{expected}'",
-                seen.as_deref().unwrap_or(MISSING_APP)
-            ),
-            Self::NoRegistry => f.write_str("no agent registry configured"),
-            Self::RegistryConforms { commits } => write!(
-                f,
-                "declared agent tools and models are registered on {commits} commit{}",
-                plural(*commits)
-            ),
-            Self::RegistryMismatch { sha, tool, model } => write!(
-                f,
-                "commit {} declares Agent-Tool '{tool}' / Agent-Model '{}', not present in the agent registry",
-                sha.short(),
-                model.as_deref().unwrap_or("")
-            ),
+            Self::C1(evidence) => evidence.fmt(f),
+            Self::C2(evidence) => evidence.fmt(f),
+            Self::C3(evidence) => evidence.fmt(f),
+            Self::C4(evidence) => evidence.fmt(f),
+            Self::C5(evidence) => evidence.fmt(f),
+            Self::ClassifierPublisher(evidence) => evidence.fmt(f),
+            Self::AgentRegistry(evidence) => evidence.fmt(f),
             Self::UserValidator { message } => f.write_str(message),
         }
     }
 }
+
+macro_rules! evidence_from {
+    ($($variant:ident($evidence:ty)),* $(,)?) => {$(
+        impl From<$evidence> for Evidence {
+            fn from(evidence: $evidence) -> Self {
+                Self::$variant(evidence)
+            }
+        }
+    )*};
+}
+
+evidence_from!(
+    C1(ReadyToMergeEvidence),
+    C2(ChecksEvidence),
+    C3(ApprovalEvidence),
+    C4(BaseEvidence),
+    C5(TrailersEvidence),
+    ClassifierPublisher(PublisherEvidence),
+    AgentRegistry(RegistryEvidence),
+);
 
 /// One result of one condition.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -769,24 +338,21 @@ impl ConditionResult {
     /// the head is younger than the report timeout) or has not completed.
     pub fn is_pending_check(&self) -> bool {
         self.id == ConditionId::C2
-            && matches!(
-                self.evidence,
-                Evidence::CheckMissing { .. } | Evidence::CheckNotCompleted { .. }
-            )
+            && matches!(&self.evidence, Evidence::C2(evidence) if evidence.is_pending())
     }
 
     /// A passing result.
-    pub fn pass(id: ConditionId, severity: Severity, evidence: Evidence) -> Self {
+    pub fn pass(id: ConditionId, severity: Severity, evidence: impl Into<Evidence>) -> Self {
         Self {
             id,
             severity,
             outcome: Outcome::Pass,
-            evidence,
+            evidence: evidence.into(),
         }
     }
 
     /// A failing result: [`Outcome::Fail`] when `severity` blocks, else [`Outcome::Advisory`].
-    pub fn fail(id: ConditionId, severity: Severity, evidence: Evidence) -> Self {
+    pub fn fail(id: ConditionId, severity: Severity, evidence: impl Into<Evidence>) -> Self {
         let outcome = if severity.blocks() {
             Outcome::Fail
         } else {
@@ -796,7 +362,7 @@ impl ConditionResult {
             id,
             severity,
             outcome,
-            evidence,
+            evidence: evidence.into(),
         }
     }
 
@@ -919,8 +485,8 @@ impl GateReport {
     pub fn awaits_update_only(&self) -> bool {
         let mut stale = false;
         let rest_pending = self.blocking().all(|r| {
-            let is_stale =
-                r.id == ConditionId::C4 && matches!(r.evidence, Evidence::BaseStale { .. });
+            let is_stale = r.id == ConditionId::C4
+                && matches!(&r.evidence, Evidence::C4(evidence) if evidence.is_stale());
             stale |= is_stale;
             is_stale || r.is_pending_check()
         });
@@ -943,7 +509,6 @@ pub fn evaluate_gate(
     policy: &GatePolicy,
     now: Timestamp,
 ) -> GateReport {
-    let every_skill = SkillsPolicy::default();
     let input = GateInput {
         pr,
         receipts,
@@ -952,7 +517,7 @@ pub fn evaluate_gate(
         policy,
         now,
     };
-    evaluate_gate_under(&input, &every_skill)
+    evaluate_gate_with(&input, EnabledBuiltIns::ALL)
 }
 
 /// What the L1 validators read: the pull request and the facts gathered around it.
@@ -972,11 +537,11 @@ pub struct GateInput<'a> {
     pub now: Timestamp,
 }
 
-/// Evaluates the L1 gate like [`evaluate_gate`], running each built-in validator through
-/// the built-in catalog ([`crate::skill::builtin`]): one `skills.yml` may switch off
-/// (`disabled`) is not run at all. The required validators (C1-C5, the publisher gate)
-/// always run.
-pub fn evaluate_gate_under(input: &GateInput<'_>, skills: &SkillsPolicy) -> GateReport {
+/// Evaluates the L1 gate like [`evaluate_gate`], running only the built-in validators in
+/// `built_ins` (the set `skills.yml` leaves on, [`SkillsPolicy::built_ins`]): one that
+/// `disabled` switches off is not run at all. The required validators (C1-C5, the
+/// publisher gate) are in every set, so they always run.
+pub fn evaluate_gate_with(input: &GateInput<'_>, built_ins: EnabledBuiltIns) -> GateReport {
     let GateInput {
         pr,
         receipts,
@@ -985,37 +550,44 @@ pub fn evaluate_gate_under(input: &GateInput<'_>, skills: &SkillsPolicy) -> Gate
         policy,
         now,
     } = *input;
-    type Step<'s> = (ConditionId, &'s dyn Fn() -> Vec<ConditionResult>);
+    type Step<'s> = (BuiltIn, &'s dyn Fn() -> Vec<ConditionResult>);
     let steps: [Step<'_>; 7] = [
-        (ConditionId::C1, &|| {
+        (BuiltIn::ReadyToMerge, &|| {
             c1_ready_to_merge::evaluate(pr, receipts, policy)
         }),
-        (ConditionId::C2, &|| {
+        (BuiltIn::CiGreen, &|| {
             c2_checks_green::evaluate(pr, policy, now)
         }),
-        (ConditionId::C3, &|| {
+        (BuiltIn::OwnerApproval, &|| {
             c3_owner_approval::evaluate(pr, receipts, quadrant, policy)
         }),
-        (ConditionId::C4, &|| {
+        (BuiltIn::BaseUpToDate, &|| {
             c4_base_is_main::evaluate(pr, main_head)
         }),
-        (ConditionId::C5, &|| {
+        (BuiltIn::Trailers, &|| {
             c5_trailers::evaluate(pr, policy.bot.as_ref())
         }),
-        (ConditionId::ClassifierPublisher, &|| {
+        (BuiltIn::ClassifierPublisher, &|| {
             classifier_publisher::evaluate(pr, policy)
         }),
-        (ConditionId::AgentRegistry, &|| {
+        (BuiltIn::AgentRegistry, &|| {
             l4_registry::evaluate(pr, policy)
         }),
     ];
     let mut report = GateReport::new(PrRef::of(pr));
-    for (id, run) in steps {
-        if builtin::runs(id.validator_name(), skills) {
+    for (built_in, run) in steps {
+        if built_ins.contains(built_in) {
             report.extend(run());
         }
     }
     report
+}
+
+/// [`evaluate_gate_with`] under the set of built-ins `skills` computed when it was read.
+///
+/// Kept for callers that hold the policy; new code passes [`SkillsPolicy::built_ins`].
+pub fn evaluate_gate_under(input: &GateInput<'_>, skills: &SkillsPolicy) -> GateReport {
+    evaluate_gate_with(input, skills.built_ins())
 }
 
 #[cfg(test)]

@@ -210,7 +210,7 @@ fn a_disabled_registry_validator_is_not_run_and_the_core_ones_always_are() {
     let skills = SkillsPolicy::default()
         .with_disabled("validator_agent_registry")
         .with_disabled("validator_trailers");
-    let report = evaluate_gate_under(
+    let report = evaluate_gate_with(
         &GateInput {
             pr: &pr,
             receipts: &receipts,
@@ -219,7 +219,7 @@ fn a_disabled_registry_validator_is_not_run_and_the_core_ones_always_are() {
             policy: &policy,
             now: now(),
         },
-        &skills,
+        skills.built_ins(),
     );
     assert_eq!(
         lines(&report.results),

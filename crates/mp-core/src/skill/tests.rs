@@ -81,11 +81,11 @@ fn verdict_values_render_one_line() {
 }
 
 /// Every runtime component of the tick (gate condition, classifier rule, branch hook) has
-/// exactly one catalog entry of the right kind, and every catalog entry is one of them.
+/// exactly one built-in of the right kind, and every built-in is one of them.
 #[test]
 fn the_built_in_catalog_lists_exactly_the_components_the_tick_runs() {
     use crate::gate::ConditionId;
-    use crate::skill::builtin::{BUILT_IN_SKILLS, HALLUCINATION_GUARD, built_in};
+    use crate::skill::builtin::{BUILT_IN_SKILLS, BuiltIn, HALLUCINATION_GUARD, built_in};
 
     let conditions = [
         ConditionId::C1,
@@ -124,12 +124,83 @@ fn the_built_in_catalog_lists_exactly_the_components_the_tick_runs() {
     catalog.sort_by(|a, b| a.0.cmp(&b.0));
     runtime.sort_by(|a, b| a.0.cmp(&b.0));
     assert_eq!(catalog, runtime);
-    for required in crate::config::skills::REQUIRED_SKILLS {
-        assert!(
-            built_in(required).is_some_and(|s| s.required()),
-            "{required}"
+    let mut listed: Vec<BuiltIn> = BUILT_IN_SKILLS.iter().map(|s| s.id).collect();
+    listed.sort();
+    assert_eq!(
+        listed,
+        BuiltIn::ALL,
+        "the catalog lists every built-in once"
+    );
+    for condition in &conditions {
+        let built_in = condition.built_in().expect("a built-in condition");
+        assert_eq!(built_in.condition().as_ref(), Some(condition));
+    }
+    for rule in &RuleId::BUILT_IN {
+        let built_in = rule.built_in().expect("a built-in rule");
+        assert_eq!(built_in.rule().as_ref(), Some(rule));
+    }
+}
+
+/// The name lists of `config::skills` are the built-ins' properties, and the names read
+/// back to the built-in.
+#[test]
+fn the_skill_lists_are_derived_from_the_built_ins() {
+    use crate::config::skills::{CORE_L1_VALIDATORS, DISABLEABLE_BUILTINS, REQUIRED_SKILLS};
+    use crate::skill::builtin::BuiltIn;
+    assert_eq!(
+        REQUIRED_SKILLS,
+        [
+            "validator_ready_to_merge",
+            "validator_ci_green",
+            "validator_owner_approval",
+            "validator_base_up_to_date",
+            "validator_trailers",
+            "validator_classifier_publisher",
+            "classifier_bot_self_repo",
+            "hook_break_glass_audit",
+            "hook_unauthorized_push",
+        ]
+    );
+    assert_eq!(CORE_L1_VALIDATORS, REQUIRED_SKILLS[..6]);
+    assert_eq!(
+        DISABLEABLE_BUILTINS,
+        [
+            "validator_agent_registry",
+            "classifier_path_default",
+            "classifier_empty_pr",
+            "classifier_auto_revert",
+            "classifier_published_verdict",
+            "classifier_malformed_session",
+            "hook_hallucination_guard",
+        ]
+    );
+    for built_in in BuiltIn::ALL {
+        assert_eq!(BuiltIn::from_name(built_in.name()), Some(built_in));
+        assert_eq!(
+            REQUIRED_SKILLS.contains(&built_in.name()),
+            built_in.required()
+        );
+        assert_ne!(
+            REQUIRED_SKILLS.contains(&built_in.name()),
+            DISABLEABLE_BUILTINS.contains(&built_in.name())
         );
     }
+    assert_eq!(BuiltIn::from_name("my_user_skill"), None);
+}
+
+/// The set of enabled built-ins keeps the required ones whatever is taken out of it.
+#[test]
+fn the_enabled_set_keeps_the_required_built_ins() {
+    use crate::skill::builtin::{BuiltIn, EnabledBuiltIns};
+    let all = EnabledBuiltIns::default();
+    assert_eq!(all, EnabledBuiltIns::ALL);
+    assert_eq!(all.iter().collect::<Vec<_>>(), BuiltIn::ALL);
+    let fewer = BuiltIn::ALL.into_iter().fold(all, EnabledBuiltIns::without);
+    let kept: Vec<BuiltIn> = fewer.iter().collect();
+    let required: Vec<BuiltIn> = BuiltIn::ALL.into_iter().filter(|b| b.required()).collect();
+    assert_eq!(kept, required);
+    assert!(!fewer.contains(BuiltIn::EmptyPr));
+    assert!(fewer.contains(BuiltIn::CiGreen));
 }
 
 #[test]

@@ -12,6 +12,7 @@ mod app;
 mod check_runs;
 mod commits;
 mod contents;
+mod environments;
 mod issues;
 mod labels;
 mod pulls;
@@ -184,6 +185,14 @@ pub(super) fn router(shared: Arc<Shared>) -> Router {
         (
             "/repos/{o}/{r}/rules/branches/{*branch}",
             get(commits::branch_rules),
+        ),
+        (
+            "/repos/{o}/{r}/environments",
+            get(environments::list_environments),
+        ),
+        (
+            "/repos/{o}/{r}/environments/{environment_name}/deployment-branch-policies",
+            get(environments::list_deployment_policies),
         ),
         (
             "/repos/{o}/{r}/issues",

@@ -159,6 +159,31 @@ pub(super) struct RawRepo {
     /// The rules active rulesets apply to each branch, by GitHub's rule type.
     #[serde(default)]
     pub(super) branch_rules: SpannedMap<Vec<Spanned<String>>>,
+    /// The deployment environments.
+    #[serde(default)]
+    pub(super) environments: Vec<RawEnvironment>,
+}
+
+/// A deployment environment: `{name: mp, reviewers: [alice], branches: [main]}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawEnvironment {
+    pub(super) name: Spanned<String>,
+    /// The people (logins) its `required_reviewers` rule names.
+    #[serde(default)]
+    pub(super) reviewers: Vec<String>,
+    /// Which branches may deploy: `any` (no policy, the default), `protected`, or a list of
+    /// name patterns (`main`, `release/*`; `tag:v*` for a tag pattern).
+    #[serde(default)]
+    pub(super) branches: Option<Spanned<RawEnvironmentBranches>>,
+}
+
+/// `any`, `protected`, or a list of patterns.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum RawEnvironmentBranches {
+    Keyword(String),
+    Patterns(Vec<String>),
 }
 
 fn installed() -> bool {

@@ -271,6 +271,31 @@ pub struct Repo {
     /// rule type (`deletion`, `non_fast_forward`, `update`, `pull_request`, ...): what
     /// `GET /repos/{o}/{r}/rules/branches/{branch}` lists. A branch not named has none.
     pub branch_rules: BTreeMap<String, Vec<String>>,
+    /// The deployment environments (`GET /repos/{o}/{r}/environments`).
+    pub environments: Vec<Environment>,
+}
+
+/// A deployment environment of a repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Environment {
+    /// The name.
+    pub name: String,
+    /// The logins its `required_reviewers` rule names (empty: no such rule).
+    pub reviewers: Vec<String>,
+    /// Which branches may run a job that names it.
+    pub branches: EnvironmentBranches,
+}
+
+/// An environment's `deployment_branch_policy`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EnvironmentBranches {
+    /// No policy (`null`): every branch.
+    Any,
+    /// `protected_branches: true`.
+    Protected,
+    /// `custom_branch_policies: true` with these name patterns; a pattern starting with
+    /// `tag:` is a tag policy.
+    Selected(Vec<String>),
 }
 
 impl Repo {
@@ -290,6 +315,7 @@ impl Repo {
             labels: Vec::new(),
             activity: BTreeMap::new(),
             branch_rules: BTreeMap::new(),
+            environments: Vec::new(),
         }
     }
 

@@ -41,11 +41,13 @@ const RULE_TYPES: &[&str] = &[
 const ACTIONS_APP: &str = "github-actions";
 
 use super::file::{
-    RawCheck, RawCheckStatus, RawCi, RawComment, RawCommit, RawConfig, RawEvent, RawFile,
-    RawFileStatus, RawIssue, RawLabel, RawPull, RawPush, RawReaction, RawRepo, RawState, RawWorld,
+    RawCheck, RawCheckStatus, RawCi, RawComment, RawCommit, RawConfig, RawEnvironmentBranches,
+    RawEvent, RawFile, RawFileStatus, RawIssue, RawLabel, RawPull, RawPush, RawReaction, RawRepo,
+    RawState, RawWorld,
 };
 use super::{
-    CiSimulation, Commit, IssueRecord, LoadWorldError, Pull, PullFile, Repo, World, commit_sha,
+    CiSimulation, Commit, Environment, EnvironmentBranches, IssueRecord, LoadWorldError, Pull,
+    PullFile, Repo, World, commit_sha,
 };
 
 type Result<T> = std::result::Result<T, LoadWorldError>;
@@ -521,6 +523,43 @@ fn resolve_repo(cx: Cx<'_>, raw: RawRepo, comment_ids: &mut u64) -> Result<Repo>
         }
         let updates = resolve_activity(cx, &repo, branch, entries)?;
         repo.activity.insert(branch.value.clone(), updates);
+    }
+    for environment in &raw.environments {
+        let branches = match environment.branches.as_ref() {
+            None => EnvironmentBranches::Any,
+            Some(spanned) => match &spanned.value {
+                RawEnvironmentBranches::Keyword(word) if word == "any" => EnvironmentBranches::Any,
+                RawEnvironmentBranches::Keyword(word) if word == "protected" => {
+                    EnvironmentBranches::Protected
+                }
+                RawEnvironmentBranches::Keyword(word) => {
+                    return Err(cx.at(
+                        spanned,
+                        format!(
+                            "`branches: {word}`: expected `any`, `protected` or a list of patterns"
+                        ),
+                    ));
+                }
+                RawEnvironmentBranches::Patterns(patterns) => {
+                    EnvironmentBranches::Selected(patterns.clone())
+                }
+            },
+        };
+        if repo
+            .environments
+            .iter()
+            .any(|e| e.name.eq_ignore_ascii_case(&environment.name.value))
+        {
+            return Err(cx.at(
+                &environment.name,
+                format!("environment `{}` is listed twice", environment.name.value),
+            ));
+        }
+        repo.environments.push(Environment {
+            name: environment.name.value.clone(),
+            reviewers: environment.reviewers.clone(),
+            branches,
+        });
     }
     for (branch, rules) in &raw.branch_rules.0 {
         let mut types = Vec::new();

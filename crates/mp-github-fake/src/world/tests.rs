@@ -866,3 +866,35 @@ fn branch_rules_are_github_s_rule_types() {
         "{refused}"
     );
 }
+
+#[test]
+fn environments_name_their_branches_and_reviewers() {
+    let world = parse(
+        "now: 2026-03-01T12:00:00Z\nbot: mp-gate\nrepos:\n  - name: acme/gov\n    environments:\n      - {name: mp, reviewers: [alice], branches: [main, 'tag:v*']}\n      - {name: open}\n      - {name: prot, branches: protected}\n",
+    )
+    .expect("valid world");
+    let environments = &world.repos[0].environments;
+    assert_eq!(environments.len(), 3);
+    assert_eq!(environments[0].reviewers, ["alice"]);
+    assert_eq!(
+        environments[0].branches,
+        crate::world::EnvironmentBranches::Selected(vec!["main".to_owned(), "tag:v*".to_owned()])
+    );
+    assert_eq!(
+        environments[1].branches,
+        crate::world::EnvironmentBranches::Any
+    );
+    assert_eq!(
+        environments[2].branches,
+        crate::world::EnvironmentBranches::Protected
+    );
+    let refused = parse(
+        "now: 2026-03-01T12:00:00Z\nbot: mp-gate\nrepos:\n  - name: acme/gov\n    environments:\n      - {name: mp, branches: everything}\n",
+    )
+    .expect_err("an unknown keyword is refused")
+    .to_string();
+    assert!(
+        refused.contains("expected `any`, `protected` or a list of patterns"),
+        "{refused}"
+    );
+}

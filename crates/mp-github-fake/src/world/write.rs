@@ -233,6 +233,7 @@ fn write_repo(out: &mut Writer, repo: &Repo) {
         labels,
         activity,
         branch_rules,
+        environments,
     } = repo;
     let names = CommitNames::new(repo);
     out.line(1, &format!("- name: {}", quoted(name.as_str())));
@@ -319,6 +320,32 @@ fn write_repo(out: &mut Writer, repo: &Repo) {
         out.line(2, "branch_rules:");
         for (branch, rules) in branch_rules {
             out.line(3, &format!("{}: [{}]", quoted(branch), rules.join(", ")));
+        }
+    }
+    if !environments.is_empty() {
+        out.line(2, "environments:");
+        for environment in environments {
+            let reviewers: Vec<String> = environment.reviewers.iter().map(|r| quoted(r)).collect();
+            let branches = match &environment.branches {
+                crate::world::EnvironmentBranches::Any => "any".to_owned(),
+                crate::world::EnvironmentBranches::Protected => "protected".to_owned(),
+                crate::world::EnvironmentBranches::Selected(patterns) => format!(
+                    "[{}]",
+                    patterns
+                        .iter()
+                        .map(|p| quoted(p))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            out.line(
+                3,
+                &format!(
+                    "- {{name: {}, reviewers: [{}], branches: {branches}}}",
+                    quoted(&environment.name),
+                    reviewers.join(", ")
+                ),
+            );
         }
     }
     if !pulls.is_empty() {

@@ -41,6 +41,8 @@ const OPERATIONS: &[&str] = &[
     "GET /repos/{owner}/{repo}/installation",
     "GET /repos/{owner}/{repo}/labels",
     "GET /repos/{owner}/{repo}/rules/branches/{branch}",
+    "GET /repos/{owner}/{repo}/environments",
+    "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies",
     "POST /repos/{owner}/{repo}/labels",
     "PATCH /repos/{owner}/{repo}/labels/{name}",
     "GET /repos/{owner}/{repo}/pulls",
@@ -306,6 +308,21 @@ async fn walk_reads(checker: &mut Checker<'_>, world: &World) {
                 .get(
                     "/repos/{owner}/{repo}/issues",
                     &format!("{r}/issues{query}"),
+                )
+                .await;
+        }
+        checker
+            .get(
+                "/repos/{owner}/{repo}/environments",
+                &format!("{r}/environments?{PAGE}"),
+            )
+            .await;
+        for environment in &repo.environments {
+            let e = encode_path(&environment.name);
+            checker
+                .get(
+                    "/repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies",
+                    &format!("{r}/environments/{e}/deployment-branch-policies?{PAGE}"),
                 )
                 .await;
         }

@@ -3,11 +3,11 @@
 //! with their schemas, permissions, execution, failure classes, completion, verification),
 //! and passes the same linter as a user skill's document.
 
-use mp_core::skill::{BUILT_IN_SKILLS, BuiltInSkill, SkillKind};
+use mp_core::skill::{BuiltIn, BuiltInSkill, SkillKind};
 
 /// What is particular to one built-in: purpose, when to call, when not to call.
 struct Particular {
-    name: &'static str,
+    built_in: BuiltIn,
     purpose: &'static str,
     when: &'static str,
     when_not: &'static str,
@@ -15,97 +15,97 @@ struct Particular {
 
 const PARTICULARS: [Particular; 16] = [
     Particular {
-        name: "validator_ready_to_merge",
+        built_in: BuiltIn::ReadyToMerge,
         purpose: "C1: the pull request carries the `ready-to-merge` label, applied by someone allowed to apply it and recorded by a receipt bound to the current head commit.",
         when: "On every open pull request the gate evaluates, every tick.",
         when_not: "Never skipped: it is a required validator and `skills.yml` cannot disable it.",
     },
     Particular {
-        name: "validator_ci_green",
+        built_in: BuiltIn::CiGreen,
         purpose: "C2: every required check of the repository reported success on the head commit, from the expected publisher.",
         when: "On every open pull request the gate evaluates, every tick.",
         when_not: "Never skipped (required). With `allow_no_ci` and no check runs at all it passes by configuration.",
     },
     Particular {
-        name: "validator_trailers",
+        built_in: BuiltIn::Trailers,
         purpose: "C5: every commit of the pull request carries well-formed identity trailers (Agent-Tool, Agent-Model, Agent-Session, Agent-Machine, Task-Ref).",
         when: "On every open pull request the gate evaluates, every tick.",
         when_not: "Never skipped (required).",
     },
     Particular {
-        name: "validator_classifier_publisher",
+        built_in: BuiltIn::ClassifierPublisher,
         purpose: "The classifier-publisher gate: a `classifier-judgment` check run is trusted only from the configured publisher.",
         when: "On every open pull request the gate evaluates, every tick.",
         when_not: "Never skipped (required).",
     },
     Particular {
-        name: "validator_base_up_to_date",
+        built_in: BuiltIn::BaseUpToDate,
         purpose: "C4: the pull request's base commit is the current head of `main`, so what was tested is what would merge.",
         when: "On every open pull request the gate evaluates, every tick.",
         when_not: "Never skipped (required).",
     },
     Particular {
-        name: "validator_agent_registry",
+        built_in: BuiltIn::AgentRegistry,
         purpose: "L4: each commit's declared Agent-Tool and Agent-Model are in the agent registry; advisory (P2) during the burn-in window, blocking after it.",
         when: "On every open pull request the gate evaluates, when an agent registry is configured.",
         when_not: "When `skills.yml` disables it, or no agent registry is configured.",
     },
     Particular {
-        name: "validator_owner_approval",
+        built_in: BuiltIn::OwnerApproval,
         purpose: "C3: a change whose quadrant needs the owner (B, C, D) carries the owner's approval for the current head.",
         when: "On every open pull request the gate evaluates, after the classifier has given its quadrant.",
         when_not: "Never skipped (required); a quadrant-A change passes it without an approval.",
     },
     Particular {
-        name: "classifier_path_default",
+        built_in: BuiltIn::PathDefault,
         purpose: "Votes from the changed paths: critical paths are B, removals of protected paths D, anything else A (`classifier_rules.yml`).",
         when: "On every pull request the classifier judges.",
         when_not: "When `skills.yml` disables it.",
     },
     Particular {
-        name: "classifier_bot_self_repo",
+        built_in: BuiltIn::BotSelfRepo,
         purpose: "A pull request on the bot's own repository is always D: the bot never merges changes to itself.",
         when: "On every pull request the classifier judges.",
         when_not: "Never skipped (required).",
     },
     Particular {
-        name: "classifier_empty_pr",
+        built_in: BuiltIn::EmptyPr,
         purpose: "A pull request that changes no file is D: nothing to review usually means something is wrong.",
         when: "On every pull request the classifier judges.",
         when_not: "When `skills.yml` disables it.",
     },
     Particular {
-        name: "classifier_auto_revert",
+        built_in: BuiltIn::AutoRevert,
         purpose: "A verified `decision:auto-revert` label makes the change C (reversible, owner informed).",
         when: "On every pull request the classifier judges.",
         when_not: "When `skills.yml` disables it.",
     },
     Particular {
-        name: "classifier_published_verdict",
+        built_in: BuiltIn::PublishedVerdict,
         purpose: "Adopts the quadrant of the canonical `classifier-judgment` check run from the trusted publisher.",
         when: "On every pull request the classifier judges.",
         when_not: "When `skills.yml` disables it; it abstains (votes A) when no trusted publisher is configured.",
     },
     Particular {
-        name: "classifier_malformed_session",
+        built_in: BuiltIn::MalformedSession,
         purpose: "A present but malformed `Agent-Session` trailer makes the change D.",
         when: "On every pull request the classifier judges.",
         when_not: "When `skills.yml` disables it.",
     },
     Particular {
-        name: "hook_break_glass_audit",
+        built_in: BuiltIn::BreakGlassAudit,
         purpose: "L5: a break-glass commit on `main` needs an ADR within its deadline, else an incident is opened.",
         when: "On every new commit on `main` the branch supervisor scans.",
         when_not: "Never skipped (required).",
     },
     Particular {
-        name: "hook_hallucination_guard",
+        built_in: BuiltIn::HallucinationGuard,
         purpose: "L5: a commit that quotes paths which do not exist at that commit raises an incident.",
         when: "On every new commit on `main` the branch supervisor scans.",
         when_not: "When `skills.yml` disables it.",
     },
     Particular {
-        name: "hook_unauthorized_push",
+        built_in: BuiltIn::UnauthorizedPush,
         purpose: "L5: a commit pushed to `main` without a merged pull request by the bot or an allowed actor raises an incident.",
         when: "On every new commit on `main` the branch supervisor scans.",
         when_not: "Never skipped (required).",
@@ -204,9 +204,9 @@ const HOOK_OUTPUT: &str = r#"Success: `{"incident_label": null}` when the commit
 
 /// The contract document of the built-in `name`, or `None` when there is no such built-in.
 pub fn builtin_contract(name: &str) -> Option<String> {
-    let skill = BUILT_IN_SKILLS.iter().find(|s| s.name == name)?;
-    let particular = PARTICULARS.iter().find(|p| p.name == name)?;
-    Some(compose(skill, particular))
+    let built_in = BuiltIn::from_name(name)?;
+    let particular = PARTICULARS.iter().find(|p| p.built_in == built_in)?;
+    Some(compose(&built_in.skill(), particular))
 }
 
 fn compose(skill: &BuiltInSkill, p: &Particular) -> String {

@@ -2,7 +2,8 @@
 
 use super::*;
 use crate::gate::testkit::{BOT, Pr, comment, login, sha};
-use crate::gate::{ConditionId, Evidence, PrRef};
+use crate::gate::{BaseEvidence, ConditionId, Evidence, PrRef, ReadyToMergeEvidence};
+use crate::gate::{RegistryEvidence, TrailersEvidence};
 use crate::severity::Severity;
 
 fn report(results: Vec<ConditionResult>) -> GateReport {
@@ -15,7 +16,7 @@ fn stale(severity: Severity) -> ConditionResult {
     ConditionResult::fail(
         ConditionId::C4,
         severity,
-        Evidence::BaseStale {
+        BaseEvidence::BaseStale {
             base: sha("abc1234"),
             main: sha("def5678"),
         },
@@ -26,7 +27,7 @@ fn registry(severity: Severity) -> ConditionResult {
     ConditionResult::fail(
         ConditionId::AgentRegistry,
         severity,
-        Evidence::RegistryMismatch {
+        RegistryEvidence::RegistryMismatch {
             sha: sha("1"),
             tool: "cursor".to_owned(),
             model: Some("gpt-5".to_owned()),
@@ -46,7 +47,7 @@ fn nothing_blocking_means_no_diagnostic() {
             ConditionResult::pass(
                 ConditionId::C5,
                 Severity::P0,
-                Evidence::TrailersWellFormed {
+                TrailersEvidence::TrailersWellFormed {
                     commits: 1,
                     mp_updates: 0,
                 },
@@ -64,7 +65,7 @@ fn blocking_lines_then_warnings_then_the_closing_line() {
             ConditionResult::fail(
                 ConditionId::C1,
                 Severity::P0,
-                Evidence::LabelMissing {
+                ReadyToMergeEvidence::LabelMissing {
                     label: "ready-to-merge".to_owned(),
                     pr: crate::ids::PrNumber::new(7),
                 },
