@@ -21,5 +21,3 @@ pub mod select;
 pub mod skill_md;
 pub mod trust;
 
-/// The formats under their former path.
-pub use format as descriptor;
