@@ -20,4 +20,3 @@ pub mod ops;
 pub mod select;
 pub mod skill_md;
 pub mod trust;
-

@@ -6,9 +6,9 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use mp_skills::sources::format::{FileProblem, parse_registry};
 use mp_skills::sources::drift::{DriftFinding, FindingSeverity};
 use mp_skills::sources::fetch::{Curl, FetchOptions};
+use mp_skills::sources::format::{FileProblem, parse_registry};
 use mp_skills::sources::layout::SourcesLayout;
 use mp_skills::sources::lint::{self as sources_lint, LintFinding};
 use mp_skills::sources::model::{Refusal, SourceId};
