@@ -83,45 +83,11 @@ fn the_example_workflow_runs_every_five_minutes_one_at_a_time() {
 
 #[test]
 fn the_action_tick_step_writes_the_job_summary_and_annotations_against_a_served_world() {
-    let action = yaml("action.yml");
-    let steps = action["runs"]["steps"].as_array().expect("steps");
-    let tick = steps
-        .iter()
-        .find(|s| s["id"] == "tick")
-        .expect("a step with id tick");
-    let script = tick["run"].as_str().expect("a script");
     let dir = tempfile::tempdir().expect("temp dir");
     let (_served, url, config) = crate::rest::serve_demo(dir.path());
     let summary = dir.path().join("summary.md");
     let outputs = dir.path().join("outputs");
-    let mp_dir = std::path::Path::new(assert_cmd::cargo::cargo_bin!("mp"))
-        .parent()
-        .expect("the binary's directory")
-        .to_owned();
-    let path = format!(
-        "{}:{}",
-        mp_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    // The step's environment as the runner sets it from the inputs (empty ones included).
-    let output = std::process::Command::new("bash")
-        .args(["-e", "-c", script])
-        .current_dir(dir.path())
-        .env("PATH", path)
-        .env("GITHUB_STEP_SUMMARY", &summary)
-        .env("GITHUB_OUTPUT", &outputs)
-        .env("MP_APP_ID", "")
-        .env("MP_APP_PRIVATE_KEY", "")
-        .env("MP_INSTALLATION_ID", "")
-        .env("MP_GITHUB_TOKEN", "ghs_ACTIONSENTINEL")
-        .env("MP_RECEIPT_KEY", "")
-        .env("MP_API_URL", &url)
-        .env("MP_ACTION_CONFIG", &config)
-        .env("MP_ACTION_SHARD", "")
-        .env("MP_ACTION_CACHE", dir.path().join("http-cache.json"))
-        .env("MP_ACTION_ARGS", "--dry-run")
-        .output()
-        .expect("bash runs");
+    let output = run_tick_step(dir.path(), &url, &config, "ghs_ACTIONSENTINEL", "--dry-run");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{output:?}");
     let summary = std::fs::read_to_string(&summary).expect("a job summary");
@@ -225,7 +191,6 @@ fn the_action_caches_the_binary_under_a_digest_of_its_sources_not_a_branch_name(
 
 #[test]
 fn the_action_stays_green_when_another_tick_holds_the_lease() {
-    let script = step_script("tick");
     let dir = tempfile::tempdir().expect("temp dir");
     // The scenario's lease, held for two more minutes by the clock this live tick reads
     // (a lease further ahead than any mp takes is a hand-written one and holds no one out).
@@ -245,33 +210,7 @@ fn the_action_stays_green_when_another_tick_holds_the_lease() {
     std::fs::write(&world, held).expect("written");
     let (_served, url, config) = crate::rest::serve_world(&world, dir.path(), &[]);
     let outputs = dir.path().join("outputs");
-    let mp_dir = std::path::Path::new(assert_cmd::cargo::cargo_bin!("mp"))
-        .parent()
-        .expect("the binary's directory")
-        .to_owned();
-    let path = format!(
-        "{}:{}",
-        mp_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let output = std::process::Command::new("bash")
-        .args(["-e", "-c", &script])
-        .current_dir(dir.path())
-        .env("PATH", path)
-        .env("GITHUB_STEP_SUMMARY", dir.path().join("summary.md"))
-        .env("GITHUB_OUTPUT", &outputs)
-        .env("MP_APP_ID", "")
-        .env("MP_APP_PRIVATE_KEY", "")
-        .env("MP_INSTALLATION_ID", "")
-        .env("MP_GITHUB_TOKEN", "ghs_lease")
-        .env("MP_RECEIPT_KEY", "")
-        .env("MP_API_URL", &url)
-        .env("MP_ACTION_CONFIG", &config)
-        .env("MP_ACTION_SHARD", "")
-        .env("MP_ACTION_CACHE", dir.path().join("http-cache.json"))
-        .env("MP_ACTION_ARGS", "")
-        .output()
-        .expect("bash runs");
+    let output = run_tick_step(dir.path(), &url, &config, "ghs_lease", "");
     assert!(output.status.success(), "{output:?}");
     assert_eq!(
         std::fs::read_to_string(&outputs).expect("step outputs"),
@@ -283,4 +222,44 @@ fn the_action_stays_green_when_another_tick_holds_the_lease() {
             .contains("::notice title=mp::another tick holds the lease"),
         "{output:?}"
     );
+}
+
+/// Runs the action's tick step in `dir` against the served GitHub at `url` with the
+/// configuration `config`, the token `token` and the extra `args`, with the environment
+/// the runner sets from the inputs (empty ones included); the summary and the step outputs
+/// go to `dir/summary.md` and `dir/outputs`.
+fn run_tick_step(
+    dir: &std::path::Path,
+    url: &str,
+    config: &std::path::Path,
+    token: &str,
+    args: &str,
+) -> std::process::Output {
+    let mp_dir = std::path::Path::new(assert_cmd::cargo::cargo_bin!("mp"))
+        .parent()
+        .expect("the binary's directory")
+        .to_owned();
+    let path = format!(
+        "{}:{}",
+        mp_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    std::process::Command::new("bash")
+        .args(["-e", "-c", &step_script("tick")])
+        .current_dir(dir)
+        .env("PATH", path)
+        .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
+        .env("GITHUB_OUTPUT", dir.join("outputs"))
+        .env("MP_APP_ID", "")
+        .env("MP_APP_PRIVATE_KEY", "")
+        .env("MP_INSTALLATION_ID", "")
+        .env("MP_GITHUB_TOKEN", token)
+        .env("MP_RECEIPT_KEY", "")
+        .env("MP_API_URL", url)
+        .env("MP_ACTION_CONFIG", config)
+        .env("MP_ACTION_SHARD", "")
+        .env("MP_ACTION_CACHE", dir.join("http-cache.json"))
+        .env("MP_ACTION_ARGS", args)
+        .output()
+        .expect("bash runs")
 }
