@@ -170,3 +170,19 @@ pub(crate) fn parse_every(text: &str) -> Result<Every, String> {
 pub(crate) fn parse_shard(text: &str) -> Result<Shard, String> {
     Shard::parse(text).map_err(|error| error.to_string())
 }
+
+/// GitHub.com's REST API root, the default of `--api-url`.
+pub const DEFAULT_API_URL: &str = "https://api.github.com";
+
+/// `--api-url`, shared by every command that talks to GitHub.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ApiUrl {
+    /// The GitHub REST API root (GitHub Enterprise Server: https://HOST/api/v3).
+    #[arg(
+        long = "api-url",
+        value_name = "URL",
+        env = "MP_API_URL",
+        default_value = DEFAULT_API_URL
+    )]
+    pub url: String,
+}

@@ -44,14 +44,8 @@ pub struct DoctorArgs {
     /// then check again.
     #[arg(long)]
     pub create_labels: bool,
-    /// The GitHub REST API root (GitHub Enterprise Server: https://HOST/api/v3).
-    #[arg(
-        long,
-        value_name = "URL",
-        env = "MP_API_URL",
-        default_value = "https://api.github.com"
-    )]
-    pub api_url: String,
+    #[command(flatten)]
+    pub api: crate::cli::ApiUrl,
 }
 
 /// A label `--create-labels` created, or failed to create.
@@ -303,9 +297,6 @@ async fn gather(
     }
 }
 
-/// GitHub.com's REST root, the default of `--api-url`.
-const DEFAULT_API_URL: &str = "https://api.github.com";
-
 /// `word` as one word of a POSIX shell command: as is when it holds only characters no
 /// shell treats specially, else in single quotes.
 fn shell_word(word: &str) -> String {
@@ -426,15 +417,15 @@ pub fn run(args: &DoctorArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
         return print(args, &checks, &[], out);
     };
     let credentials = live_credentials()?;
-    let client = RestGitHub::new(live_rest_config(&args.api_url, &config, credentials))
+    let client = RestGitHub::new(live_rest_config(&args.api.url, &config, credentials))
         .context("building the REST client")?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let mut created = Vec::new();
     let mut doctor_command = format!("mp doctor --config {config_dir}");
-    if args.api_url.trim_end_matches('/') != DEFAULT_API_URL {
-        doctor_command.push_str(&format!(" --api-url {}", shell_word(&args.api_url)));
+    if args.api.url.trim_end_matches('/') != crate::cli::DEFAULT_API_URL {
+        doctor_command.push_str(&format!(" --api-url {}", shell_word(&args.api.url)));
     }
     let facts = runtime.block_on(gather(
         &client,

@@ -36,15 +36,8 @@ pub struct ExplainArgs {
     /// --config`). Read-only: every write the evaluation would make is only planned.
     #[arg(long, value_name = "DIR")]
     pub config: Option<PathBuf>,
-    /// The GitHub REST API root with --config (GitHub Enterprise Server:
-    /// https://HOST/api/v3).
-    #[arg(
-        long,
-        value_name = "URL",
-        env = "MP_API_URL",
-        default_value = "https://api.github.com"
-    )]
-    pub api_url: String,
+    #[command(flatten)]
+    pub api: crate::cli::ApiUrl,
     /// The pull request, as OWNER/REPO#N.
     #[arg(value_name = "OWNER/REPO#N")]
     pub pr: String,
@@ -123,7 +116,7 @@ fn live(
         None => mp_core::Timestamp::from_unix_seconds(jiff::Timestamp::now().as_second())
             .context("reading the system clock")?,
     };
-    let client = rest_client(live_rest_config(&args.api_url, &config, credentials), None)?;
+    let client = rest_client(live_rest_config(&args.api.url, &config, credentials), None)?;
     let read_only = DryRun::new(&client).at(now);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

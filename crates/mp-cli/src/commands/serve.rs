@@ -32,14 +32,8 @@ pub struct ServeArgs {
     /// The address to listen on, e.g. `0.0.0.0:8080` in a container.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
     pub listen: std::net::SocketAddr,
-    /// The GitHub REST API root (GitHub Enterprise Server: https://HOST/api/v3).
-    #[arg(
-        long,
-        value_name = "URL",
-        env = "MP_API_URL",
-        default_value = "https://api.github.com"
-    )]
-    pub api_url: String,
+    #[command(flatten)]
+    pub api: crate::cli::ApiUrl,
     /// The period of the full resync (the work of one `mp tick`), e.g. `10m`: a missed
     /// webhook costs at most this long.
     #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_every)]
@@ -129,7 +123,7 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let skill_calls = SkillCalls::default();
     let options = live_options(&config, &args.config, args.shard, &skill_calls)?
         .with_lease_holder(lease_holder("mp serve"));
-    let rest = live_rest_config(&args.api_url, &config, credentials);
+    let rest = live_rest_config(&args.api.url, &config, credentials);
     let client = Arc::new(RestGitHub::new(rest).context("building the REST client")?);
     let mut settings = Settings::new(config, options, secret);
     settings.resync_every =

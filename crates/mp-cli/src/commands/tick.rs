@@ -44,14 +44,8 @@ pub struct TickArgs {
     /// MP_APP_PRIVATE_KEY_PATH (and optionally MP_INSTALLATION_ID).
     #[arg(long, value_name = "DIR")]
     pub config: Option<PathBuf>,
-    /// The GitHub REST API root (GitHub Enterprise Server: https://HOST/api/v3).
-    #[arg(
-        long,
-        value_name = "URL",
-        env = "MP_API_URL",
-        default_value = "https://api.github.com"
-    )]
-    pub api_url: String,
+    #[command(flatten)]
+    pub api: crate::cli::ApiUrl,
     /// Keep the HTTP ETag cache in this file between ticks (conditional requests answered
     /// 304 do not spend the rate limit). A missing or unreadable file starts an empty cache.
     #[arg(long, value_name = "PATH")]
@@ -344,7 +338,7 @@ fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Fail
         dry_run: args.dry_run,
         throwaway: false,
     };
-    let rest = live_rest_config(&args.api_url, &config, credentials);
+    let rest = live_rest_config(&args.api.url, &config, credentials);
     let client = rest_client(rest, args.http_cache.as_deref())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
