@@ -163,6 +163,12 @@ impl L2Finding {
         }
     }
 
+    /// Whether the finding is a required run that has not come yet (none at all, or none
+    /// from the bound workflow): a commit younger than the report timeout waits for it.
+    pub fn is_not_yet_reported(&self) -> bool {
+        matches!(self, Self::Missing { .. } | Self::NotFromWorkflow { .. })
+    }
+
     /// The check this finding is about (`None` for [`L2Finding::NoRuns`]).
     pub fn check_name(&self) -> Option<&str> {
         match self {

@@ -123,12 +123,7 @@ pub fn build_verdict(verdict: &L2Verdict, young: bool) -> BuildVerdict {
             }
         }
         L2Verdict::Real { failures } => {
-            let only_missing = failures.iter().all(|f| {
-                matches!(
-                    f,
-                    L2Finding::Missing { .. } | L2Finding::NotFromWorkflow { .. }
-                )
-            });
+            let only_missing = failures.iter().all(L2Finding::is_not_yet_reported);
             if only_missing && young {
                 BuildVerdict::Pending
             } else {

@@ -165,13 +165,9 @@ fn within_report_grace(
     };
     // A bound check whose workflow has not reported yet is missing too, whatever else
     // published a run of that name (decisions/0047).
-    let only_missing = failures.iter().all(|f| {
-        matches!(
-            f,
-            mp_core::branch::l2::L2Finding::Missing { .. }
-                | mp_core::branch::l2::L2Finding::NotFromWorkflow { .. }
-        )
-    });
+    let only_missing = failures
+        .iter()
+        .all(mp_core::branch::l2::L2Finding::is_not_yet_reported);
     let young = pushed_at.is_some_and(|at| now.seconds_since(at) < i64::from(timeout_minutes) * 60);
     if only_missing && young {
         L2Verdict::Infra {
