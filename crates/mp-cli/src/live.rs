@@ -17,6 +17,39 @@ use crate::skills_load::SkillCalls;
 
 /// The environment variable holding the approval-receipt key in live ticks.
 pub const RECEIPT_KEY_VAR: &str = "MP_RECEIPT_KEY";
+/// The environment variable holding the receipt key a rotation replaced.
+pub const PREVIOUS_RECEIPT_KEY_VAR: &str = "MP_RECEIPT_KEY_PREVIOUS";
+/// The environment variable holding the end of the previous key's window (RFC 3339).
+pub const PREVIOUS_RECEIPT_KEY_UNTIL_VAR: &str = "MP_RECEIPT_KEY_PREVIOUS_UNTIL";
+
+/// The previous receipt key and its window from the environment, `None` when
+/// [`PREVIOUS_RECEIPT_KEY_VAR`] is unset or empty.
+///
+/// # Errors
+/// When the key is set without a well-formed [`PREVIOUS_RECEIPT_KEY_UNTIL_VAR`], or with a
+/// window longer than mp accepts (checked against the system clock).
+pub(crate) fn previous_receipt_key(
+    var: impl Fn(&str) -> Option<String>,
+) -> anyhow::Result<Option<mp_core::approval::PreviousReceiptKey>> {
+    let Some(key) = var(PREVIOUS_RECEIPT_KEY_VAR).and_then(ReceiptKey::new) else {
+        return Ok(None);
+    };
+    let Some(until) = var(PREVIOUS_RECEIPT_KEY_UNTIL_VAR).filter(|t| !t.trim().is_empty()) else {
+        anyhow::bail!(
+            "{PREVIOUS_RECEIPT_KEY_VAR} is set without {PREVIOUS_RECEIPT_KEY_UNTIL_VAR}: give the end of the rotation window as an RFC 3339 time, at most {} days ahead (docs/deploy.md, \"Rotating the receipt key\")",
+            mp_core::approval::MAX_ROTATION_WINDOW_DAYS
+        );
+    };
+    let until = mp_core::ids::Timestamp::parse(&until)
+        .map_err(|e| anyhow::anyhow!("{PREVIOUS_RECEIPT_KEY_UNTIL_VAR}: {e}"))?;
+    let previous = mp_core::approval::PreviousReceiptKey { key, until };
+    // Judge the window now, so a deployment with a window that is too long stops at
+    // start-up (exit 2) instead of failing every tick.
+    let now = mp_core::ids::Timestamp::from_unix_seconds(jiff::Timestamp::now().as_second())
+        .map_err(|e| anyhow::anyhow!("the system clock: {e}"))?;
+    previous.check_window(now)?;
+    Ok(Some(previous))
+}
 
 /// A live configuration: the loaded files and their warnings.
 pub(crate) fn load_live_config(
@@ -62,6 +95,14 @@ pub(crate) fn live_options(
         && let Some(key) = ReceiptKey::new(text.into_bytes())
     {
         options = options.with_receipt_key(key);
+    }
+    if let Some(previous) = previous_receipt_key(|name| std::env::var(name).ok())? {
+        if options.receipt_key.is_none() {
+            anyhow::bail!(
+                "{PREVIOUS_RECEIPT_KEY_VAR} is set but {RECEIPT_KEY_VAR} is not: a rotation replaces one key with another (docs/deploy.md, \"Rotating the receipt key\")"
+            );
+        }
+        options = options.with_previous_receipt_key(previous);
     }
     Ok(options.with_skills(skills_load::from_dir(
         config,
@@ -137,4 +178,52 @@ pub(crate) fn lease_holder(what: &str) -> String {
         .filter(|h| !h.is_empty())
         .unwrap_or_else(|| "an unnamed host".to_owned());
     format!("{what} on {host} pid {}", std::process::id())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| (*v).to_owned())
+        }
+    }
+
+    #[test]
+    fn the_previous_key_needs_a_window_mp_accepts() {
+        assert!(previous_receipt_key(env(&[])).expect("unset").is_none());
+        assert!(
+            previous_receipt_key(env(&[(PREVIOUS_RECEIPT_KEY_VAR, "")]))
+                .expect("empty")
+                .is_none()
+        );
+        let missing = previous_receipt_key(env(&[(PREVIOUS_RECEIPT_KEY_VAR, "old")]))
+            .expect_err("no window end");
+        assert!(
+            missing.to_string().contains(PREVIOUS_RECEIPT_KEY_UNTIL_VAR),
+            "{missing}"
+        );
+        let garbled = previous_receipt_key(env(&[
+            (PREVIOUS_RECEIPT_KEY_VAR, "old"),
+            (PREVIOUS_RECEIPT_KEY_UNTIL_VAR, "next week"),
+        ]))
+        .expect_err("not a time");
+        assert!(garbled.to_string().contains("RFC 3339"), "{garbled}");
+        let far = previous_receipt_key(env(&[
+            (PREVIOUS_RECEIPT_KEY_VAR, "old"),
+            (PREVIOUS_RECEIPT_KEY_UNTIL_VAR, "2999-01-01T00:00:00Z"),
+        ]))
+        .expect_err("too long");
+        assert!(far.to_string().contains("more than 30 days"), "{far}");
+        let past = previous_receipt_key(env(&[
+            (PREVIOUS_RECEIPT_KEY_VAR, "old"),
+            (PREVIOUS_RECEIPT_KEY_UNTIL_VAR, "2020-01-01T00:00:00Z"),
+        ]))
+        .expect("an ended window is accepted: it admits nothing");
+        assert!(past.is_some());
+    }
 }

@@ -928,14 +928,16 @@ pub fn check_provenance_check(config: &Config, repo: &RepoName, access: &Access)
 }
 // ---- 8. receipt key ----------------------------------------------------------------------
 
-/// `MP_RECEIPT_KEY` is set when mp merges.
+/// `MP_RECEIPT_KEY` is set from day one: a failure when mp merges, a warning before,
+/// because what mp writes without a key (inbox questions) is asked again once it arrives.
 pub fn receipt_key_check(config: &Config, key_set: bool) -> Check {
     let name = "receipt_key";
     match (config.merge_enabled(), key_set) {
         (_, true) => Check::ok(name, "MP_RECEIPT_KEY is set: receipts are signed"),
-        (false, false) => Check::ok(
+        (false, false) => Check::warn(
             name,
-            "MP_RECEIPT_KEY is not set; not needed while merge_enabled is false",
+            "MP_RECEIPT_KEY is not set: receipts and inbox questions written now are unsigned, and every open question is asked again once a key arrives",
+            "set the secret MP_RECEIPT_KEY to a long random string now (openssl rand -hex 32); docs/deploy.md, \"Rotating the receipt key\", covers changing it later",
         ),
         (true, false) => Check::fail(
             name,

@@ -43,8 +43,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 use sha2::{Digest, Sha256};
 
+use crate::approval::KeyGeneration;
 use crate::approval::ReceiptKey;
-use crate::approval::receipt::{MARKER_END, mac_hex, verify_mac_hex};
+use crate::approval::receipt::{MARKER_END, mac_generation, mac_hex, verify_mac_hex};
 use crate::classifier::Verdict;
 use crate::context::{LabelAction, LabelEvent, PrContext};
 use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
@@ -118,9 +119,14 @@ impl SignedQuestion<'_> {
         self.with_parts(|parts| mac_hex(key, parts))
     }
 
-    /// Whether `mac` is this question's MAC under `key` (constant-time).
+    /// Whether `mac` is this question's MAC under a key of the ring (constant-time).
     pub fn verifies(&self, key: &ReceiptKey, mac: &str) -> bool {
         self.with_parts(|parts| verify_mac_hex(key, parts, mac))
+    }
+
+    /// Which key of the ring `mac` verifies with, if any (constant-time).
+    pub fn generation(&self, key: &ReceiptKey, mac: &str) -> Option<KeyGeneration> {
+        self.with_parts(|parts| mac_generation(key, parts, mac))
     }
 
     /// The body of the bot's signature comment on the question.

@@ -378,7 +378,11 @@ pub fn assess_pr(
 
     let receipt_plans = plan_receipts(&pr, &read, roots);
     let mut receipts = read;
-    for plan in receipt_plans.iter().filter(|plan| plan.binds()) {
+    // A receipt signed again keeps its comment: the binding it records is unchanged.
+    for plan in receipt_plans
+        .iter()
+        .filter(|plan| plan.binds() && !plan.resigns())
+    {
         receipts.insert(Receipt::new(plan.label.as_str(), plan.head.clone()));
     }
 

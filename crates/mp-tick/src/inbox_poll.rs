@@ -77,7 +77,7 @@ use mp_core::context::{Comment, CommentId, LabelAction, LabelRecords, PrState};
 use mp_core::ids::{Login, PrNumber, RepoName, Timestamp};
 use mp_core::port::{GitHub, GitHubError, Issue, IssueQuery, IssueState, PullRequest};
 
-use super::inbox::{PENDING_OWNER, labelled_at, labelled_by_bot, last_labelled_by};
+use super::inbox::{PENDING_OWNER, SignedQuestion, labelled_at, labelled_by_bot, last_labelled_by};
 use super::{Shard, TickOptions};
 use notes::{
     DEFERRED_NOTE, INTEGRITY_NOTE, PR_CLOSED_NOTE, STALE_NOTE, deferred_comment, failure_count,
@@ -340,6 +340,28 @@ impl Poller<'_> {
                 Ok(()) => Visit::new(pr, InboxResolution::IntegrityFailed { failure }),
                 Err(error) => Visit::failed(pr, error, None),
             };
+        }
+        if integrity == Integrity::VerifiedByPreviousKey
+            && let Some(key) = key
+            && let Some(nonce) = question.nonce.as_deref()
+        {
+            // A rotation's window is open: sign the question again with the current key,
+            // so it still verifies when the window closes.
+            let signed = SignedQuestion {
+                inbox: self.inbox,
+                issue: issue.number,
+                repo: &question.repo,
+                number: question.number,
+                head: &question.head,
+                nonce,
+            };
+            if let Err(error) = self
+                .github
+                .create_comment(self.inbox, issue.number, &signed.comment(key))
+                .await
+            {
+                return Visit::failed(pr, error, None);
+            }
         }
         let counter = failure_count(&comments, self.bot);
         let mut visit = match self.decide(issue, &question, &comments).await {

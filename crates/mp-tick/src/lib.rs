@@ -75,7 +75,9 @@ use std::collections::BTreeMap;
 
 use futures_util::StreamExt as _;
 
-use mp_core::approval::{ReceiptKey, UNSIGNED_RECEIPTS_WARNING};
+use mp_core::approval::{
+    PreviousReceiptKey, ReceiptKey, RotationError, UNSIGNED_RECEIPTS_WARNING, rotation_ring,
+};
 use mp_core::classifier::{CompilePathRulesError, PathRules};
 use mp_core::config::Config;
 use mp_core::gate::GatePolicy;
@@ -192,6 +194,9 @@ pub struct TickOptions {
     /// The key that signs receipts and inbox bodies; `None` leaves them unsigned (and the
     /// report warns).
     pub receipt_key: Option<ReceiptKey>,
+    /// The key `receipt_key` replaced and the end of its window: while the window is open
+    /// its signatures still count and what it signed is signed again (decisions/0062).
+    pub previous_receipt_key: Option<PreviousReceiptKey>,
     /// Only these repositories (still only gated ones); `None` means every gated repository.
     pub repos: Option<Vec<RepoName>>,
     /// The L4 registry check's severity as the burn-in clock decided it; `None` takes the
@@ -318,6 +323,31 @@ impl TickOptions {
         self
     }
 
+    /// These options also accepting `previous`'s signatures until its window ends.
+    #[must_use]
+    pub fn with_previous_receipt_key(mut self, previous: PreviousReceiptKey) -> Self {
+        self.previous_receipt_key = Some(previous);
+        self
+    }
+
+    /// These options at `now`: the receipt key becomes the ring that also accepts the
+    /// previous key while its window is open. The line says how the rotation stands.
+    ///
+    /// # Errors
+    /// [`TickError::ReceiptKeyRotation`] when the window is longer than mp accepts.
+    pub fn at(mut self, now: Timestamp) -> Result<(Self, Option<String>), TickError> {
+        let Some(previous) = self.previous_receipt_key.take() else {
+            return Ok((self, None));
+        };
+        let Some(current) = self.receipt_key.take() else {
+            // No key signs, so none verifies either: a previous key alone admits nothing.
+            return Ok((self, None));
+        };
+        let (ring, note) = rotation_ring(current, Some(previous), now)?;
+        self.receipt_key = Some(ring);
+        Ok((self, note))
+    }
+
     /// These options limited to `repos`.
     #[must_use]
     pub fn with_repos(mut self, repos: Vec<RepoName>) -> Self {
@@ -438,6 +468,9 @@ pub enum TickError {
     /// Another tick holds the lease, or the lease file cannot be used: act on nothing.
     #[error("{0}")]
     Lease(#[from] lease::LeaseError),
+    /// The previous receipt key's window is longer than mp accepts.
+    #[error(transparent)]
+    ReceiptKeyRotation(#[from] RotationError),
     /// Saving the durable state failed for a reason other than a stale blob or a secondary
     /// rate limit.
     #[error("cannot save bot-state file {path}: {error}")]
@@ -546,14 +579,16 @@ pub async fn run_pr_path(
     now: Timestamp,
 ) -> Result<TickReport, TickError> {
     let bot = github.bot_login().await.map_err(TickError::BotLogin)?;
+    let (mut options, rotation) = options.clone().at(now)?;
+    let mut warnings: Vec<String> = rotation.into_iter().collect();
     if options.default_branches == DefaultBranches::default() {
-        let (branches, warnings) = resolve_default_branches(github, config, options).await;
-        let options = options.clone().with_default_branches(branches);
-        let mut report = run_pr_path_as(github, audit, config, &options, bot, now).await?;
-        report.warnings.splice(0..0, warnings);
-        return Ok(report);
+        let (branches, branch_warnings) = resolve_default_branches(github, config, &options).await;
+        options = options.with_default_branches(branches);
+        warnings.splice(0..0, branch_warnings);
     }
-    run_pr_path_as(github, audit, config, options, bot, now).await
+    let mut report = run_pr_path_as(github, audit, config, &options, bot, now).await?;
+    report.warnings.splice(0..0, warnings);
+    Ok(report)
 }
 
 /// [`run_pr_path`] for a bot user the caller already learned (the whole tick asks once).
@@ -801,4 +836,59 @@ fn setup_warnings(setup: &TickSetup<'_>) -> Vec<String> {
         ));
     }
     warnings
+}
+
+#[cfg(test)]
+mod rotation_tests {
+    use super::*;
+
+    fn key(text: &str) -> ReceiptKey {
+        ReceiptKey::new(text).expect("a non-empty key")
+    }
+
+    fn at(text: &str) -> Timestamp {
+        Timestamp::parse(text).expect("a valid time")
+    }
+
+    #[test]
+    fn options_at_a_time_keep_the_key_and_add_the_previous_one_while_its_window_is_open() {
+        let noon = at("2026-03-10T12:00:00Z");
+        let plain = TickOptions::default().with_receipt_key(key("new"));
+        let (same, note) = plain.clone().at(noon).expect("no rotation");
+        assert_eq!(same.receipt_key, Some(key("new")));
+        assert_eq!(note, None);
+
+        let previous = |until: &str| PreviousReceiptKey {
+            key: key("old"),
+            until: at(until),
+        };
+        let (open, note) = plain
+            .clone()
+            .with_previous_receipt_key(previous("2026-03-11T00:00:00Z"))
+            .at(noon)
+            .expect("a short window");
+        assert!(
+            open.receipt_key
+                .as_ref()
+                .is_some_and(ReceiptKey::has_previous)
+        );
+        assert!(open.previous_receipt_key.is_none());
+        assert!(note.is_some());
+        let (closed, _) = plain
+            .clone()
+            .with_previous_receipt_key(previous("2026-03-10T11:00:00Z"))
+            .at(noon)
+            .expect("an ended window");
+        assert_eq!(closed.receipt_key, Some(key("new")));
+        let too_long = plain
+            .with_previous_receipt_key(previous("2026-06-01T00:00:00Z"))
+            .at(noon);
+        assert!(matches!(too_long, Err(TickError::ReceiptKeyRotation(_))));
+        let (keyless, note) = TickOptions::default()
+            .with_previous_receipt_key(previous("2026-03-11T00:00:00Z"))
+            .at(noon)
+            .expect("nothing to verify with");
+        assert_eq!(keyless.receipt_key, None);
+        assert_eq!(note, None);
+    }
 }

@@ -189,12 +189,12 @@ pub async fn run_tick(
     let governance = config.projects().governance_repo();
     // Which branch each repository gates (`main` unless GitHub or the configuration says
     // otherwise), read once.
-    let mut branch_warnings = Vec::new();
-    let mut options = options.clone();
+    let (mut options, rotation) = options.clone().at(now)?;
+    let mut branch_warnings: Vec<String> = rotation.into_iter().collect();
     if options.default_branches == super::DefaultBranches::default() {
         let (branches, warnings) = super::resolve_default_branches(github, config, &options).await;
         options = options.with_default_branches(branches);
-        branch_warnings = warnings;
+        branch_warnings.extend(warnings);
     }
     let options = &options;
     let guard = StateGuard::new(

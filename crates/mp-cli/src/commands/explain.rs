@@ -81,6 +81,9 @@ fn over_world(
     if let Some(key) = loaded.world.receipt_key.clone() {
         options = options.with_receipt_key(key);
     }
+    if let Some(previous) = loaded.world.previous_receipt_key.clone() {
+        options = options.with_previous_receipt_key(previous);
+    }
     options = options.with_skills(crate::skills_load::from_world(
         &loaded.config,
         &loaded.world.config,
@@ -140,7 +143,8 @@ async fn evaluate(
     let bot = github.bot_login().await?;
     // The gated branch of each repository, as the tick resolves it.
     let (branches, _) = tick::resolve_default_branches(github, config, options).await;
-    let options = options.clone().with_default_branches(branches);
+    let (options, _) = options.clone().at(now)?;
+    let options = options.with_default_branches(branches);
     let setup = TickSetup::new(config, &options, bot)?;
     let pull = github.pull(repo, number).await?;
     Ok(tick::evaluate_pr(github, &setup, &pull, now).await?)

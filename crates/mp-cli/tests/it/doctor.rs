@@ -354,13 +354,13 @@ fn an_app_missing_a_permission_and_a_repository_without_it_fail_naming_them() {
 fn a_deployment_with_everything_in_place_passes_once_its_labels_exist() {
     let dir = tempfile::tempdir().expect("a temp dir");
     let (_served, url, config) = serve_text(&own_world("", true, false), "", dir.path());
-    let (code, out) = doctor(&url, &config, &Auth::App, false, &["--create-labels"]);
+    let (code, out) = doctor(&url, &config, &Auth::App, true, &["--create-labels"]);
     assert_eq!(code, 0, "{out}");
     assert!(
         out.contains("+ created the label ready-to-merge in own/app"),
         "{out}"
     );
-    let (code, out) = doctor(&url, &config, &Auth::App, false, &[]);
+    let (code, out) = doctor(&url, &config, &Auth::App, true, &[]);
     assert_eq!(code, 0, "{out}");
     for line in [
         "✓ config: the configuration loads",
@@ -369,7 +369,7 @@ fn a_deployment_with_everything_in_place_passes_once_its_labels_exist() {
         "✓ default_branch:own/lib: own/lib: trunk (GitHub's default branch)",
         "✓ labels:own/governance:",
         "✓ required_checks:own/lib: own/lib: test by github-actions (on the last 1 commits)",
-        "✓ receipt_key: MP_RECEIPT_KEY is not set; not needed while merge_enabled is false",
+        "✓ receipt_key: MP_RECEIPT_KEY is set: receipts are signed",
         "✓ workflow_concurrency: .github/workflows/mp.yml runs mp with a concurrency guard",
     ] {
         assert!(out.contains(line), "{line} in:\n{out}");

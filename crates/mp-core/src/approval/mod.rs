@@ -23,8 +23,9 @@ pub use provenance::{
     EffectiveApplier, Provenance, Undeterminable, effective_applier, label_applier, unchanged_since,
 };
 pub use receipt::{
-    BindDecision, BindPlan, IgnoredReason, IgnoredReceipt, NotBoundReason, Receipt, ReceiptKey,
-    ReceiptLabel, Receipts, UNSIGNED_RECEIPTS_WARNING, plan_receipts, render_receipt,
+    BindDecision, BindPlan, IgnoredReason, IgnoredReceipt, KeyGeneration, MAX_ROTATION_WINDOW_DAYS,
+    NotBoundReason, PreviousReceiptKey, Receipt, ReceiptKey, ReceiptLabel, Receipts, RotationError,
+    UNSIGNED_RECEIPTS_WARNING, plan_receipts, render_receipt, rotation_ring,
 };
 pub use verified::{LabelVerification, Unverified, UnverifiedLabel, VerifiedBy, verify_label};
 

@@ -20,7 +20,7 @@ use std::fmt;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-use super::binding::{NoHeadEvidence, head_at_label};
+use super::binding::{HeadAtLabel, NoHeadEvidence, head_at_label};
 use super::provenance::{Provenance, Undeterminable, label_applier};
 use super::{APPROVED_A, APPROVED_B, READY_TO_MERGE, TrustRoots};
 use crate::context::{Comment, CommentId, PrContext};
@@ -40,20 +40,59 @@ pub const MARKER_END: &str = "-->";
 /// Logged once per process when receipts are read without a key.
 pub const UNSIGNED_RECEIPTS_WARNING: &str = "MP_RECEIPT_KEY is not set: approval receipts and inbox questions are unsigned (edits are still caught through GitHub's updated_at); set it before enforce-mode go-live";
 
-/// The secret key that signs receipts and inbox questions. Its `Debug` form is `[redacted]`.
+/// The secret key that signs receipts and inbox questions, with the previous keys still
+/// accepted while a rotation's window is open (decisions/0062). Its `Debug` form is
+/// `[redacted]`.
+///
+/// Only the current key signs ([`mac_hex`]); [`verify_mac_hex`] accepts a signature by
+/// any key of the ring. The adapter that builds the ring decides the window: a previous key
+/// whose window has closed is never added, so nothing here reads a clock.
 #[derive(Clone, PartialEq, Eq)]
-pub struct ReceiptKey(Vec<u8>);
+pub struct ReceiptKey {
+    current: Vec<u8>,
+    previous: Vec<Vec<u8>>,
+}
+
+/// Which key of a [`ReceiptKey`] ring a signature verified with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyGeneration {
+    /// The current key, the one that signs.
+    Current,
+    /// A previous key, accepted only while the rotation's window is open: what it signed
+    /// is signed again with the current key.
+    Previous,
+}
 
 impl ReceiptKey {
     /// Wraps key bytes. An empty key means "no key" and gives `None`.
     pub fn new(key: impl Into<Vec<u8>>) -> Option<Self> {
         let key = key.into();
-        (!key.is_empty()).then_some(Self(key))
+        (!key.is_empty()).then_some(Self {
+            current: key,
+            previous: Vec::new(),
+        })
     }
 
-    fn mac(&self) -> HmacSha256 {
+    /// The ring that also accepts `previous`'s keys (its current and its own previous
+    /// ones) as previous keys. A previous key equal to the current one is not added.
+    #[must_use]
+    pub fn with_previous(mut self, previous: ReceiptKey) -> Self {
+        for key in std::iter::once(previous.current).chain(previous.previous) {
+            if key != self.current && !self.previous.contains(&key) {
+                self.previous.push(key);
+            }
+        }
+        self
+    }
+
+    /// Whether the ring accepts a previous key.
+    pub fn has_previous(&self) -> bool {
+        !self.previous.is_empty()
+    }
+
+    fn mac_with(key: &[u8]) -> HmacSha256 {
         // HMAC accepts keys of any length, so this cannot fail.
-        <HmacSha256 as Mac>::new_from_slice(&self.0).expect("HMAC accepts keys of any length")
+        <HmacSha256 as Mac>::new_from_slice(key).expect("HMAC accepts keys of any length")
     }
 }
 
@@ -63,25 +102,117 @@ impl fmt::Debug for ReceiptKey {
     }
 }
 
-/// HMAC-SHA256 of `parts` joined with `|`, as 64 lowercase hex digits.
+/// The longest rotation window mp accepts: a previous key stays valid at most this long
+/// after the rotation (decisions/0062).
+pub const MAX_ROTATION_WINDOW_DAYS: i64 = 30;
+
+/// A previous receipt key and the end of the window in which its signatures still count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreviousReceiptKey {
+    /// The key that signed before the rotation.
+    pub key: ReceiptKey,
+    /// When its signatures stop counting.
+    pub until: Timestamp,
+}
+
+impl PreviousReceiptKey {
+    /// Whether mp accepts the window at `now`: it may end at most
+    /// [`MAX_ROTATION_WINDOW_DAYS`] later (a window that has ended is accepted: it just
+    /// admits nothing).
+    ///
+    /// # Errors
+    /// [`RotationError::WindowTooLong`] otherwise.
+    pub fn check_window(&self, now: Timestamp) -> Result<(), RotationError> {
+        if self.until > now.plus_seconds(MAX_ROTATION_WINDOW_DAYS * 24 * 3600) {
+            return Err(RotationError::WindowTooLong {
+                until: self.until,
+                now,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Why a rotation window is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RotationError {
+    /// The window ends more than [`MAX_ROTATION_WINDOW_DAYS`] after now.
+    #[error(
+        "the previous receipt key's window ends at {until}, more than {MAX_ROTATION_WINDOW_DAYS} days from now ({now}): a long window keeps a retired key valid; choose an end within {MAX_ROTATION_WINDOW_DAYS} days"
+    )]
+    WindowTooLong {
+        /// The requested end.
+        until: Timestamp,
+        /// The time the window was judged at.
+        now: Timestamp,
+    },
+}
+
+/// The key ring for a tick at `now`: `current`, plus `previous` while its window is open.
+/// The second value is the line the tick reports about the rotation (the window open, or
+/// closed and the previous key no longer accepted).
+///
+/// # Errors
+/// [`RotationError::WindowTooLong`] when the window ends more than
+/// [`MAX_ROTATION_WINDOW_DAYS`] after `now`.
+pub fn rotation_ring(
+    current: ReceiptKey,
+    previous: Option<PreviousReceiptKey>,
+    now: Timestamp,
+) -> Result<(ReceiptKey, Option<String>), RotationError> {
+    let Some(previous) = previous else {
+        return Ok((current, None));
+    };
+    previous.check_window(now)?;
+    let until = previous.until;
+    if now < until {
+        let note = format!(
+            "receipt key rotation: signatures by the previous key count until {until}; mp signs what they signed again with the current key; remove the previous key after that"
+        );
+        Ok((current.with_previous(previous.key), Some(note)))
+    } else {
+        let note = format!(
+            "receipt key rotation: the previous key's window ended at {until}; its signatures no longer count; remove it"
+        );
+        Ok((current, Some(note)))
+    }
+}
+
+/// HMAC-SHA256 of `parts` joined with `|` under the ring's current key, as 64 lowercase
+/// hex digits.
 pub fn mac_hex(key: &ReceiptKey, parts: &[&str]) -> String {
-    let mut mac = key.mac();
+    let mut mac = ReceiptKey::mac_with(&key.current);
     mac.update(parts.join("|").as_bytes());
     hex::encode(mac.finalize().into_bytes())
 }
 
-/// Whether `digest_hex` is the HMAC-SHA256 of `parts` joined with `|`. The comparison is
-/// constant-time; an empty, non-hex or wrong-length digest fails.
+/// Whether `digest_hex` is the HMAC-SHA256 of `parts` joined with `|` under a key of the
+/// ring. The comparison is constant-time; an empty, non-hex or wrong-length digest fails.
 pub fn verify_mac_hex(key: &ReceiptKey, parts: &[&str], digest_hex: &str) -> bool {
-    let Ok(digest) = hex::decode(digest_hex.trim()) else {
-        return false;
-    };
+    mac_generation(key, parts, digest_hex).is_some()
+}
+
+/// Which key of the ring `digest_hex` verifies with over `parts` (the current key is
+/// tried first), or `None` when none does.
+pub fn mac_generation(key: &ReceiptKey, parts: &[&str], digest_hex: &str) -> Option<KeyGeneration> {
+    let digest = hex::decode(digest_hex.trim()).ok()?;
     if digest.is_empty() {
-        return false;
+        return None;
     }
-    let mut mac = key.mac();
-    mac.update(parts.join("|").as_bytes());
-    mac.verify_slice(&digest).is_ok()
+    let message = parts.join("|");
+    let verifies = |secret: &[u8]| {
+        let mut mac = ReceiptKey::mac_with(secret);
+        mac.update(message.as_bytes());
+        mac.verify_slice(&digest).is_ok()
+    };
+    if verifies(&key.current) {
+        Some(KeyGeneration::Current)
+    } else if key.previous.iter().any(|secret| verifies(secret)) {
+        Some(KeyGeneration::Previous)
+    } else {
+        None
+    }
 }
 
 /// The value of the last well-formed marker line starting with `prefix` in `body`.
@@ -185,6 +316,7 @@ pub struct Receipt {
     head: CommitSha,
     comment: Option<CommentId>,
     created_at: Option<Timestamp>,
+    previous_key: bool,
 }
 
 impl Receipt {
@@ -195,7 +327,20 @@ impl Receipt {
             head,
             comment: None,
             created_at: None,
+            previous_key: false,
         }
+    }
+
+    /// The same receipt, its signature verified by a previous key of the ring: the
+    /// receipt writer signs it again with the current key while the window is open.
+    pub fn signed_with_previous_key(mut self) -> Self {
+        self.previous_key = true;
+        self
+    }
+
+    /// Whether its signature verified only with a previous key of the ring.
+    pub fn needs_resigning(&self) -> bool {
+        self.previous_key
     }
 
     /// The same receipt, recorded as comment `id` created at `created_at`.
@@ -446,14 +591,17 @@ impl Scope<'_> {
         let head = CommitSha::parse(head).map_err(|_| IgnoredReason::MalformedHead {
             value: head.to_owned(),
         })?;
-        if let Some(key) = self.key {
-            let mac = marker_value(&comment.body, MAC_MARKER).ok_or(IgnoredReason::MacMissing)?;
-            let parts = receipt_parts(self.repo, self.number, label, &head);
-            if !verify_mac_hex(key, &parts_ref(&parts), mac) {
-                return Err(IgnoredReason::MacMismatch);
-            }
+        let receipt = Receipt::new(label, head).with_comment(comment.id, comment.created_at);
+        let Some(key) = self.key else {
+            return Ok(receipt);
+        };
+        let mac = marker_value(&comment.body, MAC_MARKER).ok_or(IgnoredReason::MacMissing)?;
+        let parts = receipt_parts(self.repo, self.number, label, &receipt.head);
+        match mac_generation(key, &parts_ref(&parts), mac) {
+            Some(KeyGeneration::Current) => Ok(receipt),
+            Some(KeyGeneration::Previous) => Ok(receipt.signed_with_previous_key()),
+            None => Err(IgnoredReason::MacMismatch),
         }
-        Ok(Receipt::new(label, head).with_comment(comment.id, comment.created_at))
     }
 }
 
@@ -546,6 +694,11 @@ pub enum BindDecision {
         /// The head the label was applied to.
         labeled_head: CommitSha,
     },
+    /// The receipt for the current head verified only with a previous receipt key (a
+    /// rotation's window is open): write it again, signed with the current key, so it
+    /// still holds when the window closes. The binding itself was proven when the receipt
+    /// was first written.
+    Resign,
     /// Write nothing.
     NotBound(NotBoundReason),
 }
@@ -569,7 +722,13 @@ impl BindPlan {
             BindDecision::FirstBind { .. }
                 | BindDecision::Rebind { .. }
                 | BindDecision::CarryOver { .. }
+                | BindDecision::Resign
         )
+    }
+
+    /// Whether the plan only signs an existing receipt again with the current key.
+    pub fn resigns(&self) -> bool {
+        matches!(self.decision, BindDecision::Resign)
     }
 
     /// Whether the plan carries a binding over through mp's own branch update.
@@ -583,6 +742,7 @@ impl BindPlan {
             BindDecision::FirstBind { .. } => "first_bind",
             BindDecision::Rebind { .. } => "rebind",
             BindDecision::CarryOver { .. } => "carry_over",
+            BindDecision::Resign => "resign",
             BindDecision::NotBound(reason) => reason.code(),
         }
     }
@@ -610,6 +770,10 @@ impl fmt::Display for BindPlan {
                 f,
                 "carry '{label}' over from head {} to head {head}: only mp's own updates with main moved it (applied by {applier})",
                 labeled_head.short()
+            ),
+            BindDecision::Resign => write!(
+                f,
+                "sign the '{label}' receipt for head {head} again with the current receipt key (it verified with the previous key)"
             ),
             BindDecision::NotBound(reason) => {
                 write!(f, "'{label}' not bound to head {head}: {reason}")
@@ -647,27 +811,22 @@ fn decide(
 ) -> BindDecision {
     use NotBoundReason as Why;
     let receipt = receipts.get(label.as_str());
-    if receipt.is_some_and(|r| r.head == pr.head_sha) {
+    if let Some(receipt) = receipt.filter(|r| r.head == pr.head_sha) {
+        if !receipt.needs_resigning() {
+            return BindDecision::NotBound(Why::AlreadyCurrent);
+        }
+        // An approval's receipt is the inbox's record of the owner's verdict: signed again
+        // as it was accepted. `ready-to-merge` is signed again only while GitHub's record
+        // still proves the binding, so a receipt forged with a leaked previous key is not
+        // carried past the window.
+        if !label.is_rebindable() || evidence(pr, roots, label).is_ok() {
+            return BindDecision::Resign;
+        }
         return BindDecision::NotBound(Why::AlreadyCurrent);
     }
-    let applier = match label_applier(pr, label.as_str()) {
-        Provenance::Undeterminable(why) => {
-            return BindDecision::NotBound(Why::ApplierUndeterminable(why));
-        }
-        Provenance::Established(applier) => applier,
-    };
-    let Some(actor) = applier.actor.clone() else {
-        return BindDecision::NotBound(Why::ApplierUnknown);
-    };
-    if roots.is_bot(&actor) {
-        return BindDecision::NotBound(Why::AppliedByBot);
-    }
-    if !roots.is_allowlisted(&actor) {
-        return BindDecision::NotBound(Why::ApplierNotAllowlisted { actor });
-    }
-    let proof = match head_at_label(pr, applier.at, roots) {
-        Ok(proof) => proof,
-        Err(why) => return BindDecision::NotBound(Why::HeadNotProven(why)),
+    let (actor, proof) = match evidence(pr, roots, label) {
+        Ok(found) => found,
+        Err(why) => return BindDecision::NotBound(why),
     };
     let Some(receipt) = receipt else {
         return BindDecision::FirstBind { applier: actor };
@@ -687,6 +846,31 @@ fn decide(
             labeled_head: proof.labeled_head,
         }
     }
+}
+
+/// GitHub's record of the label: an allowlisted human (never the bot) applied it, and the
+/// current head was the head then.
+fn evidence(
+    pr: &PrContext,
+    roots: TrustRoots<'_>,
+    label: ReceiptLabel,
+) -> Result<(Login, HeadAtLabel), NotBoundReason> {
+    use NotBoundReason as Why;
+    let applier = match label_applier(pr, label.as_str()) {
+        Provenance::Undeterminable(why) => return Err(Why::ApplierUndeterminable(why)),
+        Provenance::Established(applier) => applier,
+    };
+    let Some(actor) = applier.actor.clone() else {
+        return Err(Why::ApplierUnknown);
+    };
+    if roots.is_bot(&actor) {
+        return Err(Why::AppliedByBot);
+    }
+    if !roots.is_allowlisted(&actor) {
+        return Err(Why::ApplierNotAllowlisted { actor });
+    }
+    let proof = head_at_label(pr, applier.at, roots).map_err(Why::HeadNotProven)?;
+    Ok((actor, proof))
 }
 
 #[cfg(test)]

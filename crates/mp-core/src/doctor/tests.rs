@@ -333,11 +333,15 @@ fn a_required_check_never_seen_or_from_another_app_is_a_warning() {
 }
 
 #[test]
-fn merging_without_a_receipt_key_fails() {
+fn merging_without_a_receipt_key_fails_and_observing_without_one_warns() {
     assert_eq!(receipt_key_check(&config(), false).status, Status::Fail);
     assert_eq!(receipt_key_check(&config(), true).status, Status::Ok);
     let observe = config_with("bot_app_slug: gate\n", "governance_repo: org/gov\n");
-    assert_eq!(receipt_key_check(&observe, false).status, Status::Ok);
+    // A day-one requirement: what is written before the key arrives is asked again.
+    let early = receipt_key_check(&observe, false);
+    assert_eq!(early.status, Status::Warn);
+    assert!(early.detail.contains("asked again"), "{}", early.detail);
+    assert_eq!(receipt_key_check(&observe, true).status, Status::Ok);
 }
 
 #[test]

@@ -4,8 +4,8 @@
 
 use std::fmt;
 
-use crate::approval::ReceiptKey;
 use crate::approval::receipt::marker_value;
+use crate::approval::{KeyGeneration, ReceiptKey};
 use crate::context::Comment;
 use crate::ids::{CommitSha, Login, PrNumber, RepoName};
 
@@ -97,6 +97,10 @@ pub enum Integrity {
     Unchecked,
     /// The bot's signature verifies for this issue and what its body records.
     Verified,
+    /// Only a signature by a previous key of the ring verifies (a rotation's window is
+    /// open): trusted like [`Integrity::Verified`], and the bot signs the question again
+    /// with the current key.
+    VerifiedByPreviousKey,
     /// A key is set and the body does not verify: never honour a vote on it.
     Failed(IntegrityFailure),
 }
@@ -173,8 +177,16 @@ pub fn check_integrity(
     if signatures.peek().is_none() {
         return Integrity::Failed(IntegrityFailure::MacMissing);
     }
-    if signatures.any(|mac| signed.verifies(key, mac)) {
-        Integrity::Verified
+    let mut previous = false;
+    for mac in signatures {
+        match signed.generation(key, mac) {
+            Some(KeyGeneration::Current) => return Integrity::Verified,
+            Some(KeyGeneration::Previous) => previous = true,
+            None => {}
+        }
+    }
+    if previous {
+        Integrity::VerifiedByPreviousKey
     } else {
         Integrity::Failed(IntegrityFailure::MacMismatch)
     }

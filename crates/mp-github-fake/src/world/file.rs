@@ -75,6 +75,8 @@ pub(super) struct RawWorld {
     #[serde(default)]
     pub(super) receipt_key: Option<Spanned<String>>,
     #[serde(default)]
+    pub(super) receipt_key_previous: Option<Spanned<RawPreviousKey>>,
+    #[serde(default)]
     pub(super) rate_limit: Option<RawRateLimit>,
     #[serde(default)]
     pub(super) repos: Vec<Spanned<RawRepo>>,
@@ -82,6 +84,14 @@ pub(super) struct RawWorld {
     pub(super) ci: Option<Spanned<RawCi>>,
     #[serde(default)]
     pub(super) app_permissions: Option<Spanned<BTreeMap<String, String>>>,
+}
+
+/// The receipt key a rotation replaced and the end of its window.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawPreviousKey {
+    pub(super) key: String,
+    pub(super) until: TimeText,
 }
 
 /// A repository label: a name, or a name with a colour, a description, GitHub's times and

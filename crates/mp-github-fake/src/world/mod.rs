@@ -94,6 +94,9 @@ pub struct World {
     pub config: BTreeMap<String, String>,
     /// The key that signs approval receipts, if the scenario sets one.
     pub receipt_key: Option<ReceiptKey>,
+    /// The key `receipt_key` replaced and the end of its rotation window, if the scenario
+    /// rotates (`receipt_key_previous: {key, until}`).
+    pub previous_receipt_key: Option<mp_core::approval::PreviousReceiptKey>,
     /// Calls left in the primary rate-limit window; `None` means unlimited and unknown.
     pub rate_limit_remaining: Option<u32>,
     /// The repositories, in file order.
@@ -196,6 +199,7 @@ impl World {
             bot_slug: bot_slug.into(),
             config: BTreeMap::new(),
             receipt_key: None,
+            previous_receipt_key: None,
             rate_limit_remaining: None,
             repos: Vec::new(),
             ci: None,

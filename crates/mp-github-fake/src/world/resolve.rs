@@ -80,11 +80,29 @@ pub(super) fn resolve(file: &str, config_base: Option<&Path>, raw: RawWorld) -> 
         ),
         None => None,
     };
+    let previous_receipt_key = match raw.receipt_key_previous {
+        Some(previous) => {
+            if receipt_key.is_none() {
+                return Err(cx.at(
+                    &previous,
+                    "`receipt_key_previous` needs `receipt_key`: a rotation replaces one key with another",
+                ));
+            }
+            let key = ReceiptKey::new(previous.value.key.as_bytes())
+                .ok_or_else(|| cx.at(&previous, "`receipt_key_previous.key` is empty"))?;
+            Some(mp_core::approval::PreviousReceiptKey {
+                key,
+                until: previous.value.until.0,
+            })
+        }
+        None => None,
+    };
     let mut world = World {
         now: raw.now.0,
         bot_slug: raw.bot.value,
         config,
         receipt_key,
+        previous_receipt_key,
         rate_limit_remaining: raw.rate_limit.map(|r| r.remaining),
         repos: Vec::new(),
         ci: raw.ci.map(|ci| resolve_ci(cx, ci)).transpose()?,

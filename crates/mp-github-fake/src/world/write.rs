@@ -22,7 +22,7 @@ use mp_core::port::IssueState;
 
 use super::{Commit, IssueRecord, Pull, PullFile, Repo, World, commit_sha};
 
-/// The world as world-file text. `receipt_key` is the key's text to write under
+/// The world as world-file text (a rotation's previous key is not written). `receipt_key` is the key's text to write under
 /// `receipt_key` (a [`ReceiptKey`](mp_core::approval::ReceiptKey) never shows its bytes);
 /// `None` writes no key.
 pub fn world_to_yaml(world: &World, receipt_key: Option<&str>) -> String {
@@ -31,6 +31,7 @@ pub fn world_to_yaml(world: &World, receipt_key: Option<&str>) -> String {
         bot_slug,
         config,
         receipt_key: _,
+        previous_receipt_key: _,
         rate_limit_remaining,
         repos,
         ci,

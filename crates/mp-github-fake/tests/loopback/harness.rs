@@ -105,6 +105,9 @@ impl Scenario {
         if let Some(key) = world.receipt_key.clone() {
             options = options.with_receipt_key(key);
         }
+        if let Some(previous) = world.previous_receipt_key.clone() {
+            options = options.with_previous_receipt_key(previous);
+        }
         Self {
             instants: instants(&world, path),
             world,

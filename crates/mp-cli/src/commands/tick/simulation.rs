@@ -40,6 +40,9 @@ pub(super) fn world_ticks(args: &TickArgs, path: &Path) -> anyhow::Result<WorldR
     if let Some(key) = loaded.world.receipt_key.clone() {
         options = options.with_receipt_key(key);
     }
+    if let Some(previous) = loaded.world.previous_receipt_key.clone() {
+        options = options.with_previous_receipt_key(previous);
+    }
     let skill_calls = SkillCalls::default();
     options = options.with_skills(skills_load::from_world(
         &loaded.config,

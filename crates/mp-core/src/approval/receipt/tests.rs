@@ -67,6 +67,139 @@ mod mac {
     }
 }
 
+mod rotation {
+    use super::*;
+
+    fn old() -> ReceiptKey {
+        ReceiptKey::new("old-s3cret").expect("non-empty key")
+    }
+
+    fn at_noon() -> Timestamp {
+        at("2026-03-10T12:00:00Z")
+    }
+
+    #[test]
+    fn the_ring_signs_with_the_current_key_and_accepts_the_previous_one() {
+        let ring = key().with_previous(old());
+        assert!(ring.has_previous());
+        let parts = ["acme/widget", "7"];
+        assert_eq!(mac_hex(&ring, &parts), mac_hex(&key(), &parts));
+        let by_old = mac_hex(&old(), &parts);
+        assert_eq!(
+            mac_generation(&ring, &parts, &by_old),
+            Some(KeyGeneration::Previous)
+        );
+        assert_eq!(
+            mac_generation(&ring, &parts, &mac_hex(&key(), &parts)),
+            Some(KeyGeneration::Current)
+        );
+        assert_eq!(mac_generation(&key(), &parts, &by_old), None);
+        let other = ReceiptKey::new("other").expect("key");
+        assert_eq!(
+            mac_generation(&ring, &parts, &mac_hex(&other, &parts)),
+            None
+        );
+        // The current key is never its own previous key.
+        assert!(!key().with_previous(key()).has_previous());
+    }
+
+    #[test]
+    fn the_window_admits_the_previous_key_until_it_ends() {
+        let previous = |until: &str| PreviousReceiptKey {
+            key: old(),
+            until: at(until),
+        };
+        let parts = ["x"];
+        let by_old = mac_hex(&old(), &parts);
+        let (open, note) = rotation_ring(key(), Some(previous("2026-03-11T12:00:00Z")), at_noon())
+            .expect("a one-day window");
+        assert!(verify_mac_hex(&open, &parts, &by_old));
+        assert!(
+            note.expect("a note")
+                .contains("count until 2026-03-11T12:00:00Z")
+        );
+        for ended in ["2026-03-10T12:00:00Z", "2026-03-10T11:00:00Z"] {
+            let (closed, note) =
+                rotation_ring(key(), Some(previous(ended)), at_noon()).expect("accepted");
+            assert!(!verify_mac_hex(&closed, &parts, &by_old), "{ended}");
+            assert!(note.expect("a note").contains("no longer count"));
+        }
+        let (alone, note) = rotation_ring(key(), None, at_noon()).expect("no rotation");
+        assert!(!alone.has_previous());
+        assert_eq!(note, None);
+    }
+
+    #[test]
+    fn a_window_longer_than_thirty_days_is_refused() {
+        let long = PreviousReceiptKey {
+            key: old(),
+            until: at("2026-04-09T12:00:01Z"),
+        };
+        let err = rotation_ring(key(), Some(long.clone()), at_noon()).expect_err("too long");
+        assert!(err.to_string().contains("more than 30 days"), "{err}");
+        let thirty = PreviousReceiptKey {
+            until: at("2026-04-09T12:00:00Z"),
+            ..long
+        };
+        assert!(thirty.check_window(at_noon()).is_ok());
+    }
+
+    #[test]
+    fn a_receipt_signed_with_the_previous_key_reads_as_needing_a_new_signature() {
+        let body = render_receipt(
+            ReceiptLabel::ApprovedA,
+            &sha("c"),
+            &repo(),
+            PrNumber::new(7),
+            Some(&old()),
+        );
+        let comments = [comment(1, BOT, &body, "2026-03-01T10:00:00Z")];
+        let bot = login(BOT);
+        let ring = key().with_previous(old());
+        let read = Receipts::parse(
+            &comments,
+            &repo(),
+            PrNumber::new(7),
+            Some(&bot),
+            Some(&ring),
+        );
+        let receipt = read
+            .get("decision:approved-A")
+            .expect("verified by the previous key");
+        assert!(receipt.needs_resigning());
+        let read = Receipts::parse(
+            &comments,
+            &repo(),
+            PrNumber::new(7),
+            Some(&bot),
+            Some(&key()),
+        );
+        assert!(read.is_empty());
+        assert_eq!(read.ignored()[0].reason, IgnoredReason::MacMismatch);
+        let current = render_receipt(
+            ReceiptLabel::ApprovedA,
+            &sha("c"),
+            &repo(),
+            PrNumber::new(7),
+            Some(&ring),
+        );
+        let comments = [comment(2, BOT, &current, "2026-03-01T10:00:00Z")];
+        let read = Receipts::parse(
+            &comments,
+            &repo(),
+            PrNumber::new(7),
+            Some(&bot),
+            Some(&key()),
+        );
+        assert!(
+            !read
+                .get("decision:approved-A")
+                .expect("current")
+                .needs_resigning()
+        );
+    }
+}
+
 mod reading {
     use super::*;
 
@@ -313,7 +446,7 @@ mod writer {
         let got: Vec<String> = plans.iter().map(ToString::to_string).collect();
         assert_eq!(got, expected);
         for plan in &plans {
-            let binding = matches!(plan.code(), "first_bind" | "rebind");
+            let binding = matches!(plan.code(), "first_bind" | "rebind" | "resign");
             assert_eq!(plan.binds(), binding, "{plan}");
         }
     }
@@ -379,6 +512,35 @@ mod writer {
             &[],
             &[
                 "'ready-to-merge' not bound to head a000000: its applier cannot be determined: the timeline has no labeled event for it",
+            ],
+        );
+    }
+
+    #[test]
+    fn a_current_receipt_signed_with_the_previous_key_is_signed_again() {
+        let previous =
+            |label: &str| receipt(label, "a", "2026-03-01T11:01:00Z").signed_with_previous_key();
+        check(
+            Pr::new()
+                .applied(R2M, OWNER, "2026-03-01T11:00:00Z")
+                .applied(A, BOT, "2026-03-01T11:30:00Z"),
+            &[previous(R2M), previous(A)],
+            &[
+                "sign the 'decision:approved-A' receipt for head a000000 again with the current receipt key (it verified with the previous key)",
+                "sign the 'ready-to-merge' receipt for head a000000 again with the current receipt key (it verified with the previous key)",
+            ],
+        );
+    }
+
+    #[test]
+    fn a_ready_to_merge_receipt_github_no_longer_proves_is_not_signed_again() {
+        // The previous key verified it, but the label's record names someone else: a
+        // receipt forged with a leaked previous key is not carried past the window.
+        check(
+            Pr::new().applied(R2M, "mallory", "2026-03-01T11:00:00Z"),
+            &[receipt(R2M, "a", "2026-03-01T11:01:00Z").signed_with_previous_key()],
+            &[
+                "'ready-to-merge' not bound to head a000000: its receipt already names the current head",
             ],
         );
     }
