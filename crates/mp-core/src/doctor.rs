@@ -1313,6 +1313,10 @@ pub struct Facts {
     pub repos: Vec<RepoFacts>,
     /// Whether the governance repository has the `bot-state` branch.
     pub bot_state: Option<Result<bool, String>>,
+    /// Whether the state on an existing `bot-state` branch loads as a tick loads it (the
+    /// state file read and parsed, every writer of the branch mp or an allowlisted
+    /// person): `Err` is why a tick would stop. `None` when not tried.
+    pub state_load: Option<Result<(), String>>,
     /// The rule types active rulesets apply to `bot-state`, when read.
     pub bot_state_rules: Option<Result<Vec<String>, String>>,
     /// Whether `MP_RECEIPT_KEY` is set (non-empty).
@@ -1362,6 +1366,18 @@ pub fn checks(config: &Config, facts: &Facts) -> Vec<Check> {
             _ => ContentsWrite::Unknown,
         };
         out.push(bot_state_check(config, bot_state, write));
+        if let Some(Err(why)) = &facts.state_load {
+            out.push(Check::fail(
+                "bot_state_load",
+                format!("a tick would stop here, exit 3: {why}"),
+                "restore the state by hand as docs/state.md, \"Recovering the state\", says (an allowlisted person's push is accepted), or, on a branch mp never wrote, delete it as an allowlisted person so the first tick creates it",
+            ));
+        } else if let Some(Ok(())) = &facts.state_load {
+            out.push(Check::ok(
+                "bot_state_load",
+                "the state on bot-state loads as a tick loads it",
+            ));
+        }
     }
     if let Some(rules) = &facts.bot_state_rules {
         out.push(branch_rules_check(

@@ -248,6 +248,7 @@ async fn gather(
         }
         repos.push(facts);
     }
+    let mut state_load = None;
     let (bot_state, bot_state_rules, workflows) = match governance_branch {
         Some(branch) => {
             let bot_state = match client.branch_head(governance, BOT_STATE_BRANCH).await {
@@ -255,6 +256,9 @@ async fn gather(
                 Err(GitHubError::NotFound { .. }) => Ok(false),
                 Err(error) => Err(text_of(&error)),
             };
+            if bot_state == Ok(true) {
+                state_load = Some(load_state(client, config, &branch).await);
+            }
             let rules = client
                 .branch_rules(governance, BOT_STATE_BRANCH)
                 .await
@@ -289,12 +293,28 @@ async fn gather(
         credentials,
         repos,
         bot_state,
+        state_load,
         bot_state_rules,
         receipt_key_set: std::env::var(RECEIPT_KEY_VAR).is_ok_and(|k| !k.trim().is_empty()),
         workflows,
         environments,
         doctor_command,
     }
+}
+
+/// Loads the state on `bot-state` exactly as a tick does (the same reads, the same checks
+/// of who wrote it), through a dry run so nothing is written: `Err` is the reason the
+/// tick would stop with exit 3.
+async fn load_state(client: &RestGitHub, config: &Config, branch: &str) -> Result<(), String> {
+    let bot = client.bot_login().await.map_err(|e| text_of(&e))?;
+    let governance = config.projects().governance_repo();
+    let authority = mp_core::branch::IncidentAuthority::new(bot, governance.clone());
+    let guard = mp_tick::state_store::StateGuard::new(authority, config.allowlist().to_vec());
+    let read_only = mp_tick::DryRun::with_history(client);
+    mp_tick::state_store::StateStore::load(&read_only, governance, branch, &guard)
+        .await
+        .map(|_| ())
+        .map_err(|error| error.to_string())
 }
 
 /// `word` as one word of a POSIX shell command: as is when it holds only characters no

@@ -539,3 +539,34 @@ fn the_environment_holding_the_app_key_must_admit_only_the_default_branch() {
         assert_eq!(check(&doc, "app_key_environment")["status"], "ok", "{out}");
     }
 }
+
+/// A `bot-state` branch someone made by hand, without the state file: the tick would stop
+/// with exit 3, so doctor fails with the tick's own reason instead of passing it.
+#[test]
+fn a_hand_made_bot_state_branch_fails_as_the_tick_would() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let world = own_world("", true, false).replacen(
+        "branches: {main: g1}",
+        "branches: {main: g1, bot-state: g1}",
+        1,
+    );
+    let (_served, url, config) = serve_text(&world, "", dir.path());
+    let (code, out) = doctor(&url, &config, &Auth::App, true, &["--format", "json"]);
+    let doc = json(&out);
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(check(&doc, "bot_state")["status"], "ok");
+    let load = check(&doc, "bot_state_load");
+    assert_eq!(load["status"], "fail", "{out}");
+    assert!(
+        load["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("exit 3") && d.contains("has no state file")),
+        "{out}"
+    );
+    assert!(
+        load["fix"]
+            .as_str()
+            .is_some_and(|f| f.contains("Recovering the state")),
+        "{out}"
+    );
+}
