@@ -389,6 +389,7 @@ fn the_checks_come_in_order_and_skip_unreachable_repositories() {
             },
         ],
         bot_state: Some(Ok(false)),
+        state_load: None,
         bot_state_rules: Some(Err("HTTP 403".to_owned())),
         receipt_key_set: true,
         workflows: Some(Ok(Vec::new())),
