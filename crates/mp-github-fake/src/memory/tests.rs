@@ -914,3 +914,110 @@ async fn writes_at_a_fractional_clock_are_recorded_at_the_whole_second() {
         "{world}"
     );
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_call_log_lists_every_call_in_order_once_asked() {
+    use mp_core::port::GitHubHistory as _;
+    let gh = memory(WORLD);
+    drop(gh.open_pulls(&app()).await);
+    assert!(gh.call_log().is_empty(), "no log until asked");
+    gh.log_calls();
+    drop(gh.bot_login().await);
+    drop(gh.pull(&app(), n(7)).await);
+    drop(gh.comments(&app(), n(8)).await);
+    let query = IssueQuery {
+        state: None,
+        labels: vec!["decision:pending-owner".to_owned()],
+    };
+    drop(gh.issues(&app(), &query).await);
+    drop(gh.file(&app(), "README.md", "main").await);
+    drop(gh.tree(&app(), "main").await);
+    drop(gh.compare(&app(), &sha("m1"), &sha("m2"), 10).await);
+    drop(gh.remove_label(&app(), n(7), "ready-to-merge").await);
+    drop(gh.pull(&app(), n(99)).await);
+    let log: Vec<String> = gh.call_log().iter().map(ToString::to_string).collect();
+    let (m1, m2) = (sha("m1"), sha("m2"));
+    assert_eq!(
+        log,
+        [
+            "GET /app".to_owned(),
+            "GET /repos/acme/app/pulls/7".to_owned(),
+            "GET /repos/acme/app/issues/8/comments".to_owned(),
+            "GET /repos/acme/app/issues?state=all&labels=decision:pending-owner".to_owned(),
+            "GET /repos/acme/app/contents/README.md?ref=main".to_owned(),
+            "GET /repos/acme/app/git/trees/main".to_owned(),
+            format!("GET /repos/acme/app/compare/{m1}...{m2}"),
+            "DELETE /repos/acme/app/issues/7/labels/ready-to-merge".to_owned(),
+            "GET /repos/acme/app/pulls/99".to_owned(),
+        ],
+        "the failed read of #99 is logged too"
+    );
+    let removal = &gh.call_log()[7];
+    assert_eq!(removal.repo, Some(app()));
+    assert_eq!(removal.values, ["7", "ready-to-merge"]);
+    assert_eq!(gh.take_call_log().len(), 9);
+    assert!(gh.call_log().is_empty(), "a take starts the log over");
+    assert_eq!(gh.total_calls(), 10, "the counts are kept");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn an_injected_failure_answers_the_calls_it_matches_until_healed() {
+    use super::Failure;
+    use crate::memory::Endpoint;
+    let gh = memory(&WORLD.replace(
+        "bot: mp-gate\n",
+        "bot: mp-gate\nrate_limit: {remaining: 100}\n",
+    ));
+    let outage = || GitHubError::Unavailable {
+        route: Endpoint::ListComments.route().to_owned(),
+        message: "502".to_owned(),
+    };
+    gh.fail(Failure::on(Endpoint::ListComments, outage()).with_value("7"));
+    gh.fail(
+        Failure::on(
+            Endpoint::AddLabels,
+            GitHubError::Throttled {
+                retry_after_secs: 60,
+            },
+        )
+        .times(1),
+    );
+    let other = RepoName::parse("acme/other").expect("valid");
+    gh.fail(
+        Failure::on_every_route(GitHubError::NotFound {
+            what: "repository acme/other".to_owned(),
+        })
+        .in_repo(&other),
+    );
+    let label = ["a".to_owned()];
+    let answers = vec![
+        show(gh.comments(&app(), n(7)).await.map(|c| c.len())),
+        show(gh.comments(&app(), n(9)).await.map(|c| c.len())),
+        show(gh.add_labels(&app(), n(9), &label).await),
+        show(gh.add_labels(&app(), n(9), &label).await),
+        show(gh.open_pulls(&other).await.map(|p| p.len())),
+        show(Ok::<_, GitHubError>(gh.rate_limit_remaining())),
+    ];
+    gh.heal();
+    let mut answers = answers;
+    answers.push(show(gh.comments(&app(), n(7)).await.map(|c| c.len())));
+    check(
+        &gh,
+        &answers,
+        r##"
+        error: GET /repos/{o}/{r}/issues/{n}/comments: 502
+        0
+        error: secondary rate limit; retry after 60 s
+        ()
+        error: repository acme/other not found
+        Some(95)
+        1
+        actions:
+          add labels acme/app#9: a
+        calls:
+          3 GET /repos/{o}/{r}/issues/{n}/comments
+          1 GET /repos/{o}/{r}/pulls
+          2 POST /repos/{o}/{r}/issues/{n}/labels
+        "##,
+    );
+}
