@@ -350,11 +350,6 @@ impl Fake {
     pub(crate) fn fail(&self, method: &'static str, number: u64, error: GitHubError) {
         self.with(|s| s.failures.push((method, number, error)));
     }
-
-    /// Ends every failure set with [`FakeGitHub::fail`].
-    pub(crate) fn heal(&self) {
-        self.with(|s| s.failures.clear());
-    }
 }
 
 impl State {

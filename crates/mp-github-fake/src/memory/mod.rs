@@ -187,6 +187,42 @@ impl MemoryGitHub {
         Ok(true)
     }
 
+    /// A person comments `body` on issue or pull request `number` of `repo` at `at`, as on
+    /// github.com (not a bot action: nothing is logged or counted). The comment gets the
+    /// next comment id, as the bot's own comments do.
+    ///
+    /// # Errors
+    /// [`GitHubError::NotFound`] for an unknown repository or number.
+    pub fn comment_as(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        author: &Login,
+        body: &str,
+        at: Timestamp,
+    ) -> Result<Comment, GitHubError> {
+        let mut state = self.lock();
+        let comment = Comment {
+            id: CommentId::new(state.next_comment_id),
+            author: Some(author.clone()),
+            body: body.to_owned(),
+            created_at: Some(at.whole_second()),
+            updated_at: Some(at.whole_second()),
+        };
+        thread_mut(state.repo_mut(repo)?, number)?
+            .comments_mut()
+            .push(comment.clone());
+        state.next_comment_id += 1;
+        Ok(comment)
+    }
+
+    /// Changes the world as someone other than the bot would (a push, a reaction, a
+    /// person closing a pull request): nothing is logged or counted. `edit` should leave
+    /// the world consistent, as [`crate::world::parse_world`] would check it.
+    pub fn edit_world<R>(&self, edit: impl FnOnce(&mut World) -> R) -> R {
+        edit(&mut self.lock().world)
+    }
+
     /// Defines a label in `repo` (`POST /repos/{o}/{r}/labels` on the loopback server);
     /// `false` when the repository already has a label of that name (compared without
     /// case, as GitHub does). Not a port call: it spends nothing and logs no action.
