@@ -1021,3 +1021,64 @@ async fn an_injected_failure_answers_the_calls_it_matches_until_healed() {
         "##,
     );
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_persons_comment_and_edit_are_neither_logged_nor_counted() {
+    let gh = memory(WORLD);
+    let alice = mp_core::ids::Login::parse("alice").expect("valid");
+    let at = mp_core::ids::Timestamp::parse("2026-03-01T12:05:00.5Z").expect("valid");
+    let theirs = gh
+        .comment_as(&app(), n(3), &alice, "/approve A", at)
+        .expect("issue 3 exists");
+    assert_eq!(
+        show(gh.comment_as(&app(), n(42), &alice, "lost", at)),
+        "error: issue acme/app#42 not found"
+    );
+    let closed = gh.edit_world(|world| {
+        let pull = world
+            .repo_mut(&app())
+            .and_then(|r| r.pull_mut(n(9)))
+            .expect("pull 9 exists");
+        pull.state = mp_core::context::PrState::Closed;
+        pull.number
+    });
+    let ours = gh
+        .create_comment(&app(), n(3), "noted")
+        .await
+        .expect("the bot comments");
+    let comments = gh.comments(&app(), n(3)).await.expect("listed");
+    let open = gh.open_pulls(&app()).await.expect("listed");
+    let answers = vec![
+        format!(
+            "theirs {} by {:?} at {:?}",
+            theirs.id.get(),
+            theirs.author,
+            theirs.created_at
+        ),
+        format!("ours {}", ours.id.get()),
+        format!(
+            "listed {:?}",
+            comments.iter().map(|c| c.id.get()).collect::<Vec<_>>()
+        ),
+        format!(
+            "closed #{closed}; open {:?}",
+            open.iter().map(|p| p.number.get()).collect::<Vec<_>>()
+        ),
+    ];
+    check(
+        &gh,
+        &answers,
+        r##"
+        theirs 3 by Some(Login("alice")) at Some(Timestamp(2026-03-01T12:05:00Z))
+        ours 4
+        listed [2, 3, 4]
+        closed #9; open [7, 8]
+        actions:
+          comment acme/app#3 (id 4): noted
+        calls:
+          1 GET /repos/{o}/{r}/issues/{n}/comments
+          1 GET /repos/{o}/{r}/pulls
+          1 POST /repos/{o}/{r}/issues/{n}/comments
+        "##,
+    );
+}
