@@ -69,6 +69,9 @@ struct State {
     call_log: Vec<Call>,
     /// The failures a test injected, in the order given; the first that matches answers.
     failures: Vec<Failure>,
+    /// Drops of the rate limit a test scheduled: at the first call of the route on the
+    /// repository, the calls left become the number.
+    rate_limit_drops: Vec<(Endpoint, RepoName, u32)>,
     next_comment_id: u64,
 }
 
@@ -101,6 +104,7 @@ impl MemoryGitHub {
                 log_calls: false,
                 call_log: Vec::new(),
                 failures: Vec::new(),
+                rate_limit_drops: Vec::new(),
                 next_comment_id: largest + 1,
             }),
         }
@@ -397,6 +401,16 @@ impl MemoryGitHub {
         self.lock().failures.clear();
     }
 
+    /// At the first later call of `endpoint` on `repo`, the primary rate limit drops to
+    /// `remaining` calls (before that call spends its own): other clients of the same
+    /// installation spent the rest, since GitHub's primary limit is per installation, not
+    /// per client.
+    pub fn drop_rate_limit_at(&self, endpoint: Endpoint, repo: &RepoName, remaining: u32) {
+        self.lock()
+            .rate_limit_drops
+            .push((endpoint, repo.clone(), remaining));
+    }
+
     /// A copy of the world as it is now, mutations applied.
     pub fn world(&self) -> World {
         self.lock().world.clone()
@@ -445,6 +459,15 @@ impl MemoryGitHub {
             if state.log_calls {
                 state.call_log.push(call);
             }
+        }
+        if let Some(repo) = repo
+            && let Some(position) = state
+                .rate_limit_drops
+                .iter()
+                .position(|(e, r, _)| *e == endpoint && r == repo)
+        {
+            let (_, _, remaining) = state.rate_limit_drops.remove(position);
+            state.world.rate_limit_remaining = Some(remaining);
         }
         // Runs started by a write of this tick (a new head) show at once, as on GitHub.
         ci::advance(&mut state.world);

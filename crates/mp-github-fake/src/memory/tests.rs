@@ -1082,3 +1082,23 @@ async fn a_persons_comment_and_edit_are_neither_logged_nor_counted() {
         "##,
     );
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_rate_limit_drops_at_the_first_matching_call() {
+    use crate::memory::Endpoint;
+    let gh = memory(&WORLD.replace(
+        "bot: mp-gate\n",
+        "bot: mp-gate\nrate_limit: {remaining: 100}\n",
+    ));
+    gh.drop_rate_limit_at(Endpoint::GetPull, &app(), 10);
+    drop(gh.open_pulls(&app()).await);
+    let before = gh.rate_limit_remaining();
+    drop(gh.pull(&app(), n(7)).await);
+    let dropped = gh.rate_limit_remaining();
+    drop(gh.pull(&app(), n(7)).await);
+    assert_eq!(
+        (before, dropped, gh.rate_limit_remaining()),
+        (Some(99), Some(9), Some(8)),
+        "once, then spent as usual"
+    );
+}
