@@ -3,8 +3,9 @@
 //! the warnings (`!`) and the resulting watermarks.
 
 use super::*;
-use crate::testkit::{BOT, at, block_on, config_with, login, repo, sha};
-use crate::testkit_history::{check_run, commit_by, merged};
+use crate::testkit::{
+    BOT, at, block_on, check_run, commit_by, config_with, login, merged, repo, sha,
+};
 use mp_core::branch::IncidentKey;
 use mp_core::config::{self, Config};
 use mp_core::context::{CheckRun, PrState, RefUpdate, RefUpdateKind};
