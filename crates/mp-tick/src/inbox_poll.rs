@@ -49,8 +49,6 @@ use mp_core::inbox::{commands, lifecycle, notes, question, report, revocation, s
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod testworld;
 
 use std::collections::BTreeMap;
 

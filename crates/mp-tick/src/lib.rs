@@ -54,8 +54,6 @@ pub mod supervisor;
 #[cfg(test)]
 pub(crate) mod testkit;
 #[cfg(test)]
-mod testkit_history;
-#[cfg(test)]
 mod tests;
 
 pub use evaluate::{PrEvaluation, Route, assess_pr, evaluate_pr, fetch_context};

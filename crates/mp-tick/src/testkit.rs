@@ -1,6 +1,8 @@
-//! Test doubles for the tick: a small in-memory GitHub (that also serves as the audit log)
-//! recording every write as one log line, a configuration, pull-request builders, and a
-//! `block_on` for futures that never wait.
+//! Test helpers for the tick: a configuration, times, logins, SHAs, commits and check
+//! runs, a `block_on` for futures that never wait, and the last private fake (`Fake`, a
+//! small GitHub and audit log that records every write as one log line), which only the
+//! pull-request path's tests in `tests.rs` still use; every other test runs over
+//! `mp_github_fake::MemoryGitHub`.
 
 use std::collections::BTreeMap;
 use std::pin::pin;
@@ -22,6 +24,8 @@ use mp_core::port::{
 pub(crate) const NOW: &str = "2026-03-01T12:00:00Z";
 pub(crate) const OWNER: &str = "alice";
 pub(crate) const BOT: &str = "mp-gate[bot]";
+/// The rate-limit budget the fake reports until a test changes it.
+pub(crate) const DEFAULT_RATE_LIMIT: u32 = 4321;
 pub(crate) const TRAILERS: &str = "Agent-Tool: claude-code\nAgent-Model: claude-opus-4.7\nAgent-Session: s_abc-123\nAgent-Machine: laptop\nTask-Ref: Issue#12";
 
 /// Runs a future that never waits (the fakes answer at once).
@@ -241,8 +245,8 @@ pub(crate) struct State {
     pub(crate) log: Vec<String>,
     next_comment: u64,
     next_issue: u64,
-    /// Branches, files, trees and the rest of the history half (`testkit_history`).
-    pub(crate) history: super::testkit_history::History,
+    /// What `rate_limit_remaining` answers.
+    pub(crate) rate_limit_remaining: Option<u32>,
     /// When set, each read of a pull request's parts and of `main` waits once before it
     /// answers, so reads in flight overlap; `in_flight` and `max_in_flight` count them.
     pub(crate) yielding: bool,
@@ -250,7 +254,7 @@ pub(crate) struct State {
     pub(crate) max_in_flight: usize,
     /// Reads of a pull request's parts and of `main` that reached the fake.
     pub(crate) reads: usize,
-    /// When set, each such read spends one call of `history.rate_limit_remaining`.
+    /// When set, each such read spends one call of `rate_limit_remaining`.
     pub(crate) spending: bool,
     /// When set, each listing of a repository's open pull requests is logged too.
     pub(crate) logging_lists: bool,
@@ -298,7 +302,7 @@ impl Fake {
             log: Vec::new(),
             next_comment: 1000,
             next_issue: 100,
-            history: super::testkit_history::History::default(),
+            rate_limit_remaining: Some(DEFAULT_RATE_LIMIT),
             yielding: false,
             in_flight: 0,
             max_in_flight: 0,
@@ -320,7 +324,7 @@ impl Fake {
         let yielding = self.with(|s| {
             s.reads += 1;
             if s.spending
-                && let Some(remaining) = &mut s.history.rate_limit_remaining
+                && let Some(remaining) = &mut s.rate_limit_remaining
             {
                 *remaining = remaining.saturating_sub(1);
             }
@@ -349,11 +353,6 @@ impl Fake {
     /// Makes `method` fail with `error` for pull request `number`.
     pub(crate) fn fail(&self, method: &'static str, number: u64, error: GitHubError) {
         self.with(|s| s.failures.push((method, number, error)));
-    }
-
-    /// Ends every failure set with [`FakeGitHub::fail`].
-    pub(crate) fn heal(&self) {
-        self.with(|s| s.failures.clear());
     }
 }
 
@@ -402,7 +401,7 @@ impl GitHub for Fake {
     }
 
     fn rate_limit_remaining(&self) -> Option<u32> {
-        self.with(|s| s.history.rate_limit_remaining)
+        self.with(|s| s.rate_limit_remaining)
     }
 
     async fn open_pulls(&self, repo: &RepoName) -> Result<Vec<PullRequest>, GitHubError> {
@@ -451,14 +450,6 @@ impl GitHub for Fake {
                 .iter()
                 .filter(|p| p.pull.repo == *repo && p.pull.head_sha == *sha)
                 .flat_map(|p| p.checks.clone())
-                .chain(
-                    s.history
-                        .checks
-                        .get(&(repo.clone(), sha.clone()))
-                        .cloned()
-                        .into_iter()
-                        .flatten(),
-                )
                 .collect())
         })
     }
@@ -526,13 +517,9 @@ impl GitHub for Fake {
                 .iter()
                 .find(|p| p.pull.repo == *repo && p.pull.head_ref == head_ref);
             let Some(pr) = pr else {
-                s.history.call_activity(repo, head_ref)?;
-                return s
-                    .history
-                    .activity(repo, head_ref)
-                    .ok_or_else(|| GitHubError::NotFound {
-                        what: format!("{repo} activity of {head_ref}"),
-                    });
+                return Err(GitHubError::NotFound {
+                    what: format!("{repo} activity of {head_ref}"),
+                });
             };
             s.failure("head_ref_updates", pr.pull.number.get())?;
             Ok(pr.pushes.clone())
@@ -769,5 +756,55 @@ impl AuditLog for Fake {
             ));
             Ok(())
         })
+    }
+}
+
+/// A commit on `main` with SHA `prefix` (zero-padded) and `message`, committed at 10:00 on
+/// the test day by `committer` (`None`: no linked account); no parents unless set.
+pub(crate) fn commit_by(prefix: &str, message: &str, committer: Option<&str>) -> CommitContext {
+    let mut commit = CommitContext::from_message(sha(prefix), message);
+    commit.committer_login = committer.map(login);
+    commit.author_login = committer.map(login);
+    commit.committed_at = Some(at("2026-03-01T10:00:00Z"));
+    commit
+}
+
+/// A commit the bot squash-merged (the normal, gated way onto `main`).
+pub(crate) fn merged(prefix: &str, message: &str) -> CommitContext {
+    commit_by(prefix, message, Some(BOT))
+}
+
+/// One check run named `name` from GitHub Actions: `state` is a conclusion,
+/// `in_progress`, or `zero:<conclusion>` for a run that started and completed at once.
+pub(crate) fn check_run(name: &str, state: &str) -> CheckRun {
+    let (status, conclusion, zero) = match state {
+        "in_progress" => (CheckStatus::InProgress, None, false),
+        other => match other.strip_prefix("zero:") {
+            Some(conclusion) => (
+                CheckStatus::Completed,
+                Some(CheckConclusion::from_github(conclusion)),
+                true,
+            ),
+            None => (
+                CheckStatus::Completed,
+                Some(CheckConclusion::from_github(other)),
+                false,
+            ),
+        },
+    };
+    let started = at("2026-03-01T10:05:00Z");
+    CheckRun {
+        id: None,
+        name: name.to_owned(),
+        status,
+        conclusion,
+        started_at: Some(started),
+        completed_at: Some(if zero {
+            started
+        } else {
+            at("2026-03-01T10:09:00Z")
+        }),
+        app_slug: Some("github-actions".to_owned()),
+        output_summary: None,
     }
 }

@@ -863,7 +863,7 @@ fn no_read_starts_under_the_pull_request_path_s_reserve() {
     // Every read spends one call; the repository starts ten calls above the reserve.
     let fake = Fake::new((1..=5).map(clean).collect());
     fake.with(|s| {
-        s.history.rate_limit_remaining = Some(PR_PATH_RESERVE + 10);
+        s.rate_limit_remaining = Some(PR_PATH_RESERVE + 10);
         s.spending = true;
     });
     let options = merging().with_read_concurrency(ReadConcurrency::SERIAL);

@@ -239,7 +239,7 @@ fn undo_files(files: &mut BTreeMap<String, String>, changes: &[PullFile]) -> Res
 #[async_trait::async_trait]
 impl GitHubHistory for MemoryGitHub {
     async fn commit(&self, repo: &RepoName, sha: &CommitSha) -> Result<CommitContext, GitHubError> {
-        let state = self.call(Endpoint::GetCommit)?;
+        let state = self.call_on(Endpoint::GetCommit, repo, &[sha])?;
         let found = state.repo(repo)?;
         found
             .commit(sha)
@@ -253,7 +253,7 @@ impl GitHubHistory for MemoryGitHub {
         branch: &str,
         limit: usize,
     ) -> Result<Vec<CommitContext>, GitHubError> {
-        let state = self.call(Endpoint::ListCommits)?;
+        let state = self.call(Endpoint::ListCommits, Some(repo), &[], &[("sha", &branch)])?;
         let found = state.repo(repo)?;
         let head = found
             .branch_head(branch)
@@ -275,7 +275,12 @@ impl GitHubHistory for MemoryGitHub {
         path: &str,
         git_ref: &str,
     ) -> Result<Option<FileContent>, GitHubError> {
-        let state = self.call(Endpoint::GetContents)?;
+        let state = self.call(
+            Endpoint::GetContents,
+            Some(repo),
+            &[&path],
+            &[("ref", &git_ref)],
+        )?;
         let found = state.repo(repo)?;
         Ok(files_at(found, git_ref)?.get(path).map(|text| FileContent {
             text: text.clone(),
@@ -284,7 +289,7 @@ impl GitHubHistory for MemoryGitHub {
     }
 
     async fn put_file(&self, repo: &RepoName, write: &FileWrite) -> Result<String, GitHubError> {
-        let mut state = self.call(Endpoint::PutContents)?;
+        let mut state = self.call_on(Endpoint::PutContents, repo, &[&write.path])?;
         let bot = state.bot(Endpoint::PutContents)?;
         let now = state.world.stamp();
         let found = state.repo_mut(repo)?;
@@ -344,7 +349,7 @@ impl GitHubHistory for MemoryGitHub {
     }
 
     async fn tree(&self, repo: &RepoName, git_ref: &str) -> Result<Tree, GitHubError> {
-        let state = self.call(Endpoint::GetTree)?;
+        let state = self.call_on(Endpoint::GetTree, repo, &[&git_ref])?;
         let found = state.repo(repo)?;
         let files = files_at(found, git_ref)?;
         if found.tree_truncated {
@@ -372,7 +377,7 @@ impl GitHubHistory for MemoryGitHub {
         branch: &str,
         sha: &CommitSha,
     ) -> Result<(), GitHubError> {
-        let mut state = self.call(Endpoint::CreateRef)?;
+        let mut state = self.call_on(Endpoint::CreateRef, repo, &[&branch])?;
         let bot = state.bot(Endpoint::CreateRef)?;
         let now = state.world.stamp();
         let found = state.repo_mut(repo)?;
@@ -418,7 +423,7 @@ impl GitHubHistory for MemoryGitHub {
         head: &CommitSha,
         limit: usize,
     ) -> Result<Comparison, GitHubError> {
-        let state = self.call(Endpoint::Compare)?;
+        let state = self.call_on(Endpoint::Compare, repo, &[&format_args!("{base}...{head}")])?;
         let found = state.repo(repo)?;
         for sha in [base, head] {
             if found.commit(sha).is_none() {
@@ -443,7 +448,7 @@ impl GitHubHistory for MemoryGitHub {
         repo: &RepoName,
         sha: &CommitSha,
     ) -> Result<Vec<CommitPull>, GitHubError> {
-        let state = self.call(Endpoint::ListCommitPulls)?;
+        let state = self.call_on(Endpoint::ListCommitPulls, repo, &[sha])?;
         let found = state.repo(repo)?;
         if found.commit(sha).is_none() {
             return Err(commit_not_found(repo, sha));
@@ -470,7 +475,7 @@ impl GitHubHistory for MemoryGitHub {
         number: PrNumber,
         body: &str,
     ) -> Result<(), GitHubError> {
-        let mut state = self.call(Endpoint::UpdateIssue)?;
+        let mut state = self.call_on(Endpoint::UpdateIssue, repo, &[&number])?;
         let found = state.repo_mut(repo)?;
         if let Some(pull) = found.pull_mut(number) {
             pull.body = body.to_owned();
@@ -488,7 +493,7 @@ impl GitHubHistory for MemoryGitHub {
     }
 
     async fn create_pull(&self, repo: &RepoName, pull: &NewPull) -> Result<PrNumber, GitHubError> {
-        let mut state = self.call(Endpoint::CreatePull)?;
+        let mut state = self.call_on(Endpoint::CreatePull, repo, &[&pull.head])?;
         let bot = state.bot(Endpoint::CreatePull)?;
         let now = state.world.stamp();
         let found = state.repo_mut(repo)?;
@@ -584,7 +589,7 @@ impl GitHubHistory for MemoryGitHub {
         branch: &str,
         message: &str,
     ) -> Result<CommitSha, GitHubError> {
-        let mut state = self.call(Endpoint::GitPush)?;
+        let mut state = self.call_on(Endpoint::GitPush, repo, &[&branch])?;
         let bot = state.bot(Endpoint::GitPush)?;
         let now = state.world.stamp();
         let found = state.repo_mut(repo)?;

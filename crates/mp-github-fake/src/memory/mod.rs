@@ -8,8 +8,13 @@
 //! that [`Endpoint::spends_rate_limit`] spends one unit, and a call made with none left
 //! fails with [`GitHubError::RateLimited`]. The history half of the port (`GitHubHistory`)
 //! is in the `history` module.
+//!
+//! For tests, it also keeps an ordered log of the calls themselves, reads included, once
+//! [`MemoryGitHub::log_calls`] switches it on, and answers the [`Failure`]s a test injects
+//! with [`MemoryGitHub::fail`] instead of the world's answer.
 
 mod action;
+mod call;
 mod ci;
 pub(crate) mod history;
 mod index;
@@ -18,6 +23,7 @@ mod index;
 mod tests;
 
 use std::collections::BTreeMap;
+use std::fmt::Display;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use mp_core::context::{
@@ -36,6 +42,7 @@ use crate::world::{
 use mp_github::PULL_COMMITS_CAP;
 
 pub use action::Action;
+pub use call::{Call, Failure};
 pub use mp_github::Endpoint;
 
 /// The permissions of which one lets a token comment on issues and pull requests.
@@ -56,6 +63,15 @@ struct State {
     index: WorldIndex,
     actions: Vec<Action>,
     calls: BTreeMap<Endpoint, u64>,
+    /// Whether `call_log` records the calls (off unless a test asks: a long run of the
+    /// benchmarks would only pay for it).
+    log_calls: bool,
+    call_log: Vec<Call>,
+    /// The failures a test injected, in the order given; the first that matches answers.
+    failures: Vec<Failure>,
+    /// Drops of the rate limit a test scheduled: at the first call of the route on the
+    /// repository, the calls left become the number.
+    rate_limit_drops: Vec<(Endpoint, RepoName, u32)>,
     next_comment_id: u64,
 }
 
@@ -85,6 +101,10 @@ impl MemoryGitHub {
                 index: WorldIndex::default(),
                 actions: Vec::new(),
                 calls: BTreeMap::new(),
+                log_calls: false,
+                call_log: Vec::new(),
+                failures: Vec::new(),
+                rate_limit_drops: Vec::new(),
                 next_comment_id: largest + 1,
             }),
         }
@@ -169,6 +189,42 @@ impl MemoryGitHub {
             at: Some(now),
         });
         Ok(true)
+    }
+
+    /// A person comments `body` on issue or pull request `number` of `repo` at `at`, as on
+    /// github.com (not a bot action: nothing is logged or counted). The comment gets the
+    /// next comment id, as the bot's own comments do.
+    ///
+    /// # Errors
+    /// [`GitHubError::NotFound`] for an unknown repository or number.
+    pub fn comment_as(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        author: &Login,
+        body: &str,
+        at: Timestamp,
+    ) -> Result<Comment, GitHubError> {
+        let mut state = self.lock();
+        let comment = Comment {
+            id: CommentId::new(state.next_comment_id),
+            author: Some(author.clone()),
+            body: body.to_owned(),
+            created_at: Some(at.whole_second()),
+            updated_at: Some(at.whole_second()),
+        };
+        thread_mut(state.repo_mut(repo)?, number)?
+            .comments_mut()
+            .push(comment.clone());
+        state.next_comment_id += 1;
+        Ok(comment)
+    }
+
+    /// Changes the world as someone other than the bot would (a push, a reaction, a
+    /// person closing a pull request): nothing is logged or counted. `edit` should leave
+    /// the world consistent, as [`crate::world::parse_world`] would check it.
+    pub fn edit_world<R>(&self, edit: impl FnOnce(&mut World) -> R) -> R {
+        edit(&mut self.lock().world)
     }
 
     /// Defines a label in `repo` (`POST /repos/{o}/{r}/labels` on the loopback server);
@@ -274,7 +330,7 @@ impl MemoryGitHub {
         repo: &RepoName,
         number: PrNumber,
     ) -> Result<Vec<CommitContext>, GitHubError> {
-        let mut state = self.call(Endpoint::ListPullCommits)?;
+        let mut state = self.call_on(Endpoint::ListPullCommits, repo, &[&number])?;
         let (found, index) = state.indexed_repo(repo)?;
         let pull = index
             .pull(found, number)
@@ -316,6 +372,45 @@ impl MemoryGitHub {
         self.lock().calls.values().sum()
     }
 
+    /// Starts logging every port call, reads included, in the order received
+    /// ([`MemoryGitHub::call_log`]). Off until asked, so long runs do not pay for it.
+    pub fn log_calls(&self) {
+        self.lock().log_calls = true;
+    }
+
+    /// The calls logged since [`MemoryGitHub::log_calls`], in order, failed ones included.
+    pub fn call_log(&self) -> Vec<Call> {
+        self.lock().call_log.clone()
+    }
+
+    /// The calls logged since the last take (or since [`MemoryGitHub::log_calls`]); the
+    /// log starts over empty. The call counts are kept.
+    pub fn take_call_log(&self) -> Vec<Call> {
+        std::mem::take(&mut self.lock().call_log)
+    }
+
+    /// Makes the later calls `failure` matches answer its error: before anything is read
+    /// or applied, counted and spending the rate limit as a failed request does. The
+    /// first injected failure that matches a call answers it.
+    pub fn fail(&self, failure: Failure) {
+        self.lock().failures.push(failure);
+    }
+
+    /// Removes every injected failure: later calls answer from the world again.
+    pub fn heal(&self) {
+        self.lock().failures.clear();
+    }
+
+    /// At the first later call of `endpoint` on `repo`, the primary rate limit drops to
+    /// `remaining` calls (before that call spends its own): other clients of the same
+    /// installation spent the rest, since GitHub's primary limit is per installation, not
+    /// per client.
+    pub fn drop_rate_limit_at(&self, endpoint: Endpoint, repo: &RepoName, remaining: u32) {
+        self.lock()
+            .rate_limit_drops
+            .push((endpoint, repo.clone(), remaining));
+    }
+
     /// A copy of the world as it is now, mutations applied.
     pub fn world(&self) -> World {
         self.lock().world.clone()
@@ -340,10 +435,40 @@ impl MemoryGitHub {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Counts a call, spends the rate limit, and hands out the state.
-    fn call(&self, endpoint: Endpoint) -> Result<MutexGuard<'_, State>, GitHubError> {
+    /// Counts a call of `endpoint` on `repo` with the route's placeholder values `path`,
+    /// logs it when asked, spends the rate limit, answers an injected failure that matches
+    /// it, and hands out the state.
+    fn call(
+        &self,
+        endpoint: Endpoint,
+        repo: Option<&RepoName>,
+        path: &[&dyn Display],
+        query: &[(&str, &dyn Display)],
+    ) -> Result<MutexGuard<'_, State>, GitHubError> {
         let mut state = self.lock();
         *state.calls.entry(endpoint).or_default() += 1;
+        let mut failed = None;
+        if state.log_calls || !state.failures.is_empty() {
+            let call = call::describe(endpoint, repo, path, query);
+            if let Some(failure) = state.failures.iter_mut().find(|f| f.matches(&call)) {
+                if let Some(times) = failure.times.as_mut() {
+                    *times -= 1;
+                }
+                failed = Some(failure.error.clone());
+            }
+            if state.log_calls {
+                state.call_log.push(call);
+            }
+        }
+        if let Some(repo) = repo
+            && let Some(position) = state
+                .rate_limit_drops
+                .iter()
+                .position(|(e, r, _)| *e == endpoint && r == repo)
+        {
+            let (_, _, remaining) = state.rate_limit_drops.remove(position);
+            state.world.rate_limit_remaining = Some(remaining);
+        }
         // Runs started by a write of this tick (a new head) show at once, as on GitHub.
         ci::advance(&mut state.world);
         if endpoint.spends_rate_limit()
@@ -354,7 +479,20 @@ impl MemoryGitHub {
             }
             *remaining -= 1;
         }
-        Ok(state)
+        match failed {
+            Some(error) => Err(error),
+            None => Ok(state),
+        }
+    }
+
+    /// [`MemoryGitHub::call`] on `repo` without query parameters.
+    fn call_on(
+        &self,
+        endpoint: Endpoint,
+        repo: &RepoName,
+        path: &[&dyn Display],
+    ) -> Result<MutexGuard<'_, State>, GitHubError> {
+        self.call(endpoint, Some(repo), path, &[])
     }
 }
 
@@ -677,7 +815,7 @@ fn apply_files(repo: &mut Repo, base_ref: &str, changes: &[crate::world::PullFil
 #[async_trait::async_trait]
 impl GitHub for MemoryGitHub {
     async fn bot_login(&self) -> Result<Login, GitHubError> {
-        let state = self.call(Endpoint::GetApp)?;
+        let state = self.call(Endpoint::GetApp, None, &[], &[])?;
         state.bot(Endpoint::GetApp)
     }
 
@@ -686,7 +824,7 @@ impl GitHub for MemoryGitHub {
     }
 
     async fn open_pulls(&self, repo: &RepoName) -> Result<Vec<PullRequest>, GitHubError> {
-        let state = self.call(Endpoint::ListPulls)?;
+        let state = self.call_on(Endpoint::ListPulls, repo, &[])?;
         let found = state.repo(repo)?;
         let mut pulls: Vec<&Pull> = found
             .pulls
@@ -698,7 +836,7 @@ impl GitHub for MemoryGitHub {
     }
 
     async fn pull(&self, repo: &RepoName, number: PrNumber) -> Result<PullRequest, GitHubError> {
-        let mut state = self.call(Endpoint::GetPull)?;
+        let mut state = self.call_on(Endpoint::GetPull, repo, &[&number])?;
         Ok(pull_request(repo, state.indexed_pull(repo, number)?))
     }
 
@@ -724,7 +862,7 @@ impl GitHub for MemoryGitHub {
         repo: &RepoName,
         number: PrNumber,
     ) -> Result<Vec<FileChange>, GitHubError> {
-        let mut state = self.call(Endpoint::ListPullFiles)?;
+        let mut state = self.call_on(Endpoint::ListPullFiles, repo, &[&number])?;
         let pull = state.indexed_pull(repo, number)?;
         // GitHub lists at most 3,000 files of a pull request, silently.
         Ok(pull
@@ -740,7 +878,7 @@ impl GitHub for MemoryGitHub {
         repo: &RepoName,
         sha: &CommitSha,
     ) -> Result<Vec<CheckRun>, GitHubError> {
-        let mut state = self.call(Endpoint::ListCheckRuns)?;
+        let mut state = self.call_on(Endpoint::ListCheckRuns, repo, &[sha])?;
         let (found, index) = state.indexed_repo(repo)?;
         let position = index
             .commit(found, sha)
@@ -767,7 +905,12 @@ impl GitHub for MemoryGitHub {
         // One listing of the commit's runs, then one listing of each run's jobs, as the
         // REST adapter reads them. An unknown commit has no runs, as on GitHub.
         let runs = {
-            let state = self.call(Endpoint::ListWorkflowRuns)?;
+            let state = self.call(
+                Endpoint::ListWorkflowRuns,
+                Some(repo),
+                &[],
+                &[("head_sha", sha)],
+            )?;
             let found = state.repo(repo)?;
             found
                 .commit(sha)
@@ -776,7 +919,7 @@ impl GitHub for MemoryGitHub {
         };
         let mut jobs = Vec::new();
         for run in runs {
-            drop(self.call(Endpoint::ListWorkflowRunJobs)?);
+            drop(self.call_on(Endpoint::ListWorkflowRunJobs, repo, &[&run.id])?);
             jobs.extend(run.jobs.iter().map(|index| WorkflowJob {
                 check_run_id: check_run_id(repo, sha, *index),
                 run_id: run.id,
@@ -793,7 +936,7 @@ impl GitHub for MemoryGitHub {
         repo: &RepoName,
         number: PrNumber,
     ) -> Result<Vec<LabelEvent>, GitHubError> {
-        let mut state = self.call(Endpoint::ListTimeline)?;
+        let mut state = self.call_on(Endpoint::ListTimeline, repo, &[&number])?;
         Ok(state.indexed_thread(repo, number)?.events().to_vec())
     }
 
@@ -805,7 +948,7 @@ impl GitHub for MemoryGitHub {
         let mut records = Vec::new();
         // One GraphQL query per name, as the REST client sends them.
         for name in names {
-            let mut state = self.call(Endpoint::GraphqlLabel)?;
+            let mut state = self.call_on(Endpoint::GraphqlLabel, repo, &[name])?;
             let found = state.repo_mut(repo)?;
             if let Some(label) = found
                 .all_labels()
@@ -823,7 +966,12 @@ impl GitHub for MemoryGitHub {
         repo: &RepoName,
         head_ref: &str,
     ) -> Result<Vec<RefUpdate>, GitHubError> {
-        let mut state = self.call(Endpoint::ListActivity)?;
+        let mut state = self.call(
+            Endpoint::ListActivity,
+            Some(repo),
+            &[],
+            &[("ref", &head_ref)],
+        )?;
         let found = state.repo_mut(repo)?;
         // The log is per branch: every pull request on the branch shares it (only the
         // latest one's list is complete, since each lists the updates since it was opened).
@@ -849,7 +997,7 @@ impl GitHub for MemoryGitHub {
         repo: &RepoName,
         number: PrNumber,
     ) -> Result<Vec<Comment>, GitHubError> {
-        let mut state = self.call(Endpoint::ListComments)?;
+        let mut state = self.call_on(Endpoint::ListComments, repo, &[&number])?;
         let (found, index) = state.indexed_repo(repo)?;
         let pull = index
             .pull(found, number)
@@ -874,17 +1022,17 @@ impl GitHub for MemoryGitHub {
         repo: &RepoName,
         number: PrNumber,
     ) -> Result<Vec<Reaction>, GitHubError> {
-        let mut state = self.call(Endpoint::ListReactions)?;
+        let mut state = self.call_on(Endpoint::ListReactions, repo, &[&number])?;
         Ok(state.indexed_thread(repo, number)?.reactions().to_vec())
     }
 
     async fn default_branch(&self, repo: &RepoName) -> Result<String, GitHubError> {
-        let state = self.call(Endpoint::GetRepo)?;
+        let state = self.call_on(Endpoint::GetRepo, repo, &[])?;
         Ok(state.repo(repo)?.default_branch.clone())
     }
 
     async fn branch_head(&self, repo: &RepoName, branch: &str) -> Result<CommitSha, GitHubError> {
-        let state = self.call(Endpoint::GetBranch)?;
+        let state = self.call_on(Endpoint::GetBranch, repo, &[&branch])?;
         let found = state.repo(repo)?;
         found
             .branch_head(branch)
@@ -895,7 +1043,17 @@ impl GitHub for MemoryGitHub {
     }
 
     async fn issues(&self, repo: &RepoName, query: &IssueQuery) -> Result<Vec<Issue>, GitHubError> {
-        let state = self.call(Endpoint::ListIssues)?;
+        let listed = match query.state {
+            None => "all",
+            Some(IssueState::Open) => "open",
+            Some(IssueState::Closed) => "closed",
+        };
+        let labels = query.labels.join(",");
+        let mut params: Vec<(&str, &dyn Display)> = vec![("state", &listed)];
+        if !labels.is_empty() {
+            params.push(("labels", &labels));
+        }
+        let state = self.call(Endpoint::ListIssues, Some(repo), &[], &params)?;
         let found = state.repo(repo)?;
         // Filter on the records, then copy only what matches.
         let wanted = |state: IssueState, labels: &[String]| {
@@ -924,7 +1082,7 @@ impl GitHub for MemoryGitHub {
         number: PrNumber,
         body: &str,
     ) -> Result<Comment, GitHubError> {
-        let mut state = self.call(Endpoint::CreateComment)?;
+        let mut state = self.call_on(Endpoint::CreateComment, repo, &[&number])?;
         state.may_write(Endpoint::CreateComment, &COMMENT_PERMISSIONS)?;
         let bot = state.bot(Endpoint::CreateComment)?;
         let now = state.world.stamp();
@@ -954,7 +1112,7 @@ impl GitHub for MemoryGitHub {
         id: CommentId,
         body: &str,
     ) -> Result<(), GitHubError> {
-        let mut state = self.call(Endpoint::UpdateComment)?;
+        let mut state = self.call_on(Endpoint::UpdateComment, repo, &[&id.get()])?;
         state.may_write(Endpoint::UpdateComment, &COMMENT_PERMISSIONS)?;
         let now = state.world.stamp();
         let found = state.repo_mut(repo)?;
@@ -989,7 +1147,7 @@ impl GitHub for MemoryGitHub {
         number: PrNumber,
         labels: &[String],
     ) -> Result<(), GitHubError> {
-        let mut state = self.call(Endpoint::AddLabels)?;
+        let mut state = self.call_on(Endpoint::AddLabels, repo, &[&number])?;
         let bot = state.bot(Endpoint::AddLabels)?;
         let now = state.world.stamp();
         let thread = thread_mut(state.repo_mut(repo)?, number)?;
@@ -1019,7 +1177,7 @@ impl GitHub for MemoryGitHub {
         number: PrNumber,
         label: &str,
     ) -> Result<(), GitHubError> {
-        let mut state = self.call(Endpoint::RemoveLabel)?;
+        let mut state = self.call_on(Endpoint::RemoveLabel, repo, &[&number, &label])?;
         let bot = state.bot(Endpoint::RemoveLabel)?;
         let now = state.world.stamp();
         let thread = thread_mut(state.repo_mut(repo)?, number)?;
@@ -1044,7 +1202,7 @@ impl GitHub for MemoryGitHub {
     }
 
     async fn create_issue(&self, repo: &RepoName, issue: &NewIssue) -> Result<Issue, GitHubError> {
-        let mut state = self.call(Endpoint::CreateIssue)?;
+        let mut state = self.call_on(Endpoint::CreateIssue, repo, &[])?;
         let bot = state.bot(Endpoint::CreateIssue)?;
         let now = state.world.stamp();
         if issue.title.trim().is_empty() {
@@ -1095,7 +1253,7 @@ impl GitHub for MemoryGitHub {
     }
 
     async fn close_issue(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError> {
-        let mut state = self.call(Endpoint::UpdateIssue)?;
+        let mut state = self.call_on(Endpoint::UpdateIssue, repo, &[&number])?;
         thread_mut(state.repo_mut(repo)?, number)?.close();
         state.actions.push(Action::CloseIssue {
             repo: repo.to_string(),
@@ -1110,7 +1268,7 @@ impl GitHub for MemoryGitHub {
         number: PrNumber,
         request: &MergeRequest,
     ) -> Result<CommitSha, GitHubError> {
-        let mut state = self.call(Endpoint::MergePull)?;
+        let mut state = self.call_on(Endpoint::MergePull, repo, &[&number])?;
         let bot = state.bot(Endpoint::MergePull)?;
         let now = state.world.stamp();
         let State { world, index, .. } = &mut *state;
@@ -1188,7 +1346,7 @@ impl GitHub for MemoryGitHub {
         number: PrNumber,
         expected_head: &CommitSha,
     ) -> Result<UpdateBranchOutcome, GitHubError> {
-        let mut state = self.call(Endpoint::UpdateBranch)?;
+        let mut state = self.call_on(Endpoint::UpdateBranch, repo, &[&number])?;
         let bot = state.bot(Endpoint::UpdateBranch)?;
         let found_bot = Some(bot.clone());
         let now = state.world.stamp();

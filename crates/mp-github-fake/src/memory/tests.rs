@@ -914,3 +914,191 @@ async fn writes_at_a_fractional_clock_are_recorded_at_the_whole_second() {
         "{world}"
     );
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_call_log_lists_every_call_in_order_once_asked() {
+    use mp_core::port::GitHubHistory as _;
+    let gh = memory(WORLD);
+    drop(gh.open_pulls(&app()).await);
+    assert!(gh.call_log().is_empty(), "no log until asked");
+    gh.log_calls();
+    drop(gh.bot_login().await);
+    drop(gh.pull(&app(), n(7)).await);
+    drop(gh.comments(&app(), n(8)).await);
+    let query = IssueQuery {
+        state: None,
+        labels: vec!["decision:pending-owner".to_owned()],
+    };
+    drop(gh.issues(&app(), &query).await);
+    drop(gh.file(&app(), "README.md", "main").await);
+    drop(gh.tree(&app(), "main").await);
+    drop(gh.compare(&app(), &sha("m1"), &sha("m2"), 10).await);
+    drop(gh.remove_label(&app(), n(7), "ready-to-merge").await);
+    drop(gh.pull(&app(), n(99)).await);
+    let log: Vec<String> = gh.call_log().iter().map(ToString::to_string).collect();
+    let (m1, m2) = (sha("m1"), sha("m2"));
+    assert_eq!(
+        log,
+        [
+            "GET /app".to_owned(),
+            "GET /repos/acme/app/pulls/7".to_owned(),
+            "GET /repos/acme/app/issues/8/comments".to_owned(),
+            "GET /repos/acme/app/issues?state=all&labels=decision:pending-owner".to_owned(),
+            "GET /repos/acme/app/contents/README.md?ref=main".to_owned(),
+            "GET /repos/acme/app/git/trees/main".to_owned(),
+            format!("GET /repos/acme/app/compare/{m1}...{m2}"),
+            "DELETE /repos/acme/app/issues/7/labels/ready-to-merge".to_owned(),
+            "GET /repos/acme/app/pulls/99".to_owned(),
+        ],
+        "the failed read of #99 is logged too"
+    );
+    let removal = &gh.call_log()[7];
+    assert_eq!(removal.repo, Some(app()));
+    assert_eq!(removal.values, ["7", "ready-to-merge"]);
+    assert_eq!(gh.take_call_log().len(), 9);
+    assert!(gh.call_log().is_empty(), "a take starts the log over");
+    assert_eq!(gh.total_calls(), 10, "the counts are kept");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn an_injected_failure_answers_the_calls_it_matches_until_healed() {
+    use super::Failure;
+    use crate::memory::Endpoint;
+    let gh = memory(&WORLD.replace(
+        "bot: mp-gate\n",
+        "bot: mp-gate\nrate_limit: {remaining: 100}\n",
+    ));
+    let outage = || GitHubError::Unavailable {
+        route: Endpoint::ListComments.route().to_owned(),
+        message: "502".to_owned(),
+    };
+    gh.fail(Failure::on(Endpoint::ListComments, outage()).with_value("7"));
+    gh.fail(
+        Failure::on(
+            Endpoint::AddLabels,
+            GitHubError::Throttled {
+                retry_after_secs: 60,
+            },
+        )
+        .times(1),
+    );
+    let other = RepoName::parse("acme/other").expect("valid");
+    gh.fail(
+        Failure::on_every_route(GitHubError::NotFound {
+            what: "repository acme/other".to_owned(),
+        })
+        .in_repo(&other),
+    );
+    let label = ["a".to_owned()];
+    let answers = vec![
+        show(gh.comments(&app(), n(7)).await.map(|c| c.len())),
+        show(gh.comments(&app(), n(9)).await.map(|c| c.len())),
+        show(gh.add_labels(&app(), n(9), &label).await),
+        show(gh.add_labels(&app(), n(9), &label).await),
+        show(gh.open_pulls(&other).await.map(|p| p.len())),
+        show(Ok::<_, GitHubError>(gh.rate_limit_remaining())),
+    ];
+    gh.heal();
+    let mut answers = answers;
+    answers.push(show(gh.comments(&app(), n(7)).await.map(|c| c.len())));
+    check(
+        &gh,
+        &answers,
+        r##"
+        error: GET /repos/{o}/{r}/issues/{n}/comments: 502
+        0
+        error: secondary rate limit; retry after 60 s
+        ()
+        error: repository acme/other not found
+        Some(95)
+        1
+        actions:
+          add labels acme/app#9: a
+        calls:
+          3 GET /repos/{o}/{r}/issues/{n}/comments
+          1 GET /repos/{o}/{r}/pulls
+          2 POST /repos/{o}/{r}/issues/{n}/labels
+        "##,
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_persons_comment_and_edit_are_neither_logged_nor_counted() {
+    let gh = memory(WORLD);
+    let alice = mp_core::ids::Login::parse("alice").expect("valid");
+    let at = mp_core::ids::Timestamp::parse("2026-03-01T12:05:00.5Z").expect("valid");
+    let theirs = gh
+        .comment_as(&app(), n(3), &alice, "/approve A", at)
+        .expect("issue 3 exists");
+    assert_eq!(
+        show(gh.comment_as(&app(), n(42), &alice, "lost", at)),
+        "error: issue acme/app#42 not found"
+    );
+    let closed = gh.edit_world(|world| {
+        let pull = world
+            .repo_mut(&app())
+            .and_then(|r| r.pull_mut(n(9)))
+            .expect("pull 9 exists");
+        pull.state = mp_core::context::PrState::Closed;
+        pull.number
+    });
+    let ours = gh
+        .create_comment(&app(), n(3), "noted")
+        .await
+        .expect("the bot comments");
+    let comments = gh.comments(&app(), n(3)).await.expect("listed");
+    let open = gh.open_pulls(&app()).await.expect("listed");
+    let answers = vec![
+        format!(
+            "theirs {} by {:?} at {:?}",
+            theirs.id.get(),
+            theirs.author,
+            theirs.created_at
+        ),
+        format!("ours {}", ours.id.get()),
+        format!(
+            "listed {:?}",
+            comments.iter().map(|c| c.id.get()).collect::<Vec<_>>()
+        ),
+        format!(
+            "closed #{closed}; open {:?}",
+            open.iter().map(|p| p.number.get()).collect::<Vec<_>>()
+        ),
+    ];
+    check(
+        &gh,
+        &answers,
+        r##"
+        theirs 3 by Some(Login("alice")) at Some(Timestamp(2026-03-01T12:05:00Z))
+        ours 4
+        listed [2, 3, 4]
+        closed #9; open [7, 8]
+        actions:
+          comment acme/app#3 (id 4): noted
+        calls:
+          1 GET /repos/{o}/{r}/issues/{n}/comments
+          1 GET /repos/{o}/{r}/pulls
+          1 POST /repos/{o}/{r}/issues/{n}/comments
+        "##,
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_rate_limit_drops_at_the_first_matching_call() {
+    use crate::memory::Endpoint;
+    let gh = memory(&WORLD.replace(
+        "bot: mp-gate\n",
+        "bot: mp-gate\nrate_limit: {remaining: 100}\n",
+    ));
+    gh.drop_rate_limit_at(Endpoint::GetPull, &app(), 10);
+    drop(gh.open_pulls(&app()).await);
+    let before = gh.rate_limit_remaining();
+    drop(gh.pull(&app(), n(7)).await);
+    let dropped = gh.rate_limit_remaining();
+    drop(gh.pull(&app(), n(7)).await);
+    assert_eq!(
+        (before, dropped, gh.rate_limit_remaining()),
+        (Some(99), Some(9), Some(8)),
+        "once, then spent as usual"
+    );
+}

@@ -1,23 +1,14 @@
-//! Tests for the drift check over a small in-memory GitHub: trees, files, issues and the
-//! writes it records.
+//! Tests for the drift check over the in-memory GitHub: trees, files, issues, the calls
+//! it makes in order and the writes it records.
 
 use std::collections::BTreeMap;
 use std::pin::pin;
-use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 
 use super::*;
-use mp_core::branch::drift::blob_sha;
 use mp_core::config::{self, ConfigFiles};
-use mp_core::context::LabelRecord;
-use mp_core::context::{
-    CheckRun, Comment, CommentId, CommitContext, FileChange, LabelEvent, Reaction, RefUpdate,
-};
-use mp_core::ids::{CommitSha, Login};
-use mp_core::port::{
-    CommitPull, FileContent, FileWrite, GitHub, Issue, MergeRequest, NewPull, PullRequest, Tree,
-    TreeEntry, UpdateBranchOutcome,
-};
+use mp_core::ids::Login;
+use mp_github_fake::{Endpoint, Failure, MemoryGitHub, parse_world};
 
 const GOV: &str = "acme/governance";
 const MIRROR: &str = r#"{
@@ -34,7 +25,7 @@ fn now() -> Timestamp {
     Timestamp::parse("2026-03-01T12:00:00Z").expect("valid time")
 }
 
-/// Runs a future that never waits (the fake answers at once).
+/// Runs a future that never waits (the in-memory GitHub answers at once).
 fn block_on<F: Future>(future: F) -> F::Output {
     let mut future = pin!(future);
     let mut cx = Context::from_waker(Waker::noop());
@@ -43,7 +34,7 @@ fn block_on<F: Future>(future: F) -> F::Output {
             return output;
         }
     }
-    panic!("a test future kept waiting; the fake never waits")
+    panic!("a test future kept waiting; the in-memory GitHub never waits")
 }
 
 /// Owner `alice`, governance `acme/governance`, supervised: the governance repository,
@@ -66,44 +57,37 @@ fn config(mirror: Option<&str>) -> Config {
         .unwrap_or_else(|| panic!("test config loads: {:?}", report.problems))
 }
 
-/// How a repository answers the tree read, when not with its full listing.
-#[derive(Debug, Clone)]
-enum TreeMode {
-    Truncated,
-    /// 404 for the tree; contents are still served.
-    Missing,
-    /// Every read of this repository fails with this error.
-    Fails(GitHubError),
-}
-
-#[derive(Debug, Default)]
-struct Hub {
-    files: BTreeMap<RepoName, BTreeMap<String, String>>,
-    modes: BTreeMap<RepoName, TreeMode>,
-    issues: Vec<Issue>,
+/// A world to build: repositories with files at `main`, governance issues, a rate limit.
+/// [`Spec::github`] serves it with the call log on.
+#[derive(Debug, Clone, Default)]
+struct Spec {
+    /// The files at `main` of each repository; a repository not listed does not exist
+    /// (every read of it answers 404, as GitHub does).
+    files: BTreeMap<String, Vec<(String, String)>>,
+    /// Repositories whose recursive tree listings GitHub cuts short.
+    truncated: Vec<String>,
+    /// The governance repository's issues, as world YAML entries.
+    issues: Vec<String>,
     remaining: Option<u32>,
-    log: Vec<String>,
 }
 
-/// A minimal GitHub: repositories with files at `main`, governance issues, a rate limit
-/// spent one unit per call, and a log of every call and write.
-#[derive(Debug, Default)]
-struct Fake(Mutex<Hub>);
-
-impl Fake {
-    fn with_files(self, name: &str, files: &[(&str, &str)]) -> Self {
-        self.hub().files.insert(
-            repo(name),
-            files
-                .iter()
-                .map(|(path, text)| ((*path).to_owned(), (*text).to_owned()))
-                .collect(),
-        );
+impl Spec {
+    fn with_files(mut self, name: &str, files: &[(&str, &str)]) -> Self {
+        let files = files
+            .iter()
+            .map(|(path, text)| ((*path).to_owned(), (*text).to_owned()))
+            .collect();
+        self.files.insert(name.to_owned(), files);
         self
     }
 
-    fn with_mode(self, name: &str, mode: TreeMode) -> Self {
-        self.hub().modes.insert(repo(name), mode);
+    fn without(mut self, name: &str) -> Self {
+        self.files.remove(name);
+        self
+    }
+
+    fn truncated(mut self, name: &str) -> Self {
+        self.truncated.push(name.to_owned());
         self
     }
 
@@ -112,290 +96,65 @@ impl Fake {
     }
 
     fn with_issue_by(
-        self,
+        mut self,
         author: &Login,
         number: u64,
         state: IssueState,
         title: &str,
         body: &str,
     ) -> Self {
-        self.hub().issues.push(Issue {
-            repo: repo(GOV),
-            number: PrNumber::new(number),
-            title: title.to_owned(),
-            body: body.to_owned(),
-            state,
-            labels: vec!["decision:mirror-drift-incident".to_owned()],
-            author: Some(author.clone()),
-            created_at: None,
-            is_pull_request: false,
-        });
-        self
-    }
-
-    fn with_remaining(self, remaining: u32) -> Self {
-        self.hub().remaining = Some(remaining);
-        self
-    }
-
-    fn hub(&self) -> MutexGuard<'_, Hub> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Logs a call, spends the rate limit and fails as the repository's mode says.
-    fn call(&self, repo: &RepoName, line: String) -> Result<MutexGuard<'_, Hub>, GitHubError> {
-        let mut hub = self.hub();
-        hub.log.push(line);
-        if let Some(remaining) = hub.remaining.as_mut() {
-            *remaining = remaining.saturating_sub(1);
-        }
-        if let Some(TreeMode::Fails(error)) = hub.modes.get(repo) {
-            return Err(error.clone());
-        }
-        if !hub.files.contains_key(repo) {
-            return Err(not_found(repo));
-        }
-        Ok(hub)
-    }
-}
-
-fn not_found(repo: &RepoName) -> GitHubError {
-    GitHubError::NotFound {
-        what: format!("repository {repo}"),
-    }
-}
-
-fn unmodelled() -> GitHubError {
-    GitHubError::Unavailable {
-        route: "fake".to_owned(),
-        message: "not modelled".to_owned(),
-    }
-}
-
-#[async_trait::async_trait]
-impl GitHub for Fake {
-    async fn bot_login(&self) -> Result<Login, GitHubError> {
-        Login::for_app("mp-gate").map_err(|_| unmodelled())
-    }
-    fn rate_limit_remaining(&self) -> Option<u32> {
-        self.hub().remaining
-    }
-    async fn open_pulls(&self, _: &RepoName) -> Result<Vec<PullRequest>, GitHubError> {
-        Err(unmodelled())
-    }
-    async fn pull(&self, _: &RepoName, _: PrNumber) -> Result<PullRequest, GitHubError> {
-        Err(unmodelled())
-    }
-    async fn pull_commits(
-        &self,
-        _: &RepoName,
-        _: PrNumber,
-    ) -> Result<Vec<CommitContext>, GitHubError> {
-        Err(unmodelled())
-    }
-    async fn pull_files(&self, _: &RepoName, _: PrNumber) -> Result<Vec<FileChange>, GitHubError> {
-        Err(unmodelled())
-    }
-    async fn check_runs(&self, _: &RepoName, _: &CommitSha) -> Result<Vec<CheckRun>, GitHubError> {
-        Err(unmodelled())
-    }
-    async fn label_events(
-        &self,
-        _: &RepoName,
-        _: PrNumber,
-    ) -> Result<Vec<LabelEvent>, GitHubError> {
-        Err(unmodelled())
-    }
-    async fn head_ref_updates(&self, _: &RepoName, _: &str) -> Result<Vec<RefUpdate>, GitHubError> {
-        Err(unmodelled())
-    }
-    async fn label_records(
-        &self,
-        _: &RepoName,
-        _: &[String],
-    ) -> Result<Vec<LabelRecord>, GitHubError> {
-        Err(unmodelled())
-    }
-    async fn comments(&self, _: &RepoName, _: PrNumber) -> Result<Vec<Comment>, GitHubError> {
-        Err(unmodelled())
-    }
-    async fn reactions(&self, _: &RepoName, _: PrNumber) -> Result<Vec<Reaction>, GitHubError> {
-        Err(unmodelled())
-    }
-    async fn branch_head(&self, _: &RepoName, _: &str) -> Result<CommitSha, GitHubError> {
-        Err(unmodelled())
-    }
-    async fn issues(&self, repo: &RepoName, query: &IssueQuery) -> Result<Vec<Issue>, GitHubError> {
-        let hub = self.call(
-            repo,
-            format!(
-                "issues {repo} state={:?} labels={}",
-                query.state,
-                query.labels.join(",")
-            ),
-        )?;
-        Ok(hub
-            .issues
-            .iter()
-            .filter(|i| query.state.is_none_or(|s| s == i.state))
-            .filter(|i| query.labels.iter().all(|l| i.labels.contains(l)))
-            .cloned()
-            .collect())
-    }
-    async fn create_comment(
-        &self,
-        _: &RepoName,
-        _: PrNumber,
-        _: &str,
-    ) -> Result<Comment, GitHubError> {
-        Err(unmodelled())
-    }
-    async fn update_comment(&self, _: &RepoName, _: CommentId, _: &str) -> Result<(), GitHubError> {
-        Err(unmodelled())
-    }
-    async fn add_labels(&self, _: &RepoName, _: PrNumber, _: &[String]) -> Result<(), GitHubError> {
-        Err(unmodelled())
-    }
-    async fn remove_label(&self, _: &RepoName, _: PrNumber, _: &str) -> Result<(), GitHubError> {
-        Err(unmodelled())
-    }
-    async fn create_issue(&self, repo: &RepoName, issue: &NewIssue) -> Result<Issue, GitHubError> {
-        let mut hub = self.call(repo, format!("create_issue {repo}"))?;
-        let number =
-            PrNumber::new(hub.issues.iter().map(|i| i.number.get()).max().unwrap_or(0) + 1);
-        let created = Issue {
-            repo: repo.clone(),
-            number,
-            title: issue.title.clone(),
-            body: issue.body.clone(),
-            state: IssueState::Open,
-            labels: issue.labels.clone(),
-            author: Some(bot()),
-            created_at: None,
-            is_pull_request: false,
+        let state = match state {
+            IssueState::Open => "open",
+            IssueState::Closed => "closed",
         };
-        hub.issues.push(created.clone());
-        hub.log.push(format!(
-            "  -> #{number} {} [{}]\n{}",
-            issue.title,
-            issue.labels.join(", "),
-            issue.body
+        self.issues.push(format!(
+            "{{number: {number}, title: {title:?}, body: {body:?}, author: {author:?}, state: {state}, labels: [decision:mirror-drift-incident]}}",
+            author = author.as_str(),
         ));
-        Ok(created)
+        self
     }
-    async fn close_issue(&self, _: &RepoName, _: PrNumber) -> Result<(), GitHubError> {
-        Err(unmodelled())
+
+    fn with_remaining(mut self, remaining: u32) -> Self {
+        self.remaining = Some(remaining);
+        self
     }
-    async fn merge_pull(
-        &self,
-        _: &RepoName,
-        _: PrNumber,
-        _: &MergeRequest,
-    ) -> Result<CommitSha, GitHubError> {
-        Err(unmodelled())
-    }
-    async fn update_branch(
-        &self,
-        _: &RepoName,
-        _: PrNumber,
-        _: &CommitSha,
-    ) -> Result<UpdateBranchOutcome, GitHubError> {
-        Err(unmodelled())
+
+    /// The in-memory GitHub over this world, logging its calls.
+    fn github(&self) -> MemoryGitHub {
+        let mut text = String::from("now: 2026-03-01T12:00:00Z\nbot: acme-merge-gate\n");
+        if let Some(remaining) = self.remaining {
+            text.push_str(&format!("rate_limit: {{remaining: {remaining}}}\n"));
+        }
+        text.push_str("repos:\n");
+        for (name, files) in &self.files {
+            text.push_str(&format!(
+                "  - name: {name}\n    commits: [{{id: m1, message: init}}]\n    branches: {{main: m1}}\n    files: {{"
+            ));
+            let files: Vec<String> = files
+                .iter()
+                .map(|(path, body)| format!("{path:?}: {body:?}"))
+                .collect();
+            text.push_str(&files.join(", "));
+            text.push_str("}\n");
+            if self.truncated.contains(name) {
+                text.push_str("    tree_truncated: true\n");
+            }
+            if name == GOV && !self.issues.is_empty() {
+                text.push_str(&format!("    issues: [{}]\n", self.issues.join(", ")));
+            }
+        }
+        let world = parse_world("drift.yaml", &text, None)
+            .unwrap_or_else(|err| panic!("the test world parses: {err}\n{text}"));
+        let github = MemoryGitHub::new(world);
+        github.log_calls();
+        github
     }
 }
 
-#[async_trait::async_trait]
-impl GitHubHistory for Fake {
-    async fn commit(&self, _: &RepoName, _: &CommitSha) -> Result<CommitContext, GitHubError> {
-        Err(unmodelled())
-    }
-    async fn branch_commits(
-        &self,
-        _: &RepoName,
-        _: &str,
-        _: usize,
-    ) -> Result<Vec<CommitContext>, GitHubError> {
-        Err(unmodelled())
-    }
-    async fn file(
-        &self,
-        repo: &RepoName,
-        path: &str,
-        git_ref: &str,
-    ) -> Result<Option<FileContent>, GitHubError> {
-        let hub = self.call(repo, format!("file {repo} {path}@{git_ref}"))?;
-        let files = hub.files.get(repo).ok_or_else(|| not_found(repo))?;
-        Ok(files.get(path).map(|text| FileContent {
-            text: text.clone(),
-            blob_sha: blob_sha(text.as_bytes()),
-        }))
-    }
-    async fn put_file(&self, _: &RepoName, _: &FileWrite) -> Result<String, GitHubError> {
-        Err(unmodelled())
-    }
-    async fn tree(&self, repo: &RepoName, git_ref: &str) -> Result<Tree, GitHubError> {
-        let hub = self.call(repo, format!("tree {repo}@{git_ref}"))?;
-        let files = hub.files.get(repo).ok_or_else(|| not_found(repo))?;
-        let entries = files
-            .iter()
-            .map(|(path, text)| TreeEntry {
-                path: path.clone(),
-                blob_sha: blob_sha(text.as_bytes()),
-            })
-            .collect();
-        match hub.modes.get(repo) {
-            Some(TreeMode::Missing) => Err(GitHubError::NotFound {
-                what: format!("tree {git_ref} of {repo}"),
-            }),
-            Some(TreeMode::Truncated) => Ok(Tree {
-                entries: Vec::new(),
-                truncated: true,
-            }),
-            _ => Ok(Tree {
-                entries,
-                truncated: false,
-            }),
-        }
-    }
-    async fn create_branch(&self, _: &RepoName, _: &str, _: &CommitSha) -> Result<(), GitHubError> {
-        Err(unmodelled())
-    }
-    async fn compare(
-        &self,
-        _: &RepoName,
-        _: &CommitSha,
-        _: &CommitSha,
-        _: usize,
-    ) -> Result<mp_core::port::Comparison, GitHubError> {
-        Err(unmodelled())
-    }
-    async fn commit_pulls(
-        &self,
-        _: &RepoName,
-        _: &CommitSha,
-    ) -> Result<Vec<CommitPull>, GitHubError> {
-        Err(unmodelled())
-    }
-    async fn update_issue_body(
-        &self,
-        _: &RepoName,
-        _: PrNumber,
-        _: &str,
-    ) -> Result<(), GitHubError> {
-        Err(unmodelled())
-    }
-    async fn create_pull(&self, _: &RepoName, _: &NewPull) -> Result<PrNumber, GitHubError> {
-        Err(unmodelled())
-    }
-    async fn push_revert(
-        &self,
-        _: &RepoName,
-        _: &CommitSha,
-        _: &str,
-        _: &str,
-    ) -> Result<CommitSha, GitHubError> {
-        Err(unmodelled())
-    }
+/// Every call on `name` fails with `error`.
+fn failing(github: MemoryGitHub, name: &str, error: GitHubError) -> MemoryGitHub {
+    github.fail(Failure::on_every_route(error).in_repo(&repo(name)));
+    github
 }
 
 /// The canonical files, as in the governance repository.
@@ -407,8 +166,8 @@ const CANONICAL: &[(&str, &str)] = &[
 ];
 
 /// A world where `acme/api` and `acme/web` mirror every canonical file.
-fn clean() -> Fake {
-    Fake::default()
+fn clean() -> Spec {
+    Spec::default()
         .with_files(GOV, CANONICAL)
         .with_files("acme/api", CANONICAL)
         .with_files("acme/web", &CANONICAL[..2])
@@ -416,7 +175,7 @@ fn clean() -> Fake {
 }
 
 /// `acme/api`'s `AGENTS.md` edited, `acme/web`'s `docs/policy.md` deleted.
-fn drifted() -> Fake {
+fn drifted() -> Spec {
     clean()
         .with_files(
             "acme/api",
@@ -438,11 +197,12 @@ fn bot() -> Login {
 const DRIFTED_KEY: &str = "mirror-drift-8a7b27bbf72c";
 
 /// Runs the check and compares, line by line: the report's line, its findings, per-path
-/// reads, warnings and metric, then every call the fake saw (writes with their text).
+/// reads, warnings and metric, then every call GitHub saw, in order, then every write
+/// (an issue with its body).
 #[track_caller]
-fn check(fake: &Fake, mirror: Option<&str>, expected: &str) {
+fn check(github: &MemoryGitHub, mirror: Option<&str>, expected: &str) {
     let authority = IncidentAuthority::new(bot(), repo(GOV));
-    let report = block_on(check_drift(fake, &config(mirror), &authority, now()));
+    let report = block_on(check_drift(github, &config(mirror), &authority, now()));
     let mut lines = vec![report.to_string()];
     for finding in &report.findings {
         lines.push(format!("{}: {finding}", finding.code()));
@@ -461,7 +221,14 @@ fn check(fake: &Fake, mirror: Option<&str>, expected: &str) {
         report.metrics.drift_incidents
     ));
     lines.push("calls:".to_owned());
-    lines.extend(fake.hub().log.iter().cloned());
+    lines.extend(github.call_log().iter().map(ToString::to_string));
+    lines.push("writes:".to_owned());
+    for action in github.actions() {
+        lines.push(action.to_string());
+        if let mp_github_fake::Action::CreateIssue { body, .. } = &action {
+            lines.push(body.clone());
+        }
+    }
     let expected: Vec<&str> = expected.trim().lines().map(str::trim_start).collect();
     let actual: Vec<String> = lines
         .join("\n")
@@ -470,25 +237,19 @@ fn check(fake: &Fake, mirror: Option<&str>, expected: &str) {
         .collect();
     assert_eq!(actual, expected, "\nactual:\n{}", actual.join("\n"));
     assert_eq!(report.checked_at, now());
-    assert_eq!(
-        report.calls as usize,
-        fake.hub()
-            .log
-            .iter()
-            .filter(|l| !l.starts_with("  ->"))
-            .count()
-    );
+    assert_eq!(u64::from(report.calls), github.total_calls());
 }
 
 #[test]
 fn without_mirror_paths_nothing_is_read() {
     check(
-        &drifted(),
+        &drifted().github(),
         None,
         "
         drift: 0 finding(s) in 0 adopter(s); 0 call(s)
         drift_incidents=0
         calls:
+        writes:
         ",
     );
 }
@@ -496,15 +257,16 @@ fn without_mirror_paths_nothing_is_read() {
 #[test]
 fn clean_adopters_need_one_tree_each_and_no_issue() {
     check(
-        &clean(),
+        &clean().github(),
         Some(MIRROR),
         "
         drift: 0 finding(s) in 2 adopter(s); 3 call(s)
         drift_incidents=0
         calls:
-        tree acme/governance@main
-        tree acme/api@main
-        tree acme/web@main
+        GET /repos/acme/governance/git/trees/main
+        GET /repos/acme/api/git/trees/main
+        GET /repos/acme/web/git/trees/main
+        writes:
         ",
     );
 }
@@ -512,7 +274,7 @@ fn clean_adopters_need_one_tree_each_and_no_issue() {
 #[test]
 fn a_mismatch_and_a_missing_file_open_one_incident() {
     check(
-        &drifted(),
+        &drifted().github(),
         Some(MIRROR),
         "
         drift: 2 finding(s) in 2 adopter(s); opened acme/governance#1 (key mirror-drift-8a7b27bbf72c); 5 call(s)
@@ -521,12 +283,13 @@ fn a_mismatch_and_a_missing_file_open_one_incident() {
         drift_incident_opened: opened acme/governance#1
         drift_incidents=1
         calls:
-        tree acme/governance@main
-        tree acme/api@main
-        tree acme/web@main
-        issues acme/governance state=None labels=decision:mirror-drift-incident
-        create_issue acme/governance
-        -> #1 [decision:mirror-drift-incident] mirror-drift-8a7b27bbf72c [decision:mirror-drift-incident]
+        GET /repos/acme/governance/git/trees/main
+        GET /repos/acme/api/git/trees/main
+        GET /repos/acme/web/git/trees/main
+        GET /repos/acme/governance/issues?state=all&labels=decision:mirror-drift-incident
+        POST /repos/acme/governance/issues
+        writes:
+        open issue acme/governance#1: [decision:mirror-drift-incident] mirror-drift-8a7b27bbf72c [decision:mirror-drift-incident]
         **Canonical files drifted.**
 
         ### acme/api
@@ -550,7 +313,8 @@ fn a_closed_issue_with_the_marker_keeps_the_drift_reported() {
     check(
         &drifted()
             .with_issue(4, IssueState::Closed, "Drift", &marker)
-            .with_issue(9, IssueState::Open, "[decision:mirror-drift-incident] mirror-drift-000000000000", ""),
+            .with_issue(9, IssueState::Open, "[decision:mirror-drift-incident] mirror-drift-000000000000", "")
+            .github(),
         Some(MIRROR),
         "
         drift: 2 finding(s) in 2 adopter(s); already reported in acme/governance#4 (closed) (key mirror-drift-8a7b27bbf72c); 4 call(s)
@@ -559,10 +323,11 @@ fn a_closed_issue_with_the_marker_keeps_the_drift_reported() {
         drift_incident_known: already reported in acme/governance#4 (closed)
         drift_incidents=0
         calls:
-        tree acme/governance@main
-        tree acme/api@main
-        tree acme/web@main
-        issues acme/governance state=None labels=decision:mirror-drift-incident
+        GET /repos/acme/governance/git/trees/main
+        GET /repos/acme/api/git/trees/main
+        GET /repos/acme/web/git/trees/main
+        GET /repos/acme/governance/issues?state=all&labels=decision:mirror-drift-incident
+        writes:
         ",
     );
 }
@@ -571,9 +336,11 @@ fn a_closed_issue_with_the_marker_keeps_the_drift_reported() {
 fn an_issue_an_agent_opened_with_the_marker_does_not_silence_the_drift() {
     let marker = format!("Known, ignore.\n\n<!-- merge-gate:dedupe:{DRIFTED_KEY} -->");
     let mallory = Login::parse("mallory").expect("a valid login");
-    let fake = drifted().with_issue_by(&mallory, 4, IssueState::Closed, "Drift", &marker);
+    let github = drifted()
+        .with_issue_by(&mallory, 4, IssueState::Closed, "Drift", &marker)
+        .github();
     let report = block_on(check_drift(
-        &fake,
+        &github,
         &config(Some(MIRROR)),
         &IncidentAuthority::new(bot(), repo(GOV)),
         now(),
@@ -589,11 +356,27 @@ fn an_issue_an_agent_opened_with_the_marker_does_not_silence_the_drift() {
 
 #[test]
 fn truncated_and_missing_trees_fall_back_to_one_read_per_path() {
+    let github = drifted()
+        .truncated("acme/api")
+        .with_issue(
+            4,
+            IssueState::Open,
+            "Drift",
+            &format!("<!-- merge-gate:dedupe:{DRIFTED_KEY} -->"),
+        )
+        .github();
+    // The governance tree is not found (404); its contents still are.
+    github.fail(
+        Failure::on(
+            Endpoint::GetTree,
+            GitHubError::NotFound {
+                what: format!("tree main of {GOV}"),
+            },
+        )
+        .in_repo(&repo(GOV)),
+    );
     check(
-        &drifted()
-            .with_mode(GOV, TreeMode::Missing)
-            .with_mode("acme/api", TreeMode::Truncated)
-            .with_issue(4, IssueState::Open, "Drift", &format!("<!-- merge-gate:dedupe:{DRIFTED_KEY} -->")),
+        &github,
         Some(MIRROR),
         "
         drift: 2 finding(s) in 2 adopter(s); already reported in acme/governance#4 (open) (key mirror-drift-8a7b27bbf72c); 10 call(s)
@@ -604,16 +387,17 @@ fn truncated_and_missing_trees_fall_back_to_one_read_per_path() {
         per path: acme/api
         drift_incidents=0
         calls:
-        tree acme/governance@main
-        file acme/governance AGENTS.md@main
-        file acme/governance docs/policy.md@main
-        file acme/governance .github/pull_request_template.md@main
-        tree acme/api@main
-        file acme/api AGENTS.md@main
-        file acme/api docs/policy.md@main
-        file acme/api .github/pull_request_template.md@main
-        tree acme/web@main
-        issues acme/governance state=None labels=decision:mirror-drift-incident
+        GET /repos/acme/governance/git/trees/main
+        GET /repos/acme/governance/contents/AGENTS.md?ref=main
+        GET /repos/acme/governance/contents/docs/policy.md?ref=main
+        GET /repos/acme/governance/contents/.github/pull_request_template.md?ref=main
+        GET /repos/acme/api/git/trees/main
+        GET /repos/acme/api/contents/AGENTS.md?ref=main
+        GET /repos/acme/api/contents/docs/policy.md?ref=main
+        GET /repos/acme/api/contents/.github/pull_request_template.md?ref=main
+        GET /repos/acme/web/git/trees/main
+        GET /repos/acme/governance/issues?state=all&labels=decision:mirror-drift-incident
+        writes:
         ",
     );
 }
@@ -626,7 +410,7 @@ fn a_canonical_path_absent_in_governance_counts_once_per_adopter() {
             IssueState::Open,
             "[decision:mirror-drift-incident] mirror-drift-159ae3af8a90",
             "<!-- merge-gate:dedupe:mirror-drift-159ae3af8a90 -->",
-        ),
+        ).github(),
         Some(MIRROR),
         "
         drift: 2 finding(s) in 2 adopter(s); already reported in acme/governance#2 (open) (key mirror-drift-159ae3af8a90); 4 call(s)
@@ -635,10 +419,11 @@ fn a_canonical_path_absent_in_governance_counts_once_per_adopter() {
         drift_incident_known: already reported in acme/governance#2 (open)
         drift_incidents=0
         calls:
-        tree acme/governance@main
-        tree acme/api@main
-        tree acme/web@main
-        issues acme/governance state=None labels=decision:mirror-drift-incident
+        GET /repos/acme/governance/git/trees/main
+        GET /repos/acme/api/git/trees/main
+        GET /repos/acme/web/git/trees/main
+        GET /repos/acme/governance/issues?state=all&labels=decision:mirror-drift-incident
+        writes:
         ",
     );
 }
@@ -646,7 +431,7 @@ fn a_canonical_path_absent_in_governance_counts_once_per_adopter() {
 #[test]
 fn the_reserve_stops_the_adopter_loop() {
     check(
-        &drifted().with_remaining(201),
+        &drifted().with_remaining(201).github(),
         Some(MIRROR),
         "
         drift: 1 finding(s) in 1 adopter(s); opened acme/governance#1 (key mirror-drift-961ab40d9695); stopped at the rate-limit reserve (199 calls left); 4 call(s)
@@ -655,11 +440,12 @@ fn the_reserve_stops_the_adopter_loop() {
         warning: rate-limit reserve reached (199 calls left, reserve 200); not checked: acme/web
         drift_incidents=1
         calls:
-        tree acme/governance@main
-        tree acme/api@main
-        issues acme/governance state=None labels=decision:mirror-drift-incident
-        create_issue acme/governance
-        -> #1 [decision:mirror-drift-incident] mirror-drift-961ab40d9695 [decision:mirror-drift-incident]
+        GET /repos/acme/governance/git/trees/main
+        GET /repos/acme/api/git/trees/main
+        GET /repos/acme/governance/issues?state=all&labels=decision:mirror-drift-incident
+        POST /repos/acme/governance/issues
+        writes:
+        open issue acme/governance#1: [decision:mirror-drift-incident] mirror-drift-961ab40d9695 [decision:mirror-drift-incident]
         **Canonical files drifted.**
 
         ### acme/api
@@ -676,13 +462,14 @@ fn the_reserve_stops_the_adopter_loop() {
 #[test]
 fn under_the_reserve_nothing_is_read() {
     check(
-        &drifted().with_remaining(199),
+        &drifted().with_remaining(199).github(),
         Some(MIRROR),
         "
         drift: 0 finding(s) in 0 adopter(s); stopped at the rate-limit reserve (199 calls left); 0 call(s)
         warning: rate-limit reserve reached (199 calls left, reserve 200); not checked: acme/api, acme/web
         drift_incidents=0
         calls:
+        writes:
         ",
     );
 }
@@ -690,12 +477,8 @@ fn under_the_reserve_nothing_is_read() {
 #[test]
 fn an_unreadable_adopter_is_skipped() {
     check(
-        &drifted().with_mode(
-            "acme/web",
-            TreeMode::Fails(GitHubError::NotFound {
-                what: "repository acme/web".to_owned(),
-            }),
-        ),
+        // GitHub does not know `acme/web`: every read of it answers 404.
+        &drifted().without("acme/web").github(),
         Some(MIRROR),
         "
         drift: 1 finding(s) in 1 adopter(s); opened acme/governance#1 (key mirror-drift-961ab40d9695); 6 call(s)
@@ -704,13 +487,14 @@ fn an_unreadable_adopter_is_skipped() {
         warning: acme/web: skipped, cannot read its files: repository acme/web not found
         drift_incidents=1
         calls:
-        tree acme/governance@main
-        tree acme/api@main
-        tree acme/web@main
-        file acme/web AGENTS.md@main
-        issues acme/governance state=None labels=decision:mirror-drift-incident
-        create_issue acme/governance
-        -> #1 [decision:mirror-drift-incident] mirror-drift-961ab40d9695 [decision:mirror-drift-incident]
+        GET /repos/acme/governance/git/trees/main
+        GET /repos/acme/api/git/trees/main
+        GET /repos/acme/web/git/trees/main
+        GET /repos/acme/web/contents/AGENTS.md?ref=main
+        GET /repos/acme/governance/issues?state=all&labels=decision:mirror-drift-incident
+        POST /repos/acme/governance/issues
+        writes:
+        open issue acme/governance#1: [decision:mirror-drift-incident] mirror-drift-961ab40d9695 [decision:mirror-drift-incident]
         **Canonical files drifted.**
 
         ### acme/api
@@ -727,12 +511,13 @@ fn an_unreadable_adopter_is_skipped() {
 #[test]
 fn a_transient_error_gives_up_without_an_issue() {
     check(
-        &drifted().with_mode(
+        &failing(
+            drifted().github(),
             "acme/web",
-            TreeMode::Fails(GitHubError::Unavailable {
+            GitHubError::Unavailable {
                 route: "GET /repos/{o}/{r}/git/trees/{ref}".to_owned(),
                 message: "502".to_owned(),
-            }),
+            },
         ),
         Some(MIRROR),
         "
@@ -740,9 +525,10 @@ fn a_transient_error_gives_up_without_an_issue() {
         drift_differs: acme/api: AGENTS.md differs from canonical (canonical 4a33ff62f00f, adopter c2444f305d6a)
         drift_incidents=0
         calls:
-        tree acme/governance@main
-        tree acme/api@main
-        tree acme/web@main
+        GET /repos/acme/governance/git/trees/main
+        GET /repos/acme/api/git/trees/main
+        GET /repos/acme/web/git/trees/main
+        writes:
         ",
     );
 }
@@ -750,13 +536,14 @@ fn a_transient_error_gives_up_without_an_issue() {
 #[test]
 fn an_unreadable_governance_repo_gives_up() {
     check(
-        &drifted().with_mode(GOV, TreeMode::Fails(GitHubError::RateLimited { remaining: 0 })),
+        &failing(drifted().github(), GOV, GitHubError::RateLimited { remaining: 0 }),
         Some(MIRROR),
         "
         drift: 0 finding(s) in 0 adopter(s); gave up: cannot read the canonical files of acme/governance: rate limit exhausted: 0 calls left; 1 call(s)
         drift_incidents=0
         calls:
-        tree acme/governance@main
+        GET /repos/acme/governance/git/trees/main
+        writes:
         ",
     );
 }

@@ -1,14 +1,38 @@
-//! Tests for `Recording`: accepted writes are kept in order, refused ones are not, and
-//! reads pass through untouched.
+//! Tests for `Recording` over the in-memory GitHub: accepted writes are kept in order,
+//! refused ones are not, and reads pass through untouched.
 
 use super::Recording;
-use crate::testkit::{Fake, block_on, clean, repo, sha};
+use crate::testkit::{block_on, repo, sha};
 use mp_core::ids::{CommitSha, PrNumber};
 use mp_core::port::{GitHub, GitHubError, MergeMethod, MergeRequest};
+use mp_github_fake::{Endpoint, Failure, MemoryGitHub};
+
+/// `acme/app` with two open pull requests, `#1` (head `a1…`) and `#2` (head `a2…`).
+fn world() -> MemoryGitHub {
+    let (a1, a2) = (sha("a1"), sha("a2"));
+    let text = format!(
+        "now: 2026-03-01T12:00:00Z
+bot: mp-gate
+repos:
+  - name: acme/app
+    commits:
+      - {{id: m1, message: base}}
+      - {{id: {a1}, message: \"docs: change 1\", parents: [m1]}}
+      - {{id: {a2}, message: \"docs: change 2\", parents: [m1]}}
+    branches: {{main: m1, change-1: {a1}, change-2: {a2}}}
+    pulls:
+      - {{number: 1, title: \"docs: change 1\", author: agent-bob, head: change-1}}
+      - {{number: 2, title: \"docs: change 2\", author: agent-bob, head: change-2}}
+"
+    );
+    let world = mp_github_fake::parse_world("recording.yaml", &text, None)
+        .unwrap_or_else(|err| panic!("the test world parses: {err}"));
+    MemoryGitHub::new(world)
+}
 
 #[track_caller]
-fn check(fake: &Fake, expected: &[&str]) {
-    let recording = Recording::new(fake);
+fn check(github: &MemoryGitHub, expected: &[&str]) {
+    let recording = Recording::new(github);
     let app = repo("acme/app");
     block_on(async {
         let pulls = recording
@@ -36,7 +60,7 @@ fn check(fake: &Fake, expected: &[&str]) {
 #[test]
 fn accepted_writes_are_recorded_in_order() {
     check(
-        &Fake::new(vec![clean(1), clean(2)]),
+        &world(),
         &[
             "commented on acme/app#1: hello",
             "merged acme/app#1 pinned to head a100000 (squash)",
@@ -48,25 +72,29 @@ fn accepted_writes_are_recorded_in_order() {
 
 #[test]
 fn refused_writes_are_not_recorded() {
-    let fake = Fake::new(vec![clean(1), clean(2)]);
-    fake.fail(
-        "create_comment",
-        1,
-        GitHubError::Unavailable {
-            route: "POST /repos/{o}/{r}/issues/{n}/comments".to_owned(),
-            message: "HTTP 502".to_owned(),
-        },
+    let github = world();
+    github.fail(
+        Failure::on(
+            Endpoint::CreateComment,
+            GitHubError::Unavailable {
+                route: "POST /repos/{o}/{r}/issues/{n}/comments".to_owned(),
+                message: "HTTP 502".to_owned(),
+            },
+        )
+        .with_value("1"),
     );
-    fake.fail(
-        "merge_pull",
-        2,
-        GitHubError::HeadMoved {
-            pr: "acme/app#2".to_owned(),
-            expected: CommitSha::parse(&"a2".repeat(20)).expect("a SHA"),
-        },
+    github.fail(
+        Failure::on(
+            Endpoint::MergePull,
+            GitHubError::HeadMoved {
+                pr: "acme/app#2".to_owned(),
+                expected: CommitSha::parse(&"a2".repeat(20)).expect("a SHA"),
+            },
+        )
+        .with_value("2"),
     );
     check(
-        &fake,
+        &github,
         &[
             "merged acme/app#1 pinned to head a100000 (squash)",
             "commented on acme/app#2: hello",

@@ -2,16 +2,21 @@
 //! a save after every repository and on every way out), the rate-limit reserve and
 //! secondary limits, and the fail-safe burn-in clock.
 
+use std::sync::Mutex;
+
 use super::*;
-use crate::testkit::{Fake, FakePr, at, block_on, clean, config_with, repo, sha};
-use crate::testkit_history::{check_run, commit_by, merged};
+use crate::testkit::{
+    BOT, TRAILERS, at, block_on, check_run, commit_by, config_with, login, repo, sha,
+};
 use crate::{PR_PATH_RESERVE, lease};
 use mp_core::approval::UNSIGNED_RECEIPTS_WARNING;
 use mp_core::config::{self, Config};
 use mp_core::context::CommitContext;
 use mp_core::gate::burn_in::BurnInStatus;
-use mp_core::port::GitHubError;
+use mp_core::port::{AuditError, AuditRecord, GitHubError};
 use mp_core::state::{BOT_STATE_BRANCH, BURN_IN_STATE_PATH, Layer, WATERMARKS_PATH, Watermarks};
+use mp_github_fake::world::Commit;
+use mp_github_fake::{Action, Endpoint, Failure, MemoryGitHub};
 
 const GOV: &str = "acme/governance";
 const NOW: &str = "2026-03-01T12:00:00Z";
@@ -22,36 +27,224 @@ const GIVE_BACK_LEASE: &str = "put acme/governance@bot-state bot-state/lease.jso
 const PUT_BURN_IN: &str = "put acme/governance@bot-state bot-state/l4_burn_in.json: chore(bot-state): update l4 burn-in clock";
 const BURN_IN_ENV: &str =
     "bot_app_slug: mp-gate\nrequired_checks: [test]\nmerge_enabled: true\nl4_burn_in_days: 3\n";
+/// The rate-limit budget of the world until a test sets another.
+const BUDGET: u32 = 4321;
 
 /// The base commits of `main`: `acme/app` at `0a…`, `acme/old` at `0b…`.
 const BASES: [(&str, &str); 2] = [("acme/app", "0a"), ("acme/old", "0b")];
 
-/// The fake with `pulls`, both supervised repositories at their base commit, and, when
-/// `state` is given, a `bot-state` branch holding it as the watermarks file.
-fn world(pulls: Vec<FakePr>, state: Option<&str>) -> Fake {
-    let fake = Fake::new(pulls);
-    for (name, base) in BASES {
-        fake.set_main(name, vec![merged(base, "chore: base")]);
+/// The in-memory GitHub, the audit log and how many of GitHub's writes were taken.
+struct Fake {
+    github: MemoryGitHub,
+    audit: NoAudit,
+    seen: Mutex<usize>,
+}
+
+/// The audit log of these tests: records nothing.
+struct NoAudit;
+
+#[async_trait::async_trait]
+impl AuditLog for NoAudit {
+    async fn append(&self, _record: &AuditRecord) -> Result<(), AuditError> {
+        Ok(())
     }
+}
+
+impl Fake {
+    /// GitHub's writes since the last take: an issue as `issue <repo>#<n> [<labels>]:
+    /// <title>`, a file as `put <repo>@<branch> <path>: <message>`, any other write as
+    /// the action log shows it.
+    fn take_log(&self) -> Vec<String> {
+        let actions = self.github.actions();
+        let mut seen = self
+            .seen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let new = actions[*seen..]
+            .iter()
+            .map(|action| match action {
+                Action::CreateIssue {
+                    repo,
+                    number,
+                    title,
+                    labels,
+                    ..
+                } => format!("issue {repo}#{number} [{}]: {title}", labels.join(", ")),
+                Action::PutFile {
+                    repo,
+                    branch,
+                    path,
+                    message,
+                    ..
+                } => format!("put {repo}@{branch} {path}: {message}"),
+                other => other.to_string(),
+            })
+            .collect();
+        *seen = actions.len();
+        new
+    }
+
+    /// Changes repository `name` as someone other than the bot would; its branches' logs
+    /// follow their history where the change left them without one.
+    fn edit<R>(&self, name: &str, edit: impl FnOnce(&mut mp_github_fake::world::Repo) -> R) -> R {
+        self.github.edit_world(|world| {
+            let found = world
+                .repo_mut(&repo(name))
+                .expect("a repository of the world");
+            let result = edit(found);
+            found.fill_activity(Some(&login(BOT)));
+            result
+        })
+    }
+
+    /// Writes a file on `bot-state` of the governance repository, as a person would.
+    fn add_file(&self, path: &str, text: &str) {
+        self.edit(GOV, |r| {
+            r.branch_files
+                .entry(BOT_STATE_BRANCH.to_owned())
+                .or_default()
+                .insert(path.to_owned(), text.to_owned())
+        });
+    }
+
+    /// A file on `bot-state` of the governance repository.
+    fn file_text(&self, path: &str) -> Option<String> {
+        self.github.read(|world| {
+            let files = world.repo(&repo(GOV))?.branch_files.get(BOT_STATE_BRANCH)?;
+            files.get(path).cloned()
+        })
+    }
+
+    /// Gives the governance repository a `bot-state` branch (mp's commit `5…`), without
+    /// a file.
+    fn add_state_branch(&self) {
+        self.edit(GOV, |r| {
+            let state = sha("5");
+            r.commits.push(Commit {
+                id: state.to_string(),
+                sha: state.clone(),
+                message: "chore: state".to_owned(),
+                parents: Vec::new(),
+                author: Some(login(BOT)),
+                committer: Some(login(BOT)),
+                date: Some(at("2026-03-01T10:00:00Z")),
+                checks: Vec::new(),
+                check_workflows: Default::default(),
+            });
+            r.branches.insert(BOT_STATE_BRANCH.to_owned(), state);
+        });
+    }
+
+    fn fail(&self, failure: Failure) {
+        self.github.fail(failure);
+    }
+}
+
+/// The world with the pull requests numbered `pulls` in `acme/app`, each Quadrant A and
+/// green: head `a<n>…` on `main`, one commit with good trailers committed and pushed
+/// (branch created) at 10:00, `README.md` modified, `test` green from GitHub Actions,
+/// `ready-to-merge` applied by the owner at 11:00 (no receipt yet); both supervised
+/// repositories at their base commit (of 1 February), the governance repository's `main`
+/// at `f…` (next issue `#100`), and, when `state` is given, a `bot-state` branch holding
+/// it as the watermarks file.
+fn world(pulls: Vec<u64>, state: Option<&str>) -> Fake {
+    let quoted = |prefix: &str| format!("\"{}\"", sha(prefix));
+    let base = |prefix: &str| {
+        format!(
+            "      - {{id: {}, message: \"chore: base\", author: \"{BOT}\", committer: \"{BOT}\", date: 2026-02-01T10:00:00Z}}\n",
+            quoted(prefix)
+        )
+    };
+    let mut commits = base("0a");
+    let mut branches = format!("main: {}", quoted("0a"));
+    let mut listed = String::new();
+    for n in &pulls {
+        let head = quoted(&format!("a{n}"));
+        let message = format!("docs: change {n}\n\n{TRAILERS}").replace('\n', "\\n");
+        commits.push_str(&format!(
+            "      - {{id: {head}, message: \"{message}\", parents: [{}], date: 2026-03-01T10:00:00Z, checks: [{{name: test, app: github-actions}}]}}\n",
+            quoted("0a")
+        ));
+        branches.push_str(&format!(", change-{n}: {head}"));
+        listed.push_str(&format!(
+            "      - number: {n}
+        title: \"docs: change {n}\"
+        author: agent-bob
+        head: change-{n}
+        labels: [ready-to-merge]
+        events: [{{labeled: ready-to-merge, by: alice, at: 2026-03-01T11:00:00Z}}]
+        files: [{{path: README.md, status: modified, additions: 1}}]
+        pushes: [{{type: branch_creation, to: {head}, by: agent-bob, at: 2026-03-01T10:00:00Z}}]
+        created_at: 2026-03-01T09:00:00Z
+"
+        ));
+    }
+    let pulls_yaml = if listed.is_empty() {
+        String::new()
+    } else {
+        format!("    pulls:\n{listed}")
+    };
+    let text = format!(
+        "now: {NOW}
+bot: mp-gate
+rate_limit: {{remaining: {BUDGET}}}
+repos:
+  - name: acme/app
+    commits:
+{commits}    branches: {{{branches}}}
+{pulls_yaml}  - name: acme/old
+    commits:
+{old}    branches: {{main: {old_head}}}
+  - name: {GOV}
+    commits:
+      - {{id: {gov}, message: \"docs: governance\", committer: \"{BOT}\", date: 2026-02-01T10:00:00Z}}
+    branches: {{main: {gov}}}
+    issues:
+      - {{number: 99, title: an earlier issue, state: closed}}
+",
+        old = base("0b"),
+        old_head = quoted("0b"),
+        gov = quoted("f"),
+    );
+    let parsed = mp_github_fake::parse_world("run.yaml", &text, None)
+        .unwrap_or_else(|err| panic!("the test world parses: {err}\n{text}"));
+    let fake = Fake {
+        github: MemoryGitHub::new(parsed),
+        audit: NoAudit,
+        seen: Mutex::new(0),
+    };
     if let Some(text) = state {
-        fake.set_branch(GOV, BOT_STATE_BRANCH, vec![merged("5", "chore: state")]);
-        fake.add_file(GOV, BOT_STATE_BRANCH, WATERMARKS_PATH, text);
+        fake.add_state_branch();
+        fake.add_file(WATERMARKS_PATH, text);
     }
     fake
 }
 
 /// Lands `commits` (green `test` runs) on the `main` of `name`, after its base.
 fn land(fake: &Fake, name: &str, commits: Vec<CommitContext>) {
-    let base = BASES
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map_or("0", |(_, base)| *base);
-    for commit in &commits {
-        fake.set_checks(name, &commit.sha, vec![check_run("test", "success")]);
-    }
-    let mut main = vec![merged(base, "chore: base")];
-    main.extend(commits);
-    fake.set_main(name, main);
+    fake.edit(name, |r| {
+        let mut head = r.branch_head("main").cloned().expect("a main branch");
+        for mut commit in commits {
+            if commit.parents.is_empty() {
+                commit.parents.push(head.clone());
+            }
+            head = commit.sha.clone();
+            r.commits.push(Commit {
+                id: commit.sha.to_string(),
+                sha: commit.sha.clone(),
+                message: commit.message(),
+                parents: commit.parents.clone(),
+                author: commit.author_login.clone(),
+                committer: commit.committer_login.clone(),
+                date: commit.committed_at,
+                checks: vec![check_run("test", "success")],
+                check_workflows: Default::default(),
+            });
+        }
+        r.branches.insert("main".to_owned(), head);
+        // GitHub's log of `main` follows the pushes.
+        r.activity.remove("main");
+    });
 }
 
 /// Both repositories scanned up to their base commits.
@@ -66,7 +259,7 @@ fn settled() -> String {
 }
 
 fn stored_state(fake: &Fake) -> Option<String> {
-    fake.file_text(GOV, BOT_STATE_BRANCH, WATERMARKS_PATH)
+    fake.file_text(WATERMARKS_PATH)
 }
 
 /// Runs one tick at `when` and compares the writes, then the outcomes (`=>`) and the
@@ -79,7 +272,13 @@ fn check(
     expected: &[&str],
 ) -> Result<FullTickReport, TickError> {
     let options = TickOptions::from_config(config);
-    let result = block_on(run_tick(fake, fake, config, &options, at(when)));
+    let result = block_on(run_tick(
+        &fake.github,
+        &fake.audit,
+        config,
+        &options,
+        at(when),
+    ));
     let mut lines = without_lease(fake.take_log());
     match &result {
         Ok(report) => {
@@ -111,7 +310,7 @@ fn without_lease(lines: Vec<String>) -> Vec<String> {
     assert!(
         lines[..taken]
             .iter()
-            .all(|l| l.starts_with("branch ") || l == PUT_STATE),
+            .all(|l| l.starts_with("create branch ") || l == PUT_STATE),
         "a write before the lease: {lines:?}"
     );
     let last_write = lines.iter().rposition(|l| !l.starts_with('!'));
@@ -136,7 +335,7 @@ fn unavailable(route: &str) -> GitHubError {
 #[test]
 fn a_corrupt_or_unreadable_state_fails_the_tick_closed_before_any_write() {
     // A mergeable pull request shows that the pull-request path never ran.
-    let corrupt = world(vec![clean(1)], Some("{\"acme/app\": "));
+    let corrupt = world(vec![1], Some("{\"acme/app\": "));
     let error = check(
         &corrupt,
         &config_with(&[]),
@@ -147,8 +346,8 @@ fn a_corrupt_or_unreadable_state_fails_the_tick_closed_before_any_write() {
     );
     assert!(matches!(error, Err(TickError::StateCorrupt { .. })));
 
-    let no_file = world(vec![clean(1)], None);
-    no_file.set_branch(GOV, BOT_STATE_BRANCH, vec![merged("5", "chore: state")]);
+    let no_file = world(vec![1], None);
+    no_file.add_state_branch();
     let error = check(
         &no_file,
         &config_with(&[]),
@@ -159,8 +358,12 @@ fn a_corrupt_or_unreadable_state_fails_the_tick_closed_before_any_write() {
     );
     assert!(matches!(error, Err(TickError::StateUnavailable { .. })));
 
-    let unreadable = world(vec![clean(1)], Some(&settled()));
-    unreadable.fail_history("file", GOV, unavailable("GET /contents/{path}"));
+    let unreadable = world(vec![1], Some(&settled()));
+    unreadable.fail(
+        Failure::on(Endpoint::GetContents, unavailable("GET /contents/{path}"))
+            .in_repo(&repo(GOV))
+            .with_value(WATERMARKS_PATH),
+    );
     let error = check(
         &unreadable,
         &config_with(&[]),
@@ -180,7 +383,7 @@ fn the_first_run_creates_the_state_branch_and_the_next_tick_writes_nothing_new()
         &config_with(&[]),
         NOW,
         &[
-            "branch acme/governance bot-state @ f000000",
+            "create branch acme/governance@bot-state at f000000",
             PUT_STATE,
             PUT_STATE,
             PUT_STATE,
@@ -229,8 +432,14 @@ fn the_final_save_runs_even_when_the_pull_request_path_ends_the_tick() {
     // A compact (valid, not canonical) state: any save rewrites it.
     let compact = format!(r#"{{"acme/app":"{}"}}"#, sha("0a"));
 
-    let no_bot = world(vec![clean(1)], Some(&compact));
-    no_bot.with(|s| s.bot = None);
+    let no_bot = world(vec![1], Some(&compact));
+    no_bot.fail(Failure::on(
+        Endpoint::GetApp,
+        GitHubError::Unavailable {
+            route: "GET /app".to_owned(),
+            message: "bad credentials".to_owned(),
+        },
+    ));
     check(
         &no_bot,
         &config_with(&[]),
@@ -241,8 +450,14 @@ fn the_final_save_runs_even_when_the_pull_request_path_ends_the_tick() {
     )
     .expect_err("the tick fails closed");
 
-    let limited = world(vec![clean(1)], Some(&compact));
-    limited.fail("pull_commits", 1, GitHubError::RateLimited { remaining: 0 });
+    let limited = world(vec![1], Some(&compact));
+    limited.fail(
+        Failure::on(
+            Endpoint::ListPullCommits,
+            GitHubError::RateLimited { remaining: 0 },
+        )
+        .with_value("1"),
+    );
     let report = check(
         &limited,
         &config_with(&[]),
@@ -259,13 +474,15 @@ fn the_final_save_runs_even_when_the_pull_request_path_ends_the_tick() {
     assert!(report.metrics.rate_limited);
 
     // A secondary limit is a request to pause: no further call this tick, the state saved.
-    let throttled = world(vec![clean(1), clean(2)], Some(&compact));
+    let throttled = world(vec![1, 2], Some(&compact));
     throttled.fail(
-        "pull_commits",
-        1,
-        GitHubError::Throttled {
-            retry_after_secs: 60,
-        },
+        Failure::on(
+            Endpoint::ListPullCommits,
+            GitHubError::Throttled {
+                retry_after_secs: 60,
+            },
+        )
+        .with_value("1"),
     );
     let report = check(
         &throttled,
@@ -296,8 +513,12 @@ fn under_the_rate_limit_reserve_the_tick_saves_and_ends_early() {
         "acme/old",
         vec![commit_by("c2", "direct push", Some("mallory"))],
     );
-    fake.history(|h| h.remaining_after.push((repo("acme/app"), 150)));
-    let reason = "rate-limit reserve reached: 150 calls left (reserve 200); repositories left for the next tick: 1";
+    // Other clients of the installation spend the budget down to 150 calls as the scan of
+    // acme/app starts; its own calls (the branch, its log, the comparison, the incident,
+    // its runs and the save) leave 143.
+    fake.github
+        .drop_rate_limit_at(Endpoint::ListCommits, &repo("acme/app"), 150);
+    let reason = "rate-limit reserve reached: 143 calls left (reserve 200); repositories left for the next tick: 1";
     let report = check(
         &fake,
         &config_with(&[]),
@@ -312,7 +533,8 @@ fn under_the_rate_limit_reserve_the_tick_saves_and_ends_early() {
     let json = report.metrics_json();
     assert_eq!(json["rate_limited"], true);
     assert_eq!(json["ended_early_reason"], reason);
-    assert_eq!(json["rate_limit_remaining"], 150);
+    // At the end of the tick: the lease given back spent one more.
+    assert_eq!(json["rate_limit_remaining"], 142);
     assert_eq!(json["l5_incidents"], 1);
     assert_eq!(json["l2_unsettled"], 0);
     let stored = Watermarks::parse(&stored_state(&fake).expect("saved")).expect("valid");
@@ -325,13 +547,16 @@ fn under_the_rate_limit_reserve_the_tick_saves_and_ends_early() {
 /// repository, and the supervisor still gets its share.
 #[test]
 fn the_pull_request_path_keeps_a_reserve_for_the_supervisor() {
-    let fake = world(vec![clean(1)], Some(&settled()));
+    let fake = world(vec![1], Some(&settled()));
     land(
         &fake,
         "acme/app",
         vec![commit_by("c1", "direct push", Some("mallory"))],
     );
-    fake.history(|h| h.rate_limit_remaining = Some(PR_PATH_RESERVE - 1));
+    // One call under the reserve at the start; the lease and the state spend 8 before
+    // the pull-request path looks (the old fake spent nothing on them).
+    fake.github
+        .edit_world(|w| w.rate_limit_remaining = Some(PR_PATH_RESERVE - 1));
     let report = check(
         &fake,
         &config_with(&[]),
@@ -339,7 +564,7 @@ fn the_pull_request_path_keeps_a_reserve_for_the_supervisor() {
         &[
             "issue acme/governance#100 [decision:unauthorized-push]: [decision:unauthorized-push] c100000",
             PUT_STATE,
-            "! rate-limit reserve of the pull-request path reached: 399 calls left (reserve 400, kept for the branch supervisor and the state); repositories left for the next tick: 1",
+            "! rate-limit reserve of the pull-request path reached: 391 calls left (reserve 400, kept for the branch supervisor and the state); repositories left for the next tick: 1",
         ],
     )
     .expect("the tick runs");
@@ -364,12 +589,14 @@ fn a_repository_under_a_secondary_rate_limit_is_skipped_and_the_others_continue(
         "acme/old",
         vec![commit_by("c2", "direct push", Some("mallory"))],
     );
-    fake.fail_history(
-        "branch_commits",
-        "acme/app",
-        GitHubError::Throttled {
-            retry_after_secs: 30,
-        },
+    fake.fail(
+        Failure::on(
+            Endpoint::ListCommits,
+            GitHubError::Throttled {
+                retry_after_secs: 30,
+            },
+        )
+        .in_repo(&repo("acme/app")),
     );
     let report = check(
         &fake,
@@ -398,10 +625,10 @@ fn a_stale_state_blob_is_a_warning_and_the_next_save_rereads_it() {
         what: "acme/governance bot-state/branch_supervisor_watermarks.json".to_owned(),
         message: "sha does not match".to_owned(),
     };
-    fake.fail_history(
-        "put_file",
-        "acme/governance bot-state/branch_supervisor_watermarks.json",
-        stale,
+    fake.fail(
+        Failure::on(Endpoint::PutContents, stale)
+            .in_repo(&repo(GOV))
+            .with_value(WATERMARKS_PATH),
     );
     let warning = "! bot-state/branch_supervisor_watermarks.json not saved (acme/governance bot-state/branch_supervisor_watermarks.json: sha does not match); the blob is re-read on the next save";
     check(
@@ -419,7 +646,7 @@ fn a_stale_state_blob_is_a_warning_and_the_next_save_rereads_it() {
     assert_eq!(stored_state(&fake), Some(settled()), "nothing was saved");
 
     // Next tick: the scan repeats, the incident dedupes, and the save goes through.
-    fake.history(|h| h.failures.clear());
+    fake.github.heal();
     check(&fake, &config_with(&[]), NOW, &[PUT_STATE]).expect("the tick runs");
 }
 
@@ -430,8 +657,7 @@ fn the_burn_in_clock_starts_promotes_and_restarts_when_its_file_is_bad() {
     let report = check(&fake, &config, NOW, &[PUT_BURN_IN]).expect("the tick runs");
     assert_eq!(report.burn_in, Some(BurnInStatus::Started));
     assert_eq!(
-        fake.file_text(GOV, BOT_STATE_BRANCH, BURN_IN_STATE_PATH)
-            .as_deref(),
+        fake.file_text(BURN_IN_STATE_PATH).as_deref(),
         Some("{\n  \"advisory_started_at\": \"2026-03-01T12:00:00Z\"\n}\n")
     );
 
@@ -451,7 +677,7 @@ fn the_burn_in_clock_starts_promotes_and_restarts_when_its_file_is_bad() {
     assert_eq!(report.l4_promoted, 0, "promotion counts once");
 
     // A corrupt clock restarts (fail safe), unlike corrupt watermarks (fail closed).
-    fake.add_file(GOV, BOT_STATE_BRANCH, BURN_IN_STATE_PATH, "not json");
+    fake.add_file(BURN_IN_STATE_PATH, "not json");
     let report = check(&fake, &config, NOW, &[PUT_BURN_IN]).expect("the tick runs");
     assert!(
         matches!(report.burn_in, Some(BurnInStatus::Restarted { .. })),
@@ -473,7 +699,13 @@ fn run_with(
     when: &str,
 ) -> (Result<FullTickReport, TickError>, Vec<String>) {
     let config = config_with(&[]);
-    let result = block_on(run_tick(fake, fake, &config, options, at(when)));
+    let result = block_on(run_tick(
+        &fake.github,
+        &fake.audit,
+        &config,
+        options,
+        at(when),
+    ));
     (result, fake.take_log())
 }
 
@@ -487,9 +719,9 @@ fn lease_error(result: Result<FullTickReport, TickError>) -> Option<String> {
 #[test]
 fn a_second_tick_finds_the_lease_held_and_writes_nothing() {
     // NOW is 12:00; another tick took the lease at 11:55 until 12:25.
-    let fake = world(vec![clean(1)], Some(&settled()));
+    let fake = world(vec![1], Some(&settled()));
     let held = lease_text("all", "mp tick on cron-1 pid 7", "2026-03-01T12:25:00Z");
-    fake.add_file(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH, &held);
+    fake.add_file(lease::LEASE_PATH, &held);
     let options = TickOptions::from_config(&config_with(&[])).with_lease_holder("me");
     let (result, log) = run_with(&fake, &options, NOW);
     assert_eq!(
@@ -499,10 +731,7 @@ fn a_second_tick_finds_the_lease_held_and_writes_nothing() {
         )
     );
     assert_eq!(log, Vec::<String>::new(), "not merged, nothing written");
-    assert_eq!(
-        fake.file_text(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH),
-        Some(held)
-    );
+    assert_eq!(fake.file_text(lease::LEASE_PATH), Some(held));
 
     // Once it has expired, the next tick takes it, merges, and gives it back.
     let (result, log) = run_with(&fake, &options, "2026-03-01T12:25:00Z");
@@ -518,8 +747,7 @@ fn a_second_tick_finds_the_lease_held_and_writes_nothing() {
         "{log:?}"
     );
     assert_eq!(
-        fake.file_text(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH)
-            .as_deref(),
+        fake.file_text(lease::LEASE_PATH).as_deref(),
         Some("{\n  \"leases\": {}\n}\n"),
         "given back, the expired entry dropped"
     );
@@ -528,9 +756,9 @@ fn a_second_tick_finds_the_lease_held_and_writes_nothing() {
 #[test]
 fn a_hand_written_lease_that_outlasts_any_tick_holds_no_one_out() {
     // An agent with push access writes a lease until 2099: mp never takes one that long.
-    let fake = world(vec![clean(1)], Some(&settled()));
+    let fake = world(vec![1], Some(&settled()));
     let forged = lease_text("all", "mp tick on cron-1 pid 7", "2099-01-01T00:00:00Z");
-    fake.add_file(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH, &forged);
+    fake.add_file(lease::LEASE_PATH, &forged);
     let options = TickOptions::from_config(&config_with(&[]));
     let (result, log) = run_with(&fake, &options, NOW);
     result.expect("the tick runs");
@@ -545,7 +773,7 @@ fn shards_of_one_count_share_the_lease_and_every_other_tick_waits() {
     let held = lease_text("0/2", "shard zero", "2026-03-01T12:25:00Z");
     let outcome = |options: TickOptions| {
         let fake = world(Vec::new(), Some(&settled()));
-        fake.add_file(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH, &held);
+        fake.add_file(lease::LEASE_PATH, &held);
         let (result, _) = run_with(&fake, &options, NOW);
         lease_error(result).unwrap_or_else(|| "ran".to_owned())
     };
@@ -571,8 +799,8 @@ fn shards_of_one_count_share_the_lease_and_every_other_tick_waits() {
 
 #[test]
 fn a_broken_lease_file_fails_the_tick_closed() {
-    let fake = world(vec![clean(1)], Some(&settled()));
-    fake.add_file(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH, "not json");
+    let fake = world(vec![1], Some(&settled()));
+    fake.add_file(lease::LEASE_PATH, "not json");
     let (result, log) = run_with(&fake, &TickOptions::from_config(&config_with(&[])), NOW);
     let error = lease_error(result).unwrap_or_default();
     assert!(
@@ -587,17 +815,15 @@ fn a_service_renews_its_lease_and_loses_it_only_to_another_tick_after_expiry() {
     let fake = world(Vec::new(), Some(&settled()));
     let governance = repo(GOV);
     let mut lease = block_on(lease::Lease::take(
-        &fake,
+        &fake.github,
         &governance,
         None,
         "mp serve",
         at(NOW),
     ))
     .expect("taken");
-    block_on(lease.renew(&fake, at("2026-03-01T12:20:00Z"))).expect("renewed");
-    let text = fake
-        .file_text(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH)
-        .expect("a lease file");
+    block_on(lease.renew(&fake.github, at("2026-03-01T12:20:00Z"))).expect("renewed");
+    let text = fake.file_text(lease::LEASE_PATH).expect("a lease file");
     assert!(
         text.contains("\"until\": \"2026-03-01T12:50:00Z\""),
         "{text}"
@@ -617,8 +843,9 @@ fn a_service_renews_its_lease_and_loses_it_only_to_another_tick_after_expiry() {
     );
     result.expect("the cron tick runs");
     let cron = lease_text("all", "cron", "2026-03-01T13:30:00Z");
-    fake.add_file(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH, &cron);
-    let error = block_on(lease.renew(&fake, at("2026-03-01T13:00:00Z"))).expect_err("taken over");
+    fake.add_file(lease::LEASE_PATH, &cron);
+    let error =
+        block_on(lease.renew(&fake.github, at("2026-03-01T13:00:00Z"))).expect_err("taken over");
     assert_eq!(
         error.to_string(),
         "another tick holds the lease (all, cron) until 2026-03-01T13:30:00Z"
@@ -627,9 +854,9 @@ fn a_service_renews_its_lease_and_loses_it_only_to_another_tick_after_expiry() {
 
 #[test]
 fn a_tick_under_a_held_lease_neither_takes_nor_gives_it_back() {
-    let fake = world(vec![clean(1)], Some(&settled()));
+    let fake = world(vec![1], Some(&settled()));
     let held = lease_text("all", "mp serve", "2026-03-01T12:25:00Z");
-    fake.add_file(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH, &held);
+    fake.add_file(lease::LEASE_PATH, &held);
     let options = TickOptions::from_config(&config_with(&[])).with_lease_held();
     let (result, log) = run_with(&fake, &options, NOW);
     result.expect("the tick runs");
@@ -641,8 +868,5 @@ fn a_tick_under_a_held_lease_neither_takes_nor_gives_it_back() {
         log.iter().any(|l| l.starts_with("merge acme/app#1")),
         "{log:?}"
     );
-    assert_eq!(
-        fake.file_text(GOV, BOT_STATE_BRANCH, lease::LEASE_PATH),
-        Some(held)
-    );
+    assert_eq!(fake.file_text(lease::LEASE_PATH), Some(held));
 }

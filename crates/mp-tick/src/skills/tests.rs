@@ -6,8 +6,7 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::testkit::{BOT, TRAILERS, block_on, config_with, now};
-use crate::testkit_history::commit_by;
+use crate::testkit::{BOT, TRAILERS, block_on, commit_by, config_with, now};
 use crate::{MergeMode, TickOptions, run_pr_path};
 use mp_core::approval::UNSIGNED_RECEIPTS_WARNING;
 use mp_core::quadrant::Quadrant;

@@ -1,13 +1,13 @@
 //! Tests for the sharded save: two shards that loaded the same file and save one after the
 //! other both end up in it; a save that only ever meets stale blobs gives up after a bounded
-//! number of attempts, as an unsharded save does after one.
+//! number of attempts, as an unsharded save does after one. The governance repository is
+//! the in-memory GitHub's.
 
 use super::*;
 use crate::dry_run::DryRun;
-use crate::testkit::{BOT, Fake, at, block_on, login, repo, sha};
-use crate::testkit_history::merged;
-use mp_core::context::{RefUpdate, RefUpdateKind};
+use crate::testkit::{BOT, block_on, login, repo, sha};
 use mp_core::state::Layer;
+use mp_github_fake::{Action, Endpoint, Failure, MemoryGitHub};
 
 const GOV: &str = "acme/governance";
 /// Shard 0 of 2 owns `acme/infra`; shard 1 of 2 owns `acme/app` (pinned in `shard`).
@@ -25,17 +25,74 @@ fn marks(entries: &[(&str, &str)]) -> Watermarks {
     state
 }
 
-/// A governance repository whose `bot-state` branch holds `entries`.
-fn fake_with(entries: &[(&str, &str)]) -> Fake {
-    let fake = Fake::new(Vec::new());
-    fake.set_branch(GOV, BOT_STATE_BRANCH, vec![merged("5", "chore: state")]);
-    fake.add_file(
-        GOV,
-        BOT_STATE_BRANCH,
-        WATERMARKS_PATH,
-        &marks(entries).to_json(),
+/// The commit mp wrote the state in, and the one an agent or the owner pushed over it
+/// (quoted for YAML: all digits).
+const STATE_5: &str = "\"5000000000000000000000000000000000000000\"";
+const STATE_6: &str = "\"6000000000000000000000000000000000000000\"";
+
+/// Who last wrote the `bot-state` branch after mp created it at `5` (09:00): nobody, or
+/// a login that pushed `6` (`Some`) or deleted the branch (`None`) at 10:00.
+type Writer<'a> = Option<(&'a str, Option<&'a str>)>;
+
+/// A governance repository (next issue number 100) whose `bot-state` branch holds
+/// `entries` (`None`: there is no branch), last written as `writer` says.
+fn world(entries: Option<&[(&str, &str)]>, writer: Writer<'_>) -> MemoryGitHub {
+    let mut text = format!(
+        "now: 2026-03-01T12:00:00Z
+bot: mp-gate
+repos:
+  - name: {GOV}
+    commits:
+      - {{id: g1, message: init}}
+      - {{id: {STATE_5}, message: \"chore: state\", author: {BOT:?}, committer: {BOT:?}, date: 2026-03-01T09:00:00Z}}
+      - {{id: {STATE_6}, message: \"chore: state, edited\", parents: [{STATE_5}], date: 2026-03-01T10:00:00Z}}
+    issues:
+      - {{number: 99, title: an earlier issue, state: closed}}
+"
     );
-    fake
+    let head = match writer {
+        None => Some(STATE_5),
+        Some((_, to)) => to.map(|_| STATE_6),
+    };
+    match head {
+        Some(head) if entries.is_some() => {
+            text.push_str(&format!(
+                "    branches: {{main: g1, {BOT_STATE_BRANCH}: {head}}}\n"
+            ));
+        }
+        _ => text.push_str("    branches: {main: g1}\n"),
+    }
+    if let (Some(entries), Some(_)) = (entries, head) {
+        let json = marks(entries).to_json();
+        text.push_str(&format!(
+            "    branch_files: {{{BOT_STATE_BRANCH}: {{{WATERMARKS_PATH:?}: {json:?}}}}}\n"
+        ));
+    }
+    if let Some((login, to)) = writer {
+        let last = match to {
+            Some(_) => format!("{{to: {STATE_6}, by: {login}, at: 2026-03-01T10:00:00Z}}"),
+            None => format!("{{type: branch_deletion, by: {login}, at: 2026-03-01T10:00:00Z}}"),
+        };
+        text.push_str(&format!(
+            "    activity:\n      {BOT_STATE_BRANCH}:\n        - {{type: branch_creation, to: {STATE_5}, by: {BOT:?}, at: 2026-03-01T09:00:00Z}}\n        - {last}\n"
+        ));
+    }
+    let world = mp_github_fake::parse_world("state.yaml", &text, None)
+        .unwrap_or_else(|err| panic!("the test world parses: {err}\n{text}"));
+    MemoryGitHub::new(world)
+}
+
+/// A governance repository whose `bot-state` branch, written by mp, holds `entries`.
+fn fake_with(entries: &[(&str, &str)]) -> MemoryGitHub {
+    world(Some(entries), None)
+}
+
+/// The watermarks file on `bot-state`, if there is one.
+fn state_file(github: &MemoryGitHub) -> Option<String> {
+    github.read(|w| {
+        let files = w.repo(&repo(GOV))?.branch_files.get(BOT_STATE_BRANCH)?;
+        files.get(WATERMARKS_PATH).cloned()
+    })
 }
 
 /// mp's identity writes the state; alice may restore it.
@@ -46,7 +103,7 @@ fn guard() -> StateGuard {
     )
 }
 
-fn load(fake: &Fake) -> (StateStore, Watermarks) {
+fn load(fake: &MemoryGitHub) -> (StateStore, Watermarks) {
     block_on(StateStore::load(fake, &repo(GOV), "main", &guard())).expect("the state loads")
 }
 
@@ -67,9 +124,9 @@ struct Save<'a>(usize, &'a str, &'a str, Option<&'a str>, &'a str);
 /// running at the same time do), runs `saves` in order, then compares the file with
 /// `expected` and the number of writes with `writes`.
 #[track_caller]
-fn check(fake: &Fake, saves: &[Save<'_>], expected: &[(&str, &str)], writes: usize) {
+fn check(fake: &MemoryGitHub, saves: &[Save<'_>], expected: &[(&str, &str)], writes: usize) {
     let mut stores = [load(fake), load(fake)];
-    fake.take_log();
+    let before = fake.actions().len();
     for Save(n, name, prefix, shard, outcome) in saves {
         let (store, state) = &mut stores[*n];
         for layer in Layer::ALL {
@@ -88,12 +145,11 @@ fn check(fake: &Fake, saves: &[Save<'_>], expected: &[(&str, &str)], writes: usi
             "store {n} saving {name} as {shard:?}"
         );
     }
-    let text = fake.file_text(GOV, BOT_STATE_BRANCH, WATERMARKS_PATH);
+    let text = state_file(fake);
     assert_eq!(text, Some(marks(expected).to_json()), "the file");
-    let put = fake
-        .take_log()
+    let put = fake.actions()[before..]
         .iter()
-        .filter(|line| line.starts_with("put "))
+        .filter(|action| matches!(action, Action::PutFile { .. }))
         .count();
     assert_eq!(put, writes, "the writes");
 }
@@ -154,8 +210,9 @@ fn unsharded_save_over_a_stale_blob_is_still_skipped() {
                 "a2",
                 None,
                 "skipped: bot-state/branch_supervisor_watermarks.json not saved (acme/governance \
-                 bot-state/branch_supervisor_watermarks.json: 0bee1e7f11b70f0006d75f49ee48a45f0ff188a4 \
-                 does not match the current blob); the blob is re-read on the next save",
+                 bot-state/branch_supervisor_watermarks.json: \
+                 bot-state/branch_supervisor_watermarks.json does not match \
+                 0bee1e7f11b70f0006d75f49ee48a45f0ff188a4); the blob is re-read on the next save",
             ),
         ],
         &[(APP, "a1"), (INFRA, "b2")],
@@ -166,13 +223,15 @@ fn unsharded_save_over_a_stale_blob_is_still_skipped() {
 #[test]
 fn shard_save_gives_up_after_bounded_attempts() {
     let fake = fake_with(&INITIAL);
-    fake.fail_history(
-        "put_file",
-        GOV,
-        GitHubError::Conflict {
-            what: format!("{GOV} {WATERMARKS_PATH}"),
-            message: "stale blob".to_owned(),
-        },
+    fake.fail(
+        Failure::on(
+            Endpoint::PutContents,
+            GitHubError::Conflict {
+                what: format!("{GOV} {WATERMARKS_PATH}"),
+                message: "stale blob".to_owned(),
+            },
+        )
+        .in_repo(&repo(GOV)),
     );
     check(
         &fake,
@@ -221,41 +280,9 @@ fn a_merge_replaces_every_entry_of_the_own_repositories_only() {
     assert_eq!(merged.unsettled_count_of(|r| shard.owns(r)), 1);
 }
 
-/// The `bot-state` log of [`fake_with`]: mp created the branch at `5`, then `writer`
-/// pushed `6` (or deleted the branch, when `to` is `None`).
-fn written_by(fake: &Fake, writer: &str, to: Option<&str>) {
-    let kind = if to.is_some() {
-        RefUpdateKind::Push
-    } else {
-        RefUpdateKind::BranchDeletion
-    };
-    fake.history(|h| {
-        h.activity.insert(
-            (repo(GOV), BOT_STATE_BRANCH.to_owned()),
-            vec![
-                RefUpdate {
-                    kind: RefUpdateKind::BranchCreation,
-                    before: None,
-                    after: Some(sha("5")),
-                    at: Some(at("2026-03-01T09:00:00Z")),
-                    actor: Some(login(BOT)),
-                },
-                RefUpdate {
-                    kind,
-                    before: Some(sha("5")),
-                    after: to.map(sha),
-                    at: Some(at("2026-03-01T10:00:00Z")),
-                    actor: Some(login(writer)),
-                },
-            ],
-        )
-    });
-}
-
 #[test]
 fn a_state_written_by_an_agent_fails_closed_with_an_incident_naming_it() {
-    let fake = fake_with(&[(APP, "1")]);
-    written_by(&fake, "codex-agent", Some("6"));
+    let fake = world(Some(&[(APP, "1")]), Some(("codex-agent", Some("6"))));
     let error = block_on(StateStore::load(&fake, &repo(GOV), "main", &guard()))
         .map(|_| ())
         .expect_err("a steered state fails closed");
@@ -263,20 +290,23 @@ fn a_state_written_by_an_agent_fails_closed_with_an_incident_naming_it() {
         error.to_string(),
         "the state on bot-state cannot be trusted, failing closed: codex-agent wrote the bot-state branch at 2026-03-01T10:00:00Z (push to 6000000), GitHub's activity log (state_written_by_other); reported as acme/governance#100; the owner restores it by hand (docs/state.md, \"Recovering the state\")"
     );
-    let log = fake.take_log();
+    let log = fake.actions();
     assert_eq!(log.len(), 1, "{log:?}");
+    let Action::CreateIssue { labels, .. } = &log[0] else {
+        panic!("an issue: {log:?}")
+    };
+    assert_eq!(labels, &["decision:state-tampered"]);
     assert!(
-        log[0].starts_with(
-            "issue acme/governance#100 [decision:state-tampered]: [decision:state-tampered] 6000000"
-        ),
+        log[0]
+            .to_string()
+            .starts_with("open issue acme/governance#100: [decision:state-tampered] 6000000"),
         "{log:?}"
     );
 }
 
 #[test]
 fn a_dry_run_says_the_incident_was_planned_not_reported() {
-    let fake = fake_with(&[(APP, "1")]);
-    written_by(&fake, "codex-agent", Some("6"));
+    let fake = world(Some(&[(APP, "1")]), Some(("codex-agent", Some("6"))));
     let dry = DryRun::with_history(&fake);
     let error = block_on(StateStore::load(&dry, &repo(GOV), "main", &guard()))
         .map(|_| ())
@@ -287,14 +317,13 @@ fn a_dry_run_says_the_incident_was_planned_not_reported() {
         "{text}"
     );
     assert!(!text.contains("reported as"), "{text}");
-    assert!(fake.take_log().is_empty());
+    assert!(fake.actions().is_empty());
     assert_eq!(dry.planned_writes().len(), 1, "{:?}", dry.planned_writes());
 }
 
 #[test]
 fn a_state_the_owner_restored_is_trusted_and_said_so() {
-    let fake = fake_with(&[(APP, "1")]);
-    written_by(&fake, "alice", Some("6"));
+    let fake = world(Some(&[(APP, "1")]), Some(("alice", Some("6"))));
     let (store, state) = load(&fake);
     // The restore is accepted once: the checked tip moves past it.
     let mut expected = marks(&[(APP, "1")]);
@@ -306,13 +335,12 @@ fn a_state_the_owner_restored_is_trusted_and_said_so() {
             "bot-state was last restored by allowlisted alice at 2026-03-01T10:00:00Z; the state they left is trusted"
         ]
     );
-    assert!(fake.take_log().is_empty());
+    assert!(fake.actions().is_empty());
 }
 
 #[test]
 fn a_branch_an_agent_deleted_is_not_a_first_run() {
-    let fake = Fake::new(Vec::new());
-    written_by(&fake, "codex-agent", None);
+    let fake = world(None, Some(("codex-agent", None)));
     let error = block_on(StateStore::load(&fake, &repo(GOV), "main", &guard()))
         .map(|_| ())
         .expect_err("a deleted state fails closed");
@@ -322,10 +350,10 @@ fn a_branch_an_agent_deleted_is_not_a_first_run() {
         ),
         "{error}"
     );
-    let log = fake.take_log();
+    let log = fake.actions();
     assert!(
         log.iter()
-            .all(|line| !line.starts_with("branch ") && !line.starts_with("put ")),
+            .all(|action| matches!(action, Action::CreateIssue { .. })),
         "nothing but the incident is written: {log:?}"
     );
 }

@@ -1,51 +1,108 @@
 //! Tests for the branch supervisor: each case runs the supervisor over `acme/app` on the
-//! in-memory fake and compares the ordered writes, the events (`=>`), the warnings (`!`)
-//! and the resulting watermarks.
+//! in-memory GitHub and compares the ordered writes (its action log), the events (`=>`),
+//! the warnings (`!`) and the resulting watermarks.
 
 use super::*;
-use crate::testkit::{BOT, Fake, at, block_on, config_with, login, repo, sha};
-use crate::testkit_history::{check_run, commit_by, merged};
+use crate::testkit::{
+    BOT, at, block_on, check_run, commit_by, config_with, login, merged, repo, sha,
+};
 use mp_core::branch::IncidentKey;
 use mp_core::config::{self, Config};
-use mp_core::context::{RefUpdate, RefUpdateKind};
+use mp_core::context::{CheckRun, PrState, RefUpdate, RefUpdateKind};
 use mp_core::ids::PrNumber;
-use mp_core::port::{CommitPull, Issue, IssueState};
+use mp_core::port::IssueState;
+use mp_github_fake::world::{Commit, IssueRecord, Pull, Repo, commit_sha};
+use mp_github_fake::{Action, Endpoint, Failure, MemoryGitHub};
 
 const APP: &str = "acme/app";
 const GOV: &str = "acme/governance";
 /// The commit both watermarks start at.
 const BASE: &str = "1";
 const NOW: &str = "2026-03-01T12:00:00Z";
+/// The incident's body updated with the auto-revert note, as the action log shows it.
+const UPDATED_100: &str = "update body of acme/governance#100: **Post-merge re-validation failed** on `acme/app` at `c100000`.";
 const AUTO_REVERT_ENV: &str =
     "bot_app_slug: mp-gate\nrequired_checks: [test]\nmerge_enabled: true\nauto_revert_pr: true\n";
 
-/// The fake world, the configuration, the watermarks and the per-tick run.
+/// The in-memory GitHub, the configuration, the watermarks and the per-tick run.
 struct World {
-    fake: Fake,
+    github: MemoryGitHub,
+    /// How many of GitHub's writes earlier checks compared.
+    seen: usize,
     config: Config,
     state: Watermarks,
     run: SupervisorRun,
 }
 
-/// `acme/app` whose `main` is the base commit then `new` (oldest first), each new commit
-/// with a green `test` run; both watermarks at the base; the governance repository has a
-/// `main` without ADRs.
-fn world(new: Vec<CommitContext>) -> World {
-    let fake = Fake::new(Vec::new());
-    for commit in &new {
-        fake.set_checks(APP, &commit.sha, vec![check_run("test", "success")]);
+/// A world commit made of a port commit, with `checks`.
+fn commit_of(context: &CommitContext, checks: Vec<CheckRun>) -> Commit {
+    Commit {
+        id: context.sha.to_string(),
+        sha: context.sha.clone(),
+        message: context.message(),
+        parents: context.parents.clone(),
+        author: context.author_login.clone(),
+        committer: context.committer_login.clone(),
+        date: context.committed_at,
+        checks,
+        check_workflows: Default::default(),
     }
-    let mut main = vec![merged(BASE, "chore: base")];
-    main.extend(new);
-    fake.set_main(APP, main);
-    fake.set_main(GOV, vec![merged("9", "docs: governance")]);
-    fake.add_file(GOV, "main", "README.md", "governance\n");
+}
+
+/// A closed issue numbered `number`, so that the next one GitHub numbers is one more.
+fn earlier_issue(number: u64) -> IssueRecord {
+    IssueRecord {
+        number: PrNumber::new(number),
+        title: "an earlier issue".to_owned(),
+        body: String::new(),
+        author: Some(login("alice")),
+        state: IssueState::Closed,
+        labels: Vec::new(),
+        events: Vec::new(),
+        comments: Vec::new(),
+        reactions: Vec::new(),
+        created_at: None,
+    }
+}
+
+/// `acme/app` whose `main` is the base commit (of 1 February) then `new` (oldest first, a commit without
+/// parents on the one before it), each new commit with a green `test` run, and whose next
+/// pull request is `#500`; both watermarks at the base; the governance repository has a
+/// `main` without ADRs, and its next issue is `#100`.
+fn world(new: Vec<CommitContext>) -> World {
+    let mut app = Repo::new(repo(APP));
+    // Older than every commit the tests add, as a base is.
+    let mut base = merged(BASE, "chore: base");
+    base.committed_at = Some(at("2026-02-01T10:00:00Z"));
+    let mut head = base.sha.clone();
+    app.commits.push(commit_of(&base, Vec::new()));
+    for mut commit in new {
+        if commit.parents.is_empty() {
+            commit.parents.push(head.clone());
+        }
+        head = commit.sha.clone();
+        app.commits
+            .push(commit_of(&commit, vec![check_run("test", "success")]));
+    }
+    app.branches.insert("main".to_owned(), head);
+    app.issues.push(earlier_issue(499));
+    let mut governance = Repo::new(repo(GOV));
+    let readme = merged("9", "docs: governance");
+    governance.commits.push(commit_of(&readme, Vec::new()));
+    governance.branches.insert("main".to_owned(), readme.sha);
+    governance
+        .files
+        .insert("README.md".to_owned(), "governance\n".to_owned());
+    governance.issues.push(earlier_issue(99));
+    let mut github = mp_github_fake::World::new(at(NOW), "mp-gate");
+    github.repos = vec![app, governance];
     let mut state = Watermarks::new();
     for layer in Layer::ALL {
         state.set(&repo(APP), layer, sha(BASE));
     }
     World {
-        fake,
+        github: MemoryGitHub::new(github),
+        seen: 0,
         config: config_with(&[]),
         state,
         run: SupervisorRun::new(login(BOT)),
@@ -63,14 +120,63 @@ impl World {
         self.run = SupervisorRun::new(login(BOT));
     }
 
+    /// Changes repository `name` as someone other than the bot would.
+    fn edit<R>(&self, name: &str, edit: impl FnOnce(&mut Repo) -> R) -> R {
+        self.github.edit_world(|world| {
+            edit(
+                world
+                    .repo_mut(&repo(name))
+                    .expect("a repository of the world"),
+            )
+        })
+    }
+
+    /// Puts a file on the default branch of repository `name`.
+    fn add_file(&self, name: &str, path: &str, text: &str) {
+        self.edit(name, |r| r.files.insert(path.to_owned(), text.to_owned()));
+    }
+
+    /// Replaces the check runs of commit `prefix` of `acme/app`.
+    fn set_checks(&self, prefix: &str, runs: Vec<CheckRun>) {
+        self.edit(APP, |r| {
+            let commit = r
+                .commits
+                .iter_mut()
+                .find(|c| c.sha == sha(prefix))
+                .expect("a commit of acme/app");
+            commit.checks = runs;
+        });
+    }
+
     fn body_of(&self, number: u64) -> String {
-        self.fake.with(|s| {
-            s.issues
-                .iter()
-                .find(|i| i.number == PrNumber::new(number))
+        self.github.read(|world| {
+            world
+                .repo(&repo(GOV))
+                .and_then(|r| r.issue(PrNumber::new(number)))
                 .map(|i| i.body.clone())
                 .unwrap_or_default()
         })
+    }
+
+    /// GitHub's writes since the last call: an issue as `issue <repo>#<n> [<labels>]:
+    /// <title>`, any other write as the action log shows it.
+    fn take_writes(&mut self) -> Vec<String> {
+        let actions = self.github.actions();
+        let new = actions[self.seen..]
+            .iter()
+            .map(|action| match action {
+                Action::CreateIssue {
+                    repo,
+                    number,
+                    title,
+                    labels,
+                    ..
+                } => format!("issue {repo}#{number} [{}]: {title}", labels.join(", ")),
+                other => other.to_string(),
+            })
+            .collect();
+        self.seen = actions.len();
+        new
     }
 }
 
@@ -85,14 +191,14 @@ fn short_mark(state: &Watermarks, layer: Layer) -> String {
 #[track_caller]
 fn check(world: &mut World, when: &str, expected: &[&str]) -> SupervisorReport {
     let report = block_on(run_branch_supervisor(
-        &world.fake,
+        &world.github,
         &world.config,
         &mut world.state,
         &repo(APP),
         &mut world.run,
         at(when),
     ));
-    let mut lines = world.fake.take_log();
+    let mut lines = world.take_writes();
     lines.extend(report.events.iter().map(|e| format!("=> {e}")));
     lines.extend(report.warnings.iter().map(|w| format!("! {w}")));
     lines.push(format!(
@@ -107,9 +213,7 @@ fn check(world: &mut World, when: &str, expected: &[&str]) -> SupervisorReport {
 }
 
 fn failing(world: &World, prefix: &str, state: &str) {
-    world
-        .fake
-        .set_checks(APP, &sha(prefix), vec![check_run("test", state)]);
+    world.set_checks(prefix, vec![check_run("test", state)]);
 }
 
 #[test]
@@ -321,9 +425,12 @@ fn auto_revert_opens_an_unlabelled_revert_pull_request_for_a_single_parent_commi
         NOW,
         &[
             "issue acme/governance#100 [decision:post-merge-revalidation]: [decision:post-merge-revalidation] c100000",
-            "revert acme/app c100000 on revert/c100000: Revert \"feat: one\"",
-            "pull acme/app#500 revert/c100000 -> main: Revert bad commit c100000 (post-merge re-validation)",
-            "edit-issue acme/governance#100",
+            &format!(
+                "push revert acme/app@revert/c100000: {} reverts c100000",
+                commit_sha(&repo(APP), "revert of c100000").short()
+            ),
+            "open pull request acme/app#500: Revert bad commit c100000 (post-merge re-validation) (revert/c100000 -> main)",
+            UPDATED_100,
             "=> decision:post-merge-revalidation c100000: opened acme/governance#100",
             &format!("=> auto-revert c100000: {note}"),
             "state: l5=c100000 l2=c100000 unsettled=0 pending=0",
@@ -334,9 +441,15 @@ fn auto_revert_opens_an_unlabelled_revert_pull_request_for_a_single_parent_commi
         w.body_of(100)
             .ends_with(&format!("{note}\n\n<!-- merge-gate:dedupe:c100000 -->"))
     );
-    let message = w
-        .fake
-        .history(|h| h.branches[&(repo(APP), "revert/c100000".to_owned())][0].message());
+    let message = w.github.read(|world| {
+        let app = world.repo(&repo(APP)).expect("acme/app");
+        let head = app
+            .branch_head("revert/c100000")
+            .expect("the revert branch");
+        app.commit(head)
+            .map(|c| c.message.clone())
+            .unwrap_or_default()
+    });
     assert_eq!(
         message,
         format!(
@@ -351,6 +464,13 @@ fn auto_revert_fails_closed_for_a_merge_commit_or_unreadable_parents() {
     let mut merge = merged("c1", "Merge branch 'x'");
     merge.parents = vec![sha(BASE), sha("e1")];
     let mut w = world(vec![merge]).with_config(&[(config::ENV_FILE, AUTO_REVERT_ENV)]);
+    // The merged side: one green commit on the base, which the merge brought too.
+    let mut side = merged("e1", "feat: side");
+    side.parents = vec![sha(BASE)];
+    w.edit(APP, |r| {
+        r.commits
+            .insert(1, commit_of(&side, vec![check_run("test", "success")]));
+    });
     failing(&w, "c1", "failure");
     let note = "Auto-revert PR **not** created (stage: `multi-parent-merge`). Falling back to incident-only: automatic revert refused: merge commit with 2 parents (1000000, e100000); inspect with `git show --format=%P <sha>`, verify the mainline parent and run `git revert -m N <sha>` by hand";
     let report = check(
@@ -358,7 +478,7 @@ fn auto_revert_fails_closed_for_a_merge_commit_or_unreadable_parents() {
         NOW,
         &[
             "issue acme/governance#100 [decision:post-merge-revalidation]: [decision:post-merge-revalidation] c100000",
-            "edit-issue acme/governance#100",
+            UPDATED_100,
             "=> decision:post-merge-revalidation c100000: opened acme/governance#100",
             &format!("=> auto-revert c100000: {note}"),
             "state: l5=c100000 l2=c100000 unsettled=0 pending=0",
@@ -375,20 +495,22 @@ fn auto_revert_fails_closed_for_a_merge_commit_or_unreadable_parents() {
     let mut w =
         world(vec![merged("c1", "feat: one")]).with_config(&[(config::ENV_FILE, AUTO_REVERT_ENV)]);
     failing(&w, "c1", "failure");
-    w.fake.fail_history(
-        "commit",
-        APP,
-        GitHubError::Unavailable {
-            route: "GET /commits/{sha}".to_owned(),
-            message: "bad gateway".to_owned(),
-        },
+    w.github.fail(
+        Failure::on(
+            Endpoint::GetCommit,
+            GitHubError::Unavailable {
+                route: "GET /commits/{sha}".to_owned(),
+                message: "bad gateway".to_owned(),
+            },
+        )
+        .in_repo(&repo(APP)),
     );
     check(
         &mut w,
         NOW,
         &[
             "issue acme/governance#100 [decision:post-merge-revalidation]: [decision:post-merge-revalidation] c100000",
-            "edit-issue acme/governance#100",
+            UPDATED_100,
             "=> decision:post-merge-revalidation c100000: opened acme/governance#100",
             "=> auto-revert c100000: Auto-revert PR **not** created (stage: `parent-inspection`). Falling back to incident-only: automatic revert refused: the commit's parents could not be read, so a single parent is not proven (GET /commits/{sha}: bad gateway); follow the recovery instructions above",
             "state: l5=c100000 l2=c100000 unsettled=0 pending=0",
@@ -424,9 +546,8 @@ fn a_break_glass_commit_needs_an_allowlisted_pusher_and_an_adr_naming_its_sha_in
 
     // Allowlisted, with an ADR naming only the short SHA: a prefix names nothing.
     let mut w = world(vec![glass("alice")]);
-    w.fake.add_file(
+    w.add_file(
         GOV,
-        "main",
         "docs/decisions/0007-outage.md",
         "# Outage\n\nWorkers restarted in c100000.\n",
     );
@@ -442,9 +563,8 @@ fn a_break_glass_commit_needs_an_allowlisted_pusher_and_an_adr_naming_its_sha_in
 
     // Allowlisted, with an ADR naming the full SHA.
     let mut w = world(vec![glass("alice")]);
-    w.fake.add_file(
+    w.add_file(
         GOV,
-        "main",
         "docs/decisions/0007-outage.md",
         &format!("# Outage\n\nWorkers restarted in {}.\n", sha("c1")),
     );
@@ -512,9 +632,8 @@ fn a_break_glass_commit_inside_its_deadline_is_audited_again_until_settled() {
         ],
     );
     w.next_tick();
-    w.fake.add_file(
+    w.add_file(
         GOV,
-        "main",
         "docs/decisions/0008-outage.md",
         &format!("Recorded: {}\n", sha("c1")),
     );
@@ -527,21 +646,44 @@ fn a_break_glass_commit_inside_its_deadline_is_audited_again_until_settled() {
 
 #[test]
 fn who_landed_a_commit_decides_never_who_the_commit_claims() {
-    let pulls = |merger: &str| {
-        vec![CommitPull {
-            number: PrNumber::new(9),
-            merged_by: Some(login(merger)),
-            merge_commit_sha: Some(sha("c1")),
-        }]
+    // Pull request #9, merged by `merger` as `c1`.
+    let merged_as_c1 = |w: &World, merger: &str| {
+        w.edit(APP, |r| {
+            r.pulls.push(Pull {
+                number: PrNumber::new(9),
+                title: "feat: nine".to_owned(),
+                body: String::new(),
+                author: login("agent-bob"),
+                head_ref: "feature-9".to_owned(),
+                head_sha: sha(BASE),
+                base_ref: "main".to_owned(),
+                base_sha: sha(BASE),
+                commits: Vec::new(),
+                labels: Vec::new(),
+                events: Vec::new(),
+                files: Vec::new(),
+                comments: Vec::new(),
+                reactions: Vec::new(),
+                state: PrState::Closed,
+                merged: true,
+                mergeable: true,
+                merged_by: Some(login(merger)),
+                merge_commit: Some(sha("c1")),
+                created_at: None,
+                comments_unreadable: false,
+                head_repo: None,
+                pushes: Vec::new(),
+            });
+            // GitHub's log of `main`: the merge, by whoever merged.
+            r.activity.remove("main");
+            r.fill_activity(Some(&login(BOT)));
+        });
     };
     let web_merge = || commit_by("c1", "Merge pull request #9", Some("web-flow"));
 
     // Merged in the web interface by the owner: GitHub logs a pr_merge by alice.
     let mut w = world(vec![web_merge()]);
-    w.fake.history(|h| {
-        h.commit_pulls
-            .insert((repo(APP), sha("c1")), pulls("alice"))
-    });
+    merged_as_c1(&w, "alice");
     check(
         &mut w,
         NOW,
@@ -550,10 +692,7 @@ fn who_landed_a_commit_decides_never_who_the_commit_claims() {
 
     // Merged in the web interface by an agent.
     let mut w = world(vec![web_merge()]);
-    w.fake.history(|h| {
-        h.commit_pulls
-            .insert((repo(APP), sha("c1")), pulls("mallory"))
-    });
+    merged_as_c1(&w, "mallory");
     check(
         &mut w,
         NOW,
@@ -574,9 +713,9 @@ fn who_landed_a_commit_decides_never_who_the_commit_claims() {
     // Committed as the owner, and as mp, but pushed by an agent.
     for claimed in ["alice", BOT] {
         let mut w = world(vec![commit_by("c1", "fix: quietly", Some(claimed))]);
-        w.fake.history(|h| {
-            h.activity.insert(
-                (repo(APP), "main".to_owned()),
+        w.edit(APP, |r| {
+            r.activity.insert(
+                "main".to_owned(),
                 vec![
                     RefUpdate {
                         kind: RefUpdateKind::BranchCreation,
@@ -624,12 +763,12 @@ fn every_commit_an_update_brought_is_scanned_whatever_its_date() {
     let mut merge = commit_by("c1", "Merge branch 'side'", Some("mallory"));
     merge.parents = vec![sha(BASE), sha("b0")];
     let mut w = world(vec![merge]);
-    w.fake.history(|h| {
-        h.branches
-            .insert((repo(APP), "side".to_owned()), vec![old.clone()]);
+    w.edit(APP, |r| {
+        r.commits
+            .insert(1, commit_of(&old, vec![check_run("test", "success")]));
+        r.branches.insert("side".to_owned(), old.sha.clone());
+        r.fill_activity(Some(&login(BOT)));
     });
-    w.fake
-        .set_checks(APP, &sha("b0"), vec![check_run("test", "success")]);
     let key = IncidentKey::rollup(&repo(APP), &[sha("b0"), sha("c1")]);
     check(
         &mut w,
@@ -649,8 +788,8 @@ fn the_hallucination_guard_reports_missing_paths_unless_disabled() {
     let message =
         "docs: explain\n\nAdds `src/real.rs` and updates `docs/ghost.md` and `docs/ghost.md`.";
     let mut w = world(vec![merged("c1", message)]);
-    w.fake
-        .add_file(APP, sha("c1").as_str(), "src/real.rs", "fn main() {}\n");
+    // `c1` is the head of `main`: its files are `main`'s.
+    w.add_file(APP, "src/real.rs", "fn main() {}\n");
     check(
         &mut w,
         NOW,
@@ -681,17 +820,15 @@ fn the_hallucination_guard_reports_missing_paths_unless_disabled() {
 #[test]
 fn an_incident_already_reported_in_a_closed_issue_stays_closed() {
     let mut w = world(vec![commit_by("c1", "direct push", Some("mallory"))]);
-    w.fake.with(|s| {
-        s.issues.push(Issue {
-            repo: repo(GOV),
+    w.edit(GOV, |r| {
+        r.issues.push(IssueRecord {
             number: PrNumber::new(7),
             title: "[decision:unauthorized-push] c100000".to_owned(),
             body: "Edited by a person.\n\n<!-- merge-gate:dedupe:c100000 -->".to_owned(),
             state: IssueState::Closed,
             labels: vec!["decision:unauthorized-push".to_owned()],
             author: Some(login(BOT)),
-            created_at: None,
-            is_pull_request: false,
+            ..earlier_issue(7)
         });
     });
     let report = check(
@@ -731,12 +868,14 @@ fn a_watermark_rewritten_away_moves_to_head_with_one_incident() {
 #[test]
 fn a_secondary_rate_limit_stops_the_repository_without_moving_its_watermarks() {
     let mut w = world(vec![commit_by("c1", "direct push", Some("mallory"))]);
-    w.fake.fail_history(
-        "compare",
-        APP,
-        GitHubError::Throttled {
-            retry_after_secs: 60,
-        },
+    w.github.fail(
+        Failure::on(
+            Endpoint::Compare,
+            GitHubError::Throttled {
+                retry_after_secs: 60,
+            },
+        )
+        .in_repo(&repo(APP)),
     );
     let report = check(
         &mut w,
@@ -771,7 +910,7 @@ fn revert_notes_go_just_before_the_dedupe_marker_once() {
 #[test]
 fn a_required_check_missing_on_a_young_commit_is_waited_for_then_fails() {
     let mut w = world(vec![merged("c1", "feat: one")]);
-    w.fake.set_checks(APP, &sha("c1"), Vec::new());
+    w.set_checks("c1", Vec::new());
     // 30 minutes after the commit: CI may not have started yet.
     check(
         &mut w,
