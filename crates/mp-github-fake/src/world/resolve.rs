@@ -208,6 +208,13 @@ fn resolve_config(
                 continue;
             };
             let file_path = entry.path();
+            if name == SKILLS_DIR && file_path.is_dir() {
+                // The user skills, as `mp tick --config DIR` loads `DIR/skills/`: keyed
+                // `skills/<path>` as `config.files` would name them.
+                read_skills(&file_path, SKILLS_DIR, &mut texts)
+                    .map_err(|err| cx.at(dir, format!("cannot read `{shown}/skills`: {err}")))?;
+                continue;
+            }
             if name.starts_with('.') || !file_path.is_file() {
                 continue;
             }
@@ -222,6 +229,36 @@ fn resolve_config(
     }
     texts.extend(raw.files);
     Ok(texts)
+}
+
+/// The subdirectory of `config.dir` that holds user skills.
+const SKILLS_DIR: &str = "skills";
+
+/// Every regular, non-hidden file under `path`, keyed `<prefix>/<relative path>` with `/`
+/// between the parts, in name order.
+fn read_skills(
+    path: &Path,
+    prefix: &str,
+    texts: &mut BTreeMap<String, String>,
+) -> std::io::Result<()> {
+    let mut entries: Vec<_> = std::fs::read_dir(path)?.collect::<std::io::Result<_>>()?;
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    for entry in entries {
+        let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        if name.starts_with('.') {
+            continue;
+        }
+        let key = format!("{prefix}/{name}");
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            read_skills(&entry.path(), &key, texts)?;
+        } else if kind.is_file() {
+            texts.insert(key, std::fs::read_to_string(entry.path())?);
+        }
+    }
+    Ok(())
 }
 
 /// Finds a referenced commit: by id first, then by full SHA.

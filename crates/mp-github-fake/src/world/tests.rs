@@ -579,6 +579,33 @@ fn a_config_dir_is_read_beside_the_world_and_inline_files_win() {
 }
 
 #[test]
+fn a_config_dirs_skills_folder_is_read_whole_as_skills_entries() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("conf");
+    let validators = config.join("skills").join("validators");
+    std::fs::create_dir_all(&validators).expect("skills dir");
+    std::fs::write(config.join("owner.yml"), "github_login: alice\n").expect("owner");
+    std::fs::write(validators.join("no_todos.wat"), "(module)").expect("module");
+    std::fs::write(validators.join("no_todos.md"), "# no todos").expect("contract");
+    std::fs::write(validators.join(".swp"), "skipped").expect("hidden");
+    let world = dir.path().join("world.yaml");
+    std::fs::write(
+        &world,
+        "now: 2026-03-01T12:00:00Z\nbot: mp-gate\nconfig:\n  dir: conf\n",
+    )
+    .expect("world");
+    check(
+        load_world(&world),
+        r##"
+        now 2026-03-01T12:00:00Z bot mp-gate login mp-gate[bot] rate_limit - receipt_key -
+        config owner.yml: "github_login: alice\n"
+        config skills/validators/no_todos.md: "# no todos"
+        config skills/validators/no_todos.wat: "(module)"
+        "##,
+    );
+}
+
+#[test]
 fn a_missing_config_dir_is_reported_at_its_key() {
     let dir = tempfile::tempdir().expect("temp dir");
     let world = dir.path().join("world.yaml");
