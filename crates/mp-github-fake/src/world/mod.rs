@@ -189,6 +189,23 @@ impl World {
         self.now.whole_second()
     }
 
+    /// How many check runs of the simulated CI (`ci:`) the world holds: runs of its checks
+    /// by its App on any commit of any repository, those the world file lists included.
+    /// Zero without `ci:`. A drain benchmark reads it as its count of CI runs.
+    pub fn ci_runs(&self) -> usize {
+        let Some(ci) = &self.ci else {
+            return 0;
+        };
+        self.repos
+            .iter()
+            .flat_map(|repo| &repo.commits)
+            .flat_map(|commit| &commit.checks)
+            .filter(|run| {
+                run.app_slug.as_deref() == Some(ci.app.as_str()) && ci.checks.contains(&run.name)
+            })
+            .count()
+    }
+
     /// An empty world at `now` for the App `bot_slug`.
     pub fn new(now: Timestamp, bot_slug: impl Into<String>) -> Self {
         Self {
