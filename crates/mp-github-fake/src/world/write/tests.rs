@@ -282,6 +282,7 @@ fn everything() -> World {
     merged.merged = true;
     merged.merged_by = Some(login("acme-gate[bot]"));
     merged.merge_commit = Some(m1_sha.clone());
+    merged.merged_at = Some(at("2026-03-02T08:30:00Z"));
     let mut closed = pull(9, "feature/x: y", &f1_sha, &m1_sha);
     closed.state = PrState::Closed;
     repo.pulls = vec![open, merged, closed];
