@@ -198,6 +198,7 @@ pub(super) async fn put_contents(
     })
     .unwrap_or(false);
     let before = webhook::before_push(&s, &name, &branch);
+    let open = webhook::open_pulls_on(&s, &name, &branch);
     let blob = s
         .memory
         .put_file(&name, &write)
@@ -213,6 +214,9 @@ pub(super) async fn put_contents(
         })?;
     let commit = read(&s, |w| repo_of(w, &name)?.branch_head(&branch).cloned())?;
     webhook::push(&s, &name, &branch, before, std::slice::from_ref(&commit));
+    for number in webhook::merged_since(&s, &name, &open) {
+        webhook::thread(&s, &name, number, &ThreadChange::Closed, None);
+    }
     let status = if existed {
         StatusCode::OK
     } else {
