@@ -2076,3 +2076,122 @@ fn a_job_names_its_check_run_by_the_last_segment_of_check_run_url() {
     );
     assert_eq!(check_run_id_of(""), None);
 }
+
+/// The queue's Git writes: the request each sends, and GitHub's answers mapped as the port
+/// documents (a 422 not-a-fast-forward is a conflict, a 422 for a missing reference or
+/// object is not found, 204 is nothing merged, 409 a conflict, 404 not found).
+#[tokio::test]
+async fn ref_updates_and_merges_map_githubs_answers() {
+    let stub = Stub::start(|hit| {
+        let body = hit.json();
+        match (hit.method.as_str(), hit.path.as_str()) {
+            ("PATCH", "/repos/octo-org/hello-world/git/refs/heads/mp-queue/main") => {
+                match body["sha"].as_str() {
+                    Some(HEAD) => Reply::json(
+                        200,
+                        json!({ "ref": "refs/heads/mp-queue/main", "object": { "sha": HEAD } }),
+                    ),
+                    Some(BASE) => Reply::message(422, "Update is not a fast forward"),
+                    _ => Reply::message(422, "Object does not exist"),
+                }
+            }
+            ("PATCH", _) => Reply::message(422, "Reference does not exist"),
+            ("POST", "/repos/octo-org/hello-world/merges") => match body["head"].as_str() {
+                Some(HEAD) => Reply::json(201, json!({ "sha": PARENT, "commit": {} })),
+                Some(BASE) => Reply::empty(204),
+                Some(PARENT) => Reply::message(409, "Merge conflict"),
+                _ => Reply::message(404, "Head does not exist"),
+            },
+            _ => Reply::message(404, "Not Found"),
+        }
+    })
+    .await;
+    let client = stub.client();
+    let staging = "mp-queue/main";
+    let kind = |answer: Result<(), GitHubError>| match answer {
+        Ok(()) => "ok".to_owned(),
+        Err(GitHubError::Conflict { message, .. }) => format!("conflict: {message}"),
+        Err(GitHubError::NotFound { what }) => format!("not found: {what}"),
+        Err(other) => format!("other: {other}"),
+    };
+    let updates = vec![
+        kind(
+            client
+                .update_branch_ref(&repo(), staging, &sha(HEAD), false)
+                .await,
+        ),
+        kind(
+            client
+                .update_branch_ref(&repo(), staging, &sha(BASE), false)
+                .await,
+        ),
+        kind(
+            client
+                .update_branch_ref(&repo(), staging, &sha(PARENT), true)
+                .await,
+        ),
+        kind(
+            client
+                .update_branch_ref(&repo(), "gone", &sha(HEAD), true)
+                .await,
+        ),
+    ];
+    check(
+        "updates",
+        updates,
+        vec![
+            "ok".to_owned(),
+            "conflict: Update is not a fast forward".to_owned(),
+            format!("not found: commit {PARENT} in octo-org/hello-world"),
+            "not found: branch gone of octo-org/hello-world".to_owned(),
+        ],
+    );
+    let merge = |head: &'static str| {
+        let client = &client;
+        async move {
+            match client
+                .merge_into_branch(&repo(), staging, &sha(head), "Merge #1")
+                .await
+            {
+                Ok(merged) => format!("{merged:?}"),
+                Err(GitHubError::Conflict { message, .. }) => format!("conflict: {message}"),
+                Err(GitHubError::NotFound { .. }) => "not found".to_owned(),
+                Err(other) => format!("other: {other}"),
+            }
+        }
+    };
+    let merges = vec![
+        merge(HEAD).await,
+        merge(BASE).await,
+        merge(PARENT).await,
+        merge("0000000000000000000000000000000000000000").await,
+    ];
+    check(
+        "merges",
+        merges,
+        vec![
+            format!("Some(CommitSha({PARENT:?}))"),
+            "None".to_owned(),
+            "conflict: Merge conflict".to_owned(),
+            "not found".to_owned(),
+        ],
+    );
+    let sent: Vec<Value> = stub
+        .hits()
+        .iter()
+        .filter(|h| h.method == "POST")
+        .map(Hit::json)
+        .take(1)
+        .collect();
+    check(
+        "the merge request",
+        sent,
+        vec![json!({ "base": staging, "head": HEAD, "commit_message": "Merge #1" })],
+    );
+    let first = stub.hits().first().map(Hit::json);
+    check(
+        "the ref update",
+        first,
+        Some(json!({ "sha": HEAD, "force": false })),
+    );
+}

@@ -101,3 +101,99 @@ fn refused_writes_are_not_recorded() {
         ],
     );
 }
+
+/// The queue's Git writes over the in-memory GitHub: a merge into a staging branch, a
+/// second merge of the same head (nothing to merge), a fast-forward, a refused rewrite
+/// and a forced one.
+#[test]
+fn queue_git_writes_are_recorded_when_they_change_something() {
+    use mp_core::port::GitHubHistory;
+
+    let (b0, a1, c1) = (sha("b0"), sha("a1"), sha("c1"));
+    let text = format!(
+        "now: 2026-03-01T12:00:00Z
+bot: mp-gate
+repos:
+  - name: acme/app
+    commits:
+      - {{id: {b0}, message: init, author: alice}}
+      - {{id: {a1}, message: \"feat: a\", parents: [{b0}], author: agent-1}}
+      - {{id: {c1}, message: \"feat: c\", parents: [{b0}], author: agent-3}}
+    branches: {{main: {b0}, agent/a: {a1}, agent/c: {c1}}}
+"
+    );
+    let world = mp_github_fake::parse_world("queue.yaml", &text, None)
+        .unwrap_or_else(|err| panic!("the test world parses: {err}"));
+    let fake = MemoryGitHub::new(world);
+    let recording = Recording::new(&fake);
+    let app = repo("acme/app");
+    let answers = block_on(async {
+        let stage = "mp-queue/main";
+        let created = recording.create_branch(&app, stage, &sha("b0")).await;
+        let merge = recording
+            .merge_into_branch(&app, stage, &sha("a1"), "Merge #1")
+            .await;
+        let again = recording
+            .merge_into_branch(&app, stage, &sha("a1"), "Merge #1")
+            .await;
+        let merge_sha = merge.clone().ok().flatten().expect("a merge commit");
+        let parents = recording.commit(&app, &merge_sha).await.map(|c| c.parents);
+        let forward = recording
+            .update_branch_ref(&app, "main", &merge_sha, false)
+            .await;
+        let rewrite = recording
+            .update_branch_ref(&app, "main", &sha("c1"), false)
+            .await;
+        let forced = recording
+            .update_branch_ref(&app, "main", &sha("c1"), true)
+            .await;
+        let main = recording.branch_commits(&app, "main", 10).await;
+        (
+            merge_sha,
+            created.is_ok(),
+            again,
+            parents,
+            forward.is_ok(),
+            rewrite.map_err(|e| e.to_string()),
+            forced.is_ok(),
+            main.map(|commits| commits.len()),
+        )
+    });
+    let (merge_sha, created, again, parents, forward, rewrite, forced, main) = answers;
+    assert!(
+        created && forward && forced,
+        "{answers:?}",
+        answers = (created, forward, forced)
+    );
+    assert_eq!(again, Ok(None), "the head is in the branch already");
+    assert_eq!(parents, Ok(vec![sha("b0"), sha("a1")]));
+    assert_eq!(
+        rewrite,
+        Err("acme/app refs/heads/main: Update is not a fast forward".to_owned())
+    );
+    assert_eq!(main, Ok(2), "c1 and its parent b0");
+    // The merge into a branch with the head already in it (204) changed nothing and the
+    // refused rewrite failed: neither is a write done.
+    let lines: Vec<String> = recording.writes().iter().map(|w| w.done_line()).collect();
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert_eq!(
+        lines[0],
+        "created branch mp-queue/main in acme/app at b000000"
+    );
+    assert_eq!(
+        lines[1],
+        "merged a100000 into mp-queue/main in acme/app: Merge #1"
+    );
+    assert_eq!(
+        lines[2],
+        format!("moved main in acme/app to {}", merge_sha.short())
+    );
+    assert_eq!(lines[3], "moved main in acme/app to c100000 (forced)");
+    let log: Vec<String> = fake.actions().iter().map(ToString::to_string).collect();
+    assert_eq!(log.len(), 4, "{log:?}");
+    assert!(
+        log.iter()
+            .any(|l| l.contains("a100000") && l.contains("mp-queue/main")),
+        "{log:?}"
+    );
+}

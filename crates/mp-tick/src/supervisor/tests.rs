@@ -668,6 +668,7 @@ fn who_landed_a_commit_decides_never_who_the_commit_claims() {
                 merged: true,
                 mergeable: true,
                 merged_by: Some(login(merger)),
+                merged_at: None,
                 merge_commit: Some(sha("c1")),
                 created_at: None,
                 comments_unreadable: false,

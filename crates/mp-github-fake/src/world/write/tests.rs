@@ -79,6 +79,7 @@ fn pull(number: u64, head_ref: &str, head: &CommitSha, base: &CommitSha) -> Pull
         mergeable: true,
         merged_by: None,
         merge_commit: None,
+        merged_at: None,
         created_at: None,
         comments_unreadable: false,
         head_repo: None,
@@ -281,6 +282,7 @@ fn everything() -> World {
     merged.merged = true;
     merged.merged_by = Some(login("acme-gate[bot]"));
     merged.merge_commit = Some(m1_sha.clone());
+    merged.merged_at = Some(at("2026-03-02T08:30:00Z"));
     let mut closed = pull(9, "feature/x: y", &f1_sha, &m1_sha);
     closed.state = PrState::Closed;
     repo.pulls = vec![open, merged, closed];
