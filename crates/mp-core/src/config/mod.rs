@@ -42,7 +42,9 @@ pub use env::{Env, ReadSource, RunnerTier};
 pub use mirror_paths::MirrorPaths;
 pub use owner::Owner;
 pub use problem::{ConfigProblem, ProblemSeverity, codes};
-pub use projects::{Availability, InboxLifecycle, MAIN_BRANCH, Projects, RepoOverride};
+pub use projects::{
+    Availability, InboxLifecycle, MAIN_BRANCH, MergeSettings, Projects, RepoMergeMode, RepoOverride,
+};
 pub use read_concurrency::ReadConcurrency;
 pub use skills::SkillsPolicy;
 
