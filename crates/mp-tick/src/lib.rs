@@ -724,6 +724,7 @@ async fn process_repo(runner: &mut Runner<'_>, repo: &RepoName, read: RepoRead) 
             }
         }
     }
+    runner.order_queue(repo);
     true
 }
 
