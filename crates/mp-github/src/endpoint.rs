@@ -65,6 +65,10 @@ pub enum Endpoint {
     GetTree,
     /// `POST /repos/{o}/{r}/git/refs`.
     CreateRef,
+    /// `PATCH /repos/{o}/{r}/git/refs/{ref}` (`heads/<branch>`, with `sha` and `force`).
+    UpdateRef,
+    /// `POST /repos/{o}/{r}/merges` (a commit merged into a branch).
+    MergeBranch,
     /// `GET /repos/{o}/{r}/commits/{sha}/pulls`.
     ListCommitPulls,
     /// `GET /repos/{o}/{r}/compare/{basehead}` (`base...head`).
@@ -113,6 +117,8 @@ impl Endpoint {
             Self::PutContents => "PUT /repos/{o}/{r}/contents/{path}",
             Self::GetTree => "GET /repos/{o}/{r}/git/trees/{ref}",
             Self::CreateRef => "POST /repos/{o}/{r}/git/refs",
+            Self::UpdateRef => "PATCH /repos/{o}/{r}/git/refs/{ref}",
+            Self::MergeBranch => "POST /repos/{o}/{r}/merges",
             Self::ListCommitPulls => "GET /repos/{o}/{r}/commits/{sha}/pulls",
             Self::Compare => "GET /repos/{o}/{r}/compare/{basehead}",
             Self::CreatePull => "POST /repos/{o}/{r}/pulls",

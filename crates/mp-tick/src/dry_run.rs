@@ -25,6 +25,9 @@ use mp_core::port::{
     UpdateBranchOutcome,
 };
 
+#[cfg(test)]
+mod tests;
+
 /// A pull request or issue, as the overlay keys it.
 type Number = (RepoName, PrNumber);
 
@@ -41,7 +44,8 @@ struct Overlay {
     merges: BTreeMap<Number, CommitSha>,
     /// The base branch of every pull request read, for the merges.
     bases: BTreeMap<Number, String>,
-    /// Branch heads moved by planned merges: the last merge into a branch is its head.
+    /// Branch heads moved by planned writes (pull-request merges, ref updates, merges
+    /// into a branch): the last one that moved a branch is its head.
     heads: BTreeMap<(RepoName, String), CommitSha>,
     /// The next id of a planned comment, counting down from the top so it never meets
     /// one of GitHub's.
@@ -195,6 +199,28 @@ pub enum PlannedWrite {
         /// Where it would point.
         sha: CommitSha,
     },
+    /// `PATCH /git/refs/heads/{branch}`.
+    UpdateBranchRef {
+        /// The repository.
+        repo: RepoName,
+        /// The branch to move.
+        branch: String,
+        /// Where it would point.
+        sha: CommitSha,
+        /// Whether the move may rewrite the branch (not only fast-forward it).
+        force: bool,
+    },
+    /// `POST /merges`.
+    MergeIntoBranch {
+        /// The repository.
+        repo: RepoName,
+        /// The branch to merge into.
+        base: String,
+        /// The commit to merge.
+        head: CommitSha,
+        /// The merge commit's message.
+        message: String,
+    },
     /// `PATCH /issues/{n}` with a new body.
     UpdateIssueBody {
         /// The repository.
@@ -245,6 +271,8 @@ impl PlannedWrite {
             Self::UpdateBranch { .. } => "update_branch",
             Self::PutFile { .. } => "put_file",
             Self::CreateBranch { .. } => "create_branch",
+            Self::UpdateBranchRef { .. } => "update_branch_ref",
+            Self::MergeIntoBranch { .. } => "merge_into_branch",
             Self::UpdateIssueBody { .. } => "update_issue_body",
             Self::CreatePull { .. } => "create_pull",
             Self::PushRevert { .. } => "push_revert",
@@ -304,6 +332,26 @@ impl PlannedWrite {
             Self::CreateBranch { repo, branch, sha } => {
                 format!("created branch {branch} in {repo} at {}", sha.short())
             }
+            Self::UpdateBranchRef {
+                repo,
+                branch,
+                sha,
+                force,
+            } => format!(
+                "moved {branch} in {repo} to {}{}",
+                sha.short(),
+                forced(*force)
+            ),
+            Self::MergeIntoBranch {
+                repo,
+                base,
+                head,
+                message,
+            } => format!(
+                "merged {} into {base} in {repo}: {}",
+                head.short(),
+                first_line(message)
+            ),
             Self::UpdateIssueBody { repo, number, body } => {
                 format!("rewrote the body of {repo}#{number}: {}", first_line(body))
             }
@@ -316,6 +364,11 @@ impl PlannedWrite {
             }
         }
     }
+}
+
+/// How a ref update reads: a forced one says so.
+fn forced(force: bool) -> &'static str {
+    if force { " (forced)" } else { "" }
 }
 
 /// The first line of a body, for one-line displays.
@@ -383,6 +436,28 @@ impl fmt::Display for PlannedWrite {
                     sha.short()
                 )
             }
+            Self::UpdateBranchRef {
+                repo,
+                branch,
+                sha,
+                force,
+            } => write!(
+                f,
+                "would move {branch} in {repo} to {}{}",
+                sha.short(),
+                forced(*force)
+            ),
+            Self::MergeIntoBranch {
+                repo,
+                base,
+                head,
+                message,
+            } => write!(
+                f,
+                "would merge {} into {base} in {repo}: {}",
+                head.short(),
+                first_line(message)
+            ),
             Self::UpdateIssueBody { repo, number, body } => write!(
                 f,
                 "would rewrite the body of {repo}#{number}: {}",
@@ -398,6 +473,21 @@ impl fmt::Display for PlannedWrite {
             }
         }
     }
+}
+
+/// The SHA a dry run answers for a planned merge of `head` into `base` at `tip`: a git
+/// blob id of a text naming all of them, so it is a well-formed SHA, the same for the same
+/// plan, and different for every other.
+fn planned_merge_sha(
+    repo: &RepoName,
+    base: &str,
+    tip: &CommitSha,
+    head: &CommitSha,
+    message: &str,
+) -> CommitSha {
+    let text = format!("dry-run merge of {head} into {repo}@{base} at {tip}\n\n{message}");
+    let sha = mp_core::branch::drift::blob_sha(text.as_bytes());
+    CommitSha::parse(&sha).unwrap_or_else(|_| head.clone())
 }
 
 /// Wraps a [`GitHub`] port: reads go through, writes are recorded as [`PlannedWrite`]s
@@ -880,6 +970,52 @@ impl GitHubHistory for DryRun<'_> {
             sha: sha.clone(),
         });
         Ok(())
+    }
+
+    async fn update_branch_ref(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+        sha: &CommitSha,
+        force: bool,
+    ) -> Result<(), GitHubError> {
+        self.history()?;
+        self.plan(PlannedWrite::UpdateBranchRef {
+            repo: repo.clone(),
+            branch: branch.to_owned(),
+            sha: sha.clone(),
+            force,
+        });
+        self.overlay()
+            .heads
+            .insert((repo.clone(), branch.to_owned()), sha.clone());
+        Ok(())
+    }
+
+    async fn merge_into_branch(
+        &self,
+        repo: &RepoName,
+        base: &str,
+        head: &CommitSha,
+        commit_message: &str,
+    ) -> Result<Option<CommitSha>, GitHubError> {
+        self.history()?;
+        // The merge commit GitHub would make cannot be known: the dry run answers a
+        // synthetic SHA derived from the branch's planned head and the merge, so each
+        // planned merge gets its own and a later merge into the branch builds on it. It
+        // names no commit on GitHub.
+        let tip = self.branch_head(repo, base).await?;
+        self.plan(PlannedWrite::MergeIntoBranch {
+            repo: repo.clone(),
+            base: base.to_owned(),
+            head: head.clone(),
+            message: commit_message.to_owned(),
+        });
+        let sha = planned_merge_sha(repo, base, &tip, head, commit_message);
+        self.overlay()
+            .heads
+            .insert((repo.clone(), base.to_owned()), sha.clone());
+        Ok(Some(sha))
     }
 
     async fn compare(

@@ -349,6 +349,45 @@ impl GitHubHistory for Recording<'_> {
         })
     }
 
+    async fn update_branch_ref(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+        sha: &CommitSha,
+        force: bool,
+    ) -> Result<(), GitHubError> {
+        let result = self.inner.update_branch_ref(repo, branch, sha, force).await;
+        self.keep(result, || PlannedWrite::UpdateBranchRef {
+            repo: repo.clone(),
+            branch: branch.to_owned(),
+            sha: sha.clone(),
+            force,
+        })
+    }
+
+    async fn merge_into_branch(
+        &self,
+        repo: &RepoName,
+        base: &str,
+        head: &CommitSha,
+        commit_message: &str,
+    ) -> Result<Option<CommitSha>, GitHubError> {
+        let result = self
+            .inner
+            .merge_into_branch(repo, base, head, commit_message)
+            .await;
+        // Nothing to merge (204) changed nothing: it is not a write done.
+        if !matches!(result, Ok(Some(_))) {
+            return result;
+        }
+        self.keep(result, || PlannedWrite::MergeIntoBranch {
+            repo: repo.clone(),
+            base: base.to_owned(),
+            head: head.clone(),
+            message: commit_message.to_owned(),
+        })
+    }
+
     async fn compare(
         &self,
         repo: &RepoName,

@@ -9,7 +9,13 @@
 //! edit-issue <repo>#<n>
 //! pull <repo>#<n> <head> -> <base>: <title>
 //! revert <repo> <sha7> on <branch>: <subject>
+//! ref <repo> <branch> <old7> -> <sha7>[ (forced)]
+//! merge <repo> <head7> into <branch> as <sha7>: <subject>
 //! ```
+//!
+//! A merge into a branch conflicts only when a test injects the conflict
+//! (`fail_history("merge_into_branch", "<repo> <head sha>", ...)`); it keeps the branch's
+//! files as they were.
 //!
 //! A branch's activity log is the one its history implies ([`History::activity`]) unless a
 //! test sets one.
@@ -202,6 +208,46 @@ impl History {
             }
         }
         out
+    }
+
+    /// Points `branch` at the last of `ancestry` (its commits, parents before children)
+    /// and logs the move by the bot in the branch's activity, a push or a force push.
+    fn move_branch(
+        &mut self,
+        repo: &RepoName,
+        branch: &str,
+        ancestry: Vec<CommitContext>,
+        fast_forward: bool,
+    ) {
+        let key = (repo.clone(), branch.to_owned());
+        let before = self
+            .branch(repo, branch)
+            .and_then(|commits| commits.first())
+            .map(|c| c.sha.clone());
+        let mut log: Vec<RefUpdate> = match self.activity.get(&key) {
+            Some(set) => set.clone(),
+            None => self
+                .activity(repo, branch)
+                .unwrap_or_default()
+                .into_iter()
+                .rev()
+                .collect(),
+        };
+        let after = ancestry.last().map(|c| c.sha.clone());
+        log.push(RefUpdate {
+            kind: if fast_forward {
+                RefUpdateKind::Push
+            } else {
+                RefUpdateKind::ForcePush
+            },
+            before,
+            after,
+            at: None,
+            actor: Some(login(super::testkit::BOT)),
+        });
+        self.activity.insert(key.clone(), log);
+        self.branches
+            .insert(key, ancestry.into_iter().rev().collect());
     }
 
     fn ref_not_found(repo: &RepoName, git_ref: &str) -> GitHubError {
@@ -487,6 +533,94 @@ impl GitHubHistory for Fake {
             s.log
                 .push(format!("branch {repo} {branch} @ {}", sha.short()));
             Ok(())
+        })
+    }
+
+    async fn update_branch_ref(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+        sha: &CommitSha,
+        force: bool,
+    ) -> Result<(), GitHubError> {
+        self.with(|s| {
+            let h = &mut s.history;
+            h.call("update_branch_ref", repo, branch)?;
+            let tip = h
+                .branch(repo, branch)
+                .and_then(|commits| commits.first())
+                .map(|c| c.sha.clone())
+                .ok_or_else(|| GitHubError::NotFound {
+                    what: format!("{repo} branch {branch}"),
+                })?;
+            if h.find_commit(repo, sha).is_none() {
+                return Err(History::ref_not_found(repo, sha.as_str()));
+            }
+            let ancestry = h.ancestry(repo, sha);
+            let fast_forward = ancestry.iter().any(|c| c.sha == tip);
+            if !force && !fast_forward {
+                return Err(GitHubError::Conflict {
+                    what: format!("{repo} refs/heads/{branch}"),
+                    message: "Update is not a fast forward".to_owned(),
+                });
+            }
+            if tip == *sha {
+                return Ok(());
+            }
+            h.move_branch(repo, branch, ancestry, fast_forward);
+            s.log.push(format!(
+                "ref {repo} {branch} {} -> {}{}",
+                tip.short(),
+                sha.short(),
+                if force { " (forced)" } else { "" }
+            ));
+            Ok(())
+        })
+    }
+
+    async fn merge_into_branch(
+        &self,
+        repo: &RepoName,
+        base: &str,
+        head: &CommitSha,
+        commit_message: &str,
+    ) -> Result<Option<CommitSha>, GitHubError> {
+        self.with(|s| {
+            let h = &mut s.history;
+            h.call("merge_into_branch", repo, head.as_str())?;
+            let tip = h
+                .branch(repo, base)
+                .and_then(|commits| commits.first())
+                .map(|c| c.sha.clone())
+                .ok_or_else(|| GitHubError::NotFound {
+                    what: format!("{repo} branch {base}"),
+                })?;
+            if h.find_commit(repo, head).is_none() {
+                return Err(History::ref_not_found(repo, head.as_str()));
+            }
+            let mut ancestry = h.ancestry(repo, &tip);
+            if ancestry.iter().any(|c| c.sha == *head) {
+                return Ok(None);
+            }
+            let sha = derived_sha(&format!("merge {repo} {head} into {base} at {tip}"));
+            let mut merge = CommitContext::from_message(sha.clone(), commit_message);
+            merge.parents = vec![tip, head.clone()];
+            merge.author_login = Some(login(super::testkit::BOT));
+            merge.committer_login = Some(login(super::testkit::BOT));
+            for commit in h.ancestry(repo, head) {
+                if !ancestry.iter().any(|c| c.sha == commit.sha) {
+                    ancestry.push(commit);
+                }
+            }
+            ancestry.push(merge);
+            h.move_branch(repo, base, ancestry, true);
+            s.log.push(format!(
+                "merge {repo} {} into {base} as {}: {}",
+                head.short(),
+                sha.short(),
+                first_line(commit_message)
+            ));
+            Ok(Some(sha))
         })
     }
 

@@ -160,6 +160,37 @@ pub trait GitHubHistory: GitHub {
         sha: &CommitSha,
     ) -> Result<(), GitHubError>;
 
+    /// Moves a branch to a commit (`PATCH /git/refs/heads/{branch}` with `sha` and
+    /// `force`). Without `force` GitHub refuses (422) unless the move is a fast-forward.
+    ///
+    /// # Errors
+    /// [`GitHubError::Conflict`] when `force` is false and `sha` does not descend from the
+    /// branch's head (422 "Update is not a fast forward");
+    /// [`GitHubError::NotFound`] when the branch does not exist (GitHub answers 422
+    /// "Reference does not exist"; the adapter maps it) or the commit is unknown.
+    async fn update_branch_ref(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+        sha: &CommitSha,
+        force: bool,
+    ) -> Result<(), GitHubError>;
+
+    /// Merges a commit into a branch (`POST /merges` with `base`, `head` = the SHA and
+    /// `commit_message`) and returns the merge commit, or `None` when there was nothing to
+    /// merge (204: `head` is already reachable from the branch).
+    ///
+    /// # Errors
+    /// [`GitHubError::Conflict`] on a merge conflict (409);
+    /// [`GitHubError::NotFound`] when the branch or the commit does not exist (404).
+    async fn merge_into_branch(
+        &self,
+        repo: &RepoName,
+        base: &str,
+        head: &CommitSha,
+        commit_message: &str,
+    ) -> Result<Option<CommitSha>, GitHubError>;
+
     /// The pull requests that contain a commit (`GET /commits/{sha}/pulls`).
     ///
     /// # Errors

@@ -118,6 +118,32 @@ pub enum Action {
         /// The commit it points at.
         sha: String,
     },
+    /// A branch was moved to a commit (`PATCH /git/refs/heads/{branch}`).
+    UpdateRef {
+        /// `owner/repo`.
+        repo: String,
+        /// The branch moved.
+        branch: String,
+        /// Its head before.
+        before: String,
+        /// Its head now.
+        sha: String,
+        /// Whether the update was forced (it need not have been a fast-forward).
+        force: bool,
+    },
+    /// A commit was merged into a branch as a new merge commit (`POST /merges`).
+    MergeBranch {
+        /// `owner/repo`.
+        repo: String,
+        /// The branch merged into, moved to the merge commit.
+        base: String,
+        /// The commit merged.
+        head: String,
+        /// The merge commit, parents the branch's old head and `head`.
+        merge_sha: String,
+        /// The merge commit's message.
+        message: String,
+    },
     /// An issue's or pull request's body was replaced.
     UpdateIssueBody {
         /// `owner/repo`.
@@ -176,6 +202,10 @@ impl Action {
             | Self::CreatePull { repo, number, .. } => (repo, number),
             Self::PutFile { repo, branch, .. }
             | Self::CreateBranch { repo, branch, .. }
+            | Self::UpdateRef { repo, branch, .. }
+            | Self::MergeBranch {
+                repo, base: branch, ..
+            }
             | Self::PushRevert { repo, branch, .. } => return format!("{repo}@{branch}"),
         };
         format!("{repo}#{number}")
@@ -247,6 +277,27 @@ impl fmt::Display for Action {
             Self::CreateBranch { sha, .. } => {
                 write!(f, "create branch {target} at {}", short(sha))
             }
+            Self::UpdateRef {
+                before, sha, force, ..
+            } => write!(
+                f,
+                "move {target}: {} -> {}{}",
+                short(before),
+                short(sha),
+                if *force { " (forced)" } else { "" }
+            ),
+            Self::MergeBranch {
+                head,
+                merge_sha,
+                message,
+                ..
+            } => write!(
+                f,
+                "merge {} into {target} as {}: {}",
+                short(head),
+                short(merge_sha),
+                first_line(message)
+            ),
             Self::UpdateIssueBody { body, .. } => {
                 write!(f, "update body of {target}: {}", first_line(body))
             }

@@ -30,6 +30,12 @@ const MAIN: &str = "main";
 /// GitHub's 422 message for a `PUT /contents` over an existing file without its blob `sha`.
 pub(crate) const MISSING_SHA_MESSAGE: &str = "Invalid request.\n\n\"sha\" wasn't supplied.";
 
+/// GitHub's 422 message for a ref update that is not a fast-forward and not forced.
+pub(crate) const NOT_FAST_FORWARD: &str = "Update is not a fast forward";
+
+/// GitHub's 409 message for `POST /merges` when the merge conflicts.
+pub(crate) const MERGE_CONFLICT: &str = "Merge conflict";
+
 /// The files of a branch the world lists no files for.
 static NO_FILES: BTreeMap<String, String> = BTreeMap::new();
 
@@ -140,6 +146,41 @@ fn files_at<'r>(
         Some((branch, _)) => branch_files(repo, branch),
         None => &NO_FILES,
     })
+}
+
+/// The changes a branch takes in when it moves from `tip` to `to`: the changed files of
+/// every pull request whose head is reachable from `to` and not from `tip`, in pull-request
+/// order (the world knows a commit's files only through the pull requests).
+fn changes_brought(repo: &Repo, tip: &CommitSha, to: &CommitSha) -> Vec<PullFile> {
+    let before: BTreeSet<&CommitSha> = reachable(repo, tip).iter().map(|c| &c.sha).collect();
+    let after: BTreeSet<&CommitSha> = reachable(repo, to).iter().map(|c| &c.sha).collect();
+    repo.pulls
+        .iter()
+        .filter(|p| after.contains(&p.head_sha) && !before.contains(&p.head_sha))
+        .flat_map(|p| p.files.iter().cloned())
+        .collect()
+}
+
+/// The files `branch` has after moving from `tip` to `to`: those of a branch headed at
+/// `to` whose files the world keeps, else the branch's own with the changes the move
+/// brings ([`changes_brought`]) applied.
+fn files_after_move(
+    repo: &Repo,
+    branch: &str,
+    tip: &CommitSha,
+    to: &CommitSha,
+) -> BTreeMap<String, String> {
+    let known = branches_in_order(repo).find(|(name, head)| {
+        *head == to
+            && name.as_str() != branch
+            && (**name == repo.default_branch || repo.branch_files.contains_key(name.as_str()))
+    });
+    if let Some((name, _)) = known {
+        return branch_files(repo, name).clone();
+    }
+    let mut files = branch_files(repo, branch).clone();
+    super::apply_changes(&mut files, &changes_brought(repo, tip, to));
+    files
 }
 
 /// The changes from `base` to `head`, path by path, with the new content.
@@ -409,6 +450,114 @@ impl GitHubHistory for MemoryGitHub {
             sha: sha.to_string(),
         });
         Ok(())
+    }
+
+    async fn update_branch_ref(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+        sha: &CommitSha,
+        force: bool,
+    ) -> Result<(), GitHubError> {
+        let mut state = self.call(Endpoint::UpdateRef)?;
+        let bot = state.bot(Endpoint::UpdateRef)?;
+        let now = state.world.stamp();
+        let found = state.repo_mut(repo)?;
+        // GitHub answers 422 "Reference does not exist" and "Object does not exist"; the
+        // port reads both as not found.
+        let tip = found
+            .branch_head(branch)
+            .cloned()
+            .ok_or_else(|| branch_not_found(repo, branch))?;
+        if found.commit(sha).is_none() {
+            return Err(commit_not_found(repo, sha));
+        }
+        let fast_forward = reachable(found, sha).iter().any(|c| c.sha == tip);
+        if !force && !fast_forward {
+            return Err(GitHubError::Conflict {
+                what: format!("{repo} refs/heads/{branch}"),
+                message: NOT_FAST_FORWARD.to_owned(),
+            });
+        }
+        if tip == *sha {
+            // Already there: GitHub answers the ref as it is, and nothing moved.
+            return Ok(());
+        }
+        let files = files_after_move(found, branch, &tip, sha);
+        let kind = if fast_forward {
+            RefUpdateKind::Push
+        } else {
+            RefUpdateKind::ForcePush
+        };
+        found.move_branch(branch, Some(sha.clone()), kind, bot, now);
+        *branch_files_mut(found, branch) = files;
+        state.actions.push(Action::UpdateRef {
+            repo: repo.to_string(),
+            branch: branch.to_owned(),
+            before: tip.to_string(),
+            sha: sha.to_string(),
+            force,
+        });
+        Ok(())
+    }
+
+    async fn merge_into_branch(
+        &self,
+        repo: &RepoName,
+        base: &str,
+        head: &CommitSha,
+        commit_message: &str,
+    ) -> Result<Option<CommitSha>, GitHubError> {
+        let mut state = self.call(Endpoint::MergeBranch)?;
+        let bot = state.bot(Endpoint::MergeBranch)?;
+        let now = state.world.stamp();
+        let found = state.repo_mut(repo)?;
+        let tip = found
+            .branch_head(base)
+            .cloned()
+            .ok_or_else(|| branch_not_found(repo, base))?;
+        if found.commit(head).is_none() {
+            return Err(commit_not_found(repo, head));
+        }
+        if reachable(found, &tip).iter().any(|c| c.sha == *head) {
+            // 204: `head` is in the branch already.
+            return Ok(None);
+        }
+        // The world's conflict model: a pull request with this head that GitHub would not
+        // merge (`mergeable: false`) conflicts with any base.
+        if found
+            .pulls
+            .iter()
+            .any(|p| p.head_sha == *head && !p.mergeable)
+        {
+            return Err(GitHubError::Conflict {
+                what: format!("{repo} merge of {} into {base}", head.short()),
+                message: MERGE_CONFLICT.to_owned(),
+            });
+        }
+        let changes = changes_brought(found, &tip, head);
+        let (id, sha) = fresh_commit_id(found, &format!("merge into {base}"));
+        found.commits.push(Commit {
+            check_workflows: Default::default(),
+            id,
+            sha: sha.clone(),
+            message: commit_message.to_owned(),
+            parents: vec![tip, head.clone()],
+            author: Some(bot.clone()),
+            committer: Some(bot.clone()),
+            date: Some(now),
+            checks: Vec::new(),
+        });
+        found.move_branch(base, Some(sha.clone()), RefUpdateKind::Push, bot, now);
+        super::apply_changes(branch_files_mut(found, base), &changes);
+        state.actions.push(Action::MergeBranch {
+            repo: repo.to_string(),
+            base: base.to_owned(),
+            head: head.to_string(),
+            merge_sha: sha.to_string(),
+            message: commit_message.to_owned(),
+        });
+        Ok(Some(sha))
     }
 
     async fn compare(

@@ -647,6 +647,12 @@ fn apply_files(repo: &mut Repo, base_ref: &str, changes: &[crate::world::PullFil
     } else {
         repo.branch_files.entry(base_ref.to_owned()).or_default()
     };
+    apply_changes(files, changes);
+}
+
+/// Applies a pull request's `changes` to `files`: removed files go, a renamed one moves,
+/// added and modified ones take their new content.
+fn apply_changes(files: &mut BTreeMap<String, String>, changes: &[crate::world::PullFile]) {
     for file in changes {
         let path = &file.change.path;
         match file.change.status {

@@ -179,6 +179,77 @@ impl GitHubHistory for RestGitHub {
         Err(answer.refusal(|| format!("repository {repo}")))
     }
 
+    async fn update_branch_ref(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+        sha: &CommitSha,
+        force: bool,
+    ) -> Result<(), GitHubError> {
+        let endpoint = Endpoint::UpdateRef;
+        let mut segments = vec!["git", "refs", "heads"];
+        segments.extend(path_segments(branch));
+        let url = self.transport.repo_url(repo, &segments);
+        let body = json!({ "sha": sha.as_str(), "force": force });
+        let answer = self
+            .write(Method::PATCH, endpoint, url, repo, Some(body))
+            .await?;
+        if answer.is_success() {
+            return Ok(());
+        }
+        let message = answer.message();
+        let lower = message.to_ascii_lowercase();
+        match answer.status {
+            // GitHub names a missing branch ("Reference does not exist") and an unknown
+            // commit ("Object does not exist") in a 422.
+            422 if lower.contains("does not exist") => Err(GitHubError::NotFound {
+                what: if lower.contains("reference") {
+                    format!("branch {branch} of {repo}")
+                } else {
+                    format!("commit {sha} in {repo}")
+                },
+            }),
+            422 if lower.contains("fast forward") || lower.contains("fast-forward") => {
+                Err(GitHubError::Conflict {
+                    what: format!("{repo} refs/heads/{branch}"),
+                    message,
+                })
+            }
+            _ => Err(answer.refusal(|| format!("branch {branch} of {repo}"))),
+        }
+    }
+
+    async fn merge_into_branch(
+        &self,
+        repo: &RepoName,
+        base: &str,
+        head: &CommitSha,
+        commit_message: &str,
+    ) -> Result<Option<CommitSha>, GitHubError> {
+        let endpoint = Endpoint::MergeBranch;
+        let url = self.transport.repo_url(repo, &["merges"]);
+        let body = json!({
+            "base": base,
+            "head": head.as_str(),
+            "commit_message": commit_message,
+        });
+        let answer = self
+            .write(Method::POST, endpoint, url, repo, Some(body))
+            .await?;
+        match answer.status {
+            201 => {
+                let sha = answer.json::<ShaJson>()?.sha;
+                Self::convert(endpoint).sha(&sha).map(Some)
+            }
+            204 => Ok(None),
+            409 => Err(GitHubError::Conflict {
+                what: format!("{repo} merge of {} into {base}", head.short()),
+                message: answer.message(),
+            }),
+            _ => Err(answer.refusal(|| format!("branch {base} or commit {head} in {repo}"))),
+        }
+    }
+
     async fn compare(
         &self,
         repo: &RepoName,

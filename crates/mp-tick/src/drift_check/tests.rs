@@ -360,6 +360,24 @@ impl GitHubHistory for Fake {
     async fn create_branch(&self, _: &RepoName, _: &str, _: &CommitSha) -> Result<(), GitHubError> {
         Err(unmodelled())
     }
+    async fn update_branch_ref(
+        &self,
+        _: &RepoName,
+        _: &str,
+        _: &CommitSha,
+        _: bool,
+    ) -> Result<(), GitHubError> {
+        Err(unmodelled())
+    }
+    async fn merge_into_branch(
+        &self,
+        _: &RepoName,
+        _: &str,
+        _: &CommitSha,
+        _: &str,
+    ) -> Result<Option<CommitSha>, GitHubError> {
+        Err(unmodelled())
+    }
     async fn compare(
         &self,
         _: &RepoName,

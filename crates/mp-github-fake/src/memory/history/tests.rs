@@ -601,3 +601,175 @@ async fn the_drift_world_shows_a_mismatch_and_a_missing_file() {
         "##,
     );
 }
+
+/// A base, two agents' heads on it, and a pull request GitHub would not merge.
+const QUEUE_WORLD: &str = r##"
+now: 2026-03-01T12:00:00Z
+bot: mp-gate
+repos:
+  - name: acme/app
+    commits:
+      - {id: b0, message: init, author: alice, committer: alice, date: 2026-02-01T00:00:00Z}
+      - {id: a1, message: "feat: a", parents: [b0], author: agent-1, committer: agent-1, date: 2026-02-02T00:00:00Z}
+      - {id: c1, message: "feat: c", parents: [b0], author: agent-3, committer: agent-3, date: 2026-02-02T00:00:00Z}
+    branches: {main: b0, agent/a: a1, agent/c: c1}
+    files: {README.md: "hello\n"}
+    pulls:
+      - number: 1
+        title: A
+        author: agent-1
+        head: agent/a
+        files:
+          - {path: src/a.rs, status: added, additions: 1, content: "a\n"}
+      - number: 3
+        title: C
+        author: agent-3
+        head: agent/c
+        mergeable: false
+"##;
+
+/// The last activity-log entry of `branch`: kind, actor, before and after.
+fn last_move(gh: &MemoryGitHub, branch: &str) -> String {
+    gh.read(|world| {
+        let repo = world.repo(&app()).expect("acme/app is in the world");
+        let update = repo.activity.get(branch).and_then(|log| log.last());
+        format!(
+            "{branch} moved: {:?}",
+            update.map(|u| (
+                u.kind.as_github().to_owned(),
+                u.actor.as_ref().map(|a| a.to_string()),
+                u.before.as_ref().map(|s| s.to_string()),
+                u.after.as_ref().map(|s| s.to_string()),
+            ))
+        )
+    })
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_merge_into_a_branch_makes_a_merge_commit_by_the_bot_or_nothing_or_a_conflict() {
+    let gh = memory(QUEUE_WORLD);
+    let stage = "mp-queue-build/main";
+    let merged = gh.create_branch(&app(), stage, &sha("b0")).await.and(
+        gh.merge_into_branch(&app(), stage, &sha("a1"), "Merge #1")
+            .await,
+    );
+    let merge = merged.clone().ok().flatten();
+    let answers = vec![
+        show(merged),
+        show(match &merge {
+            Some(merge) => gh.commit(&app(), merge).await.map(|c| one_commit(&c)),
+            None => Ok("no merge".to_owned()),
+        }),
+        content(gh.file(&app(), "src/a.rs", stage).await),
+        last_move(&gh, stage),
+        // Nothing to merge: the commit is in the branch already (204).
+        show(
+            gh.merge_into_branch(&app(), stage, &sha("a1"), "again")
+                .await,
+        ),
+        show(
+            gh.merge_into_branch(&app(), stage, &sha("b0"), "base")
+                .await,
+        ),
+        // A head GitHub would not merge conflicts (409).
+        show(
+            gh.merge_into_branch(&app(), stage, &sha("c1"), "Merge #3")
+                .await,
+        ),
+        show(
+            gh.merge_into_branch(&app(), stage, &sha("unknown"), "x")
+                .await,
+        ),
+        show(gh.merge_into_branch(&app(), "nope", &sha("a1"), "x").await),
+        show(
+            gh.branch_head(&app(), stage)
+                .await
+                .map(|h| Some(h) == merge),
+        ),
+    ];
+    check(
+        &gh,
+        &answers,
+        r##"
+        Some(CommitSha("merge into mp-queue-build/main"))
+        "merge into mp-queue-build/main \"Merge #1\" by mp-gate[bot]/mp-gate[bot] parents b0,a1 at 2026-03-01T12:00:00Z"
+        Some("\"a\\n\" blob 7898192")
+        mp-queue-build/main moved: Some(("push", Some("mp-gate[bot]"), Some("b0"), Some("merge into mp-queue-build/main")))
+        None
+        None
+        error: acme/app merge of c1 into mp-queue-build/main: Merge conflict
+        error: commit 84cafd3208c8d18f1e25488acae9e27634c588b9 in acme/app not found
+        error: branch nope of acme/app not found
+        true
+        actions:
+          create branch acme/app@mp-queue-build/main at b0
+          merge a1 into acme/app@mp-queue-build/main as merge into mp-queue-build/main: Merge #1
+        calls:
+          1 GET /repos/{o}/{r}/branches/{branch}
+          1 GET /repos/{o}/{r}/commits/{sha}
+          1 GET /repos/{o}/{r}/contents/{path}
+          1 POST /repos/{o}/{r}/git/refs
+          6 POST /repos/{o}/{r}/merges
+        "##,
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_ref_update_moves_a_branch_forward_and_rewrites_it_only_when_forced() {
+    let gh = memory(QUEUE_WORLD);
+    let answers = vec![
+        // a1 descends from main's head b0: a fast-forward.
+        show(
+            gh.update_branch_ref(&app(), "main", &sha("a1"), false)
+                .await,
+        ),
+        last_move(&gh, "main"),
+        content(gh.file(&app(), "README.md", "main").await),
+        content(gh.file(&app(), "src/a.rs", "main").await),
+        // c1 does not descend from a1: refused unless forced.
+        show(
+            gh.update_branch_ref(&app(), "main", &sha("c1"), false)
+                .await,
+        ),
+        show(gh.branch_head(&app(), "main").await),
+        show(gh.update_branch_ref(&app(), "main", &sha("c1"), true).await),
+        last_move(&gh, "main"),
+        // Where it already is: nothing moves.
+        show(
+            gh.update_branch_ref(&app(), "main", &sha("c1"), false)
+                .await,
+        ),
+        show(
+            gh.update_branch_ref(&app(), "nope", &sha("a1"), false)
+                .await,
+        ),
+        show(
+            gh.update_branch_ref(&app(), "main", &sha("unknown"), true)
+                .await,
+        ),
+    ];
+    check(
+        &gh,
+        &answers,
+        r##"
+        ()
+        main moved: Some(("push", Some("mp-gate[bot]"), Some("b0"), Some("a1")))
+        Some("\"hello\\n\" blob ce01362")
+        Some("\"a\\n\" blob 7898192")
+        error: acme/app refs/heads/main: Update is not a fast forward
+        CommitSha("a1")
+        ()
+        main moved: Some(("force_push", Some("mp-gate[bot]"), Some("a1"), Some("c1")))
+        ()
+        error: branch nope of acme/app not found
+        error: commit 84cafd3208c8d18f1e25488acae9e27634c588b9 in acme/app not found
+        actions:
+          move acme/app@main: b0 -> a1
+          move acme/app@main: a1 -> c1 (forced)
+        calls:
+          1 GET /repos/{o}/{r}/branches/{branch}
+          2 GET /repos/{o}/{r}/contents/{path}
+          6 PATCH /repos/{o}/{r}/git/refs/{ref}
+        "##,
+    );
+}
