@@ -106,6 +106,20 @@ fn the_build_verdict_reads_l2_s_verdict() {
         }],
     };
     assert_eq!(build_verdict(&missing, true), BuildVerdict::Pending);
+    // A run only another App published is not counted: the build waits for the expected
+    // App, and turns red only once the staging commit is past the report timeout.
+    let other_app = L2Verdict::Real {
+        failures: vec![L2Finding::UntrustedPublisher {
+            name: "test".to_owned(),
+            expected: "github-actions".to_owned(),
+            seen: vec![Some("agent-ci".to_owned())],
+        }],
+    };
+    assert_eq!(build_verdict(&other_app, true), BuildVerdict::Pending);
+    assert!(matches!(
+        build_verdict(&other_app, false),
+        BuildVerdict::Red { .. }
+    ));
     assert_eq!(
         build_verdict(&missing, false),
         BuildVerdict::Red {
