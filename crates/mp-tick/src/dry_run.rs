@@ -3,8 +3,9 @@
 //!
 //! Reads after a planned write see it (copy-on-write): a planned label is on the pull
 //! request and in its label events, a planned comment is among its comments, an edited
-//! comment reads edited, and a planned merge closes the pull request and moves its base
-//! branch. So a label the inbox applies counts for the gate later in the same tick, as it
+//! comment reads edited, a planned merge closes the pull request and moves its base
+//! branch, and a planned ref update or merge into a branch moves that branch (a merge to a
+//! synthetic commit, since GitHub's SHA cannot be known). So a label the inbox applies counts for the gate later in the same tick, as it
 //! would on GitHub. What GitHub would do on its own after a write (CI on a merge commit,
 //! the commit itself in the branch's history) is not invented.
 

@@ -105,10 +105,14 @@ fn branch_end(
     })
 }
 
-/// When a merged pull request was merged: its merge commit's date, else the world's clock.
+/// When a merged pull request was merged: the time the world gives, else its merge
+/// commit's date, else the world's clock.
 fn merged_at(repo: &Repo, pull: &Pull, now: Timestamp) -> Option<Timestamp> {
     if !pull.merged {
         return None;
+    }
+    if pull.merged_at.is_some() {
+        return pull.merged_at;
     }
     let date = pull
         .merge_commit

@@ -4,7 +4,7 @@
 //! than the port's values carry.
 //!
 //! One module per part of the API (`app`, `labels`, `pulls`, `commits`, `actions`,
-//! `check_runs`, `issues`, `contents`); this one holds the router, the error answer, the
+//! `check_runs`, `issues`, `contents` with the Git data routes); this one holds the router, the error answer, the
 //! repository-path extractors and the helpers the handlers share.
 
 mod actions;
@@ -230,6 +230,11 @@ pub(super) fn router(shared: Arc<Shared>) -> Router {
         ("/repos/{o}/{r}/git/trees/{*ref}", get(contents::get_tree)),
         ("/repos/{o}/{r}/git/ref/{*ref}", get(contents::get_ref)),
         ("/repos/{o}/{r}/git/refs", post(contents::create_ref)),
+        (
+            "/repos/{o}/{r}/git/refs/{*ref}",
+            patch(contents::update_ref),
+        ),
+        ("/repos/{o}/{r}/merges", post(contents::merge_into_branch)),
         (
             "/repos/{o}/{r}/_loopback/revert",
             post(contents::push_revert),

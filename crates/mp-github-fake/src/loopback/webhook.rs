@@ -723,6 +723,46 @@ pub(super) struct BranchBefore {
     files: BTreeMap<String, String>,
 }
 
+impl BranchBefore {
+    /// The branch's head before the push (`None` before its creation).
+    pub(super) fn head(&self) -> Option<&CommitSha> {
+        self.head.as_ref()
+    }
+}
+
+/// The open pull requests whose base is `branch`, before a write that may merge some of
+/// them by making their heads reachable; empty when the server delivers no webhooks.
+pub(super) fn open_pulls_on(s: &Shared, repo: &RepoName, branch: &str) -> Vec<PrNumber> {
+    if !enabled(s) {
+        return Vec::new();
+    }
+    s.memory.read(|w| {
+        w.repo(repo).map_or_else(Vec::new, |found| {
+            found
+                .pulls
+                .iter()
+                .filter(|p| p.state == PrState::Open && p.base_ref == branch)
+                .map(|p| p.number)
+                .collect()
+        })
+    })
+}
+
+/// Those of `open_before` that are merged now.
+pub(super) fn merged_since(s: &Shared, repo: &RepoName, open_before: &[PrNumber]) -> Vec<PrNumber> {
+    s.memory.read(|w| {
+        open_before
+            .iter()
+            .copied()
+            .filter(|number| {
+                w.repo(repo)
+                    .and_then(|found| found.pull(*number))
+                    .is_some_and(|p| p.merged)
+            })
+            .collect()
+    })
+}
+
 /// `branch` of `repo` as it is now, before a push to it; `None` when the server delivers
 /// no webhooks (nothing is read then).
 pub(super) fn before_push(s: &Shared, repo: &RepoName, branch: &str) -> Option<BranchBefore> {
@@ -857,6 +897,10 @@ pub(super) fn push(
                 .map_or(Value::Null, |c| push_commit(repo, c, &no_files)),
         };
         let created = before.head.is_none();
+        // A move that leaves the old head out of the branch rewrote it.
+        let forced = before.head.as_ref().is_some_and(|from| {
+            !crate::memory::history::commits_between(found, &after, from).is_empty()
+        });
         let before_sha = before.head.as_ref().map_or(ZERO_SHA, CommitSha::as_str);
         let compare = if created {
             format!("https://github.com/{repo}/compare/{}", url_path(branch))
@@ -873,7 +917,7 @@ pub(super) fn push(
             "after": after.as_str(),
             "created": created,
             "deleted": false,
-            "forced": false,
+            "forced": forced,
             "base_ref": Value::Null,
             "compare": compare,
             "commits": commits,

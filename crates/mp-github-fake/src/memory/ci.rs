@@ -1,5 +1,12 @@
 //! Simulated CI (the world's `ci:`): brings the named check runs of every open pull
-//! request's head, and of every merge commit a pull request made, up to the world's clock.
+//! request's head, of every merge commit a pull request made, and of every tip pushed to
+//! a merge queue's staging branch (`mp-queue/<branch>`, `mp_core::queue::staging_branch`;
+//! not the assembly branch `mp-queue-build/<branch>`) up to the world's clock.
+//!
+//! A staging tip's runs start at the push and fail when a pull request whose head the tip
+//! reaches, and the gated branch's head at the push did not, changes a file matching a
+//! `fails` pattern. A commit has one set of runs whatever claims it: when the gated branch
+//! is fast-forwarded to a tested tip, the pull requests that merged keep the tip's runs.
 //!
 //! A head's runs start when the head appeared — the activity-log push that made it the
 //! head, else the commit's date, else now — and complete `minutes` later, `success` unless
@@ -7,9 +14,12 @@
 //! already lists for the check and App is kept and only completed when it is due; a
 //! completed run is never touched, so a run somebody completed or re-ran stands.
 
+use std::collections::BTreeMap;
+
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use mp_core::context::{CheckConclusion, CheckRun, CheckStatus, PrState};
-use mp_core::ids::Timestamp;
+use mp_core::ids::{CommitSha, Timestamp};
+use mp_core::queue::staging_branch;
 
 use crate::world::{CiSimulation, Pull, Repo, World};
 
@@ -43,29 +53,60 @@ fn advance_repo(repo: &mut Repo, ci: &CiSimulation, fails: &GlobSet, now: Timest
             .iter()
             .any(|file| fails.is_match(&file.change.path))
     };
-    let position = |sha: &mp_core::ids::CommitSha| repo.commits.iter().position(|c| &c.sha == sha);
-    // Open pull requests' heads (CI on `pull_request`) ...
-    let heads = repo
+    let position = |sha: &CommitSha| repo.commits.iter().position(|c| &c.sha == sha);
+    // Commit -> when its runs start and whether they fail; the first claim on a commit
+    // stands, so a commit CI tested on a staging push keeps those runs when the base
+    // branch moves to it.
+    let mut due: BTreeMap<usize, (Timestamp, bool)> = BTreeMap::new();
+    // Pushes to a staging branch (CI on `push` to `mp-queue/**`) ...
+    for (tip, at, base) in staging_pushes(repo) {
+        let Some(commit) = position(&tip) else {
+            continue;
+        };
+        if settled(&repo.commits[commit].checks, ci) {
+            // Tested already: what failed is decided.
+            due.entry(commit).or_insert((at, false));
+            continue;
+        }
+        let tested = repo.reachable_from(&tip);
+        let landed = head_at(repo, &base, at)
+            .map(|head| repo.reachable_from(&head))
+            .unwrap_or_default();
+        let failing = repo.pulls.iter().any(|pull| {
+            tested.contains(&pull.head_sha) && !landed.contains(&pull.head_sha) && red(pull)
+        });
+        due.entry(commit).or_insert((at, failing));
+    }
+    // ... open pull requests' heads (CI on `pull_request`) ...
+    for pull in repo
         .pulls
         .iter()
         .filter(|pull| pull.state == PrState::Open && pull.head_repo.is_none())
-        .filter_map(|pull| {
-            let appeared = appeared_at(repo, pull).unwrap_or(now);
-            Some((position(&pull.head_sha)?, appeared, red(pull)))
-        });
-    // ... and the commits merges made on the base branch (CI on `push`).
-    let merges = repo
-        .pulls
-        .iter()
-        .filter(|pull| pull.merged)
-        .filter_map(|pull| {
-            let sha = pull.merge_commit.as_ref()?;
-            let at = repo.commit(sha).and_then(|c| c.date).unwrap_or(now);
-            Some((position(sha)?, at, red(pull)))
-        });
-    let due: Vec<(usize, Timestamp, bool)> = heads.chain(merges).collect();
+    {
+        let appeared = appeared_at(repo, pull).unwrap_or(now);
+        if let Some(commit) = position(&pull.head_sha) {
+            due.entry(commit).or_insert((appeared, red(pull)));
+        }
+    }
+    // ... and the commits merges made on the base branch (CI on `push`); pull requests a
+    // push merged together share their merge commit, red when any of them is.
+    let mut merges: BTreeMap<usize, (Timestamp, bool)> = BTreeMap::new();
+    for pull in repo.pulls.iter().filter(|pull| pull.merged) {
+        let Some(sha) = pull.merge_commit.as_ref() else {
+            continue;
+        };
+        let Some(commit) = position(sha) else {
+            continue;
+        };
+        let at = repo.commit(sha).and_then(|c| c.date).unwrap_or(now);
+        let entry = merges.entry(commit).or_insert((at, false));
+        entry.1 |= red(pull);
+    }
+    for (commit, claim) in merges {
+        due.entry(commit).or_insert(claim);
+    }
     let minutes = i64::from(ci.minutes);
-    for (commit, appeared, red) in due {
+    for (commit, (appeared, red)) in due {
         if appeared > now {
             continue;
         }
@@ -128,4 +169,46 @@ fn appeared_at(repo: &Repo, pull: &Pull) -> Option<Timestamp> {
         .find(|push| push.after.as_ref() == Some(&pull.head_sha))
         .and_then(|push| push.at)
         .or_else(|| repo.commit(&pull.head_sha).and_then(|c| c.date))
+}
+
+/// Every move of a staging branch in the activity log that left it at a commit: the tip,
+/// when, and the gated branch (`mp-queue/main` gates `main`).
+fn staging_pushes(repo: &Repo) -> Vec<(CommitSha, Timestamp, String)> {
+    let prefix = staging_branch("");
+    repo.activity
+        .iter()
+        .filter_map(|(branch, log)| {
+            let base = branch.strip_prefix(&prefix).filter(|b| !b.is_empty())?;
+            Some((base, log))
+        })
+        .flat_map(|(base, log)| {
+            log.iter().filter_map(move |update| {
+                Some((update.after.clone()?, update.at?, base.to_owned()))
+            })
+        })
+        .collect()
+}
+
+/// The head of `branch` at `at`, by its activity log: the head before the first later
+/// move, else its head now.
+fn head_at(repo: &Repo, branch: &str, at: Timestamp) -> Option<CommitSha> {
+    let later = repo
+        .activity
+        .get(branch)
+        .and_then(|log| log.iter().find(|u| u.at.is_some_and(|t| t > at)));
+    match later {
+        Some(update) => update.before.clone(),
+        None => repo.branch_head(branch).cloned(),
+    }
+}
+
+/// Whether every simulated check has a completed run on the commit.
+fn settled(runs: &[CheckRun], ci: &CiSimulation) -> bool {
+    ci.checks.iter().all(|name| {
+        runs.iter().any(|run| {
+            &run.name == name
+                && run.app_slug.as_deref() == Some(&ci.app)
+                && run.status == CheckStatus::Completed
+        })
+    })
 }

@@ -99,7 +99,7 @@ fn reachable<'r>(repo: &'r Repo, head: &CommitSha) -> Vec<&'r Commit> {
 
 /// The commits reachable from `head` but not from `base`, oldest first (parents before
 /// children), as the world computes a pull request's default `commits`.
-fn commits_between(repo: &Repo, base: &CommitSha, head: &CommitSha) -> Vec<CommitSha> {
+pub(crate) fn commits_between(repo: &Repo, base: &CommitSha, head: &CommitSha) -> Vec<CommitSha> {
     let from_base: BTreeSet<&CommitSha> = reachable(repo, base).iter().map(|c| &c.sha).collect();
     let from_head: BTreeSet<&CommitSha> = reachable(repo, head).iter().map(|c| &c.sha).collect();
     repo.commits
@@ -703,6 +703,7 @@ impl GitHubHistory for MemoryGitHub {
             mergeable: true,
             merged_by: None,
             merge_commit: None,
+            merged_at: None,
             created_at: Some(now),
             comments_unreadable: false,
             head_repo: None,

@@ -810,6 +810,76 @@ async fn simulated_ci_runs_on_every_new_head_and_completes_on_time() {
     assert_eq!(runs[0].status.as_str(), "completed");
 }
 
+/// The merge queue's builds: merges on the assembly branch run nothing; each push of the
+/// staging branch runs the checks on its tip, red when a pull request it brings onto
+/// `main` changes a failing path; fast-forwarding `main` to a tested tip merges its pull
+/// requests and runs nothing again.
+#[tokio::test(flavor = "current_thread")]
+async fn simulated_ci_runs_on_staging_pushes_once_per_tip() {
+    use mp_core::port::GitHubHistory;
+    use mp_core::queue::{assembly_branch, staging_branch};
+
+    let gh = memory(CI_WORLD);
+    let at = |time: &str| mp_core::Timestamp::parse(time).expect("a time");
+    gh.set_now(at("2026-03-01T12:10:00Z"));
+    let (build, staging) = (assembly_branch("main"), staging_branch("main"));
+    gh.create_branch(&app(), &build, &sha("m2"))
+        .await
+        .expect("the assembly branch");
+    let first = gh
+        .merge_into_branch(&app(), &build, &sha("a1"), "Merge #1")
+        .await
+        .expect("merged")
+        .expect("a merge commit");
+    let second = gh
+        .merge_into_branch(&app(), &build, &sha("b1"), "Merge #2")
+        .await
+        .expect("merged")
+        .expect("a merge commit");
+    assert_eq!(first, sha("merge into mp-queue-build/main"));
+    assert_eq!(second, sha("merge into mp-queue-build/main (2)"));
+    assert_eq!(gh.read(World::ci_runs), 3, "the three heads' runs");
+    gh.create_branch(&app(), &staging, &second)
+        .await
+        .expect("the staging branch");
+    // Back to the first merge alone: a rewrite of the staging branch, another push.
+    gh.update_branch_ref(&app(), &staging, &first, true)
+        .await
+        .expect("moved");
+    gh.set_now(at("2026-03-01T12:19:59Z"));
+    let runs = |id: &str| runs_of(&gh, id);
+    assert_eq!(
+        runs("merge into mp-queue-build/main (2)"),
+        ["test in_progress - 2026-03-01T12:10:00Z..-"]
+    );
+    gh.set_now(at("2026-03-01T12:20:00Z"));
+    assert_eq!(
+        runs("merge into mp-queue-build/main (2)"),
+        ["test completed failure 2026-03-01T12:10:00Z..2026-03-01T12:20:00Z"],
+        "#2 changes src/flaky/b.rs"
+    );
+    assert_eq!(
+        runs("merge into mp-queue-build/main"),
+        ["test completed success 2026-03-01T12:10:00Z..2026-03-01T12:20:00Z"]
+    );
+    assert_eq!(gh.read(World::ci_runs), 5, "one run per staging tip");
+    gh.update_branch_ref(&app(), "main", &first, false)
+        .await
+        .expect("a fast-forward");
+    gh.set_now(at("2026-03-01T12:40:00Z"));
+    let pull = gh.pull(&app(), n(1)).await.expect("#1");
+    assert!(
+        pull.merged && pull.merge_commit == Some(first.clone()),
+        "{pull:?}"
+    );
+    assert_eq!(
+        runs("merge into mp-queue-build/main"),
+        ["test completed success 2026-03-01T12:10:00Z..2026-03-01T12:20:00Z"],
+        "the tested tip keeps its runs"
+    );
+    assert_eq!(gh.read(World::ci_runs), 5, "landing ran nothing");
+}
+
 #[test]
 fn simulated_ci_is_checked_when_loaded() {
     for (ci, message) in [

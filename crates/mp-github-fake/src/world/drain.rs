@@ -178,6 +178,7 @@ pub fn drain_world(spec: &DrainSpec) -> World {
                 mergeable: true,
                 merged_by: None,
                 merge_commit: None,
+                merged_at: None,
                 created_at: Some(pushed),
                 comments_unreadable: false,
                 head_repo: None,

@@ -449,6 +449,8 @@ pub(super) struct RawPull {
     #[serde(default)]
     pub(super) merge_commit: Option<Spanned<String>>,
     #[serde(default)]
+    pub(super) merged_at: Option<Spanned<TimeText>>,
+    #[serde(default)]
     pub(super) created_at: Option<TimeText>,
     #[serde(default)]
     pub(super) comments_unreadable: bool,

@@ -189,6 +189,23 @@ impl World {
         self.now.whole_second()
     }
 
+    /// How many check runs of the simulated CI (`ci:`) the world holds: runs of its checks
+    /// by its App on any commit of any repository, those the world file lists included.
+    /// Zero without `ci:`. A drain benchmark reads it as its count of CI runs.
+    pub fn ci_runs(&self) -> usize {
+        let Some(ci) = &self.ci else {
+            return 0;
+        };
+        self.repos
+            .iter()
+            .flat_map(|repo| &repo.commits)
+            .flat_map(|commit| &commit.checks)
+            .filter(|run| {
+                run.app_slug.as_deref() == Some(ci.app.as_str()) && ci.checks.contains(&run.name)
+            })
+            .count()
+    }
+
     /// An empty world at `now` for the App `bot_slug`.
     pub fn new(now: Timestamp, bot_slug: impl Into<String>) -> Self {
         Self {
@@ -409,6 +426,9 @@ impl Repo {
 
     /// Moves `branch` to `to` (`None` deletes it) and records the update in its activity
     /// log, or in the pull request's `pushes` when it is a pull request's head branch.
+    /// Every open pull request on `branch` whose head the new tip reaches is merged then,
+    /// as GitHub marks it: closed, merged by `actor` at `at`, its merge commit the new tip
+    /// (decisions/0058). Returns those pull requests.
     pub fn move_branch(
         &mut self,
         branch: &str,
@@ -416,7 +436,8 @@ impl Repo {
         kind: RefUpdateKind,
         actor: Login,
         at: Timestamp,
-    ) {
+    ) -> Vec<PrNumber> {
+        let (tip, merger) = (to.clone(), actor.clone());
         let before = match &to {
             Some(sha) => self.branches.insert(branch.to_owned(), sha.clone()),
             None => self.branches.remove(branch),
@@ -443,6 +464,54 @@ impl Repo {
                 pull.pushes.push(update.clone());
             }
         }
+        let Some(tip) = tip else {
+            return Vec::new();
+        };
+        self.merge_reachable(branch, &tip, merger, at)
+    }
+
+    /// Merges the open pull requests on `branch` whose heads `tip` reaches (see
+    /// [`Repo::move_branch`]).
+    fn merge_reachable(
+        &mut self,
+        branch: &str,
+        tip: &CommitSha,
+        actor: Login,
+        at: Timestamp,
+    ) -> Vec<PrNumber> {
+        let open_on_branch = |p: &Pull| p.state == PrState::Open && p.base_ref == branch;
+        if !self.pulls.iter().any(open_on_branch) {
+            return Vec::new();
+        }
+        let reached = self.reachable_from(tip);
+        let mut merged = Vec::new();
+        for pull in self.pulls.iter_mut().filter(|p| open_on_branch(p)) {
+            if !reached.contains(&pull.head_sha) {
+                continue;
+            }
+            pull.state = PrState::Closed;
+            pull.merged = true;
+            pull.merged_by = Some(actor.clone());
+            pull.merge_commit = Some(tip.clone());
+            pull.merged_at = Some(at);
+            merged.push(pull.number);
+        }
+        merged
+    }
+
+    /// Every commit `head` reaches through all parents, itself included.
+    pub fn reachable_from(&self, head: &CommitSha) -> std::collections::BTreeSet<CommitSha> {
+        let by_sha: BTreeMap<&CommitSha, &Commit> =
+            self.commits.iter().map(|c| (&c.sha, c)).collect();
+        let mut seen = std::collections::BTreeSet::new();
+        let mut stack = vec![head.clone()];
+        while let Some(sha) = stack.pop() {
+            if let Some(commit) = by_sha.get(&sha) {
+                stack.extend(commit.parents.iter().cloned());
+            }
+            seen.insert(sha);
+        }
+        seen
     }
 
     /// Every label of the repository: the defined ones, then each other name a pull request
@@ -721,8 +790,12 @@ pub struct Pull {
     pub mergeable: bool,
     /// Who merged it.
     pub merged_by: Option<Login>,
-    /// The commit the merge made on the base branch.
+    /// The commit the merge made on the base branch; for a pull request merged by a push
+    /// that made its head reachable from the base, the commit the base moved to.
     pub merge_commit: Option<CommitSha>,
+    /// When it was merged, when that is not its merge commit's date (a merge by a push
+    /// that made its head reachable is dated by the push).
+    pub merged_at: Option<Timestamp>,
     /// Creation time.
     pub created_at: Option<Timestamp>,
     /// Fault hook: reading the comments fails (`Unavailable`).

@@ -695,6 +695,9 @@ fn resolve_pull(
         if let Some(commit) = &raw.merge_commit {
             return Err(cx.at(commit, "`merge_commit` needs `merged: true`"));
         }
+        if let Some(at) = &raw.merged_at {
+            return Err(cx.at(at, "`merged_at` needs `merged: true`"));
+        }
     }
     let merge_commit = match &raw.merge_commit {
         Some(reference) => Some(resolve_ref(cx, repo, reference)?),
@@ -737,6 +740,7 @@ fn resolve_pull(
         mergeable: raw.mergeable,
         merged_by: raw.merged_by.map(|by| by.value.0),
         merge_commit,
+        merged_at: raw.merged_at.map(|t| t.value.0),
         created_at: raw.created_at.map(|t| t.0),
         comments_unreadable: raw.comments_unreadable,
         head_repo,

@@ -513,6 +513,7 @@ impl Builder {
             mergeable: true,
             merged_by: None,
             merge_commit: None,
+            merged_at: None,
             created_at: Some(opened),
             comments_unreadable: false,
             head_repo: None,

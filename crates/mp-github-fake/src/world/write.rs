@@ -456,6 +456,7 @@ fn write_pull(out: &mut Writer, names: &CommitNames<'_>, pull: &Pull) {
         mergeable,
         merged_by,
         merge_commit,
+        merged_at,
         created_at,
         comments_unreadable,
         head_repo,
@@ -498,6 +499,9 @@ fn write_pull(out: &mut Writer, names: &CommitNames<'_>, pull: &Pull) {
     }
     if let Some(sha) = merge_commit {
         out.line(4, &format!("merge_commit: {}", names.name(sha)));
+    }
+    if let Some(at) = merged_at {
+        out.line(4, &format!("merged_at: {}", time(*at)));
     }
     if let Some(at) = created_at {
         out.line(4, &format!("created_at: {}", time(*at)));

@@ -19,6 +19,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::harness::{Scenario, client_for, runtime, scenario_worlds, tick_over};
+use crate::queue_git;
 use openapi::{Description, description};
 
 /// The token of plain requests: a personal token, so `GET /user` answers.
@@ -231,6 +232,23 @@ impl Checker<'_> {
             .await
             .unwrap_or_else(|e| panic!("{what}: {e}"));
         let key = format!("{method} {operation}");
+        // A status the description lists without a body: none, or for an error GitHub's
+        // `{"message": ...}`, which it sends with every error.
+        if self
+            .description
+            .describes_no_body(method.as_str(), operation, status)
+        {
+            let value = serde_json::from_slice::<Value>(&bytes).unwrap_or(Value::Null);
+            let error_message = status >= 400 && value.get("message").is_some_and(Value::is_string);
+            if bytes.is_empty() || error_message {
+                self.problems.valid += 1;
+                self.validated.entry(key).or_default().insert(status);
+            } else {
+                self.problems
+                    .add(&key, status, "a body where the description has none", &what);
+            }
+            return (status, value);
+        }
         let value = match serde_json::from_slice::<Value>(&bytes) {
             Ok(value) => value,
             Err(err) => {
@@ -1032,5 +1050,97 @@ fn nullable_becomes_a_null_type() {
             &json!({ "properties": { "nullable": { "type": "boolean", "nullable": true } } })
         ),
         json!({ "properties": { "nullable": { "type": ["boolean", "null"] } } })
+    );
+}
+
+/// The merge queue's Git data routes (`PATCH /git/refs/{ref}`, `POST /merges`) over a small
+/// world with a conflicting pull request: every status GitHub describes for them that the
+/// queue meets (200 and 422; 201, 204, 404 and 409) answers as described.
+#[test]
+fn the_queue_git_routes_answer_as_github_describes() {
+    use Method as M;
+    let description = description();
+    let mut problems = Problems::default();
+    let mut validated: BTreeMap<String, BTreeSet<u16>> = BTreeMap::new();
+    runtime().block_on(async {
+        let server = LoopbackServer::start(queue_git::world(), FaultScript::default())
+            .await
+            .expect("the loopback server starts");
+        let mut checker = Checker {
+            description,
+            http: reqwest::Client::new(),
+            base: server.base_url(),
+            world: "queue".to_owned(),
+            problems: &mut problems,
+            validated: &mut validated,
+        };
+        let r = "/repos/acme/app";
+        let sha = |id: &str| queue_git::sha(id).to_string();
+        checker
+            .send(
+                M::POST,
+                "/repos/{owner}/{repo}/git/refs",
+                &format!("{r}/git/refs"),
+                Some(&json!({ "ref": "refs/heads/mp-queue/main", "sha": sha("b0") })),
+                USER_TOKEN,
+            )
+            .await;
+        let merges = "/repos/{owner}/{repo}/merges";
+        let url = format!("{r}/merges");
+        let (_, merge) = checker
+            .send(
+                M::POST,
+                merges,
+                &url,
+                Some(&json!({ "base": "mp-queue/main", "head": sha("a1"), "commit_message": "Merge #1" })),
+                USER_TOKEN,
+            )
+            .await;
+        let tip = merge.get("sha").and_then(Value::as_str).unwrap_or("").to_owned();
+        for body in [
+            // Nothing to merge: 204.
+            json!({ "base": "mp-queue/main", "head": sha("a1") }),
+            // A conflict: 409.
+            json!({ "base": "mp-queue/main", "head": sha("c1") }),
+            // No such base: 404.
+            json!({ "base": "nope", "head": sha("a1") }),
+        ] {
+            checker.send(M::POST, merges, &url, Some(&body), USER_TOKEN).await;
+        }
+        let refs = "/repos/{owner}/{repo}/git/refs/{ref}";
+        let main = format!("{r}/git/refs/heads/main");
+        for body in [
+            json!({ "sha": tip, "force": false }),
+            // Not a fast-forward: 422.
+            json!({ "sha": sha("c1") }),
+        ] {
+            checker.send(M::PATCH, refs, &main, Some(&body), USER_TOKEN).await;
+        }
+        // No such branch: 422.
+        checker
+            .send(
+                M::PATCH,
+                refs,
+                &format!("{r}/git/refs/heads/nope"),
+                Some(&json!({ "sha": sha("c1") })),
+                USER_TOKEN,
+            )
+            .await;
+        server.shutdown().await;
+    });
+    assert!(
+        problems.seen.is_empty(),
+        "answers of the loopback server that break @octokit/openapi {}:\n{}",
+        description.version,
+        problems.report()
+    );
+    let statuses = |operation: &str| validated.get(operation).cloned().unwrap_or_default();
+    assert_eq!(
+        statuses("POST /repos/{owner}/{repo}/merges"),
+        BTreeSet::from([201, 204, 404, 409])
+    );
+    assert_eq!(
+        statuses("PATCH /repos/{owner}/{repo}/git/refs/{ref}"),
+        BTreeSet::from([200, 422])
     );
 }

@@ -6,5 +6,6 @@ mod conformance;
 // Shared with the fault matrix (`tests/faults/`), which uses parts this binary does not.
 #[allow(dead_code)]
 mod harness;
+mod queue_git;
 mod scenarios;
 mod secrets;

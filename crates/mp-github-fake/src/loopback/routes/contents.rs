@@ -1,11 +1,13 @@
-//! Contents, trees, refs and reverts: files and directories at a ref, a file written to a
-//! branch, a tree, a reference, and the loopback's revert push and person's label.
+//! Contents, trees, refs, merges and reverts: files and directories at a ref, a file
+//! written to a branch, a tree, a reference created or moved, a commit merged into a
+//! branch, and the loopback's revert push and person's label.
 
 use std::collections::BTreeMap;
 
 use axum::body::Bytes;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
+use axum::response::IntoResponse;
 use base64::Engine as _;
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName};
 use mp_core::port::{FileWrite, GitHub, GitHubError, GitHubHistory};
@@ -303,6 +305,128 @@ pub(super) async fn create_ref(State(s): Ctx, RepoPath(name): RepoPath, bytes: B
         StatusCode::CREATED,
         git_ref_value(&s.base_url, &name, &full_ref, &target),
     ))
+}
+
+/// `PATCH /git/refs/{ref}`: moves a branch (`heads/<branch>`; the world has no other
+/// references) to `sha`, a fast-forward unless `force`. GitHub's refusals are 422s with its
+/// messages: "Reference does not exist", "Object does not exist", "Update is not a fast
+/// forward".
+pub(super) async fn update_ref(
+    State(s): Ctx,
+    RepoPathWith(name, git_ref): RepoPathWith,
+    bytes: Bytes,
+) -> ApiResult {
+    let body = body_json(&bytes)?;
+    let branch = git_ref
+        .strip_prefix("heads/")
+        .filter(|branch| !branch.is_empty())
+        .ok_or_else(|| ApiError::invalid(REFERENCE_MISSING))?
+        .to_owned();
+    let sha_text = required(&body, "sha")?;
+    let force = match body.get("force") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(force)) => *force,
+        Some(_) => {
+            return Err(ApiError::invalid(
+                "Invalid request: `force` is not a boolean",
+            ));
+        }
+    };
+    let target = CommitSha::parse(&sha_text).map_err(|_| ApiError::invalid(OBJECT_MISSING))?;
+    let before = webhook::before_push(&s, &name, &branch);
+    let open = webhook::open_pulls_on(&s, &name, &branch);
+    s.memory
+        .update_branch_ref(&name, &branch, &target, force)
+        .await
+        .map_err(|err| match err {
+            GitHubError::NotFound { what } if what.starts_with("branch ") => {
+                ApiError::invalid(REFERENCE_MISSING)
+            }
+            GitHubError::NotFound { .. } => ApiError::invalid(OBJECT_MISSING),
+            GitHubError::Conflict { message, .. } => ApiError::invalid(message),
+            other => ApiError::from(other),
+        })?;
+    branch_pushed(&s, &name, &branch, before, open);
+    Ok(json_answer(
+        StatusCode::OK,
+        git_ref_value(&s.base_url, &name, &format!("refs/{git_ref}"), &target),
+    ))
+}
+
+/// GitHub's 422 message for a reference that does not exist.
+const REFERENCE_MISSING: &str = "Reference does not exist";
+
+/// GitHub's 422 message for a SHA that names no object.
+const OBJECT_MISSING: &str = "Object does not exist";
+
+/// `POST /merges`: merges `head` (a SHA or a branch name) into the branch `base`. 201 and
+/// the merge commit; 204 with no body when `head` is in `base` already; 409 "Merge
+/// conflict"; 404 "Base does not exist" or "Head does not exist".
+pub(super) async fn merge_into_branch(
+    State(s): Ctx,
+    RepoPath(name): RepoPath,
+    bytes: Bytes,
+) -> ApiResult {
+    let body = body_json(&bytes)?;
+    let base = required(&body, "base")?;
+    let head_text = required(&body, "head")?;
+    let head_missing = || ApiError::new(StatusCode::NOT_FOUND, "Head does not exist");
+    let head = match CommitSha::parse(&head_text) {
+        Ok(sha) => sha,
+        Err(_) => read(&s, |w| repo_of(w, &name)?.branch_head(&head_text).cloned())
+            .map_err(|_| head_missing())?,
+    };
+    let message = text_field(&body, "commit_message")
+        .unwrap_or_else(|| format!("Merge {head_text} into {base}"));
+    let before = webhook::before_push(&s, &name, &base);
+    let open = webhook::open_pulls_on(&s, &name, &base);
+    let merged = s
+        .memory
+        .merge_into_branch(&name, &base, &head, &message)
+        .await
+        .map_err(|err| match err {
+            GitHubError::NotFound { what } if what.starts_with("branch ") => {
+                ApiError::new(StatusCode::NOT_FOUND, "Base does not exist")
+            }
+            GitHubError::NotFound { .. } => head_missing(),
+            other => ApiError::from(other),
+        })?;
+    let Some(merge) = merged else {
+        return Ok(StatusCode::NO_CONTENT.into_response());
+    };
+    branch_pushed(&s, &name, &base, before, open);
+    let value = read(&s, |w| {
+        let commit = repo_of(w, &name)?.commit(&merge)?;
+        Some(render::commit(&s.base_url, &name, commit))
+    })?;
+    Ok(json_answer(StatusCode::CREATED, value))
+}
+
+/// The webhooks of a branch moved by the bot: a `push` with the commits the move brought
+/// (oldest first), then `pull_request` `closed` for each pull request of `open_before`
+/// that the move merged (its head became reachable from the branch).
+fn branch_pushed(
+    s: &Shared,
+    name: &RepoName,
+    branch: &str,
+    before: Option<webhook::BranchBefore>,
+    open_before: Vec<PrNumber>,
+) {
+    let brought = read(s, |w| {
+        let repo = repo_of(w, name)?;
+        let after = repo.branch_head(branch)?;
+        Some(
+            match before.as_ref().and_then(webhook::BranchBefore::head) {
+                Some(from) => crate::memory::history::commits_between(repo, from, after),
+                None => vec![after.clone()],
+            },
+        )
+    })
+    .unwrap_or_default();
+    webhook::push(s, name, branch, before, &brought);
+    for number in webhook::merged_since(s, name, &open_before) {
+        webhook::thread(s, name, number, &ThreadChange::Closed, None);
+    }
 }
 
 /// A reference as GitHub's git database shows it: `full_ref` (`refs/heads/main`) at the

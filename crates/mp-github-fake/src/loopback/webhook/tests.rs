@@ -731,6 +731,44 @@ fn webhook_description() -> Value {
 
 /// Every kind of delivery the server makes validates against GitHub's published schema of
 /// its event and action (`@octokit/openapi-webhooks`, fetched by `cargo xtask webhooks`).
+/// Every way the deliveries break GitHub's webhook schema of their event and action, and
+/// the schemas checked (`push`, `pull-request-closed`, ...).
+fn schema_failures(
+    description: &Value,
+    deliveries: &[Received],
+) -> (Vec<String>, std::collections::BTreeSet<String>) {
+    let components = description
+        .pointer("/components")
+        .cloned()
+        .unwrap_or(Value::Null);
+    let mut failures: Vec<String> = Vec::new();
+    let mut checked = std::collections::BTreeSet::new();
+    let mut validators = std::collections::BTreeMap::new();
+    for delivery in deliveries {
+        let action = delivery.action();
+        let name = match action.as_str() {
+            "" => delivery.event().replace('_', "-"),
+            action => format!("{}-{action}", delivery.event().replace('_', "-")),
+        };
+        checked.insert(name.clone());
+        let validator = validators.entry(name.clone()).or_insert_with(|| {
+            let schema = json!({
+                "$ref": format!("#/components/schemas/webhook-{name}"),
+                "components": components,
+            });
+            jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft202012)
+                .build(&schema)
+                .unwrap_or_else(|err| panic!("the schema of {name} compiles: {err}"))
+        });
+        let payload = delivery.json();
+        for error in validator.iter_errors(&payload) {
+            failures.push(format!("{name} {}: {error}", error.instance_path()));
+        }
+    }
+    (failures, checked)
+}
+
 #[tokio::test]
 async fn every_delivery_validates_against_githubs_webhook_schema() {
     let description = webhook_description();
@@ -869,35 +907,7 @@ async fn every_delivery_validates_against_githubs_webhook_schema() {
     assert_eq!(status, 200, "{merged}");
     receiver.wait_for("pull_request", "closed", |_| true).await;
 
-    let components = description
-        .pointer("/components")
-        .cloned()
-        .unwrap_or(Value::Null);
-    let mut failures: Vec<String> = Vec::new();
-    let mut checked = std::collections::BTreeSet::new();
-    let mut validators = std::collections::BTreeMap::new();
-    for delivery in receiver.all() {
-        let action = delivery.action();
-        let name = match action.as_str() {
-            "" => delivery.event().replace('_', "-"),
-            action => format!("{}-{action}", delivery.event().replace('_', "-")),
-        };
-        checked.insert(name.clone());
-        let validator = validators.entry(name.clone()).or_insert_with(|| {
-            let schema = json!({
-                "$ref": format!("#/components/schemas/webhook-{name}"),
-                "components": components,
-            });
-            jsonschema::options()
-                .with_draft(jsonschema::Draft::Draft202012)
-                .build(&schema)
-                .unwrap_or_else(|err| panic!("the schema of {name} compiles: {err}"))
-        });
-        let payload = delivery.json();
-        for error in validator.iter_errors(&payload) {
-            failures.push(format!("{name} {}: {error}", error.instance_path()));
-        }
-    }
+    let (failures, checked) = schema_failures(&description, &receiver.all());
     let expected = [
         "check-run-completed",
         "check-run-created",
@@ -920,6 +930,84 @@ async fn every_delivery_validates_against_githubs_webhook_schema() {
     assert_eq!(
         checked.iter().map(String::as_str).collect::<Vec<_>>(),
         expected
+    );
+    server.shutdown().await;
+}
+
+/// The queue's writes over the REST routes: a merge into a staging branch is a `push` of
+/// that branch; fast-forwarding `main` to it is a `push` of `main` listing the commits it
+/// brought, then `pull_request` `closed` for the pull request whose head it reached,
+/// merged by the bot with the new tip as its merge commit. Every payload validates.
+#[tokio::test]
+async fn a_fast_forward_that_reaches_a_head_delivers_push_and_pull_request_closed_merged() {
+    let description = webhook_description();
+    let mut receiver = Receiver::start(StatusCode::OK).await;
+    let server = serve_to(&receiver.url).await;
+    let post = reqwest::Method::POST;
+    let (status, _) = call(
+        &server,
+        post.clone(),
+        "/repos/jane-doe/webapp/git/refs",
+        json!({"ref": "refs/heads/mp-queue/main", "sha": sha("m1").as_str()}),
+    )
+    .await;
+    assert_eq!(status, 201);
+    let (status, merge) = call(
+        &server,
+        post,
+        "/repos/jane-doe/webapp/merges",
+        json!({"base": "mp-queue/main", "head": sha("f1").as_str(), "commit_message": "Merge #14"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{merge}");
+    let tip = merge["sha"].as_str().unwrap_or_default().to_owned();
+    let staged = receiver
+        .wait_for("push", "", |p| p["after"] == json!(tip))
+        .await
+        .json();
+    assert_eq!(staged["ref"], json!("refs/heads/mp-queue/main"));
+    let (status, moved) = call(
+        &server,
+        reqwest::Method::PATCH,
+        "/repos/jane-doe/webapp/git/refs/heads/main",
+        json!({"sha": tip, "force": false}),
+    )
+    .await;
+    assert_eq!(status, 200, "{moved}");
+    assert_eq!(moved["object"]["sha"], json!(tip));
+    let push = receiver
+        .wait_for("push", "", |p| p["ref"] == json!("refs/heads/main"))
+        .await
+        .json();
+    assert_eq!(push["before"], json!(sha("m1").as_str()));
+    assert_eq!(push["after"], json!(tip));
+    assert_eq!(push["forced"], json!(false));
+    let brought: Vec<&str> = push["commits"]
+        .as_array()
+        .map(|c| c.iter().filter_map(|c| c["id"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(brought, [sha("f1").as_str(), tip.as_str()]);
+    assert_eq!(push["head_commit"]["added"], json!(["src/health.rs"]));
+    let closed = receiver
+        .wait_for("pull_request", "closed", |_| true)
+        .await
+        .json();
+    assert_eq!(closed["number"], json!(14));
+    assert_eq!(closed["pull_request"]["merged"], json!(true));
+    assert_eq!(closed["pull_request"]["merge_commit_sha"], json!(tip));
+    assert_eq!(
+        closed["pull_request"]["merged_by"]["login"],
+        json!("jane-merge-gate[bot]")
+    );
+    assert_eq!(
+        closed["pull_request"]["merged_at"],
+        json!("2026-03-02T09:00:00Z")
+    );
+    let (failures, checked) = schema_failures(&description, &receiver.all());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(
+        checked.iter().map(String::as_str).collect::<Vec<_>>(),
+        ["pull-request-closed", "push"]
     );
     server.shutdown().await;
 }

@@ -714,6 +714,23 @@ async fn a_merge_into_a_branch_makes_a_merge_commit_by_the_bot_or_nothing_or_a_c
     );
 }
 
+/// A pull request's state, merged flag, who merged it, its merge commit and when.
+fn merged_state(gh: &MemoryGitHub, number: u64) -> String {
+    gh.read(|world| {
+        let pull = world.repo(&app()).and_then(|r| r.pull(n(number)));
+        format!(
+            "#{number}: {:?}",
+            pull.map(|p| (
+                p.state,
+                p.merged,
+                p.merged_by.as_ref().map(|l| l.to_string()),
+                p.merge_commit.as_ref().map(|s| s.to_string()),
+                p.merged_at.map(|t| t.to_string()),
+            ))
+        )
+    })
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn a_ref_update_moves_a_branch_forward_and_rewrites_it_only_when_forced() {
     let gh = memory(QUEUE_WORLD);
@@ -726,6 +743,9 @@ async fn a_ref_update_moves_a_branch_forward_and_rewrites_it_only_when_forced() 
         last_move(&gh, "main"),
         content(gh.file(&app(), "README.md", "main").await),
         content(gh.file(&app(), "src/a.rs", "main").await),
+        // Its head is in main now: #1 is merged by the push, its merge commit main's tip.
+        merged_state(&gh, 1),
+        merged_state(&gh, 3),
         // c1 does not descend from a1: refused unless forced.
         show(
             gh.update_branch_ref(&app(), "main", &sha("c1"), false)
@@ -756,6 +776,8 @@ async fn a_ref_update_moves_a_branch_forward_and_rewrites_it_only_when_forced() 
         main moved: Some(("push", Some("mp-gate[bot]"), Some("b0"), Some("a1")))
         Some("\"hello\\n\" blob ce01362")
         Some("\"a\\n\" blob 7898192")
+        #1: Some((Closed, true, Some("mp-gate[bot]"), Some("a1"), Some("2026-03-01T12:00:00Z")))
+        #3: Some((Open, false, None, None, None))
         error: acme/app refs/heads/main: Update is not a fast forward
         CommitSha("a1")
         ()

@@ -79,6 +79,7 @@ fn pull(number: u64, head_ref: &str, head: &CommitSha, base: &CommitSha) -> Pull
         mergeable: true,
         merged_by: None,
         merge_commit: None,
+        merged_at: None,
         created_at: None,
         comments_unreadable: false,
         head_repo: None,

@@ -128,6 +128,17 @@ impl Description {
             .ok_or_else(|| format!("{method} {path} {status} has no JSON body"))
     }
 
+    /// Whether the description lists `status` for `method path` without a JSON body (a
+    /// 204, or an error status it describes by its meaning only).
+    pub fn describes_no_body(&self, method: &str, path: &str, status: u16) -> bool {
+        self.paths
+            .get(path)
+            .and_then(|p| p.get(method.to_ascii_lowercase()))
+            .and_then(|operation| operation.get("responses"))
+            .and_then(|r| r.get(status.to_string()))
+            .is_some_and(|response| response.pointer("/content/application~1json").is_none())
+    }
+
     /// The validator of `method path`'s answer with `status`, compiled once.
     pub fn validator(
         &self,
