@@ -251,7 +251,7 @@ mod tests {
         let settings = QueueSettings::default();
         assert!(
             parse("{", settings)
-                .unwrap_err()
+                .expect_err("not JSON")
                 .starts_with("not a queue file")
         );
         assert_eq!(
