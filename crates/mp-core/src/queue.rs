@@ -20,9 +20,11 @@
 //! Nothing here reads GitHub: the driver observes, calls [`QueueState::step`], performs
 //! the steps and stores the state.
 
+mod candidate;
 mod order;
 mod step;
 
+pub use candidate::candidate;
 pub use order::{AgentKey, Candidate, Held, HeldReason, Ordered, Priority, order};
 pub use step::{
     Build, BuildObservation, BuildVerdict, Discard, Entry, Observation, QueueSettings, QueueState,

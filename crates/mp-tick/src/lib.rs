@@ -44,6 +44,7 @@ pub mod lease;
 mod prefetch;
 mod process;
 pub mod progress;
+mod queue;
 mod recording;
 mod report;
 mod run;
@@ -60,6 +61,7 @@ pub use evaluate::{PrEvaluation, Route, assess_pr, evaluate_pr, fetch_context};
 pub use inbox_poll::{InboxReport, poll_inbox};
 pub use process::RECEIPTS_UNAVAILABLE;
 pub use progress::{ProgressSink, TickPhase, TickProgress};
+pub use queue::QueueReport;
 pub use report::{MAX_DETAIL_CHARS, PrAction, PrOutcome, TickMetrics, TickReport};
 pub use run::{FullTickReport, GovernanceReport, RATE_LIMIT_RESERVE, run_tick};
 pub use skills::USER_VALIDATOR_PASSED;
@@ -757,6 +759,7 @@ async fn process_repo(runner: &mut Runner<'_>, repo: &RepoName, read: RepoRead) 
             }
         }
     }
+    runner.order_queue(repo);
     true
 }
 

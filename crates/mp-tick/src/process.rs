@@ -15,6 +15,7 @@ use mp_core::port::{
     AuditLog, GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeMethod, MergeRequest,
     PullRequest, UpdateBranchOutcome,
 };
+use mp_core::queue::{Candidate, candidate, order};
 use mp_core::trailers::identity_block;
 
 use super::evaluate::{PrEvaluation, Route, assess_pr};
@@ -24,7 +25,7 @@ use super::inbox::{
 };
 use super::inbox_poll::INTEGRITY_FAILED;
 use super::prefetch::PullData;
-use super::report::{PrAction, PrOutcome, TickReport};
+use super::report::{PrAction, PrOutcome, TickReport, one_line};
 use super::skills::failure_warning;
 use super::{MergeMode, TickSetup};
 
@@ -110,6 +111,9 @@ pub(crate) struct Runner<'a> {
     /// GitHub's record of the inbox's `decision:pending-owner` label, read when a pending
     /// question is first checked (decisions/0048).
     pending_record: Option<LabelRecords>,
+    /// Queue mode: the candidates of each repository, in processing order, until
+    /// [`Runner::order_queue`] orders them.
+    queued: BTreeMap<RepoName, Vec<Candidate>>,
     pub(crate) report: TickReport,
 }
 
@@ -136,6 +140,7 @@ impl<'a> Runner<'a> {
             main_errors: BTreeMap::new(),
             pending_inbox: None,
             pending_record: None,
+            queued: BTreeMap::new(),
             report: TickReport::default(),
         }
     }
@@ -521,10 +526,90 @@ impl<'a> Runner<'a> {
         Ok((PrAction::Inbox, detail))
     }
 
+    /// Queue mode: the pull request passed the gate (C4 aside) and joins the merge queue;
+    /// its position is known once every pull request of the repository is read
+    /// ([`Runner::order_queue`]). The driver builds and lands it (`queue`), never this path.
+    fn enqueue(&mut self, evaluation: &PrEvaluation) -> (PrAction, String) {
+        let pr = &evaluation.pr;
+        let quadrant = evaluation.verdict.quadrant;
+        let settings = self.setup.config().projects().merge_settings(&pr.repo);
+        let candidate = candidate(
+            pr,
+            &evaluation.policy.allowlist,
+            settings.priority_label(),
+            self.now,
+        );
+        if self.setup.options().merge_mode == MergeMode::Observe {
+            return (
+                PrAction::Observe,
+                format!(
+                    "observe-only: would have joined the merge queue as Quadrant {quadrant} (set merge_enabled: true in env.yml to enable merging)"
+                ),
+            );
+        }
+        self.queued
+            .entry(pr.repo.clone())
+            .or_default()
+            .push(candidate);
+        self.report.queued_prs.insert(
+            (pr.repo.clone(), pr.number),
+            (pr.clone(), evaluation.verdict.clone()),
+        );
+        (
+            PrAction::Queued,
+            format!("joins the merge queue as Quadrant {quadrant}"),
+        )
+    }
+
+    /// Puts the queue candidates of `repo` in order once all its pull requests are
+    /// processed: each candidate's outcome then says its position, or why it is held out
+    /// of the queue (with the reason's code), and the order is kept for the driver.
+    pub(crate) fn order_queue(&mut self, repo: &RepoName) {
+        let candidates = self.queued.remove(repo).unwrap_or_default();
+        let settings = self.setup.config().projects().merge_settings(repo);
+        if !settings.is_queue() {
+            return;
+        }
+        let ordered = order(candidates, settings.max_queued_per_agent());
+        let total = ordered.queue.len();
+        for outcome in &mut self.report.outcomes {
+            if outcome.action != PrAction::Queued {
+                continue;
+            }
+            let Some((name, number)) = outcome.pr.rsplit_once('#') else {
+                continue;
+            };
+            if name != repo.as_str() {
+                continue;
+            }
+            let Some(number) = number.parse::<u64>().ok().map(PrNumber::new) else {
+                continue;
+            };
+            let quadrant = outcome
+                .quadrant
+                .map_or_else(|| "?".to_owned(), |q| q.to_string());
+            if let Some(position) = ordered.position(number) {
+                outcome.detail = one_line(&format!(
+                    "queued at position {position} of {total} as Quadrant {quadrant} (queue_position)"
+                ));
+            } else if let Some(held) = ordered.held.iter().find(|h| h.candidate.pr == number) {
+                outcome.detail = one_line(&format!(
+                    "held out of the merge queue ({}): {}",
+                    held.reason.code(),
+                    held.reason
+                ));
+            }
+        }
+        self.report.queues.insert(repo.clone(), ordered);
+    }
+
     /// (8)-(11) Race guard, observe or merge, and the B/C audit issue.
     async fn merge(&mut self, evaluation: &PrEvaluation) -> Result<(PrAction, String), Skip> {
         let pr = &evaluation.pr;
         let quadrant = evaluation.verdict.quadrant;
+        if evaluation.policy.queue_mode {
+            return Ok(self.enqueue(evaluation));
+        }
         // (8) L3: `main` must not have moved since C4 looked.
         let main_now = self
             .github

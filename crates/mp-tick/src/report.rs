@@ -35,11 +35,14 @@ pub enum PrAction {
     Ignored,
     /// Every other condition holds; required checks have not reported or completed yet.
     Waiting,
+    /// Queue mode: the gate passed (C4 aside) and the pull request is in the merge queue,
+    /// or held out of it; the detail says its position or why it is held.
+    Queued,
 }
 
 impl PrAction {
     /// The stable name: `merged`, `observe`, `inbox`, `blocked`, `race-rebased`, `skipped`,
-    /// `ignored`, `waiting`.
+    /// `ignored`, `waiting`, `queued`.
     pub fn as_str(&self) -> &'static str {
         match self {
             Self::Merged { .. } => "merged",
@@ -50,6 +53,7 @@ impl PrAction {
             Self::Skipped => "skipped",
             Self::Ignored => "ignored",
             Self::Waiting => "waiting",
+            Self::Queued => "queued",
         }
     }
 }
@@ -59,6 +63,14 @@ impl fmt::Display for PrAction {
         f.write_str(self.as_str())
     }
 }
+
+/// What the pull-request path leaves the merge queue's driver for each pull request it
+/// queued: the context and verdict, for the merge messages and the Quadrant B/C audit
+/// issues.
+pub(crate) type QueuedPrs = std::collections::BTreeMap<
+    (mp_core::ids::RepoName, mp_core::ids::PrNumber),
+    (mp_core::context::PrContext, Verdict),
+>;
 
 /// The outcome of one pull request in one tick.
 #[derive(Debug, Clone, PartialEq)]
@@ -151,6 +163,8 @@ pub struct TickMetrics {
     pub ignored: u32,
     /// Pull requests waiting only for their required checks.
     pub waiting: u32,
+    /// Queue mode: pull requests in the merge queue (or held out of it) after the tick.
+    pub queued: u32,
     /// Pull requests classified (one audit record each).
     pub classified: u32,
     /// Receipt comments written.
@@ -189,13 +203,25 @@ impl TickMetrics {
             PrAction::Skipped => &mut self.skipped,
             PrAction::Ignored => &mut self.ignored,
             PrAction::Waiting => &mut self.waiting,
+            PrAction::Queued => &mut self.queued,
         };
         *counter += 1;
     }
 
     /// The metrics as the `tick complete` JSON object, with the reference's key names
-    /// (`race-rebased` keeps its dash).
+    /// (`race-rebased` keeps its dash); `queued` only when a repository is in queue mode
+    /// and something was queued.
     pub fn to_json(&self) -> serde_json::Value {
+        let mut json = self.direct_json();
+        if self.queued > 0
+            && let serde_json::Value::Object(map) = &mut json
+        {
+            map.insert("queued".to_owned(), self.queued.into());
+        }
+        json
+    }
+
+    fn direct_json(&self) -> serde_json::Value {
         serde_json::json!({
             "merged": self.merged,
             "observe": self.observe,
@@ -235,6 +261,11 @@ pub struct TickReport {
     /// repository GitHub does not know, a call refused for a missing permission. The tick
     /// goes on with the rest, and `mp tick` then ends with exit 1.
     pub operator_errors: Vec<String>,
+    /// Queue mode: each repository's merge queue in order, as the tick's pull requests
+    /// made it (the driver builds from it).
+    pub queues: std::collections::BTreeMap<mp_core::ids::RepoName, mp_core::queue::Ordered>,
+    /// Queue mode: the context and verdict of each queued pull request, for the driver.
+    pub(crate) queued_prs: QueuedPrs,
 }
 
 impl TickReport {

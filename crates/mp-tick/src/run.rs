@@ -42,6 +42,8 @@ use super::drift_check::{DriftIncident, DriftReport, check_drift};
 use super::inbox_poll::{InboxReport, poll_inbox};
 use super::lease::Lease;
 use super::progress::TickPhase;
+use super::queue::{Driver, QueueReport};
+use super::report::QueuedPrs;
 use super::report::{PrOutcome, TickMetrics};
 use super::state_store::{SHARD_SAVE_ATTEMPTS, SaveOutcome, StateGuard, StateStore};
 use super::supervisor::{
@@ -117,6 +119,8 @@ pub struct FullTickReport {
     pub operator_errors: Vec<String>,
     /// The shard this tick ran, when it was sharded.
     pub shard: Option<Shard>,
+    /// What the merge queue's driver did, per repository in queue mode.
+    pub queue: Vec<QueueReport>,
 }
 
 impl FullTickReport {
@@ -309,7 +313,9 @@ impl Tick<'_> {
 
         self.burn_in(config, &mut options, reset, now).await;
 
-        let pr = run_pr_path_as(self.github, audit, config, &options, bot.clone(), now).await?;
+        let mut pr = run_pr_path_as(self.github, audit, config, &options, bot.clone(), now).await?;
+        let queues = std::mem::take(&mut pr.queues);
+        let queued_prs = std::mem::take(&mut pr.queued_prs);
         self.report.outcomes = pr.outcomes;
         self.report.metrics = pr.metrics;
         self.report.warnings.extend(pr.warnings);
@@ -320,6 +326,13 @@ impl Tick<'_> {
                     .to_owned(),
             );
             return Ok(());
+        }
+
+        // The merge queue of each repository in queue mode, after its pull requests were
+        // evaluated and before the supervisor reads the default branch.
+        if options.merge_mode == super::MergeMode::Merge {
+            self.drive_queues(config, &options, bot, &queues, &queued_prs, now)
+                .await;
         }
 
         let mut run = SupervisorRun::new(bot.clone())
@@ -388,6 +401,58 @@ impl Tick<'_> {
             self.report.governance.drift = Some(drift);
         }
         Ok(())
+    }
+
+    /// Runs the merge queue of every repository the pull-request path ordered one for, and
+    /// folds what it did into the report: a landed pull request's outcome becomes `merged`,
+    /// an ejected one's `blocked` with the reason.
+    async fn drive_queues(
+        &mut self,
+        config: &Config,
+        options: &TickOptions,
+        bot: &Login,
+        queues: &std::collections::BTreeMap<RepoName, mp_core::queue::Ordered>,
+        queued: &QueuedPrs,
+        now: Timestamp,
+    ) {
+        for (repo, ordered) in queues {
+            let driver = Driver {
+                github: self.github,
+                config,
+                bot,
+                gated_branch: options.gated_branch(repo),
+                queued,
+                now,
+            };
+            let done = driver.run(repo, ordered).await;
+            for changed in done.outcomes {
+                let metrics = &mut self.report.metrics;
+                match self.report.outcomes.iter_mut().find(|o| o.pr == changed.pr) {
+                    Some(outcome) => {
+                        uncount(metrics, &outcome.action);
+                        outcome.action = changed.action;
+                        outcome.detail = changed.detail;
+                        metrics.count(&outcome.action);
+                    }
+                    None => {
+                        metrics.count(&changed.action);
+                        self.report.outcomes.push(changed);
+                    }
+                }
+            }
+            for (pr, note) in done.building {
+                if let Some(outcome) = self.report.outcomes.iter_mut().find(|o| o.pr == pr) {
+                    outcome.detail = super::report::one_line(&note);
+                }
+            }
+            self.report.metrics.audit_issues_opened += done.audit_issues_opened;
+            self.report.metrics.comments_posted += done.comments_posted;
+            if done.state_written {
+                self.report.state_writes += 1;
+            }
+            self.report.warnings.extend(done.warnings);
+            self.report.queue.push(done.report);
+        }
     }
 
     /// The owner's availability file for the inbox lifecycle, when one is configured and
@@ -486,4 +551,21 @@ impl Tick<'_> {
         }
         self.report.burn_in = Some(outcome.status);
     }
+}
+
+/// Takes one outcome's action back out of the counters (the driver changed it).
+fn uncount(metrics: &mut TickMetrics, action: &super::PrAction) {
+    use super::PrAction;
+    let counter = match action {
+        PrAction::Merged { .. } => &mut metrics.merged,
+        PrAction::Observe => &mut metrics.observe,
+        PrAction::Inbox => &mut metrics.inbox,
+        PrAction::Blocked => &mut metrics.blocked,
+        PrAction::RaceRebased => &mut metrics.race_rebased,
+        PrAction::Skipped => &mut metrics.skipped,
+        PrAction::Ignored => &mut metrics.ignored,
+        PrAction::Waiting => &mut metrics.waiting,
+        PrAction::Queued => &mut metrics.queued,
+    };
+    *counter = counter.saturating_sub(1);
 }

@@ -42,7 +42,9 @@ pub use env::{Env, ReadSource, RunnerTier};
 pub use mirror_paths::MirrorPaths;
 pub use owner::Owner;
 pub use problem::{ConfigProblem, ProblemSeverity, codes};
-pub use projects::{Availability, InboxLifecycle, MAIN_BRANCH, Projects, RepoOverride};
+pub use projects::{
+    Availability, InboxLifecycle, MAIN_BRANCH, MergeSettings, Projects, RepoMergeMode, RepoOverride,
+};
 pub use read_concurrency::ReadConcurrency;
 pub use skills::SkillsPolicy;
 
@@ -217,6 +219,7 @@ impl Config {
             registry_severity,
             check_report_timeout_minutes: env.check_report_timeout_minutes(),
             label_settle: env.label_settle(),
+            queue_mode: self.projects().is_queue_mode(repo),
         }
     }
 

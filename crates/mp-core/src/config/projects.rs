@@ -245,6 +245,166 @@ struct RepoOverrideSection {
         schemars(with = "Option<String>", length(min = 1, max = 255))
     )]
     default_branch: Option<Spanned<String>>,
+    /// How pull requests land in this repository: one at a time after updating each to the
+    /// default branch (`direct`, the default), or in batches tested together on a staging
+    /// branch (`queue`, decisions/0056).
+    #[serde(default)]
+    merge: Option<MergeSection>,
+}
+
+/// `repo_overrides.<repo>.merge`: how pull requests land.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+struct MergeSection {
+    /// `direct` (each pull request merged on its own once its base is the default branch's
+    /// head) or `queue` (approved pull requests are built together on `mp-queue/<branch>`
+    /// and the default branch is fast-forwarded to the tested commit).
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<RepoMergeMode>", extend("default" = "direct"))
+    )]
+    mode: Option<Spanned<String>>,
+    /// Queue mode: the most pull requests one staging build tests.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<u32>", range(min = 1, max = 100), extend("default" = 8))
+    )]
+    batch_max: Option<Spanned<u32>>,
+    /// Queue mode: how many times a build whose checks failed only like infrastructure
+    /// (cancelled, zero duration) is rebuilt before it counts as red.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "Option<u32>", range(max = 10), extend("default" = 1))
+    )]
+    infra_retries: Option<Spanned<u32>>,
+    /// Queue mode: how many pull requests of one agent (author and `Agent-Session`) may
+    /// be queued at once; the rest wait outside the queue. Default: no cap.
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<u32>", range(min = 1)))]
+    max_queued_per_agent: Option<Spanned<u32>>,
+    /// Queue mode: the label that moves a pull request to the front of the queue, when
+    /// the owner or an allowlisted person applied it.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(
+            with = "Option<String>",
+            length(min = 1, max = 50),
+            extend("default" = "mp:priority")
+        )
+    )]
+    priority_label: Option<Spanned<String>>,
+}
+
+/// How pull requests land in a repository (`repo_overrides.<repo>.merge.mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename_all = "kebab-case"))]
+#[non_exhaustive]
+pub enum RepoMergeMode {
+    /// Each pull request is merged on its own, its base first brought up to the default
+    /// branch's head (C4, L3).
+    #[default]
+    Direct,
+    /// Approved pull requests are built together on the staging branch; the default branch
+    /// is fast-forwarded to the commit whose checks passed (decisions/0056).
+    Queue,
+}
+
+impl RepoMergeMode {
+    const ALL: [Self; 2] = [Self::Direct, Self::Queue];
+
+    /// `direct` or `queue`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Direct => "direct",
+            Self::Queue => "queue",
+        }
+    }
+}
+
+/// The default of `repo_overrides.<repo>.merge.batch_max`.
+pub const DEFAULT_BATCH_MAX: u32 = 8;
+/// The largest `batch_max`.
+pub const MAX_BATCH_MAX: u32 = 100;
+/// The default of `repo_overrides.<repo>.merge.infra_retries`.
+pub const DEFAULT_INFRA_RETRIES: u32 = 1;
+/// The largest `infra_retries`.
+pub const MAX_INFRA_RETRIES: u32 = 10;
+/// The default of `repo_overrides.<repo>.merge.priority_label`.
+pub const DEFAULT_PRIORITY_LABEL: &str = "mp:priority";
+
+/// `repo_overrides.<repo>.merge`, defaults applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeSettings {
+    mode: RepoMergeMode,
+    batch_max: u32,
+    infra_retries: u32,
+    max_queued_per_agent: Option<u32>,
+    priority_label: String,
+}
+
+impl Default for MergeSettings {
+    fn default() -> Self {
+        Self {
+            mode: RepoMergeMode::Direct,
+            batch_max: DEFAULT_BATCH_MAX,
+            infra_retries: DEFAULT_INFRA_RETRIES,
+            max_queued_per_agent: None,
+            priority_label: DEFAULT_PRIORITY_LABEL.to_owned(),
+        }
+    }
+}
+
+impl MergeSettings {
+    /// `mode`, default [`RepoMergeMode::Direct`].
+    pub fn mode(&self) -> RepoMergeMode {
+        self.mode
+    }
+
+    /// Whether the repository lands through the queue.
+    pub fn is_queue(&self) -> bool {
+        self.mode == RepoMergeMode::Queue
+    }
+
+    /// `batch_max`, default [`DEFAULT_BATCH_MAX`].
+    pub fn batch_max(&self) -> u32 {
+        self.batch_max
+    }
+
+    /// `infra_retries`, default [`DEFAULT_INFRA_RETRIES`].
+    pub fn infra_retries(&self) -> u32 {
+        self.infra_retries
+    }
+
+    /// `max_queued_per_agent`, default none.
+    pub fn max_queued_per_agent(&self) -> Option<u32> {
+        self.max_queued_per_agent
+    }
+
+    /// `priority_label`, default [`DEFAULT_PRIORITY_LABEL`].
+    pub fn priority_label(&self) -> &str {
+        &self.priority_label
+    }
+
+    /// The build settings of the queue's model.
+    pub fn queue_settings(&self) -> crate::queue::QueueSettings {
+        crate::queue::QueueSettings {
+            batch_max: self.batch_max,
+            infra_retries: self.infra_retries,
+        }
+    }
+
+    /// These settings in `mode` (for tests and generated worlds).
+    #[must_use]
+    pub fn with_mode(mut self, mode: RepoMergeMode) -> Self {
+        self.mode = mode;
+        self
+    }
 }
 
 /// The resolved `projects.yml`, defaults applied.
@@ -321,6 +481,19 @@ impl Projects {
     pub fn repo_overrides(&self) -> &BTreeMap<RepoName, RepoOverride> {
         &self.repo_overrides
     }
+
+    /// How pull requests land in `repo`: its `repo_overrides.<repo>.merge`, else the
+    /// defaults (`direct`).
+    pub fn merge_settings(&self, repo: &RepoName) -> MergeSettings {
+        self.repo_override(repo)
+            .map(|o| o.merge.clone())
+            .unwrap_or_default()
+    }
+
+    /// Whether `repo` lands its pull requests through the merge queue.
+    pub fn is_queue_mode(&self, repo: &RepoName) -> bool {
+        self.repo_override(repo).is_some_and(|o| o.merge.is_queue())
+    }
 }
 
 /// One entry of `repo_overrides`.
@@ -330,6 +503,7 @@ pub struct RepoOverride {
     expected_check_publisher: Option<String>,
     required_check_workflows: Option<BTreeMap<String, String>>,
     default_branch: Option<String>,
+    merge: MergeSettings,
 }
 
 impl RepoOverride {
@@ -353,6 +527,11 @@ impl RepoOverride {
     /// The branch mp gates and supervises, when set (otherwise GitHub's default branch).
     pub fn default_branch(&self) -> Option<&str> {
         self.default_branch.as_deref()
+    }
+
+    /// How pull requests land (`merge`; the defaults when absent).
+    pub fn merge(&self) -> &MergeSettings {
+        &self.merge
     }
 }
 
@@ -705,6 +884,11 @@ fn repo_overrides(
                 validate::text(sink, &field, branch, 1, 255) && branch_name(sink, &field, branch)
             })
             .map(|branch| branch.value.clone());
+        let merge = section
+            .merge
+            .as_ref()
+            .map(|raw| merge_settings(sink, &format!("{field}.merge"), raw))
+            .unwrap_or_default();
         out.insert(
             repo,
             RepoOverride {
@@ -712,8 +896,80 @@ fn repo_overrides(
                 expected_check_publisher,
                 required_check_workflows,
                 default_branch,
+                merge,
             },
         );
+    }
+    out
+}
+
+/// Checks `repo_overrides.<repo>.merge` (`field`); a bad value is reported and its default
+/// kept, so the rest of the file is still checked.
+fn merge_settings(sink: &mut Sink<'_>, field: &str, raw: &MergeSection) -> MergeSettings {
+    let mut out = MergeSettings::default();
+    if let Some(mode) = &raw.mode {
+        match RepoMergeMode::ALL
+            .into_iter()
+            .find(|m| m.as_str() == mode.value)
+        {
+            Some(mode) => out.mode = mode,
+            None => sink.error(
+                codes::INVALID_VALUE,
+                &format!("{field}.mode"),
+                &mode.referenced,
+                format!(
+                    "unknown merge mode `{}`, expected `direct` or `queue`",
+                    mode.value
+                ),
+            ),
+        }
+    }
+    if let Some(batch) = &raw.batch_max {
+        if (1..=MAX_BATCH_MAX).contains(&batch.value) {
+            out.batch_max = batch.value;
+        } else {
+            sink.error(
+                codes::INVALID_VALUE,
+                &format!("{field}.batch_max"),
+                &batch.referenced,
+                format!(
+                    "batch_max must be between 1 and {MAX_BATCH_MAX}, found {}",
+                    batch.value
+                ),
+            );
+        }
+    }
+    if let Some(retries) = &raw.infra_retries {
+        if retries.value <= MAX_INFRA_RETRIES {
+            out.infra_retries = retries.value;
+        } else {
+            sink.error(
+                codes::INVALID_VALUE,
+                &format!("{field}.infra_retries"),
+                &retries.referenced,
+                format!(
+                    "infra_retries must be at most {MAX_INFRA_RETRIES}, found {}",
+                    retries.value
+                ),
+            );
+        }
+    }
+    if let Some(cap) = &raw.max_queued_per_agent {
+        if cap.value >= 1 {
+            out.max_queued_per_agent = Some(cap.value);
+        } else {
+            sink.error(
+                codes::INVALID_VALUE,
+                &format!("{field}.max_queued_per_agent"),
+                &cap.referenced,
+                "max_queued_per_agent must be at least 1 (leave it out for no cap)",
+            );
+        }
+    }
+    if let Some(label) = &raw.priority_label
+        && validate::text(sink, &format!("{field}.priority_label"), label, 1, 50)
+    {
+        out.priority_label = label.value.clone();
     }
     out
 }

@@ -106,7 +106,7 @@ fn unknown_nested_key_names_its_dotted_path() {
             "governance_repo: acme/governance\nsupervised_repos: [acme/app]\nrepo_overrides:\n  acme/app:\n    required_checks: [build]\n    merge_method: squash\n",
         )],
         &[
-            "projects.yml:6:5: error[unknown_field]: unknown field `merge_method`, expected one of `required_checks`, `expected_check_publisher`, `required_check_workflows`, `default_branch` (field `repo_overrides.acme/app.merge_method`)",
+            "projects.yml:6:5: error[unknown_field]: unknown field `merge_method`, expected one of `required_checks`, `expected_check_publisher`, `required_check_workflows`, `default_branch`, `merge` (field `repo_overrides.acme/app.merge_method`)",
         ],
     );
 }
@@ -912,6 +912,61 @@ fn a_repository_may_name_its_gated_branch() {
     };
     assert_eq!(branch("acme/app").as_deref(), Some("master"));
     assert_eq!(branch("acme/governance").as_deref(), Some("trunk"));
+}
+
+#[test]
+fn merge_mode_defaults_to_direct_and_queue_takes_its_settings() {
+    let text = "governance_repo: acme/governance\nsupervised_repos: [acme/app, acme/lib, acme/web]\nrepo_overrides:\n  acme/app:\n    merge:\n      mode: queue\n      batch_max: 4\n      infra_retries: 0\n      max_queued_per_agent: 2\n      priority_label: urgent\n  acme/lib:\n    merge:\n      mode: queue\n  acme/web:\n    required_checks: [build]\n";
+    let config = check(&[(PROJECTS_FILE, text)], &[]).expect("valid");
+    let projects = config.projects();
+    let app = projects.merge_settings(&repo("acme/app"));
+    assert!(app.is_queue());
+    assert_eq!(app.batch_max(), 4);
+    assert_eq!(app.infra_retries(), 0);
+    assert_eq!(app.max_queued_per_agent(), Some(2));
+    assert_eq!(app.priority_label(), "urgent");
+    let lib = projects.merge_settings(&repo("acme/lib"));
+    assert!(lib.is_queue());
+    assert_eq!(
+        (
+            lib.batch_max(),
+            lib.infra_retries(),
+            lib.max_queued_per_agent()
+        ),
+        (8, 1, None)
+    );
+    assert_eq!(lib.priority_label(), "mp:priority");
+    for direct in ["acme/web", "acme/governance", "acme/unlisted"] {
+        let settings = projects.merge_settings(&repo(direct));
+        assert_eq!(settings.mode(), super::RepoMergeMode::Direct);
+        assert!(!projects.is_queue_mode(&repo(direct)));
+    }
+}
+
+#[test]
+fn merge_settings_out_of_range_are_errors_at_their_place() {
+    check(
+        &[(
+            PROJECTS_FILE,
+            "governance_repo: acme/governance\nsupervised_repos: [acme/app]\nrepo_overrides:\n  acme/app:\n    merge:\n      mode: batched\n      batch_max: 0\n      infra_retries: 11\n      max_queued_per_agent: 0\n      priority_label: \"\"\n      order: fifo\n",
+        )],
+        &[
+            "projects.yml:11:7: error[unknown_field]: unknown field `order`, expected one of `mode`, `batch_max`, `infra_retries`, `max_queued_per_agent`, `priority_label` (field `repo_overrides.acme/app.merge.order`)",
+        ],
+    );
+    check(
+        &[(
+            PROJECTS_FILE,
+            "governance_repo: acme/governance\nsupervised_repos: [acme/app]\nrepo_overrides:\n  acme/app:\n    merge:\n      mode: batched\n      batch_max: 101\n      infra_retries: 11\n      max_queued_per_agent: 0\n      priority_label: \"\"\n",
+        )],
+        &[
+            "projects.yml:6:13: error[invalid_value]: unknown merge mode `batched`, expected `direct` or `queue` (field `repo_overrides.acme/app.merge.mode`)",
+            "projects.yml:7:18: error[invalid_value]: batch_max must be between 1 and 100, found 101 (field `repo_overrides.acme/app.merge.batch_max`)",
+            "projects.yml:8:22: error[invalid_value]: infra_retries must be at most 10, found 11 (field `repo_overrides.acme/app.merge.infra_retries`)",
+            "projects.yml:9:29: error[invalid_value]: max_queued_per_agent must be at least 1 (leave it out for no cap) (field `repo_overrides.acme/app.merge.max_queued_per_agent`)",
+            "projects.yml:10:23: error[invalid_value]: the value is empty, expected 1 to 50 characters (field `repo_overrides.acme/app.merge.priority_label`)",
+        ],
+    );
 }
 
 #[test]

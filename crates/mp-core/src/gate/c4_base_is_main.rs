@@ -1,4 +1,6 @@
-//! C4: the pull request's base SHA is the current `main` HEAD.
+//! C4: the pull request's base SHA is the current `main` HEAD. In a repository in queue
+//! mode the base need not be current: the staging build tests the pull request merged onto
+//! the head, and only that tested commit lands (decisions/0056).
 
 use std::fmt;
 
@@ -6,14 +8,24 @@ use super::{CORE_SEVERITY, ConditionId, ConditionResult};
 use crate::context::PrContext;
 use crate::ids::CommitSha;
 
-/// Evaluates C4 against the `main` HEAD read this tick.
-pub fn evaluate(pr: &PrContext, main_head: &CommitSha) -> Vec<ConditionResult> {
+/// Evaluates C4 against the `main` HEAD read this tick; with `queue_mode`, a stale base
+/// passes as [`BaseEvidence::QueueTestsOnHead`].
+pub fn evaluate(pr: &PrContext, main_head: &CommitSha, queue_mode: bool) -> Vec<ConditionResult> {
     let result = if pr.base_sha == *main_head {
         ConditionResult::pass(
             ConditionId::C4,
             CORE_SEVERITY,
             BaseEvidence::BaseCurrent {
                 base: pr.base_sha.clone(),
+            },
+        )
+    } else if queue_mode {
+        ConditionResult::pass(
+            ConditionId::C4,
+            CORE_SEVERITY,
+            BaseEvidence::QueueTestsOnHead {
+                base: pr.base_sha.clone(),
+                main: main_head.clone(),
             },
         )
     } else {
@@ -45,6 +57,14 @@ pub enum BaseEvidence {
         /// The current `main` head.
         main: CommitSha,
     },
+    /// C4 holds in queue mode: the base is not the `main` head, but the staging build
+    /// merges the pull request onto the head and CI tests that commit before it lands.
+    QueueTestsOnHead {
+        /// The PR base.
+        base: CommitSha,
+        /// The current `main` head.
+        main: CommitSha,
+    },
 }
 
 impl BaseEvidence {
@@ -58,6 +78,7 @@ impl BaseEvidence {
         match self {
             Self::BaseCurrent { .. } => "base_current",
             Self::BaseStale { .. } => "base_stale",
+            Self::QueueTestsOnHead { .. } => "base_tested_in_queue",
         }
     }
 }
@@ -71,6 +92,12 @@ impl fmt::Display for BaseEvidence {
             Self::BaseStale { base, main } => write!(
                 f,
                 "PR base {} is stale (main HEAD is {}). Rebase the PR.",
+                base.short(),
+                main.short()
+            ),
+            Self::QueueTestsOnHead { base, main } => write!(
+                f,
+                "PR base {} is not the main HEAD {}; queue mode: the staging build tests it merged onto the HEAD",
                 base.short(),
                 main.short()
             ),

@@ -105,7 +105,8 @@ pub enum BuildVerdict {
 /// Reads a build's verdict from the L2 verdict of its staging commit
 /// ([`crate::branch::revalidate_bound`], the rules L2 applies to every commit on the
 /// default branch). `young` is whether the staging commit was pushed less than
-/// `check_report_timeout_minutes` ago: a missing check is then still to come.
+/// `check_report_timeout_minutes` ago: a missing check is then still to come, and so is
+/// one only another App has reported (it is not counted, and does not turn the build red).
 pub fn build_verdict(verdict: &L2Verdict, young: bool) -> BuildVerdict {
     let lines = |findings: &[L2Finding]| findings.iter().map(ToString::to_string).collect();
     match verdict {
@@ -123,7 +124,12 @@ pub fn build_verdict(verdict: &L2Verdict, young: bool) -> BuildVerdict {
             }
         }
         L2Verdict::Real { failures } => {
-            let only_missing = failures.iter().all(L2Finding::is_not_yet_reported);
+            // A check that only another App (or another workflow) has reported on is one
+            // the expected App has not reported yet: anyone can publish a run of any name on
+            // the staging commit, and such a run must neither land nor break a build.
+            let only_missing = failures.iter().all(|f| {
+                f.is_not_yet_reported() || matches!(f, L2Finding::UntrustedPublisher { .. })
+            });
             if only_missing && young {
                 BuildVerdict::Pending
             } else {

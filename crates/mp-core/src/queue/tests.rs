@@ -106,6 +106,20 @@ fn the_build_verdict_reads_l2_s_verdict() {
         }],
     };
     assert_eq!(build_verdict(&missing, true), BuildVerdict::Pending);
+    // A run only another App published is not counted: the build waits for the expected
+    // App, and turns red only once the staging commit is past the report timeout.
+    let other_app = L2Verdict::Real {
+        failures: vec![L2Finding::UntrustedPublisher {
+            name: "test".to_owned(),
+            expected: "github-actions".to_owned(),
+            seen: vec![Some("agent-ci".to_owned())],
+        }],
+    };
+    assert_eq!(build_verdict(&other_app, true), BuildVerdict::Pending);
+    assert!(matches!(
+        build_verdict(&other_app, false),
+        BuildVerdict::Red { .. }
+    ));
     assert_eq!(
         build_verdict(&missing, false),
         BuildVerdict::Red {
@@ -417,4 +431,79 @@ fn fifty_entries_with_five_culprits_drain_in_few_rounds() {
     assert_eq!(landed, 45);
     assert_eq!(ejected, [7, 18, 29, 33, 46]);
     assert!(rounds <= 7 + 5 * 7, "{rounds} rounds");
+}
+
+mod candidates {
+    use super::super::candidate;
+    use crate::gate::testkit::{Pr, at, login, now};
+    use crate::queue::{AgentKey, Priority};
+
+    #[test]
+    fn the_agent_is_the_author_and_the_head_s_session_and_ready_since_the_label() {
+        let pr = Pr::new()
+            .applied("ready-to-merge", "alice", "2026-03-01T11:00:00Z")
+            .build();
+        let c = candidate(&pr, &[login("alice")], "mp:priority", now());
+        assert_eq!(
+            c.agent,
+            AgentKey {
+                author: login("bob"),
+                session: Some("s_abc-123".to_owned()),
+            }
+        );
+        assert_eq!(c.head, pr.head_sha);
+        assert_eq!(c.ready_since, at("2026-03-01T11:00:00Z"));
+        assert_eq!(c.priority, Priority::Normal);
+    }
+
+    #[test]
+    fn only_the_owner_s_priority_label_counts() {
+        let owner = Pr::new()
+            .applied("mp:priority", "alice", "2026-03-01T11:00:00Z")
+            .build();
+        assert_eq!(
+            candidate(&owner, &[login("alice")], "mp:priority", now()).priority,
+            Priority::High
+        );
+        // The agent applied it: nothing.
+        let agent = Pr::new()
+            .applied("mp:priority", "bob", "2026-03-01T11:00:00Z")
+            .build();
+        assert_eq!(
+            candidate(&agent, &[login("alice")], "mp:priority", now()).priority,
+            Priority::Normal
+        );
+        // The owner applied it, then the agent re-applied it: the last event decides.
+        let reapplied = Pr::new()
+            .applied("mp:priority", "alice", "2026-03-01T10:00:00Z")
+            .unlabeled("mp:priority", "bob", "2026-03-01T10:30:00Z")
+            .labeled("mp:priority", "bob", "2026-03-01T11:00:00Z")
+            .build();
+        assert_eq!(
+            candidate(&reapplied, &[login("alice")], "mp:priority", now()).priority,
+            Priority::Normal
+        );
+        // The owner applied it once, and it was removed since.
+        let removed = Pr::new()
+            .labeled("mp:priority", "alice", "2026-03-01T10:00:00Z")
+            .build();
+        assert_eq!(
+            candidate(&removed, &[login("alice")], "mp:priority", now()).priority,
+            Priority::Normal
+        );
+        // Another label name is no priority.
+        assert_eq!(
+            candidate(&owner, &[login("alice")], "urgent", now()).priority,
+            Priority::Normal
+        );
+    }
+
+    #[test]
+    fn without_a_labelled_time_the_candidate_is_ready_now() {
+        let pr = Pr::new().label("ready-to-merge").build();
+        assert_eq!(
+            candidate(&pr, &[login("alice")], "mp:priority", now()).ready_since,
+            now()
+        );
+    }
 }

@@ -28,8 +28,18 @@ impl Scan<'_> {
         let no_ci = NoCiPolicy::from_allow_no_ci(self.config.env().allow_no_ci());
         let workflows = self.config.effective_required_check_workflows(repo).clone();
         let bound = required.iter().any(|name| workflows.contains_key(name));
+        // In queue mode mp's own update of the branch is a fast-forward to the staging
+        // commit CI tested: that commit is what L2 re-validates, not the pull requests'
+        // commits and merge commits it brings, which no CI run was asked to test on their
+        // own (decisions/0056).
+        let queue_mode = self.config.projects().is_queue_mode(repo);
+        let bot = self.run.bot().clone();
         for Landed { update, commits } in landed {
+            let tested_tip_only = queue_mode && update.actor.as_ref() == Some(&bot);
             for commit in commits {
+                if tested_tip_only && update.after.as_ref() != Some(&commit.sha) {
+                    continue;
+                }
                 let runs = match self.github.check_runs(repo, &commit.sha).await {
                     Ok(runs) => runs,
                     Err(error) => {

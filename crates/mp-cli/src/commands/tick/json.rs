@@ -129,6 +129,15 @@ pub fn run_json(run: &TickRun) -> Value {
     if let Some(http) = &run.http {
         doc["http"] = http.clone();
     }
+    // Queue mode only: what the merge queue's driver did, per repository.
+    if !run.report.queue.is_empty() {
+        doc["queue"] = run
+            .report
+            .queue
+            .iter()
+            .map(|q| json!({"repo": q.repo, "steps": q.steps}))
+            .collect();
+    }
     if let Some(shard) = run.report.shard {
         doc["shard"] = Value::from(shard.to_string());
     }

@@ -6,7 +6,7 @@ use crate::gate::testkit::{Pr, lines, sha};
 #[track_caller]
 fn check(base: &str, main: &str, expected: &str) {
     let pr = Pr::new().base(base).build();
-    assert_eq!(lines(&evaluate(&pr, &sha(main))), [expected]);
+    assert_eq!(lines(&evaluate(&pr, &sha(main), false)), [expected]);
 }
 
 #[test]
@@ -33,5 +33,21 @@ fn a_sha_differing_only_past_the_short_form_is_stale() {
         "abc12340000000000001",
         "abc1234",
         "fail | C4: PR base abc1234 is stale (main HEAD is abc1234). Rebase the PR.",
+    );
+}
+
+#[test]
+fn in_queue_mode_a_stale_base_passes_naming_both_shas() {
+    let pr = Pr::new().base("abc1234").build();
+    assert_eq!(
+        lines(&evaluate(&pr, &sha("def5678"), true)),
+        [
+            "pass | C4: PR base abc1234 is not the main HEAD def5678; queue mode: the staging build tests it merged onto the HEAD"
+        ]
+    );
+    let current = Pr::new().base("def5678").build();
+    assert_eq!(
+        lines(&evaluate(&current, &sha("def5678"), true)),
+        ["pass | C4: PR base def5678 is the main HEAD"]
     );
 }
