@@ -7,12 +7,13 @@ use std::time::Duration;
 
 use mp_core::config::{self, Config, ConfigFiles};
 use mp_core::ids::{CommitSha, RepoName, Timestamp};
+use mp_core::port::Write;
 use mp_core::port::{AuditError, AuditLog, AuditRecord, GitHubHistory};
 use mp_core::state::{BOT_STATE_BRANCH, Layer, WATERMARKS_PATH, Watermarks};
 use mp_github::rest::{
     Credentials, ReadPath, RestConfig, RestGitHub, RetryPolicy, RevertMode, Secret,
 };
-use mp_github_fake::{Action, FaultScript, LoopbackServer, MemoryGitHub, World};
+use mp_github_fake::{FaultScript, LoopbackServer, MemoryGitHub, World};
 use mp_tick::{self as tick, FullTickReport, TickOptions};
 
 /// The token the loopback client sends; tests check it never leaks.
@@ -267,16 +268,16 @@ pub fn marks(state: &Watermarks, world: &World) -> Vec<(RepoName, Layer, CommitS
 }
 
 /// The merges in an action log: `(repo, number, head)`.
-pub fn merges(actions: &[Action]) -> Vec<(String, u64, String)> {
+pub fn merges(actions: &[Write]) -> Vec<(String, u64, String)> {
     actions
         .iter()
         .filter_map(|a| match a {
-            Action::MergePull {
+            Write::MergePull {
                 repo,
                 number,
-                head_sha,
+                request,
                 ..
-            } => Some((repo.clone(), *number, head_sha.clone())),
+            } => Some((repo.to_string(), number.get(), request.head_sha.to_string())),
             _ => None,
         })
         .collect()

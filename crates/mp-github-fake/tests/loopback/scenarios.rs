@@ -6,8 +6,9 @@ use crate::harness::{
     Scenario, TickResult, client_for, client_reading, merges, runtime, scenario_worlds, serve,
     tick_at, tick_over,
 };
+use mp_core::port::Write;
 use mp_github::rest::ReadPath;
-use mp_github_fake::{Action, FaultScript, MemoryGitHub};
+use mp_github_fake::{FaultScript, MemoryGitHub};
 use mp_tick::ReadConcurrency;
 
 /// An outcome detail with the words of a failed call cut after its route: how a failure
@@ -40,7 +41,7 @@ fn normalised(outcomes: Result<Vec<(String, String, String)>, String>) -> Vec<St
 fn unmet_expectations(
     world: &std::path::Path,
     ticks: &[TickResult],
-    actions: &[Action],
+    actions: &[Write],
 ) -> Vec<String> {
     let Some(text) = world
         .parent()
@@ -61,15 +62,10 @@ fn unmet_expectations(
             parts.next().unwrap_or_default(),
         );
         let opened = actions.iter().any(|action| match action {
-            Action::CreateIssue {
-                title,
-                labels,
-                body,
-                ..
-            } => {
-                labels.iter().any(|l| l == label)
+            Write::CreateIssue { issue, .. } => {
+                issue.labels.iter().any(|l| l == label)
                     && !words.is_empty()
-                    && (title.contains(words) || body.contains(words))
+                    && (issue.title.contains(words) || issue.body.contains(words))
             }
             _ => false,
         });
@@ -82,7 +78,7 @@ fn unmet_expectations(
     for label in lines.iter().filter_map(|l| l.strip_prefix("no-incident ")) {
         let label = label.trim();
         let opened = actions.iter().any(|action| {
-            matches!(action, Action::CreateIssue { labels, .. } if labels.iter().any(|l| l == label))
+            matches!(action, Write::CreateIssue { issue, .. } if issue.labels.iter().any(|l| l == label))
         });
         if opened {
             unmet.push(format!(
@@ -396,7 +392,7 @@ fn two_ticks_at_once_act_once() {
             .memory()
             .actions()
             .iter()
-            .map(ToString::to_string)
+            .map(Write::log_line)
             .filter(|a| !a.contains(mp_tick::lease::LEASE_PATH))
             .collect()
     };
