@@ -205,7 +205,7 @@ pub(super) async fn around_handler(
             // A 304 has no body to cut short or garble; a delay or a drop still applies.
             match (&fault, &switch) {
                 (Some(Fault::Delay { millis }), _) => {
-                    tokio::time::sleep(Duration::from_millis(*millis)).await;
+                    shared.sleeper.sleep(Duration::from_millis(*millis)).await;
                 }
                 (Some(Fault::Drop), Some(switch)) => switch.cut(),
                 _ => {}
@@ -227,7 +227,7 @@ pub(super) async fn around_handler(
     }
     match fault {
         Some(Fault::Delay { millis }) => {
-            tokio::time::sleep(Duration::from_millis(millis)).await;
+            shared.sleeper.sleep(Duration::from_millis(millis)).await;
             Response::from_parts(parts, Body::from(bytes))
         }
         Some(Fault::Truncate) => match switch {

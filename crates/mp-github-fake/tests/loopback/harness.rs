@@ -11,7 +11,7 @@ use mp_core::port::Write;
 use mp_core::port::{AuditError, AuditLog, AuditRecord, GitHubHistory};
 use mp_core::state::{BOT_STATE_BRANCH, Layer, WATERMARKS_PATH, Watermarks};
 use mp_github::rest::{
-    Credentials, ReadPath, RestConfig, RestGitHub, RetryPolicy, RevertMode, Secret,
+    Credentials, ReadPath, RestConfig, RestGitHub, RetryPolicy, RevertMode, Secret, VirtualClock,
 };
 use mp_github_fake::{FaultScript, LoopbackServer, MemoryGitHub, World};
 use mp_tick::{self as tick, FullTickReport, TickOptions};
@@ -201,6 +201,8 @@ pub fn client_timed(server: &LoopbackServer, reads: ReadPath, timeout: Duration)
     config.revert = RevertMode::LoopbackExtension;
     config.retry = RetryPolicy::fast();
     config.timeout = timeout;
+    // The server's clock: its `delay` faults run this client's timeout out.
+    config.sleeper = server.sleeper();
     // The loopback server has no points-per-minute limit to keep under.
     config.points_per_minute = None;
     config.reads = reads;
@@ -208,10 +210,16 @@ pub fn client_timed(server: &LoopbackServer, reads: ReadPath, timeout: Duration)
 }
 
 /// Starts a loopback server over the scenario's world with `faults`.
+/// The server of `scenario` with `faults`, on a [`VirtualClock`] that its clients share
+/// ([`client_timed`]): a `delay` fault times a request out without a wall-clock wait.
 pub async fn serve(scenario: &Scenario, faults: FaultScript) -> LoopbackServer {
-    LoopbackServer::start(scenario.world.clone(), faults)
-        .await
-        .expect("the loopback server starts")
+    LoopbackServer::start_on(
+        scenario.world.clone(),
+        faults,
+        std::sync::Arc::new(VirtualClock::new()),
+    )
+    .await
+    .expect("the loopback server starts")
 }
 
 /// A multi-threaded runtime for one test.

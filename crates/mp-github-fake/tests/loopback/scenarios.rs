@@ -3,8 +3,8 @@
 //! over GraphQL. The writes, the outcomes and the audit records must be identical.
 
 use crate::harness::{
-    Scenario, TickResult, client_for, client_reading, merges, runtime, scenario_worlds, serve,
-    tick_at, tick_over,
+    PATIENT_TIMEOUT, Scenario, TickResult, client_for, client_reading, client_timed, merges,
+    runtime, scenario_worlds, serve, tick_at, tick_over,
 };
 use mp_core::port::Write;
 use mp_github::rest::ReadPath;
@@ -406,11 +406,14 @@ fn two_ticks_at_once_act_once() {
         alone.shutdown().await;
 
         // The first listing of pull requests (made after its tick took the lease) stalls,
-        // so the ticks overlap however the runtime schedules them.
+        // so the ticks overlap however the runtime schedules them: on the system clock,
+        // since the stall must last while the other tick starts.
         let stall: FaultScript = "GET /repos/{o}/{r}/pulls #1 delay 200"
             .parse()
             .expect("a fault script");
-        let server = serve(&scenario, stall).await;
+        let server = mp_github_fake::LoopbackServer::start(scenario.world.clone(), stall)
+            .await
+            .expect("the loopback server starts");
         let ticks = ["cron", "manual"].map(|holder| {
             let client = client_for(&server);
             let mut scenario = Scenario::load(&name, &path);
@@ -510,6 +513,42 @@ fn a_label_renamed_over_rest_shows_its_new_name_and_its_edit_in_both_adapters() 
                 .expect("the records read"),
             after
         );
+        server.shutdown().await;
+    });
+}
+
+/// A `delay` longer than the client's timeout times the request out on the clock the
+/// server and its client share (`harness::serve`), without waiting it out: the server's
+/// clock moves by the whole delay, the write is applied and its answer lost.
+#[test]
+fn a_delay_times_the_request_out_on_the_shared_clock() {
+    use mp_core::port::GitHub as _;
+    let runtime = runtime();
+    let (name, path) = scenario_worlds()
+        .into_iter()
+        .find(|(name, _)| name == "c1-pass")
+        .expect("the c1-pass scenario exists");
+    let scenario = Scenario::load(&name, &path);
+    runtime.block_on(async {
+        let faults: FaultScript = "POST /repos/{o}/{r}/issues/{n}/comments #1 delay 60000"
+            .parse()
+            .expect("a fault script");
+        let server = serve(&scenario, faults).await;
+        let client = client_timed(&server, ReadPath::Rest, PATIENT_TIMEOUT);
+        let clock = server.sleeper();
+        let start = clock.now();
+        let repo = mp_core::ids::RepoName::parse("acme/app").expect("a repository name");
+        let answer = client
+            .create_comment(&repo, mp_core::ids::PrNumber::new(1), "hello")
+            .await;
+        let error = answer.expect_err("the answer comes after the client's timeout");
+        assert!(error.to_string().contains("timed out"), "{error}");
+        assert_eq!(
+            clock.now() - start,
+            std::time::Duration::from_secs(60),
+            "the delay passed on the shared clock"
+        );
+        assert_eq!(server.memory().actions().len(), 1, "the comment was posted");
         server.shutdown().await;
     });
 }
