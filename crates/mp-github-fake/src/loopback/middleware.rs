@@ -19,6 +19,7 @@ use sha1::{Digest, Sha1};
 use super::conn::ConnectionSwitch;
 use super::fault::Fault;
 use super::state::Shared;
+use super::webhook;
 use mp_core::ids::Timestamp;
 
 /// The GraphQL endpoint's route template.
@@ -182,7 +183,16 @@ pub(super) async fn around_handler(
         .extensions()
         .get::<ConnectInfo<ConnectionSwitch>>()
         .map(|info| info.0.clone());
+    // The webhooks of what the handler writes come from the action log.
+    let before_write = if is_get {
+        None
+    } else {
+        webhook::before_write(&shared).await
+    };
     let response = next.run(request).await;
+    if let Some(before) = before_write {
+        webhook::after_write(&shared, before);
+    }
     let (mut parts, body) = response.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
         return shared.error(

@@ -195,7 +195,6 @@ pub(super) async fn put_contents(
         Some(crate::memory::history::branch_files(repo, &branch).contains_key(&path))
     })
     .unwrap_or(false);
-    let before = webhook::before_push(&s, &name, &branch);
     let blob = s
         .memory
         .put_file(&name, &write)
@@ -210,7 +209,6 @@ pub(super) async fn put_contents(
             other => ApiError::from(other),
         })?;
     let commit = read(&s, |w| repo_of(w, &name)?.branch_head(&branch).cloned())?;
-    webhook::push(&s, &name, &branch, before, std::slice::from_ref(&commit));
     let status = if existed {
         StatusCode::OK
     } else {
@@ -290,7 +288,6 @@ pub(super) async fn create_ref(State(s): Ctx, RepoPath(name): RepoPath, bytes: B
     let sha_text = required(&body, "sha")?;
     let target = CommitSha::parse(&sha_text)
         .map_err(|_| ApiError::invalid(format!("sha {sha_text} is not a commit SHA")))?;
-    let before = webhook::before_creation(&s, &name, None);
     s.memory
         .create_branch(&name, &branch, &target)
         .await
@@ -298,7 +295,6 @@ pub(super) async fn create_ref(State(s): Ctx, RepoPath(name): RepoPath, bytes: B
             GitHubError::Conflict { .. } => ApiError::invalid("Reference already exists"),
             other => ApiError::from(other),
         })?;
-    webhook::push(&s, &name, &branch, before, &[]);
     Ok(json_answer(
         StatusCode::CREATED,
         git_ref_value(&s.base_url, &name, &full_ref, &target),
@@ -344,15 +340,10 @@ pub(super) async fn push_revert(
     let reverted = sha(&required(&body, "sha")?)?;
     let branch = required(&body, "branch")?;
     let message = required(&body, "message")?;
-    // The revert branch starts from `main` with the default branch's files, as the
-    // world's reverts do.
-    let default_branch = default_branch_of(&s, &name).ok();
-    let before = webhook::before_creation(&s, &name, default_branch.as_deref());
     let revert = s
         .memory
         .push_revert(&name, &reverted, &branch, &message)
         .await?;
-    webhook::push(&s, &name, &branch, before, std::slice::from_ref(&revert));
     Ok(json_answer(
         StatusCode::CREATED,
         json!({ "sha": revert.as_str() }),
