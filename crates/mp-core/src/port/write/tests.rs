@@ -1,3 +1,5 @@
+//! Tests for `Write`: its code, its three lines and its JSON.
+
 use super::*;
 use crate::port::MergeMethod;
 

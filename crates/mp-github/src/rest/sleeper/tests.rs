@@ -1,3 +1,5 @@
+//! Tests for `VirtualClock`: sleeps move it, request deadlines run out on it.
+
 use std::sync::Arc;
 use std::time::Duration;
 
