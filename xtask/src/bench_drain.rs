@@ -20,10 +20,10 @@ use anyhow::{Context as _, bail};
 use mp_core::config::{self, ConfigFiles};
 use mp_core::context::{CheckConclusion, CheckStatus};
 use mp_core::ids::{CommitSha, Timestamp};
-use mp_core::port::{AuditError, AuditLog, AuditRecord};
+use mp_core::port::{AuditError, AuditLog, AuditRecord, Write};
+use mp_github_fake::MemoryGitHub;
 use mp_github_fake::world::drain::{DrainSpec, drain_world};
 use mp_github_fake::world::{Repo, World};
-use mp_github_fake::{Action, MemoryGitHub};
 use mp_tick::{self as tick, TickOptions};
 
 struct NoAudit;
@@ -117,7 +117,7 @@ pub fn drain(run: &Run) -> anyhow::Result<Drain> {
             .map_err(|e| anyhow::anyhow!("tick {} failed closed: {e}", index + 1))?;
         let merged_now = github.actions()[before..]
             .iter()
-            .any(|a| matches!(a, Action::MergePull { .. }));
+            .any(|a| matches!(a, Write::MergePull { .. }));
         if merged_now {
             last_merge_tick = index + 1;
             last_merge_at = now;
@@ -135,8 +135,8 @@ pub fn drain(run: &Run) -> anyhow::Result<Drain> {
     }
     let world = github.world();
     let actions = github.actions();
-    let count = |pick: fn(&Action) -> bool| actions.iter().filter(|a| pick(a)).count();
-    let merged = count(|a| matches!(a, Action::MergePull { .. }));
+    let count = |pick: fn(&Write) -> bool| actions.iter().filter(|a| pick(a)).count();
+    let merged = count(|a| matches!(a, Write::MergePull { .. }));
     let (ci_rounds, ci_runs) = ci_activity(&world);
     Ok(Drain {
         pulls,
@@ -146,10 +146,10 @@ pub fn drain(run: &Run) -> anyhow::Result<Drain> {
         minutes: last_merge_at.seconds_since(start) / 60,
         ci_rounds,
         ci_runs,
-        comments_created: count(|a| matches!(a, Action::CreateComment { .. })),
-        comments_edited: count(|a| matches!(a, Action::UpdateComment { .. })),
-        issues: count(|a| matches!(a, Action::CreateIssue { .. })),
-        updates: count(|a| matches!(a, Action::UpdateBranch { .. })),
+        comments_created: count(|a| matches!(a, Write::CreateComment { .. })),
+        comments_edited: count(|a| matches!(a, Write::UpdateComment { .. })),
+        issues: count(|a| matches!(a, Write::CreateIssue { .. })),
+        updates: count(|a| matches!(a, Write::UpdateBranch { .. })),
         api_calls: github.total_calls(),
         unproven_merges: unproven_merges(&world),
     })

@@ -13,5 +13,5 @@ pub mod memory;
 pub mod world;
 
 pub use loopback::{Fault, FaultRule, FaultScript, LoopbackServer, ServerClock};
-pub use memory::{Action, Call, Endpoint, Failure, MemoryGitHub};
+pub use memory::{Call, Endpoint, Failure, MemoryGitHub};
 pub use world::{CiSimulation, LoadWorldError, RepoLabel, World, load_world, parse_world};

@@ -41,6 +41,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use mp_github::rest::Sleeper;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -117,7 +118,28 @@ impl LoopbackServer {
         addr: SocketAddr,
         clock: ServerClock,
     ) -> std::io::Result<Self> {
-        Self::bind_inner(world, faults, addr, clock, None).await
+        Self::bind_inner(world, faults, addr, clock, None, None).await
+    }
+
+    /// Serves `world` on `127.0.0.1` at a free port, waiting out each `delay` fault on
+    /// `sleeper` instead of the system clock: a test shares a
+    /// [`mp_github::rest::VirtualClock`] with its client, whose request timeout then runs
+    /// out on the same clock, and no wall-clock time passes.
+    ///
+    /// # Errors
+    /// When the port cannot be bound.
+    pub async fn start_on(
+        world: World,
+        faults: FaultScript,
+        sleeper: Arc<dyn Sleeper>,
+    ) -> std::io::Result<Self> {
+        let addr = SocketAddr::from(([127, 0, 0, 1], 0));
+        Self::bind_inner(world, faults, addr, ServerClock::World, None, Some(sleeper)).await
+    }
+
+    /// The clock `delay` faults are waited out on.
+    pub fn sleeper(&self) -> Arc<dyn Sleeper> {
+        Arc::clone(&self.shared.sleeper)
     }
 
     /// Serves `world` at `addr` on `clock`, delivering a webhook to `target` for each
@@ -133,7 +155,7 @@ impl LoopbackServer {
         clock: ServerClock,
         target: WebhookTarget,
     ) -> std::io::Result<Self> {
-        Self::bind_inner(world, faults, addr, clock, Some(target)).await
+        Self::bind_inner(world, faults, addr, clock, Some(target), None).await
     }
 
     async fn bind_inner(
@@ -142,6 +164,7 @@ impl LoopbackServer {
         addr: SocketAddr,
         clock: ServerClock,
         target: Option<WebhookTarget>,
+        sleeper: Option<Arc<dyn Sleeper>>,
     ) -> std::io::Result<Self> {
         let webhooks = target
             .map(|target| Webhooks::start(target, &world.bot_slug))
@@ -159,14 +182,18 @@ impl LoopbackServer {
         let limit = remaining.max(DEFAULT_LIMIT);
         let reset = world.now.plus_hours(1).unix_seconds();
         let memory = Arc::new(MemoryGitHub::new(world));
-        let shared = Arc::new(Shared::new(
+        let mut shared = Shared::new(
             memory,
             format!("http://{addr}"),
             faults,
             (limit, remaining, reset),
             clock == ServerClock::Real,
             webhooks,
-        ));
+        );
+        if let Some(sleeper) = sleeper {
+            shared.sleeper = sleeper;
+        }
+        let shared = Arc::new(shared);
         let app = routes::router(Arc::clone(&shared))
             .into_make_service_with_connect_info::<ConnectionSwitch>();
         let (stop, stopped) = oneshot::channel::<()>();

@@ -36,7 +36,7 @@ use mp_core::ids::Login;
 
 pub use auth::{AppCredentials, AuthError, Authenticator, Credentials, Secret};
 pub use cache::EtagCache;
-pub use sleeper::{Sleeper, SteppedSleeper, SystemSleeper};
+pub use sleeper::{Sleeper, SteppedSleeper, SystemSleeper, VirtualClock};
 pub use stats::{RestStats, RouteStats};
 
 use transport::Transport;

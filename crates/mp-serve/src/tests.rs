@@ -600,8 +600,8 @@ fn attack_a_webhook_claiming_the_owner_labelled_does_not_merge_an_agent_labelled
         service.start().await.expect("the service starts");
         let merged_4 = || {
             memory.actions().iter().any(|a| {
-                matches!(a, mp_github_fake::Action::MergePull { repo, number, .. }
-                    if repo == "acme/webapp" && *number == 4)
+                matches!(a, mp_core::port::Write::MergePull { repo, number, .. }
+                    if repo.as_str() == "acme/webapp" && number.get() == 4)
             })
         };
         run_until(&service, || metric(&service, "mp_serve_ticks_total") >= 1.0).await;
@@ -631,8 +631,8 @@ fn renewals(memory: &MemoryGitHub) -> usize {
         .actions()
         .iter()
         .filter(|a| {
-            matches!(a, mp_github_fake::Action::PutFile { path, message, .. }
-                if path == "bot-state/lease.json" && message.contains("renew"))
+            matches!(a, mp_core::port::Write::PutFile { write, .. }
+                if write.path == "bot-state/lease.json" && write.message.contains("renew"))
         })
         .count()
 }

@@ -23,7 +23,7 @@ use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use mp_core::port::{CommitPull, Comparison, FileContent, FileWrite, GitHubHistory, NewPull, Tree};
 use mp_core::port::{
     GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeRequest, NewIssue, PullRequest,
-    UpdateBranchOutcome,
+    UpdateBranchOutcome, Write,
 };
 
 #[cfg(test)]
@@ -121,361 +121,6 @@ impl Overlay {
     }
 }
 
-/// A write the tick asked for and the dry run did not perform.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum PlannedWrite {
-    /// `POST /issues/{n}/comments`.
-    CreateComment {
-        /// The repository.
-        repo: RepoName,
-        /// The issue or pull request.
-        number: PrNumber,
-        /// The comment body.
-        body: String,
-    },
-    /// `PATCH /issues/comments/{id}`.
-    UpdateComment {
-        /// The repository.
-        repo: RepoName,
-        /// The comment.
-        id: CommentId,
-        /// The new body.
-        body: String,
-    },
-    /// `POST /issues/{n}/labels`.
-    AddLabels {
-        /// The repository.
-        repo: RepoName,
-        /// The issue or pull request.
-        number: PrNumber,
-        /// The labels.
-        labels: Vec<String>,
-    },
-    /// `DELETE /issues/{n}/labels/{label}`.
-    RemoveLabel {
-        /// The repository.
-        repo: RepoName,
-        /// The issue or pull request.
-        number: PrNumber,
-        /// The label.
-        label: String,
-    },
-    /// `POST /issues`.
-    CreateIssue {
-        /// The repository.
-        repo: RepoName,
-        /// The issue.
-        issue: NewIssue,
-    },
-    /// `PATCH /issues/{n}` with `state: closed`.
-    CloseIssue {
-        /// The repository.
-        repo: RepoName,
-        /// The issue or pull request.
-        number: PrNumber,
-    },
-    /// `PUT /pulls/{n}/merge`.
-    MergePull {
-        /// The repository.
-        repo: RepoName,
-        /// The pull request.
-        number: PrNumber,
-        /// The merge request, with its head precondition.
-        request: MergeRequest,
-    },
-    /// `PUT /contents/{path}`.
-    PutFile {
-        /// The repository.
-        repo: RepoName,
-        /// The write.
-        write: FileWrite,
-    },
-    /// `POST /git/refs`.
-    CreateBranch {
-        /// The repository.
-        repo: RepoName,
-        /// The new branch.
-        branch: String,
-        /// Where it would point.
-        sha: CommitSha,
-    },
-    /// `PATCH /git/refs/heads/{branch}`.
-    UpdateBranchRef {
-        /// The repository.
-        repo: RepoName,
-        /// The branch to move.
-        branch: String,
-        /// Where it would point.
-        sha: CommitSha,
-        /// Whether the move may rewrite the branch (not only fast-forward it).
-        force: bool,
-    },
-    /// `POST /merges`.
-    MergeIntoBranch {
-        /// The repository.
-        repo: RepoName,
-        /// The branch to merge into.
-        base: String,
-        /// The commit to merge.
-        head: CommitSha,
-        /// The merge commit's message.
-        message: String,
-    },
-    /// `PATCH /issues/{n}` with a new body.
-    UpdateIssueBody {
-        /// The repository.
-        repo: RepoName,
-        /// The issue.
-        number: PrNumber,
-        /// The new body.
-        body: String,
-    },
-    /// `POST /pulls`.
-    CreatePull {
-        /// The repository.
-        repo: RepoName,
-        /// The pull request.
-        pull: NewPull,
-    },
-    /// A pushed revert branch.
-    PushRevert {
-        /// The repository.
-        repo: RepoName,
-        /// The commit to revert.
-        sha: CommitSha,
-        /// The branch.
-        branch: String,
-    },
-    /// `PUT /pulls/{n}/update-branch`.
-    UpdateBranch {
-        /// The repository.
-        repo: RepoName,
-        /// The pull request.
-        number: PrNumber,
-        /// The head the update is pinned to.
-        expected_head: CommitSha,
-    },
-}
-
-impl PlannedWrite {
-    /// Stable machine-readable code.
-    pub fn code(&self) -> &'static str {
-        match self {
-            Self::CreateComment { .. } => "create_comment",
-            Self::UpdateComment { .. } => "update_comment",
-            Self::AddLabels { .. } => "add_labels",
-            Self::RemoveLabel { .. } => "remove_label",
-            Self::CreateIssue { .. } => "create_issue",
-            Self::CloseIssue { .. } => "close_issue",
-            Self::MergePull { .. } => "merge_pull",
-            Self::UpdateBranch { .. } => "update_branch",
-            Self::PutFile { .. } => "put_file",
-            Self::CreateBranch { .. } => "create_branch",
-            Self::UpdateBranchRef { .. } => "update_branch_ref",
-            Self::MergeIntoBranch { .. } => "merge_into_branch",
-            Self::UpdateIssueBody { .. } => "update_issue_body",
-            Self::CreatePull { .. } => "create_pull",
-            Self::PushRevert { .. } => "push_revert",
-        }
-    }
-}
-
-impl PlannedWrite {
-    /// The write as done, one line in the past tense, e.g.
-    /// `merged acme/app#7 pinned to head abc1234 (squash)` (see [`super::Recording`]).
-    pub fn done_line(&self) -> String {
-        match self {
-            Self::CreateComment { repo, number, body } => {
-                format!("commented on {repo}#{number}: {}", first_line(body))
-            }
-            Self::UpdateComment { repo, id, body } => format!(
-                "updated comment {} in {repo}: {}",
-                id.get(),
-                first_line(body)
-            ),
-            Self::AddLabels {
-                repo,
-                number,
-                labels,
-            } => format!("labelled {repo}#{number} with {}", labels.join(", ")),
-            Self::RemoveLabel {
-                repo,
-                number,
-                label,
-            } => format!("removed label {label} from {repo}#{number}"),
-            Self::CreateIssue { repo, issue } => format!(
-                "opened an issue in {repo} [{}]: {}",
-                issue.labels.join(", "),
-                issue.title
-            ),
-            Self::CloseIssue { repo, number } => format!("closed {repo}#{number}"),
-            Self::MergePull {
-                repo,
-                number,
-                request,
-            } => format!(
-                "merged {repo}#{number} pinned to head {} (squash)",
-                request.head_sha.short()
-            ),
-            Self::UpdateBranch {
-                repo,
-                number,
-                expected_head,
-            } => format!(
-                "updated the branch of {repo}#{number} (head {})",
-                expected_head.short()
-            ),
-            Self::PutFile { repo, write } => format!(
-                "wrote {} on {repo}@{}: {}",
-                write.path, write.branch, write.message
-            ),
-            Self::CreateBranch { repo, branch, sha } => {
-                format!("created branch {branch} in {repo} at {}", sha.short())
-            }
-            Self::UpdateBranchRef {
-                repo,
-                branch,
-                sha,
-                force,
-            } => format!(
-                "moved {branch} in {repo} to {}{}",
-                sha.short(),
-                forced(*force)
-            ),
-            Self::MergeIntoBranch {
-                repo,
-                base,
-                head,
-                message,
-            } => format!(
-                "merged {} into {base} in {repo}: {}",
-                head.short(),
-                first_line(message)
-            ),
-            Self::UpdateIssueBody { repo, number, body } => {
-                format!("rewrote the body of {repo}#{number}: {}", first_line(body))
-            }
-            Self::CreatePull { repo, pull } => format!(
-                "opened a pull request in {repo} from {}: {}",
-                pull.head, pull.title
-            ),
-            Self::PushRevert { repo, sha, branch } => {
-                format!("pushed {branch} reverting {} in {repo}", sha.short())
-            }
-        }
-    }
-}
-
-/// How a ref update reads: a forced one says so.
-fn forced(force: bool) -> &'static str {
-    if force { " (forced)" } else { "" }
-}
-
-/// The first line of a body, for one-line displays.
-fn first_line(body: &str) -> &str {
-    body.lines().next().unwrap_or_default()
-}
-
-impl fmt::Display for PlannedWrite {
-    /// One line, e.g. `would merge acme/app#7 pinned to head abc1234 (squash)`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::CreateComment { repo, number, body } => {
-                write!(f, "would comment on {repo}#{number}: {}", first_line(body))
-            }
-            Self::UpdateComment { repo, id, body } => write!(
-                f,
-                "would update comment {} in {repo}: {}",
-                id.get(),
-                first_line(body)
-            ),
-            Self::AddLabels {
-                repo,
-                number,
-                labels,
-            } => write!(f, "would label {repo}#{number} with {}", labels.join(", ")),
-            Self::RemoveLabel {
-                repo,
-                number,
-                label,
-            } => write!(f, "would remove label {label} from {repo}#{number}"),
-            Self::CreateIssue { repo, issue } => write!(
-                f,
-                "would open an issue in {repo} [{}]: {}",
-                issue.labels.join(", "),
-                issue.title
-            ),
-            Self::CloseIssue { repo, number } => write!(f, "would close {repo}#{number}"),
-            Self::MergePull {
-                repo,
-                number,
-                request,
-            } => write!(
-                f,
-                "would merge {repo}#{number} pinned to head {} (squash)",
-                request.head_sha.short()
-            ),
-            Self::UpdateBranch {
-                repo,
-                number,
-                expected_head,
-            } => write!(
-                f,
-                "would update the branch of {repo}#{number} (head {})",
-                expected_head.short()
-            ),
-            Self::PutFile { repo, write } => write!(
-                f,
-                "would write {} on {repo}@{}: {}",
-                write.path, write.branch, write.message
-            ),
-            Self::CreateBranch { repo, branch, sha } => {
-                write!(
-                    f,
-                    "would create branch {branch} in {repo} at {}",
-                    sha.short()
-                )
-            }
-            Self::UpdateBranchRef {
-                repo,
-                branch,
-                sha,
-                force,
-            } => write!(
-                f,
-                "would move {branch} in {repo} to {}{}",
-                sha.short(),
-                forced(*force)
-            ),
-            Self::MergeIntoBranch {
-                repo,
-                base,
-                head,
-                message,
-            } => write!(
-                f,
-                "would merge {} into {base} in {repo}: {}",
-                head.short(),
-                first_line(message)
-            ),
-            Self::UpdateIssueBody { repo, number, body } => write!(
-                f,
-                "would rewrite the body of {repo}#{number}: {}",
-                first_line(body)
-            ),
-            Self::CreatePull { repo, pull } => write!(
-                f,
-                "would open a pull request in {repo} from {}: {}",
-                pull.head, pull.title
-            ),
-            Self::PushRevert { repo, sha, branch } => {
-                write!(f, "would push {branch} reverting {} in {repo}", sha.short())
-            }
-        }
-    }
-}
-
 /// The SHA a dry run answers for a planned merge of `head` into `base` at `tip`: a git
 /// blob id of a text naming all of them, so it is a well-formed SHA, the same for the same
 /// plan, and different for every other.
@@ -491,14 +136,18 @@ fn planned_merge_sha(
     CommitSha::parse(&sha).unwrap_or_else(|_| head.clone())
 }
 
-/// Wraps a [`GitHub`] port: reads go through, writes are recorded as [`PlannedWrite`]s
+/// The dry run's writes under the name its tests know: the port's [`Write`].
+#[cfg(test)]
+pub(crate) use mp_core::port::Write as PlannedWrite;
+
+/// Wraps a [`GitHub`] port: reads go through, writes are recorded as [`Write`]s
 /// and answered with plausible values (a comment with id 0, an issue numbered 0, a merge
 /// "landing" as the head SHA, an accepted branch update) without touching GitHub.
 pub struct DryRun<'a> {
     inner: &'a dyn GitHub,
     history: Option<&'a dyn GitHubHistory>,
     bot: Mutex<Option<Login>>,
-    planned: Mutex<Vec<PlannedWrite>>,
+    planned: Mutex<Vec<Write>>,
     overlay: Mutex<Overlay>,
     now: Option<Timestamp>,
 }
@@ -555,7 +204,7 @@ impl<'a> DryRun<'a> {
     }
 
     /// The writes planned so far, in order.
-    pub fn planned_writes(&self) -> Vec<PlannedWrite> {
+    pub fn planned_writes(&self) -> Vec<Write> {
         self.planned
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -563,13 +212,13 @@ impl<'a> DryRun<'a> {
     }
 
     /// The writes planned, in order, consuming the dry run.
-    pub fn into_planned_writes(self) -> Vec<PlannedWrite> {
+    pub fn into_planned_writes(self) -> Vec<Write> {
         self.planned
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn plan(&self, write: PlannedWrite) {
+    fn plan(&self, write: Write) {
         self.planned
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -768,10 +417,11 @@ impl GitHub for DryRun<'_> {
         number: PrNumber,
         body: &str,
     ) -> Result<Comment, GitHubError> {
-        self.plan(PlannedWrite::CreateComment {
+        self.plan(Write::CreateComment {
             repo: repo.clone(),
             number,
             body: body.to_owned(),
+            answer: None,
         });
         let mut overlay = self.overlay();
         let comment = Comment {
@@ -795,10 +445,11 @@ impl GitHub for DryRun<'_> {
         id: CommentId,
         body: &str,
     ) -> Result<(), GitHubError> {
-        self.plan(PlannedWrite::UpdateComment {
+        self.plan(Write::UpdateComment {
             repo: repo.clone(),
             id,
             body: body.to_owned(),
+            answer: None,
         });
         self.overlay()
             .edits
@@ -812,7 +463,7 @@ impl GitHub for DryRun<'_> {
         number: PrNumber,
         labels: &[String],
     ) -> Result<(), GitHubError> {
-        self.plan(PlannedWrite::AddLabels {
+        self.plan(Write::AddLabels {
             repo: repo.clone(),
             number,
             labels: labels.to_vec(),
@@ -837,7 +488,7 @@ impl GitHub for DryRun<'_> {
         number: PrNumber,
         label: &str,
     ) -> Result<(), GitHubError> {
-        self.plan(PlannedWrite::RemoveLabel {
+        self.plan(Write::RemoveLabel {
             repo: repo.clone(),
             number,
             label: label.to_owned(),
@@ -857,9 +508,10 @@ impl GitHub for DryRun<'_> {
     }
 
     async fn create_issue(&self, repo: &RepoName, issue: &NewIssue) -> Result<Issue, GitHubError> {
-        self.plan(PlannedWrite::CreateIssue {
+        self.plan(Write::CreateIssue {
             repo: repo.clone(),
             issue: issue.clone(),
+            answer: None,
         });
         Ok(Issue {
             repo: repo.clone(),
@@ -875,7 +527,7 @@ impl GitHub for DryRun<'_> {
     }
 
     async fn close_issue(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError> {
-        self.plan(PlannedWrite::CloseIssue {
+        self.plan(Write::CloseIssue {
             repo: repo.clone(),
             number,
         });
@@ -888,10 +540,11 @@ impl GitHub for DryRun<'_> {
         number: PrNumber,
         request: &MergeRequest,
     ) -> Result<CommitSha, GitHubError> {
-        self.plan(PlannedWrite::MergePull {
+        self.plan(Write::MergePull {
             repo: repo.clone(),
             number,
             request: request.clone(),
+            answer: None,
         });
         // The merge lands as the head it is pinned to (GitHub would make a new commit;
         // the dry run cannot know its SHA). Without the base, nothing moves.
@@ -912,10 +565,11 @@ impl GitHub for DryRun<'_> {
         number: PrNumber,
         expected_head: &CommitSha,
     ) -> Result<UpdateBranchOutcome, GitHubError> {
-        self.plan(PlannedWrite::UpdateBranch {
+        self.plan(Write::UpdateBranch {
             repo: repo.clone(),
             number,
             expected_head: expected_head.clone(),
+            answer: None,
         });
         Ok(UpdateBranchOutcome::Accepted)
     }
@@ -947,9 +601,10 @@ impl GitHubHistory for DryRun<'_> {
 
     async fn put_file(&self, repo: &RepoName, write: &FileWrite) -> Result<String, GitHubError> {
         self.history()?;
-        self.plan(PlannedWrite::PutFile {
+        self.plan(Write::PutFile {
             repo: repo.clone(),
             write: write.clone(),
+            answer: None,
         });
         Ok(mp_core::branch::drift::blob_sha(write.text.as_bytes()))
     }
@@ -965,7 +620,7 @@ impl GitHubHistory for DryRun<'_> {
         sha: &CommitSha,
     ) -> Result<(), GitHubError> {
         self.history()?;
-        self.plan(PlannedWrite::CreateBranch {
+        self.plan(Write::CreateBranch {
             repo: repo.clone(),
             branch: branch.to_owned(),
             sha: sha.clone(),
@@ -981,11 +636,12 @@ impl GitHubHistory for DryRun<'_> {
         force: bool,
     ) -> Result<(), GitHubError> {
         self.history()?;
-        self.plan(PlannedWrite::UpdateBranchRef {
+        self.plan(Write::UpdateBranchRef {
             repo: repo.clone(),
             branch: branch.to_owned(),
             sha: sha.clone(),
             force,
+            answer: None,
         });
         self.overlay()
             .heads
@@ -1006,13 +662,14 @@ impl GitHubHistory for DryRun<'_> {
         // planned merge gets its own and a later merge into the branch builds on it. It
         // names no commit on GitHub.
         let tip = self.branch_head(repo, base).await?;
-        self.plan(PlannedWrite::MergeIntoBranch {
+        let sha = planned_merge_sha(repo, base, &tip, head, commit_message);
+        self.plan(Write::MergeIntoBranch {
             repo: repo.clone(),
             base: base.to_owned(),
             head: head.clone(),
             message: commit_message.to_owned(),
+            answer: Some(sha.clone()),
         });
-        let sha = planned_merge_sha(repo, base, &tip, head, commit_message);
         self.overlay()
             .heads
             .insert((repo.clone(), base.to_owned()), sha.clone());
@@ -1044,7 +701,7 @@ impl GitHubHistory for DryRun<'_> {
         body: &str,
     ) -> Result<(), GitHubError> {
         self.history()?;
-        self.plan(PlannedWrite::UpdateIssueBody {
+        self.plan(Write::UpdateIssueBody {
             repo: repo.clone(),
             number,
             body: body.to_owned(),
@@ -1054,9 +711,10 @@ impl GitHubHistory for DryRun<'_> {
 
     async fn create_pull(&self, repo: &RepoName, pull: &NewPull) -> Result<PrNumber, GitHubError> {
         self.history()?;
-        self.plan(PlannedWrite::CreatePull {
+        self.plan(Write::CreatePull {
             repo: repo.clone(),
             pull: pull.clone(),
+            answer: None,
         });
         Ok(PrNumber::new(0))
     }
@@ -1066,13 +724,15 @@ impl GitHubHistory for DryRun<'_> {
         repo: &RepoName,
         sha: &CommitSha,
         branch: &str,
-        _message: &str,
+        message: &str,
     ) -> Result<CommitSha, GitHubError> {
         self.history()?;
-        self.plan(PlannedWrite::PushRevert {
+        self.plan(Write::PushRevert {
             repo: repo.clone(),
             sha: sha.clone(),
             branch: branch.to_owned(),
+            message: message.to_owned(),
+            answer: None,
         });
         Ok(sha.clone())
     }

@@ -66,7 +66,7 @@ pub use report::{MAX_DETAIL_CHARS, PrAction, PrOutcome, TickMetrics, TickReport}
 pub use run::{FullTickReport, GovernanceReport, RATE_LIMIT_RESERVE, run_tick};
 pub use skills::USER_VALIDATOR_PASSED;
 
-pub use dry_run::{DryRun, PlannedWrite};
+pub use dry_run::DryRun;
 pub use mp_core::config::{MAIN_BRANCH, ReadConcurrency};
 pub use mp_core::shard::{ParseShardError, Shard};
 pub use recording::Recording;

@@ -10,18 +10,19 @@ use mp_core::context::{
 };
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName};
 
-use crate::dry_run::PlannedWrite;
 use mp_core::port::{CommitPull, Comparison, FileContent, FileWrite, GitHubHistory, NewPull, Tree};
 use mp_core::port::{
     GitHub, GitHubError, Issue, IssueQuery, MergeRequest, NewIssue, PullRequest,
-    UpdateBranchOutcome,
+    UpdateBranchOutcome, Write,
 };
 
 /// Forwards every call to the wrapped port and records each write that succeeded as a
-/// [`PlannedWrite`] (the request as it was made). Failed writes are not recorded.
+/// [`Write`]: the request as it was made, with GitHub's answer where the port's result
+/// holds all of it (a new comment's id, a new issue's number, a revert commit). Failed
+/// writes are not recorded.
 pub struct Recording<'a> {
     inner: &'a dyn GitHubHistory,
-    done: Mutex<Vec<PlannedWrite>>,
+    done: Mutex<Vec<Write>>,
 }
 
 impl std::fmt::Debug for Recording<'_> {
@@ -42,7 +43,7 @@ impl<'a> Recording<'a> {
     }
 
     /// The accepted writes so far, in order.
-    pub fn writes(&self) -> Vec<PlannedWrite> {
+    pub fn writes(&self) -> Vec<Write> {
         self.done
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -50,7 +51,7 @@ impl<'a> Recording<'a> {
     }
 
     /// The accepted writes, in order, consuming the recorder.
-    pub fn into_writes(self) -> Vec<PlannedWrite> {
+    pub fn into_writes(self) -> Vec<Write> {
         self.done
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner)
@@ -60,13 +61,13 @@ impl<'a> Recording<'a> {
     fn keep<T>(
         &self,
         result: Result<T, GitHubError>,
-        write: impl FnOnce() -> PlannedWrite,
+        write: impl FnOnce(&T) -> Write,
     ) -> Result<T, GitHubError> {
-        if result.is_ok() {
+        if let Ok(answer) = &result {
             self.done
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .push(write());
+                .push(write(answer));
         }
         result
     }
@@ -201,10 +202,11 @@ impl GitHub for Recording<'_> {
         body: &str,
     ) -> Result<Comment, GitHubError> {
         let result = self.inner.create_comment(repo, number, body).await;
-        self.keep(result, || PlannedWrite::CreateComment {
+        self.keep(result, |comment| Write::CreateComment {
             repo: repo.clone(),
             number,
             body: body.to_owned(),
+            answer: Some(comment.id),
         })
     }
 
@@ -215,10 +217,11 @@ impl GitHub for Recording<'_> {
         body: &str,
     ) -> Result<(), GitHubError> {
         let result = self.inner.update_comment(repo, id, body).await;
-        self.keep(result, || PlannedWrite::UpdateComment {
+        self.keep(result, |()| Write::UpdateComment {
             repo: repo.clone(),
             id,
             body: body.to_owned(),
+            answer: None,
         })
     }
 
@@ -229,7 +232,7 @@ impl GitHub for Recording<'_> {
         labels: &[String],
     ) -> Result<(), GitHubError> {
         let result = self.inner.add_labels(repo, number, labels).await;
-        self.keep(result, || PlannedWrite::AddLabels {
+        self.keep(result, |_| Write::AddLabels {
             repo: repo.clone(),
             number,
             labels: labels.to_vec(),
@@ -243,7 +246,7 @@ impl GitHub for Recording<'_> {
         label: &str,
     ) -> Result<(), GitHubError> {
         let result = self.inner.remove_label(repo, number, label).await;
-        self.keep(result, || PlannedWrite::RemoveLabel {
+        self.keep(result, |_| Write::RemoveLabel {
             repo: repo.clone(),
             number,
             label: label.to_owned(),
@@ -252,15 +255,16 @@ impl GitHub for Recording<'_> {
 
     async fn create_issue(&self, repo: &RepoName, issue: &NewIssue) -> Result<Issue, GitHubError> {
         let result = self.inner.create_issue(repo, issue).await;
-        self.keep(result, || PlannedWrite::CreateIssue {
+        self.keep(result, |created| Write::CreateIssue {
             repo: repo.clone(),
             issue: issue.clone(),
+            answer: Some(created.number),
         })
     }
 
     async fn close_issue(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError> {
         let result = self.inner.close_issue(repo, number).await;
-        self.keep(result, || PlannedWrite::CloseIssue {
+        self.keep(result, |_| Write::CloseIssue {
             repo: repo.clone(),
             number,
         })
@@ -273,10 +277,11 @@ impl GitHub for Recording<'_> {
         request: &MergeRequest,
     ) -> Result<CommitSha, GitHubError> {
         let result = self.inner.merge_pull(repo, number, request).await;
-        self.keep(result, || PlannedWrite::MergePull {
+        self.keep(result, |_| Write::MergePull {
             repo: repo.clone(),
             number,
             request: request.clone(),
+            answer: None,
         })
     }
 
@@ -291,10 +296,11 @@ impl GitHub for Recording<'_> {
         if !accepted {
             return result;
         }
-        self.keep(result, || PlannedWrite::UpdateBranch {
+        self.keep(result, |_| Write::UpdateBranch {
             repo: repo.clone(),
             number,
             expected_head: expected_head.clone(),
+            answer: None,
         })
     }
 }
@@ -325,9 +331,10 @@ impl GitHubHistory for Recording<'_> {
 
     async fn put_file(&self, repo: &RepoName, write: &FileWrite) -> Result<String, GitHubError> {
         let result = self.inner.put_file(repo, write).await;
-        self.keep(result, || PlannedWrite::PutFile {
+        self.keep(result, |_| Write::PutFile {
             repo: repo.clone(),
             write: write.clone(),
+            answer: None,
         })
     }
 
@@ -342,7 +349,7 @@ impl GitHubHistory for Recording<'_> {
         sha: &CommitSha,
     ) -> Result<(), GitHubError> {
         let result = self.inner.create_branch(repo, branch, sha).await;
-        self.keep(result, || PlannedWrite::CreateBranch {
+        self.keep(result, |_| Write::CreateBranch {
             repo: repo.clone(),
             branch: branch.to_owned(),
             sha: sha.clone(),
@@ -357,11 +364,12 @@ impl GitHubHistory for Recording<'_> {
         force: bool,
     ) -> Result<(), GitHubError> {
         let result = self.inner.update_branch_ref(repo, branch, sha, force).await;
-        self.keep(result, || PlannedWrite::UpdateBranchRef {
+        self.keep(result, |()| Write::UpdateBranchRef {
             repo: repo.clone(),
             branch: branch.to_owned(),
             sha: sha.clone(),
             force,
+            answer: None,
         })
     }
 
@@ -380,11 +388,12 @@ impl GitHubHistory for Recording<'_> {
         if !matches!(result, Ok(Some(_))) {
             return result;
         }
-        self.keep(result, || PlannedWrite::MergeIntoBranch {
+        self.keep(result, |merge| Write::MergeIntoBranch {
             repo: repo.clone(),
             base: base.to_owned(),
             head: head.clone(),
             message: commit_message.to_owned(),
+            answer: merge.clone(),
         })
     }
 
@@ -413,7 +422,7 @@ impl GitHubHistory for Recording<'_> {
         body: &str,
     ) -> Result<(), GitHubError> {
         let result = self.inner.update_issue_body(repo, number, body).await;
-        self.keep(result, || PlannedWrite::UpdateIssueBody {
+        self.keep(result, |_| Write::UpdateIssueBody {
             repo: repo.clone(),
             number,
             body: body.to_owned(),
@@ -422,9 +431,10 @@ impl GitHubHistory for Recording<'_> {
 
     async fn create_pull(&self, repo: &RepoName, pull: &NewPull) -> Result<PrNumber, GitHubError> {
         let result = self.inner.create_pull(repo, pull).await;
-        self.keep(result, || PlannedWrite::CreatePull {
+        self.keep(result, |_| Write::CreatePull {
             repo: repo.clone(),
             pull: pull.clone(),
+            answer: None,
         })
     }
 
@@ -436,10 +446,12 @@ impl GitHubHistory for Recording<'_> {
         message: &str,
     ) -> Result<CommitSha, GitHubError> {
         let result = self.inner.push_revert(repo, sha, branch, message).await;
-        self.keep(result, || PlannedWrite::PushRevert {
+        self.keep(result, |revert| Write::PushRevert {
             repo: repo.clone(),
             sha: sha.clone(),
             branch: branch.to_owned(),
+            message: message.to_owned(),
+            answer: Some(revert.clone()),
         })
     }
 }

@@ -28,7 +28,7 @@ use crate::live::{
 };
 use crate::skills_load::SkillCalls;
 pub use json::result_json;
-use json::{Writes, done_writes, http_json, planned_writes, run_json, summary_json};
+use json::{Told, Writes, http_json, render_writes, run_json, summary_json};
 use simulation::world_ticks;
 use text::{print_summary, print_text};
 
@@ -173,7 +173,10 @@ async fn tick_over(
             inputs.now,
         )
         .await;
-        (result, Some(planned_writes(&recording.into_writes())))
+        (
+            result,
+            Some(render_writes(&recording.into_writes(), Told::Planned)),
+        )
     } else if inputs.dry_run {
         let dry = DryRun::with_history(github).at(inputs.now);
         let result = tick::run_tick(
@@ -184,7 +187,10 @@ async fn tick_over(
             inputs.now,
         )
         .await;
-        (result, Some(planned_writes(&dry.into_planned_writes())))
+        (
+            result,
+            Some(render_writes(&dry.into_planned_writes(), Told::Planned)),
+        )
     } else {
         let result = tick::run_tick(
             github,
@@ -348,7 +354,7 @@ fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Fail
     let recording = Recording::new(&client);
     let (result, planned) = runtime.block_on(tick_over(&recording, &inputs));
     save_cache(&client, args.http_cache.as_deref())?;
-    let writes = planned.unwrap_or_else(|| done_writes(&recording.into_writes()));
+    let writes = planned.unwrap_or_else(|| render_writes(&recording.into_writes(), Told::Done));
     audit.append_lines(skill_calls.take().iter().map(|call| call.to_json_line(now)))?;
     let result = result.map_err(|error| Failure::new(error, &writes, args.dry_run));
     Ok(result.map(|report| TickRun {

@@ -67,7 +67,7 @@ struct Effect {
 /// One write with what depends on the order of the writes taken out: the ids GitHub hands
 /// out (comment ids, new issue numbers, which a question's signature names) and the blob and commit of a state-file write
 /// (whose text is compared as the final file instead).
-fn normalised(action: &mp_github_fake::Action) -> String {
+fn normalised(action: &mp_core::port::Write) -> String {
     let mut value = serde_json::to_value(action).expect("an action serialises");
     if let Value::Object(map) = &mut value {
         map.remove("comment_id");

@@ -10,6 +10,7 @@ mod audit;
 mod clock;
 mod github;
 mod history;
+mod write;
 
 pub use audit::{AuditError, AuditLog, AuditRecord, AuditVote};
 pub use clock::{Clock, FixedClock};
@@ -20,3 +21,4 @@ pub use github::{
 pub use history::{
     CommitPull, Comparison, FileContent, FileWrite, GitHubHistory, NewPull, Tree, TreeEntry,
 };
+pub use write::{BranchUpdated, FileWritten, Merged, PullOpened, Write};

@@ -19,6 +19,7 @@ use sha1::{Digest, Sha1};
 use super::conn::ConnectionSwitch;
 use super::fault::Fault;
 use super::state::Shared;
+use super::webhook;
 use mp_core::ids::Timestamp;
 
 /// The GraphQL endpoint's route template.
@@ -182,7 +183,16 @@ pub(super) async fn around_handler(
         .extensions()
         .get::<ConnectInfo<ConnectionSwitch>>()
         .map(|info| info.0.clone());
+    // The webhooks of what the handler writes come from the action log.
+    let before_write = if is_get {
+        None
+    } else {
+        webhook::before_write(&shared).await
+    };
     let response = next.run(request).await;
+    if let Some(before) = before_write {
+        webhook::after_write(&shared, before);
+    }
     let (mut parts, body) = response.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
         return shared.error(
@@ -205,7 +215,7 @@ pub(super) async fn around_handler(
             // A 304 has no body to cut short or garble; a delay or a drop still applies.
             match (&fault, &switch) {
                 (Some(Fault::Delay { millis }), _) => {
-                    tokio::time::sleep(Duration::from_millis(*millis)).await;
+                    shared.sleeper.sleep(Duration::from_millis(*millis)).await;
                 }
                 (Some(Fault::Drop), Some(switch)) => switch.cut(),
                 _ => {}
@@ -227,7 +237,7 @@ pub(super) async fn around_handler(
     }
     match fault {
         Some(Fault::Delay { millis }) => {
-            tokio::time::sleep(Duration::from_millis(millis)).await;
+            shared.sleeper.sleep(Duration::from_millis(millis)).await;
             Response::from_parts(parts, Body::from(bytes))
         }
         Some(Fault::Truncate) => match switch {

@@ -15,6 +15,7 @@ use super::RouteCount;
 use super::fault::{Fault, FaultRule, FaultScript};
 use super::webhook::Webhooks;
 use crate::memory::MemoryGitHub;
+use mp_github::rest::{Sleeper, SystemSleeper};
 
 /// Where GitHub's error bodies point.
 pub(super) const DOCUMENTATION_URL: &str = "https://docs.github.com/rest";
@@ -33,6 +34,9 @@ pub(super) struct Shared {
     pub(super) real_clock: bool,
     /// The webhook deliveries, when the server has a target.
     pub(super) webhooks: Option<Webhooks>,
+    /// The clock a `delay` fault is waited out on: the system's unless a test shares a
+    /// [`mp_github::rest::VirtualClock`] with its client.
+    pub(super) sleeper: Arc<dyn Sleeper>,
     state: Mutex<Counters>,
 }
 
@@ -87,6 +91,7 @@ impl Shared {
             base_url,
             real_clock,
             webhooks,
+            sleeper: Arc::new(SystemSleeper),
             state: Mutex::new(Counters {
                 requests: BTreeMap::new(),
                 limit,

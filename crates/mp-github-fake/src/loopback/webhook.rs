@@ -9,6 +9,13 @@
 //! [`WebhookDeliveries`] and dropped, as GitHub drops it (no retry). Concurrent requests
 //! queue their deliveries in the order their handlers finish.
 //!
+//! The deliveries of the bot's writes are not placed by the routes: around every request
+//! that may write, the middleware notes the world and the action log, and maps each
+//! [`Write`] the request added to its events with one function, [`changes`], an exhaustive
+//! match over the writes (decisions/0041), rendered from the world after the request.
+//! What is not a write of the port delivers from its route: a check run published or
+//! completed by CI's App, and `_loopback/label`, a person's label.
+//!
 //! Which event for which change (the REST routes act as the bot, the `sender`;
 //! `_loopback/label` acts as its `actor`; check runs as their App, `<slug>[bot]`):
 //!
@@ -57,6 +64,7 @@ use base64::Engine as _;
 use hmac::{Hmac, Mac};
 use mp_core::context::{CheckRun, CommentId, PrState, Reaction, ReactionKind};
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName};
+use mp_core::port::{IssueState, Write};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use tokio::sync::mpsc;
@@ -178,6 +186,8 @@ struct HookIdentity {
 /// The delivery queue of one server and the task that sends it.
 #[derive(Debug)]
 pub(super) struct Webhooks {
+    /// Held by a request that may write, so the actions it adds are its own.
+    writes: tokio::sync::Mutex<()>,
     queue: Mutex<Option<mpsc::UnboundedSender<Delivery>>>,
     task: Mutex<Option<JoinHandle<()>>>,
     counters: Arc<Counters>,
@@ -223,6 +233,7 @@ impl Webhooks {
         };
         let task = tokio::spawn(sending.run(receiver));
         Ok(Self {
+            writes: tokio::sync::Mutex::new(()),
             queue: Mutex::new(Some(sender)),
             task: Mutex::new(Some(task)),
             counters,
@@ -364,11 +375,6 @@ fn delivery_id(sequence: u64) -> String {
 }
 
 // ---- payloads --------------------------------------------------------------------------
-
-/// Whether the server delivers webhooks (payloads are rendered only then).
-pub(super) fn enabled(s: &Shared) -> bool {
-    s.webhooks.is_some()
-}
 
 /// Renders a payload from the world and queues it, when the server delivers webhooks.
 fn deliver(s: &Shared, event: &'static str, render: impl FnOnce(&World) -> Option<Value>) {
@@ -723,82 +729,6 @@ pub(super) struct BranchBefore {
     files: BTreeMap<String, String>,
 }
 
-impl BranchBefore {
-    /// The branch's head before the push (`None` before its creation).
-    pub(super) fn head(&self) -> Option<&CommitSha> {
-        self.head.as_ref()
-    }
-}
-
-/// The open pull requests whose base is `branch`, before a write that may merge some of
-/// them by making their heads reachable; empty when the server delivers no webhooks.
-pub(super) fn open_pulls_on(s: &Shared, repo: &RepoName, branch: &str) -> Vec<PrNumber> {
-    if !enabled(s) {
-        return Vec::new();
-    }
-    s.memory.read(|w| {
-        w.repo(repo).map_or_else(Vec::new, |found| {
-            found
-                .pulls
-                .iter()
-                .filter(|p| p.state == PrState::Open && p.base_ref == branch)
-                .map(|p| p.number)
-                .collect()
-        })
-    })
-}
-
-/// Those of `open_before` that are merged now.
-pub(super) fn merged_since(s: &Shared, repo: &RepoName, open_before: &[PrNumber]) -> Vec<PrNumber> {
-    s.memory.read(|w| {
-        open_before
-            .iter()
-            .copied()
-            .filter(|number| {
-                w.repo(repo)
-                    .and_then(|found| found.pull(*number))
-                    .is_some_and(|p| p.merged)
-            })
-            .collect()
-    })
-}
-
-/// `branch` of `repo` as it is now, before a push to it; `None` when the server delivers
-/// no webhooks (nothing is read then).
-pub(super) fn before_push(s: &Shared, repo: &RepoName, branch: &str) -> Option<BranchBefore> {
-    if !enabled(s) {
-        return None;
-    }
-    s.memory.read(|w| {
-        let found = w.repo(repo)?;
-        Some(BranchBefore {
-            head: found.branch_head(branch).cloned(),
-            files: branch_files(found, branch).clone(),
-        })
-    })
-}
-
-/// A branch about to be created with a commit on top of `from` (its files are compared
-/// with `from`'s), or on an existing commit when `from` is `None`; `None` when the server
-/// delivers no webhooks.
-pub(super) fn before_creation(
-    s: &Shared,
-    repo: &RepoName,
-    from: Option<&str>,
-) -> Option<BranchBefore> {
-    if !enabled(s) {
-        return None;
-    }
-    let files = match from {
-        Some(from) => s
-            .memory
-            .read(|w| w.repo(repo).map(|r| branch_files(r, from).clone()))
-            .unwrap_or_default(),
-        None => BTreeMap::new(),
-    };
-    Some(BranchBefore { head: None, files })
-}
-
 /// The paths added, removed and modified from `before` to `after`.
 fn file_lists(
     before: &BTreeMap<String, String>,
@@ -932,4 +862,323 @@ pub(super) fn push(
         }
         Some(Value::Object(map))
     });
+}
+
+// ---- writes to changes -----------------------------------------------------------------
+
+/// One change a write made, as GitHub delivers it.
+#[derive(Debug, Clone)]
+pub(super) enum Change {
+    /// A pull request or an issue changed.
+    Thread {
+        /// Its repository.
+        repo: RepoName,
+        /// Its number.
+        number: PrNumber,
+        /// What changed.
+        change: ThreadChange,
+    },
+    /// A comment was posted or edited.
+    Comment {
+        /// Its repository.
+        repo: RepoName,
+        /// The issue or pull request it is on.
+        number: PrNumber,
+        /// The comment.
+        id: CommentId,
+        /// What happened to it.
+        change: CommentChange,
+    },
+    /// A branch moved (or was created) by the bot.
+    Push {
+        /// Its repository.
+        repo: RepoName,
+        /// The branch.
+        branch: String,
+        /// The branch before the push.
+        before: BranchBefore,
+        /// The commits the push brought, oldest first.
+        commits: Vec<CommitSha>,
+    },
+}
+
+/// `branch` of `repo` as it was: its head (`None` when it did not exist) and its files.
+fn branch_as_was(repo: Option<&Repo>, branch: &str) -> BranchBefore {
+    BranchBefore {
+        head: repo.and_then(|r| r.branch_head(branch).cloned()),
+        files: repo
+            .map(|r| branch_files(r, branch).clone())
+            .unwrap_or_default(),
+    }
+}
+
+/// The body comment `id` had on `number`, if it was there.
+fn comment_body(repo: &Repo, number: PrNumber, id: CommentId) -> Option<String> {
+    let comments = match repo.pull(number) {
+        Some(pull) => &pull.comments,
+        None => &repo.issue(number)?.comments,
+    };
+    comments.iter().find(|c| c.id == id).map(|c| c.body.clone())
+}
+
+/// What GitHub delivers for `write`, the world having been `before` it: the one place a
+/// write of the port is mapped to its webhook events (the table at the top of this
+/// module). A write the log holds without GitHub's answer delivers nothing.
+pub(super) fn changes(write: &Write, before: &World, after: &World) -> Vec<Change> {
+    let repo = write.repo().clone();
+    let was = before.repo(&repo);
+    let now = after.repo(&repo);
+    // A move of a branch merges the open pull requests into it whose heads it reached
+    // (GitHub closes them as merged): `pull_request` `closed` for each, after the push.
+    let reached = |branch: &str| -> Vec<Change> {
+        let (Some(was), Some(now)) = (was, now) else {
+            return Vec::new();
+        };
+        was.pulls
+            .iter()
+            .filter(|p| p.state == PrState::Open && p.base_ref == branch)
+            .filter(|p| now.pull(p.number).is_some_and(|after| after.merged))
+            .map(|p| Change::Thread {
+                repo: repo.clone(),
+                number: p.number,
+                change: ThreadChange::Closed,
+            })
+            .collect()
+    };
+    let thread = |number: PrNumber, change: ThreadChange| Change::Thread {
+        repo: repo.clone(),
+        number,
+        change,
+    };
+    let push = |branch: &str, before: BranchBefore, commits: Vec<CommitSha>| Change::Push {
+        repo: repo.clone(),
+        branch: branch.to_owned(),
+        before,
+        commits,
+    };
+    match write {
+        Write::CreateComment { number, answer, .. } => answer
+            .iter()
+            .map(|id| Change::Comment {
+                repo: repo.clone(),
+                number: *number,
+                id: *id,
+                change: CommentChange::Created,
+            })
+            .collect(),
+        Write::UpdateComment { id, answer, .. } => answer
+            .and_then(|number| {
+                let body_from = comment_body(was?, number, *id)?;
+                Some(Change::Comment {
+                    repo: repo.clone(),
+                    number,
+                    id: *id,
+                    change: CommentChange::Edited { body_from },
+                })
+            })
+            .into_iter()
+            .collect(),
+        Write::AddLabels { number, labels, .. } => {
+            // One `labeled` per label the thread did not have, requested twice or not.
+            let present = was
+                .and_then(|r| render::thread_labels(r, *number))
+                .unwrap_or_default();
+            let mut applied: Vec<&String> = Vec::new();
+            for label in labels {
+                if !present.contains(label) && !applied.contains(&label) {
+                    applied.push(label);
+                }
+            }
+            applied
+                .into_iter()
+                .map(|label| thread(*number, ThreadChange::Labeled(label.clone())))
+                .collect()
+        }
+        Write::RemoveLabel { number, label, .. } => {
+            vec![thread(*number, ThreadChange::Unlabeled(label.clone()))]
+        }
+        Write::CreateIssue { issue, answer, .. } => answer
+            .iter()
+            .flat_map(|number| {
+                let labels = issue
+                    .labels
+                    .iter()
+                    .map(|label| thread(*number, ThreadChange::Labeled(label.clone())));
+                std::iter::once(thread(*number, ThreadChange::Opened)).chain(labels)
+            })
+            .collect(),
+        Write::CloseIssue { number, .. } => {
+            let was_open = was
+                .and_then(|r| render::thread_issue(r, *number))
+                .is_some_and(|(issue, _)| issue.state == IssueState::Open);
+            if was_open {
+                vec![thread(*number, ThreadChange::Closed)]
+            } else {
+                Vec::new()
+            }
+        }
+        Write::MergePull { number, answer, .. } => {
+            let Some(merged) = answer else {
+                return Vec::new();
+            };
+            let base = was.and_then(|r| r.pull(*number)).map(|p| &p.base_ref);
+            let mut changes: Vec<Change> = base
+                .map(|base| push(base, branch_as_was(was, base), vec![merged.sha.clone()]))
+                .into_iter()
+                .collect();
+            changes.push(thread(*number, ThreadChange::Closed));
+            changes
+        }
+        Write::UpdateBranch {
+            number,
+            expected_head,
+            answer,
+            ..
+        } => {
+            let (Some(updated), Some(pull)) = (answer, was.and_then(|r| r.pull(*number))) else {
+                return Vec::new();
+            };
+            let head_ref = &pull.head_ref;
+            vec![
+                push(
+                    head_ref,
+                    branch_as_was(was, head_ref),
+                    vec![updated.head.clone()],
+                ),
+                thread(
+                    *number,
+                    ThreadChange::Synchronize {
+                        before: expected_head.clone(),
+                        after: updated.head.clone(),
+                    },
+                ),
+            ]
+        }
+        Write::PutFile { write, answer, .. } => answer
+            .iter()
+            .map(|written| {
+                push(
+                    &write.branch,
+                    branch_as_was(was, &write.branch),
+                    vec![written.commit.clone()],
+                )
+            })
+            .chain(reached(&write.branch))
+            .collect(),
+        Write::UpdateBranchRef {
+            branch,
+            sha,
+            answer,
+            ..
+        } => {
+            // The commits the move brought, oldest first; all of the tip's when the
+            // branch's old head is not among its ancestors.
+            let brought = match (answer, now) {
+                (Some(from), Some(now)) => crate::memory::history::commits_between(now, from, sha),
+                _ => vec![sha.clone()],
+            };
+            std::iter::once(push(branch, branch_as_was(was, branch), brought))
+                .chain(reached(branch))
+                .collect()
+        }
+        Write::MergeIntoBranch { base, answer, .. } => answer
+            .iter()
+            .map(|merge| push(base, branch_as_was(was, base), vec![merge.clone()]))
+            .chain(reached(base))
+            .collect(),
+        Write::CreateBranch { branch, .. } => {
+            let created = BranchBefore {
+                head: None,
+                files: BTreeMap::new(),
+            };
+            vec![push(branch, created, Vec::new())]
+        }
+        Write::UpdateIssueBody { number, body, .. } => {
+            let body_from = was
+                .and_then(|r| render::thread_issue(r, *number))
+                .map(|(issue, _)| issue.body)
+                .filter(|from| from != body);
+            body_from
+                .map(|body_from| thread(*number, ThreadChange::Edited { body_from }))
+                .into_iter()
+                .collect()
+        }
+        Write::CreatePull { answer, .. } => answer
+            .iter()
+            .map(|opened| thread(opened.number, ThreadChange::Opened))
+            .collect(),
+        Write::PushRevert { branch, answer, .. } => {
+            // The revert branch starts with the default branch's files, as the world's
+            // reverts do.
+            let files = was
+                .map(|r| branch_files(r, &r.default_branch).clone())
+                .unwrap_or_default();
+            let created = BranchBefore { head: None, files };
+            answer
+                .iter()
+                .map(|revert| push(branch, created.clone(), vec![revert.clone()]))
+                .collect()
+        }
+    }
+}
+
+/// Queues the deliveries of `changes`, each rendered from the world as it is now.
+pub(super) fn deliver_changes(s: &Shared, changes: Vec<Change>) {
+    for change in changes {
+        match change {
+            Change::Thread {
+                repo,
+                number,
+                change,
+            } => thread(s, &repo, number, &change, None),
+            Change::Comment {
+                repo,
+                number,
+                id,
+                change,
+            } => issue_comment(s, &repo, number, id, &change),
+            Change::Push {
+                repo,
+                branch,
+                before,
+                commits,
+            } => push(s, &repo, &branch, Some(before), &commits),
+        }
+    }
+}
+
+/// What a request's webhooks need from before it: the world and how long the action log
+/// was. While it is held no other request writes, so the actions added meanwhile are the
+/// request's own.
+pub(super) struct BeforeWrite<'a> {
+    _turn: tokio::sync::MutexGuard<'a, ()>,
+    world: World,
+    actions: usize,
+}
+
+/// Takes the write turn and notes the world before a request that may write; `None` when
+/// the server delivers no webhooks.
+pub(super) async fn before_write(s: &Shared) -> Option<BeforeWrite<'_>> {
+    let hooks = s.webhooks.as_ref()?;
+    let turn = hooks.writes.lock().await;
+    let world = s.memory.world();
+    let actions = s.memory.actions().len();
+    Some(BeforeWrite {
+        _turn: turn,
+        world,
+        actions,
+    })
+}
+
+/// Delivers the webhooks of the writes the request added to the action log, in order.
+pub(super) fn after_write(s: &Shared, before: BeforeWrite<'_>) {
+    let actions = s.memory.actions();
+    let added = actions.get(before.actions..).unwrap_or_default();
+    if added.is_empty() {
+        return;
+    }
+    let after = s.memory.world();
+    for write in added {
+        deliver_changes(s, changes(write, &before.world, &after));
+    }
 }

@@ -14,11 +14,11 @@ use mp_core::branch::drift::blob_sha;
 use mp_core::context::{CommitContext, FileChange, FileStatus, PrState, RefUpdate, RefUpdateKind};
 use mp_core::ids::{CommitSha, PrNumber, RepoName};
 use mp_core::port::{
-    CommitPull, Comparison, FileContent, FileWrite, GitHubError, GitHubHistory, NewPull, Tree,
-    TreeEntry,
+    CommitPull, Comparison, FileContent, FileWrite, FileWritten, GitHubError, GitHubHistory,
+    NewPull, PullOpened, Tree, TreeEntry, Write,
 };
 
-use super::{Action, Endpoint, MemoryGitHub, fresh_commit_id, thread_not_found};
+use super::{Endpoint, MemoryGitHub, fresh_commit_id, thread_not_found};
 use crate::world::{Commit, Pull, PullFile, Repo};
 
 #[cfg(test)]
@@ -378,13 +378,13 @@ impl GitHubHistory for MemoryGitHub {
         );
         branch_files_mut(found, &write.branch).insert(write.path.clone(), write.text.clone());
         let blob = blob_sha(write.text.as_bytes());
-        state.actions.push(Action::PutFile {
-            repo: repo.to_string(),
-            branch: write.branch.clone(),
-            path: write.path.clone(),
-            blob_sha: blob.clone(),
-            commit_sha: sha.to_string(),
-            message: write.message.clone(),
+        state.actions.push(Write::PutFile {
+            repo: repo.clone(),
+            write: write.clone(),
+            answer: Some(FileWritten {
+                blob: blob.clone(),
+                commit: sha,
+            }),
         });
         Ok(blob)
     }
@@ -449,10 +449,10 @@ impl GitHubHistory for MemoryGitHub {
             now,
         );
         *branch_files_mut(found, branch) = files;
-        state.actions.push(Action::CreateBranch {
-            repo: repo.to_string(),
+        state.actions.push(Write::CreateBranch {
+            repo: repo.clone(),
             branch: branch.to_owned(),
-            sha: sha.to_string(),
+            sha: sha.clone(),
         });
         Ok(())
     }
@@ -497,12 +497,12 @@ impl GitHubHistory for MemoryGitHub {
         };
         found.move_branch(branch, Some(sha.clone()), kind, bot, now);
         *branch_files_mut(found, branch) = files;
-        state.actions.push(Action::UpdateRef {
-            repo: repo.to_string(),
+        state.actions.push(Write::UpdateBranchRef {
+            repo: repo.clone(),
             branch: branch.to_owned(),
-            before: tip.to_string(),
-            sha: sha.to_string(),
+            sha: sha.clone(),
             force,
+            answer: Some(tip.clone()),
         });
         Ok(())
     }
@@ -556,12 +556,12 @@ impl GitHubHistory for MemoryGitHub {
         });
         found.move_branch(base, Some(sha.clone()), RefUpdateKind::Push, bot, now);
         super::apply_changes(branch_files_mut(found, base), &changes);
-        state.actions.push(Action::MergeBranch {
-            repo: repo.to_string(),
+        state.actions.push(Write::MergeIntoBranch {
+            repo: repo.clone(),
             base: base.to_owned(),
-            head: head.to_string(),
-            merge_sha: sha.to_string(),
+            head: head.clone(),
             message: commit_message.to_owned(),
+            answer: Some(sha.clone()),
         });
         Ok(Some(sha))
     }
@@ -634,9 +634,9 @@ impl GitHubHistory for MemoryGitHub {
         } else {
             return Err(thread_not_found(repo, number));
         }
-        state.actions.push(Action::UpdateIssueBody {
-            repo: repo.to_string(),
-            number: number.get(),
+        state.actions.push(Write::UpdateIssueBody {
+            repo: repo.clone(),
+            number,
             body: body.to_owned(),
         });
         Ok(())
@@ -721,14 +721,10 @@ impl GitHubHistory for MemoryGitHub {
                 actor: Some(bot.clone()),
             }],
         });
-        state.actions.push(Action::CreatePull {
-            repo: repo.to_string(),
-            number: number.get(),
-            title: pull.title.clone(),
-            head: pull.head.clone(),
-            base: pull.base.clone(),
-            head_sha: head_sha.to_string(),
-            body: pull.body.clone(),
+        state.actions.push(Write::CreatePull {
+            repo: repo.clone(),
+            pull: pull.clone(),
+            answer: Some(PullOpened { number, head_sha }),
         });
         Ok(number)
     }
@@ -793,12 +789,12 @@ impl GitHubHistory for MemoryGitHub {
             now,
         );
         found.branch_files.insert(branch.to_owned(), files);
-        state.actions.push(Action::PushRevert {
-            repo: repo.to_string(),
+        state.actions.push(Write::PushRevert {
+            repo: repo.clone(),
+            sha: sha.clone(),
             branch: branch.to_owned(),
-            reverted_sha: sha.to_string(),
-            revert_sha: revert_sha.to_string(),
             message: message.to_owned(),
+            answer: Some(revert_sha.clone()),
         });
         Ok(revert_sha)
     }

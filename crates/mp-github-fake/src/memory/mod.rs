@@ -2,7 +2,7 @@
 //!
 //! Reads answer from the world; writes change it the way GitHub would (a merge moves the
 //! base branch and closes the pull request; update-branch moves the head and the base; labels
-//! leave timeline events) and append one [`Action`] to an ordered log. Every port call is
+//! leave timeline events) and append one [`Write`] (with GitHub's answer) to an ordered log. Every port call is
 //! counted under its [`Endpoint`] route, whether it succeeds or not; pages are not
 //! simulated, so one method call is one call. When the world sets a rate limit, each call
 //! that [`Endpoint::spends_rate_limit`] spends one unit, and a call made with none left
@@ -13,7 +13,6 @@
 //! [`MemoryGitHub::log_calls`] switches it on, and answers the [`Failure`]s a test injects
 //! with [`MemoryGitHub::fail`] instead of the world's answer.
 
-mod action;
 mod call;
 mod ci;
 pub(crate) mod history;
@@ -32,8 +31,8 @@ use mp_core::context::{
 };
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use mp_core::port::{
-    GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeRequest, NewIssue, PullRequest,
-    UpdateBranchOutcome,
+    BranchUpdated, GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeRequest, Merged,
+    NewIssue, PullRequest, UpdateBranchOutcome, Write,
 };
 
 use crate::world::{
@@ -41,7 +40,6 @@ use crate::world::{
 };
 use mp_github::PULL_COMMITS_CAP;
 
-pub use action::Action;
 pub use call::{Call, Failure};
 pub use mp_github::Endpoint;
 
@@ -61,7 +59,7 @@ struct State {
     world: World,
     /// Lookup tables over `world`, so reads do not scan it.
     index: WorldIndex,
-    actions: Vec<Action>,
+    actions: Vec<Write>,
     calls: BTreeMap<Endpoint, u64>,
     /// Whether `call_log` records the calls (off unless a test asks: a long run of the
     /// benchmarks would only pay for it).
@@ -354,7 +352,7 @@ impl MemoryGitHub {
     }
 
     /// The accepted mutations so far, in order.
-    pub fn actions(&self) -> Vec<Action> {
+    pub fn actions(&self) -> Vec<Write> {
         self.lock().actions.clone()
     }
 
@@ -1103,11 +1101,11 @@ impl GitHub for MemoryGitHub {
         let thread = thread_mut(state.repo_mut(repo)?, number)?;
         thread.comments_mut().push(comment.clone());
         state.next_comment_id += 1;
-        state.actions.push(Action::CreateComment {
-            repo: repo.to_string(),
-            number: number.get(),
-            comment_id: id.get(),
+        state.actions.push(Write::CreateComment {
+            repo: repo.clone(),
+            number,
             body: body.to_owned(),
+            answer: Some(id),
         });
         Ok(comment)
     }
@@ -1138,11 +1136,11 @@ impl GitHub for MemoryGitHub {
         };
         comment.body = body.to_owned();
         comment.updated_at = Some(now);
-        state.actions.push(Action::UpdateComment {
-            repo: repo.to_string(),
-            number: number.get(),
-            comment_id: id.get(),
+        state.actions.push(Write::UpdateComment {
+            repo: repo.clone(),
+            id,
             body: body.to_owned(),
+            answer: Some(number),
         });
         Ok(())
     }
@@ -1169,9 +1167,9 @@ impl GitHub for MemoryGitHub {
                 at: Some(now),
             });
         }
-        state.actions.push(Action::AddLabels {
-            repo: repo.to_string(),
-            number: number.get(),
+        state.actions.push(Write::AddLabels {
+            repo: repo.clone(),
+            number,
             labels: labels.to_vec(),
         });
         Ok(())
@@ -1199,9 +1197,9 @@ impl GitHub for MemoryGitHub {
             actor: Some(bot),
             at: Some(now),
         });
-        state.actions.push(Action::RemoveLabel {
-            repo: repo.to_string(),
-            number: number.get(),
+        state.actions.push(Write::RemoveLabel {
+            repo: repo.clone(),
+            number,
             label: label.to_owned(),
         });
         Ok(())
@@ -1248,12 +1246,13 @@ impl GitHub for MemoryGitHub {
         };
         let created = issue_of(repo, &record);
         found.issues.push(record);
-        state.actions.push(Action::CreateIssue {
-            repo: repo.to_string(),
-            number: number.get(),
-            title: issue.title.clone(),
-            labels: created.labels.clone(),
-            body: issue.body.clone(),
+        state.actions.push(Write::CreateIssue {
+            repo: repo.clone(),
+            issue: NewIssue {
+                labels: created.labels.clone(),
+                ..issue.clone()
+            },
+            answer: Some(number),
         });
         Ok(created)
     }
@@ -1261,9 +1260,9 @@ impl GitHub for MemoryGitHub {
     async fn close_issue(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError> {
         let mut state = self.call_on(Endpoint::UpdateIssue, repo, &[&number])?;
         thread_mut(state.repo_mut(repo)?, number)?.close();
-        state.actions.push(Action::CloseIssue {
-            repo: repo.to_string(),
-            number: number.get(),
+        state.actions.push(Write::CloseIssue {
+            repo: repo.clone(),
+            number,
         });
         Ok(())
     }
@@ -1336,12 +1335,17 @@ impl GitHub for MemoryGitHub {
             pull.merged_by = Some(bot);
             pull.merge_commit = Some(sha.clone());
         }
-        state.actions.push(Action::MergePull {
-            repo: repo.to_string(),
-            number: number.get(),
-            head_sha: head_sha.to_string(),
-            merge_sha: sha.to_string(),
-            message,
+        state.actions.push(Write::MergePull {
+            repo: repo.clone(),
+            number,
+            request: MergeRequest {
+                head_sha,
+                ..request.clone()
+            },
+            answer: Some(Merged {
+                sha: sha.clone(),
+                message,
+            }),
         });
         Ok(sha)
     }
@@ -1413,11 +1417,14 @@ impl GitHub for MemoryGitHub {
         pull.head_sha = sha.clone();
         pull.commits.push(sha.clone());
         pull.base_sha = base_head.clone();
-        state.actions.push(Action::UpdateBranch {
-            repo: repo.to_string(),
-            number: number.get(),
-            head_sha: sha.to_string(),
-            base_sha: base_head.to_string(),
+        state.actions.push(Write::UpdateBranch {
+            repo: repo.clone(),
+            number,
+            expected_head: expected_head.clone(),
+            answer: Some(BranchUpdated {
+                head: sha,
+                base: base_head,
+            }),
         });
         Ok(UpdateBranchOutcome::Accepted)
     }

@@ -18,9 +18,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use mp_core::ids::{CommitSha, RepoName};
+use mp_core::port::Write;
 use mp_core::state::Layer;
 use mp_github::rest::ReadPath;
-use mp_github_fake::{Action, FaultScript};
+use mp_github_fake::FaultScript;
 
 use crate::harness::{
     CLIENT_TIMEOUT, PATIENT_TIMEOUT, Scenario, client_for, client_timed, is_ancestor, marks,
@@ -42,15 +43,15 @@ const FAULTS: &[(&str, &str)] = &[
 ];
 
 /// Comments and issues by identity, counted.
-fn posts(actions: &[Action]) -> BTreeMap<String, usize> {
+fn posts(actions: &[Write]) -> BTreeMap<String, usize> {
     let mut counts = BTreeMap::new();
     for action in actions {
         let key = match action {
-            Action::CreateComment {
+            Write::CreateComment {
                 repo, number, body, ..
             } => format!("comment {repo}#{number}: {body}"),
-            Action::CreateIssue { repo, title, .. } => format!("issue {repo}: {title}"),
-            Action::CreatePull { .. } => format!("{action}"),
+            Write::CreateIssue { repo, issue, .. } => format!("issue {repo}: {}", issue.title),
+            Write::CreatePull { .. } => action.log_line(),
             _ => continue,
         };
         *counts.entry(key).or_insert(0) += 1;
@@ -143,7 +144,7 @@ async fn recover(server: &mp_github_fake::LoopbackServer, scenario: &Scenario) {
             .memory()
             .actions()
             .iter()
-            .filter(|a| !a.to_string().contains(mp_tick::lease::LEASE_PATH))
+            .filter(|a| !a.log_line().contains(mp_tick::lease::LEASE_PATH))
             .count()
     };
     for _ in 0..3 {

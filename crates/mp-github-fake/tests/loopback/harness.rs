@@ -7,12 +7,13 @@ use std::time::Duration;
 
 use mp_core::config::{self, Config, ConfigFiles};
 use mp_core::ids::{CommitSha, RepoName, Timestamp};
+use mp_core::port::Write;
 use mp_core::port::{AuditError, AuditLog, AuditRecord, GitHubHistory};
 use mp_core::state::{BOT_STATE_BRANCH, Layer, WATERMARKS_PATH, Watermarks};
 use mp_github::rest::{
-    Credentials, ReadPath, RestConfig, RestGitHub, RetryPolicy, RevertMode, Secret,
+    Credentials, ReadPath, RestConfig, RestGitHub, RetryPolicy, RevertMode, Secret, VirtualClock,
 };
-use mp_github_fake::{Action, FaultScript, LoopbackServer, MemoryGitHub, World};
+use mp_github_fake::{FaultScript, LoopbackServer, MemoryGitHub, World};
 use mp_tick::{self as tick, FullTickReport, TickOptions};
 
 /// The token the loopback client sends; tests check it never leaks.
@@ -203,6 +204,8 @@ pub fn client_timed(server: &LoopbackServer, reads: ReadPath, timeout: Duration)
     config.revert = RevertMode::LoopbackExtension;
     config.retry = RetryPolicy::fast();
     config.timeout = timeout;
+    // The server's clock: its `delay` faults run this client's timeout out.
+    config.sleeper = server.sleeper();
     // The loopback server has no points-per-minute limit to keep under.
     config.points_per_minute = None;
     config.reads = reads;
@@ -210,10 +213,16 @@ pub fn client_timed(server: &LoopbackServer, reads: ReadPath, timeout: Duration)
 }
 
 /// Starts a loopback server over the scenario's world with `faults`.
+/// The server of `scenario` with `faults`, on a [`VirtualClock`] that its clients share
+/// ([`client_timed`]): a `delay` fault times a request out without a wall-clock wait.
 pub async fn serve(scenario: &Scenario, faults: FaultScript) -> LoopbackServer {
-    LoopbackServer::start(scenario.world.clone(), faults)
-        .await
-        .expect("the loopback server starts")
+    LoopbackServer::start_on(
+        scenario.world.clone(),
+        faults,
+        std::sync::Arc::new(VirtualClock::new()),
+    )
+    .await
+    .expect("the loopback server starts")
 }
 
 /// A multi-threaded runtime for one test.
@@ -270,16 +279,16 @@ pub fn marks(state: &Watermarks, world: &World) -> Vec<(RepoName, Layer, CommitS
 }
 
 /// The merges in an action log: `(repo, number, head)`.
-pub fn merges(actions: &[Action]) -> Vec<(String, u64, String)> {
+pub fn merges(actions: &[Write]) -> Vec<(String, u64, String)> {
     actions
         .iter()
         .filter_map(|a| match a {
-            Action::MergePull {
+            Write::MergePull {
                 repo,
                 number,
-                head_sha,
+                request,
                 ..
-            } => Some((repo.clone(), *number, head_sha.clone())),
+            } => Some((repo.to_string(), number.get(), request.head_sha.to_string())),
             _ => None,
         })
         .collect()

@@ -3,11 +3,12 @@
 //! over GraphQL. The writes, the outcomes and the audit records must be identical.
 
 use crate::harness::{
-    Scenario, TickResult, client_for, client_reading, merges, runtime, scenario_worlds, serve,
-    tick_at, tick_over,
+    PATIENT_TIMEOUT, Scenario, TickResult, client_for, client_reading, client_timed, merges,
+    runtime, scenario_worlds, serve, tick_at, tick_over,
 };
+use mp_core::port::Write;
 use mp_github::rest::ReadPath;
-use mp_github_fake::{Action, FaultScript, MemoryGitHub};
+use mp_github_fake::{FaultScript, MemoryGitHub};
 use mp_tick::ReadConcurrency;
 
 /// An outcome detail with the words of a failed call cut after its route: how a failure
@@ -40,7 +41,7 @@ fn normalised(outcomes: Result<Vec<(String, String, String)>, String>) -> Vec<St
 fn unmet_expectations(
     world: &std::path::Path,
     ticks: &[TickResult],
-    actions: &[Action],
+    actions: &[Write],
 ) -> Vec<String> {
     let Some(text) = world
         .parent()
@@ -61,15 +62,10 @@ fn unmet_expectations(
             parts.next().unwrap_or_default(),
         );
         let opened = actions.iter().any(|action| match action {
-            Action::CreateIssue {
-                title,
-                labels,
-                body,
-                ..
-            } => {
-                labels.iter().any(|l| l == label)
+            Write::CreateIssue { issue, .. } => {
+                issue.labels.iter().any(|l| l == label)
                     && !words.is_empty()
-                    && (title.contains(words) || body.contains(words))
+                    && (issue.title.contains(words) || issue.body.contains(words))
             }
             _ => false,
         });
@@ -82,7 +78,7 @@ fn unmet_expectations(
     for label in lines.iter().filter_map(|l| l.strip_prefix("no-incident ")) {
         let label = label.trim();
         let opened = actions.iter().any(|action| {
-            matches!(action, Action::CreateIssue { labels, .. } if labels.iter().any(|l| l == label))
+            matches!(action, Write::CreateIssue { issue, .. } if issue.labels.iter().any(|l| l == label))
         });
         if opened {
             unmet.push(format!(
@@ -396,7 +392,7 @@ fn two_ticks_at_once_act_once() {
             .memory()
             .actions()
             .iter()
-            .map(ToString::to_string)
+            .map(Write::log_line)
             .filter(|a| !a.contains(mp_tick::lease::LEASE_PATH))
             .collect()
     };
@@ -410,11 +406,14 @@ fn two_ticks_at_once_act_once() {
         alone.shutdown().await;
 
         // The first listing of pull requests (made after its tick took the lease) stalls,
-        // so the ticks overlap however the runtime schedules them.
+        // so the ticks overlap however the runtime schedules them: on the system clock,
+        // since the stall must last while the other tick starts.
         let stall: FaultScript = "GET /repos/{o}/{r}/pulls #1 delay 200"
             .parse()
             .expect("a fault script");
-        let server = serve(&scenario, stall).await;
+        let server = mp_github_fake::LoopbackServer::start(scenario.world.clone(), stall)
+            .await
+            .expect("the loopback server starts");
         let ticks = ["cron", "manual"].map(|holder| {
             let client = client_for(&server);
             let mut scenario = Scenario::load(&name, &path);
@@ -514,6 +513,42 @@ fn a_label_renamed_over_rest_shows_its_new_name_and_its_edit_in_both_adapters() 
                 .expect("the records read"),
             after
         );
+        server.shutdown().await;
+    });
+}
+
+/// A `delay` longer than the client's timeout times the request out on the clock the
+/// server and its client share (`harness::serve`), without waiting it out: the server's
+/// clock moves by the whole delay, the write is applied and its answer lost.
+#[test]
+fn a_delay_times_the_request_out_on_the_shared_clock() {
+    use mp_core::port::GitHub as _;
+    let runtime = runtime();
+    let (name, path) = scenario_worlds()
+        .into_iter()
+        .find(|(name, _)| name == "c1-pass")
+        .expect("the c1-pass scenario exists");
+    let scenario = Scenario::load(&name, &path);
+    runtime.block_on(async {
+        let faults: FaultScript = "POST /repos/{o}/{r}/issues/{n}/comments #1 delay 60000"
+            .parse()
+            .expect("a fault script");
+        let server = serve(&scenario, faults).await;
+        let client = client_timed(&server, ReadPath::Rest, PATIENT_TIMEOUT);
+        let clock = server.sleeper();
+        let start = clock.now();
+        let repo = mp_core::ids::RepoName::parse("acme/app").expect("a repository name");
+        let answer = client
+            .create_comment(&repo, mp_core::ids::PrNumber::new(1), "hello")
+            .await;
+        let error = answer.expect_err("the answer comes after the client's timeout");
+        assert!(error.to_string().contains("timed out"), "{error}");
+        assert_eq!(
+            clock.now() - start,
+            std::time::Duration::from_secs(60),
+            "the delay passed on the shared clock"
+        );
+        assert_eq!(server.memory().actions().len(), 1, "the comment was posted");
         server.shutdown().await;
     });
 }

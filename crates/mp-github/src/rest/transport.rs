@@ -257,6 +257,8 @@ pub(crate) struct Transport {
     pacer: Option<Pacer>,
     /// How the transport waits, and the time its pacing reads.
     sleeper: Arc<dyn Sleeper>,
+    /// The timeout of one request, also raced on the sleeper's clock.
+    timeout: Duration,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -325,6 +327,7 @@ impl Transport {
             writes: tokio::sync::Mutex::new(()),
             pacer: points_per_minute.map(|points| Pacer::new(points, sleeper.now())),
             sleeper,
+            timeout,
         })
     }
 
@@ -576,9 +579,29 @@ impl Transport {
         Ok(url)
     }
 
-    /// One HTTP request and its whole answer. Only authentication fails here; transport
-    /// failures come back as [`Exchange::Lost`].
+    /// One HTTP request and its whole answer, within the timeout on the system clock (the
+    /// HTTP client's) and on the sleeper's ([`Sleeper::request_deadline`]). Only
+    /// authentication fails here; transport failures come back as [`Exchange::Lost`].
     async fn exchange(&self, request: &Request<'_>) -> Result<Exchange, GitHubError> {
+        // As the HTTP client's own timeout is told.
+        let timed_out = || Ok(Exchange::Lost("timed out: operation timed out".to_owned()));
+        let started = self.sleeper.now();
+        tokio::select! {
+            biased;
+            () = self.sleeper.request_deadline(self.timeout) => timed_out(),
+            exchange = self.exchange_once(request) => {
+                // An answer that arrives after the sleeper's clock passed the deadline is
+                // lost too, whichever of the two the runtime happened to see first.
+                if self.sleeper.deadline_passed(started, self.timeout) {
+                    timed_out()
+                } else {
+                    exchange
+                }
+            }
+        }
+    }
+
+    async fn exchange_once(&self, request: &Request<'_>) -> Result<Exchange, GitHubError> {
         let authorization = self
             .auth
             .header(&self.http, &self.api_url, request.repo)

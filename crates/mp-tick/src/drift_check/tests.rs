@@ -224,9 +224,9 @@ fn check(github: &MemoryGitHub, mirror: Option<&str>, expected: &str) {
     lines.extend(github.call_log().iter().map(ToString::to_string));
     lines.push("writes:".to_owned());
     for action in github.actions() {
-        lines.push(action.to_string());
-        if let mp_github_fake::Action::CreateIssue { body, .. } = &action {
-            lines.push(body.clone());
+        lines.push(action.log_line());
+        if let mp_core::port::Write::CreateIssue { issue, .. } = &action {
+            lines.push(issue.body.clone());
         }
     }
     let expected: Vec<&str> = expected.trim().lines().map(str::trim_start).collect();

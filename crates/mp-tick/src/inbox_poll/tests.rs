@@ -13,9 +13,10 @@ use mp_core::approval::{APPROVED_A, ReceiptKey};
 use mp_core::config::{Config, PROJECTS_FILE};
 use mp_core::context::{Reaction, ReactionKind, RefUpdate, RefUpdateKind};
 use mp_core::ids::{CommitSha, PrNumber};
+use mp_core::port::Write;
 use mp_core::port::{AuditError, AuditLog, AuditRecord};
 use mp_github_fake::world::commit_sha as world_sha;
-use mp_github_fake::{Action, Endpoint, Failure, MemoryGitHub};
+use mp_github_fake::{Endpoint, Failure, MemoryGitHub};
 
 const ASKED: &str =
     "open issue acme/governance#100: Decision pending — PR acme/app#1 [decision:pending-owner]";
@@ -172,7 +173,7 @@ repos:
     }
 
     /// The writes GitHub accepted since the last take, as the action log shows them.
-    fn take_writes(&self) -> Vec<Action> {
+    fn take_writes(&self) -> Vec<Write> {
         let actions = self.github.actions();
         let mut taken = self.taken.lock().unwrap_or_else(PoisonError::into_inner);
         let new = actions[*taken..].to_vec();
@@ -248,14 +249,19 @@ repos:
 
 /// The one write line of an action: as the action log shows it, cut to [`CUT`]
 /// characters; a merge also checks that the squash commit keeps the identity trailers.
-fn write_line(action: &Action) -> String {
-    if let Action::MergePull { message, .. } = action {
+fn write_line(action: &Write) -> String {
+    if let Write::MergePull {
+        answer: Some(merged),
+        ..
+    } = action
+    {
+        let message = &merged.message;
         assert!(
             message.ends_with(TRAILERS),
             "identity trailers kept: {message}"
         );
     }
-    action.to_string().chars().take(CUT).collect()
+    action.log_line().chars().take(CUT).collect()
 }
 
 /// The squash merge of `acme/app#1` as the action log shows it.

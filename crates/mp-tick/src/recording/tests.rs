@@ -4,7 +4,7 @@
 use super::Recording;
 use crate::testkit::{block_on, repo, sha};
 use mp_core::ids::{CommitSha, PrNumber};
-use mp_core::port::{GitHub, GitHubError, MergeMethod, MergeRequest};
+use mp_core::port::{GitHub, GitHubError, MergeMethod, MergeRequest, Write};
 use mp_github_fake::{Endpoint, Failure, MemoryGitHub};
 
 /// `acme/app` with two open pull requests, `#1` (head `a1…`) and `#2` (head `a2…`).
@@ -189,7 +189,7 @@ repos:
         format!("moved main in acme/app to {}", merge_sha.short())
     );
     assert_eq!(lines[3], "moved main in acme/app to c100000 (forced)");
-    let log: Vec<String> = fake.actions().iter().map(ToString::to_string).collect();
+    let log: Vec<String> = fake.actions().iter().map(Write::log_line).collect();
     assert_eq!(log.len(), 4, "{log:?}");
     assert!(
         log.iter()

@@ -13,10 +13,11 @@ use mp_core::approval::UNSIGNED_RECEIPTS_WARNING;
 use mp_core::config::{self, Config};
 use mp_core::context::CommitContext;
 use mp_core::gate::burn_in::BurnInStatus;
+use mp_core::port::Write;
 use mp_core::port::{AuditError, AuditRecord, GitHubError};
 use mp_core::state::{BOT_STATE_BRANCH, BURN_IN_STATE_PATH, Layer, WATERMARKS_PATH, Watermarks};
 use mp_github_fake::world::Commit;
-use mp_github_fake::{Action, Endpoint, Failure, MemoryGitHub};
+use mp_github_fake::{Endpoint, Failure, MemoryGitHub};
 
 const GOV: &str = "acme/governance";
 const NOW: &str = "2026-03-01T12:00:00Z";
@@ -63,21 +64,21 @@ impl Fake {
         let new = actions[*seen..]
             .iter()
             .map(|action| match action {
-                Action::CreateIssue {
+                Write::CreateIssue {
                     repo,
-                    number,
-                    title,
-                    labels,
-                    ..
-                } => format!("issue {repo}#{number} [{}]: {title}", labels.join(", ")),
-                Action::PutFile {
-                    repo,
-                    branch,
-                    path,
-                    message,
-                    ..
-                } => format!("put {repo}@{branch} {path}: {message}"),
-                other => other.to_string(),
+                    issue,
+                    answer,
+                } => format!(
+                    "issue {repo}#{} [{}]: {}",
+                    answer.map_or(0, mp_core::ids::PrNumber::get),
+                    issue.labels.join(", "),
+                    issue.title
+                ),
+                Write::PutFile { repo, write, .. } => format!(
+                    "put {repo}@{} {}: {}",
+                    write.branch, write.path, write.message
+                ),
+                other => other.log_line(),
             })
             .collect();
         *seen = actions.len();

@@ -436,14 +436,16 @@ fn writes(github: &mp_github_fake::MemoryGitHub) -> Vec<String> {
         .actions()
         .iter()
         .map(|action| match action {
-            mp_github_fake::Action::CreateIssue {
+            mp_core::port::Write::CreateIssue {
                 repo,
-                number,
-                title,
-                labels,
-                ..
-            } => format!("issue {repo}#{number} [{}]: {title}", labels.join(", ")),
-            other => other.to_string(),
+                issue,
+                answer: Some(number),
+            } => format!(
+                "issue {repo}#{number} [{}]: {}",
+                issue.labels.join(", "),
+                issue.title
+            ),
+            other => other.log_line(),
         })
         .collect()
 }

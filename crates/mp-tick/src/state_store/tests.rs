@@ -6,8 +6,9 @@
 use super::*;
 use crate::dry_run::DryRun;
 use crate::testkit::{BOT, block_on, login, repo, sha};
+use mp_core::port::Write;
 use mp_core::state::Layer;
-use mp_github_fake::{Action, Endpoint, Failure, MemoryGitHub};
+use mp_github_fake::{Endpoint, Failure, MemoryGitHub};
 
 const GOV: &str = "acme/governance";
 /// Shard 0 of 2 owns `acme/infra`; shard 1 of 2 owns `acme/app` (pinned in `shard`).
@@ -149,7 +150,7 @@ fn check(fake: &MemoryGitHub, saves: &[Save<'_>], expected: &[(&str, &str)], wri
     assert_eq!(text, Some(marks(expected).to_json()), "the file");
     let put = fake.actions()[before..]
         .iter()
-        .filter(|action| matches!(action, Action::PutFile { .. }))
+        .filter(|action| matches!(action, Write::PutFile { .. }))
         .count();
     assert_eq!(put, writes, "the writes");
 }
@@ -292,13 +293,13 @@ fn a_state_written_by_an_agent_fails_closed_with_an_incident_naming_it() {
     );
     let log = fake.actions();
     assert_eq!(log.len(), 1, "{log:?}");
-    let Action::CreateIssue { labels, .. } = &log[0] else {
+    let Write::CreateIssue { issue, .. } = &log[0] else {
         panic!("an issue: {log:?}")
     };
-    assert_eq!(labels, &["decision:state-tampered"]);
+    assert_eq!(issue.labels, ["decision:state-tampered"]);
     assert!(
         log[0]
-            .to_string()
+            .log_line()
             .starts_with("open issue acme/governance#100: [decision:state-tampered] 6000000"),
         "{log:?}"
     );
@@ -353,7 +354,7 @@ fn a_branch_an_agent_deleted_is_not_a_first_run() {
     let log = fake.actions();
     assert!(
         log.iter()
-            .all(|action| matches!(action, Action::CreateIssue { .. })),
+            .all(|action| matches!(action, Write::CreateIssue { .. })),
         "nothing but the incident is written: {log:?}"
     );
 }

@@ -11,8 +11,9 @@ use mp_core::config::{self, Config};
 use mp_core::context::{CheckRun, PrState, RefUpdate, RefUpdateKind};
 use mp_core::ids::PrNumber;
 use mp_core::port::IssueState;
+use mp_core::port::Write;
 use mp_github_fake::world::{Commit, IssueRecord, Pull, Repo, commit_sha};
-use mp_github_fake::{Action, Endpoint, Failure, MemoryGitHub};
+use mp_github_fake::{Endpoint, Failure, MemoryGitHub};
 
 const APP: &str = "acme/app";
 const GOV: &str = "acme/governance";
@@ -165,14 +166,17 @@ impl World {
         let new = actions[self.seen..]
             .iter()
             .map(|action| match action {
-                Action::CreateIssue {
+                Write::CreateIssue {
                     repo,
-                    number,
-                    title,
-                    labels,
-                    ..
-                } => format!("issue {repo}#{number} [{}]: {title}", labels.join(", ")),
-                other => other.to_string(),
+                    issue,
+                    answer,
+                } => format!(
+                    "issue {repo}#{} [{}]: {}",
+                    answer.map_or(0, mp_core::ids::PrNumber::get),
+                    issue.labels.join(", "),
+                    issue.title
+                ),
+                other => other.log_line(),
             })
             .collect();
         self.seen = actions.len();

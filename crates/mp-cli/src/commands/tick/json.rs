@@ -5,9 +5,8 @@
 use std::collections::BTreeMap;
 
 use mp_core::gate::ConditionResult;
+use mp_core::port::Write;
 use mp_github::rest::RestGitHub;
-use mp_github_fake::Action;
-use mp_tick::PlannedWrite;
 use mp_tick::PrOutcome;
 use serde_json::{Value, json};
 
@@ -48,29 +47,34 @@ fn outcome_json(outcome: &PrOutcome) -> Value {
 /// The writes of a tick: lines for people and JSON objects for machines.
 pub(super) type Writes = (Vec<String>, Vec<Value>);
 
-pub(super) fn planned_writes(planned: &[PlannedWrite]) -> Writes {
-    let lines = planned.iter().map(ToString::to_string).collect();
-    let json = planned
-        .iter()
-        .map(|w| json!({"action": w.code(), "planned": true, "line": w.to_string()}))
-        .collect();
-    (lines, json)
+/// How a tick's writes are told: all three over the port's one write vocabulary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Told {
+    /// Planned by a dry run: the planned line, `"planned": true`.
+    Planned,
+    /// Done against GitHub: the done line.
+    Done,
+    /// Done against a world: the action log's JSON (GitHub's answers included) and line.
+    Logged,
 }
 
-pub(super) fn done_writes(done: &[PlannedWrite]) -> Writes {
-    let lines = done.iter().map(PlannedWrite::done_line).collect();
-    let json = done
+/// The writes, told as `told`.
+pub(super) fn render_writes(writes: &[Write], told: Told) -> Writes {
+    let lines = writes
         .iter()
-        .map(|w| json!({"action": w.code(), "line": w.done_line()}))
+        .map(|w| match told {
+            Told::Planned => w.planned_line(),
+            Told::Done => w.done_line(),
+            Told::Logged => w.log_line(),
+        })
         .collect();
-    (lines, json)
-}
-
-pub(super) fn performed_writes(actions: &[Action]) -> Writes {
-    let lines = actions.iter().map(ToString::to_string).collect();
-    let json = actions
+    let json = writes
         .iter()
-        .map(|a| serde_json::to_value(a).unwrap_or(Value::Null))
+        .map(|w| match told {
+            Told::Planned => json!({"action": w.code(), "planned": true, "line": w.planned_line()}),
+            Told::Done => json!({"action": w.code(), "line": w.done_line()}),
+            Told::Logged => serde_json::to_value(w).unwrap_or(Value::Null),
+        })
         .collect();
     (lines, json)
 }

@@ -11,7 +11,7 @@ use mp_github_fake::{LoopbackServer, MemoryGitHub};
 use mp_tick::{FullTickReport, TickError, TickOptions};
 use serde_json::Value;
 
-use super::json::{Writes, http_json, performed_writes};
+use super::json::{Told, Writes, http_json, render_writes};
 use super::{
     Adapter, Failure, TickArgs, TickInputs, TickRun, WorldRuns, merge_mode_name, tick_over,
     with_progress,
@@ -109,7 +109,10 @@ pub(super) fn world_ticks(args: &TickArgs, path: &Path) -> anyhow::Result<WorldR
                 };
                 let (result, planned) = runtime.block_on(tick_over(&github, &inputs));
                 let writes = planned.unwrap_or_else(|| {
-                    performed_writes(github.actions().get(actions_before..).unwrap_or_default())
+                    render_writes(
+                        github.actions().get(actions_before..).unwrap_or_default(),
+                        Told::Logged,
+                    )
                 });
                 let calls = calls_since(github.calls(), &calls_before);
                 if !finish(at, &audit, result, writes, calls, None)? {
@@ -154,12 +157,13 @@ pub(super) fn world_ticks(args: &TickArgs, path: &Path) -> anyhow::Result<WorldR
                     };
                     let (result, planned) = tick_over(&client, &inputs).await;
                     let writes = planned.unwrap_or_else(|| {
-                        performed_writes(
+                        render_writes(
                             server
                                 .memory()
                                 .actions()
                                 .get(actions_before..)
                                 .unwrap_or_default(),
+                            Told::Logged,
                         )
                     });
                     let calls = calls_since(rest_calls(&client), &calls_before);

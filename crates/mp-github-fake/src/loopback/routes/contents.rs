@@ -197,8 +197,6 @@ pub(super) async fn put_contents(
         Some(crate::memory::history::branch_files(repo, &branch).contains_key(&path))
     })
     .unwrap_or(false);
-    let before = webhook::before_push(&s, &name, &branch);
-    let open = webhook::open_pulls_on(&s, &name, &branch);
     let blob = s
         .memory
         .put_file(&name, &write)
@@ -213,10 +211,6 @@ pub(super) async fn put_contents(
             other => ApiError::from(other),
         })?;
     let commit = read(&s, |w| repo_of(w, &name)?.branch_head(&branch).cloned())?;
-    webhook::push(&s, &name, &branch, before, std::slice::from_ref(&commit));
-    for number in webhook::merged_since(&s, &name, &open) {
-        webhook::thread(&s, &name, number, &ThreadChange::Closed, None);
-    }
     let status = if existed {
         StatusCode::OK
     } else {
@@ -296,7 +290,6 @@ pub(super) async fn create_ref(State(s): Ctx, RepoPath(name): RepoPath, bytes: B
     let sha_text = required(&body, "sha")?;
     let target = CommitSha::parse(&sha_text)
         .map_err(|_| ApiError::invalid(format!("sha {sha_text} is not a commit SHA")))?;
-    let before = webhook::before_creation(&s, &name, None);
     s.memory
         .create_branch(&name, &branch, &target)
         .await
@@ -304,7 +297,6 @@ pub(super) async fn create_ref(State(s): Ctx, RepoPath(name): RepoPath, bytes: B
             GitHubError::Conflict { .. } => ApiError::invalid("Reference already exists"),
             other => ApiError::from(other),
         })?;
-    webhook::push(&s, &name, &branch, before, &[]);
     Ok(json_answer(
         StatusCode::CREATED,
         git_ref_value(&s.base_url, &name, &full_ref, &target),
@@ -337,8 +329,6 @@ pub(super) async fn update_ref(
         }
     };
     let target = CommitSha::parse(&sha_text).map_err(|_| ApiError::invalid(OBJECT_MISSING))?;
-    let before = webhook::before_push(&s, &name, &branch);
-    let open = webhook::open_pulls_on(&s, &name, &branch);
     s.memory
         .update_branch_ref(&name, &branch, &target, force)
         .await
@@ -350,7 +340,6 @@ pub(super) async fn update_ref(
             GitHubError::Conflict { message, .. } => ApiError::invalid(message),
             other => ApiError::from(other),
         })?;
-    branch_pushed(&s, &name, &branch, before, open);
     Ok(json_answer(
         StatusCode::OK,
         git_ref_value(&s.base_url, &name, &format!("refs/{git_ref}"), &target),
@@ -382,8 +371,6 @@ pub(super) async fn merge_into_branch(
     };
     let message = text_field(&body, "commit_message")
         .unwrap_or_else(|| format!("Merge {head_text} into {base}"));
-    let before = webhook::before_push(&s, &name, &base);
-    let open = webhook::open_pulls_on(&s, &name, &base);
     let merged = s
         .memory
         .merge_into_branch(&name, &base, &head, &message)
@@ -398,39 +385,11 @@ pub(super) async fn merge_into_branch(
     let Some(merge) = merged else {
         return Ok(StatusCode::NO_CONTENT.into_response());
     };
-    branch_pushed(&s, &name, &base, before, open);
     let value = read(&s, |w| {
         let commit = repo_of(w, &name)?.commit(&merge)?;
         Some(render::commit(&s.base_url, &name, commit))
     })?;
     Ok(json_answer(StatusCode::CREATED, value))
-}
-
-/// The webhooks of a branch moved by the bot: a `push` with the commits the move brought
-/// (oldest first), then `pull_request` `closed` for each pull request of `open_before`
-/// that the move merged (its head became reachable from the branch).
-fn branch_pushed(
-    s: &Shared,
-    name: &RepoName,
-    branch: &str,
-    before: Option<webhook::BranchBefore>,
-    open_before: Vec<PrNumber>,
-) {
-    let brought = read(s, |w| {
-        let repo = repo_of(w, name)?;
-        let after = repo.branch_head(branch)?;
-        Some(
-            match before.as_ref().and_then(webhook::BranchBefore::head) {
-                Some(from) => crate::memory::history::commits_between(repo, from, after),
-                None => vec![after.clone()],
-            },
-        )
-    })
-    .unwrap_or_default();
-    webhook::push(s, name, branch, before, &brought);
-    for number in webhook::merged_since(s, name, &open_before) {
-        webhook::thread(s, name, number, &ThreadChange::Closed, None);
-    }
 }
 
 /// A reference as GitHub's git database shows it: `full_ref` (`refs/heads/main`) at the
@@ -472,15 +431,10 @@ pub(super) async fn push_revert(
     let reverted = sha(&required(&body, "sha")?)?;
     let branch = required(&body, "branch")?;
     let message = required(&body, "message")?;
-    // The revert branch starts from `main` with the default branch's files, as the
-    // world's reverts do.
-    let default_branch = default_branch_of(&s, &name).ok();
-    let before = webhook::before_creation(&s, &name, default_branch.as_deref());
     let revert = s
         .memory
         .push_revert(&name, &reverted, &branch, &message)
         .await?;
-    webhook::push(&s, &name, &branch, before, std::slice::from_ref(&revert));
     Ok(json_answer(
         StatusCode::CREATED,
         json!({ "sha": revert.as_str() }),

@@ -17,7 +17,6 @@ use super::{
 };
 use crate::loopback::render;
 use crate::loopback::state::Shared;
-use crate::loopback::webhook::{self, CommentChange, ThreadChange};
 
 pub(super) async fn list_issues(
     State(s): Ctx,
@@ -92,11 +91,6 @@ pub(super) async fn create_issue(
         labels: string_list(body.get("labels")),
     };
     let created = s.memory.create_issue(&name, &issue).await?;
-    webhook::thread(&s, &name, created.number, &ThreadChange::Opened, None);
-    for label in &created.labels {
-        let change = ThreadChange::Labeled(label.clone());
-        webhook::thread(&s, &name, created.number, &change, None);
-    }
     Ok(json_answer(
         StatusCode::CREATED,
         render::issue(&s.base_url, &created, 0),
@@ -117,27 +111,12 @@ pub(super) async fn update_issue(
     {
         return Err(ApiError::invalid("state must be open or closed"));
     }
-    // The body and state before, for the webhooks.
-    let (body_before, was_open) = match s.memory.read(|w| {
-        render::thread_issue(repo_of(w, &name)?, number)
-            .map(|(issue, _)| (issue.body, issue.state == IssueState::Open))
-    }) {
-        Some((body, open)) => (Some(body), open),
-        None => (None, false),
-    };
     if let Some(text) = text_field(&body, "body") {
         s.memory.update_issue_body(&name, number, &text).await?;
-        if let Some(from) = body_before.filter(|from| *from != text) {
-            let change = ThreadChange::Edited { body_from: from };
-            webhook::thread(&s, &name, number, &change, None);
-        }
     }
     match state.as_deref() {
         Some("closed") => {
             s.memory.close_issue(&name, number).await?;
-            if was_open {
-                webhook::thread(&s, &name, number, &ThreadChange::Closed, None);
-            }
         }
         Some(_) => {
             return Err(ApiError::invalid(
@@ -175,7 +154,6 @@ pub(super) async fn create_comment(
     let body = body_json(&bytes)?;
     let text = required(&body, "body")?;
     let comment = s.memory.create_comment(&name, number, &text).await?;
-    webhook::issue_comment(&s, &name, number, comment.id, &CommentChange::Created);
     Ok(json_answer(
         StatusCode::CREATED,
         render::comment(&s.base_url, &name, Some(number), &comment),
@@ -190,20 +168,7 @@ pub(super) async fn update_comment(
     let id = CommentId::new(id.parse::<u64>().map_err(|_| ApiError::not_found())?);
     let body = body_json(&bytes)?;
     let text = required(&body, "body")?;
-    let before = s.memory.read(|w| {
-        let repo = repo_of(w, &name)?;
-        let pulls = repo.pulls.iter().map(|p| (p.number, &p.comments));
-        let issues = repo.issues.iter().map(|i| (i.number, &i.comments));
-        pulls.chain(issues).find_map(|(number, comments)| {
-            let comment = comments.iter().find(|c| c.id == id)?;
-            Some((number, comment.body.clone()))
-        })
-    });
     s.memory.update_comment(&name, id, &text).await?;
-    if let Some((number, body_from)) = before {
-        let change = CommentChange::Edited { body_from };
-        webhook::issue_comment(&s, &name, number, id, &change);
-    }
     let value = read(&s, |w| {
         let repo = repo_of(w, &name)?;
         let pulls = repo.pulls.iter().map(|p| (p.number, &p.comments));
@@ -245,19 +210,7 @@ pub(super) async fn add_labels(
         Value::Array(_) => string_list(Some(&body)),
         _ => string_list(body.get("labels")),
     };
-    let present = s
-        .memory
-        .read(|w| render::thread_labels(repo_of(w, &name)?, number))
-        .unwrap_or_default();
     s.memory.add_labels(&name, number, &labels).await?;
-    let mut applied: Vec<&String> = Vec::new();
-    for label in &labels {
-        if !present.contains(label) && !applied.contains(&label) {
-            applied.push(label);
-            let change = ThreadChange::Labeled(label.clone());
-            webhook::thread(&s, &name, number, &change, None);
-        }
-    }
     Ok(json_answer(StatusCode::OK, label_array(&s, &name, number)?))
 }
 
@@ -276,10 +229,6 @@ pub(super) async fn remove_label(
         return Err(ApiError::new(StatusCode::NOT_FOUND, "Label does not exist"));
     }
     s.memory.remove_label(&name, number, &label).await?;
-    if present == Some(true) {
-        let change = ThreadChange::Unlabeled(label.clone());
-        webhook::thread(&s, &name, number, &change, None);
-    }
     Ok(json_answer(StatusCode::OK, label_array(&s, &name, number)?))
 }
 

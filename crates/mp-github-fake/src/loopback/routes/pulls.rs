@@ -16,7 +16,6 @@ use super::{
 use crate::loopback::page::{paginate, window};
 use crate::loopback::render;
 use crate::loopback::state::Shared;
-use crate::loopback::webhook::{self, ThreadChange};
 
 pub(super) async fn list_pulls(
     State(s): Ctx,
@@ -175,22 +174,7 @@ pub(super) async fn merge_pull(
             default_title.as_deref().unwrap_or(""),
         ),
     };
-    let base_ref = webhook::enabled(&s)
-        .then(|| {
-            read(&s, |w| {
-                Some(repo_of(w, &name)?.pull(number)?.base_ref.clone())
-            })
-            .ok()
-        })
-        .flatten();
-    let before = base_ref
-        .as_deref()
-        .and_then(|base_ref| webhook::before_push(&s, &name, base_ref));
     let merged = s.memory.merge_pull(&name, number, &request).await?;
-    if let Some(base_ref) = &base_ref {
-        webhook::push(&s, &name, base_ref, before, std::slice::from_ref(&merged));
-    }
-    webhook::thread(&s, &name, number, &ThreadChange::Closed, None);
     Ok(json_answer(
         StatusCode::OK,
         json!({ "sha": merged.as_str(), "merged": true, "message": "Pull Request successfully merged" }),
@@ -211,56 +195,16 @@ pub(super) async fn update_branch(
             Some(repo_of(w, &name)?.pull(number)?.head_sha.clone())
         })?,
     };
-    // Read only for the webhooks: a missing pull request is the port's 404 to give.
-    let head_ref = webhook::enabled(&s)
-        .then(|| {
-            read(&s, |w| {
-                Some(repo_of(w, &name)?.pull(number)?.head_ref.clone())
-            })
-            .ok()
-        })
-        .flatten();
-    let before = head_ref
-        .as_deref()
-        .and_then(|head_ref| webhook::before_push(&s, &name, head_ref));
     match s.memory.update_branch(&name, number, &expected).await? {
-        UpdateBranchOutcome::Accepted => {
-            if let Some(head_ref) = &head_ref {
-                branch_updated(&s, &name, number, head_ref, before, &expected);
-            }
-            Ok(json_answer(
-                StatusCode::ACCEPTED,
-                json!({
-                    "message": "Updating pull request branch.",
-                    "url": format!("https://github.com/{name}/pull/{number}"),
-                }),
-            ))
-        }
+        UpdateBranchOutcome::Accepted => Ok(json_answer(
+            StatusCode::ACCEPTED,
+            json!({
+                "message": "Updating pull request branch.",
+                "url": format!("https://github.com/{name}/pull/{number}"),
+            }),
+        )),
         UpdateBranchOutcome::Refused { message } => Err(ApiError::invalid(message)),
     }
-}
-
-/// The webhooks of a pull request's head moved by update-branch from `before_head`: a
-/// `push` of the head branch, then `pull_request` `synchronize`.
-fn branch_updated(
-    s: &Shared,
-    name: &RepoName,
-    number: PrNumber,
-    head_ref: &str,
-    before: Option<webhook::BranchBefore>,
-    before_head: &CommitSha,
-) {
-    let Ok(after) = read(s, |w| {
-        Some(repo_of(w, name)?.pull(number)?.head_sha.clone())
-    }) else {
-        return;
-    };
-    webhook::push(s, name, head_ref, before, std::slice::from_ref(&after));
-    let change = ThreadChange::Synchronize {
-        before: before_head.clone(),
-        after,
-    };
-    webhook::thread(s, name, number, &change, None);
 }
 
 pub(super) async fn create_pull(
@@ -288,7 +232,6 @@ pub(super) async fn create_pull(
             GitHubError::Conflict { message, .. } => ApiError::invalid(message),
             other => ApiError::from(other),
         })?;
-    webhook::thread(&s, &name, created, &ThreadChange::Opened, None);
     Ok(json_answer(
         StatusCode::CREATED,
         full_pull(&s, &name, created)?,

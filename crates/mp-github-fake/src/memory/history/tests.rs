@@ -142,7 +142,7 @@ fn check(gh: &MemoryGitHub, answers: &[String], expected: &str) {
     }
     text.push_str("actions:\n");
     for action in gh.actions() {
-        text.push_str(&format!("  {action}\n"));
+        text.push_str(&format!("  {}\n", action.log_line()));
     }
     text.push_str("calls:\n");
     for (route, count) in gh.calls() {
