@@ -48,6 +48,24 @@ pub(crate) fn now() -> Timestamp {
     at(NOW)
 }
 
+/// A write as the supervisor and whole-tick tests read it: an issue as
+/// `issue <repo>#<n> [<labels>]: <title>`, any other write as the action log shows it.
+pub(crate) fn write_line(write: &mp_core::port::Write) -> String {
+    match write {
+        mp_core::port::Write::CreateIssue {
+            repo,
+            issue,
+            answer,
+        } => format!(
+            "issue {repo}#{} [{}]: {}",
+            answer.map_or(0, PrNumber::get),
+            issue.labels.join(", "),
+            issue.title
+        ),
+        other => other.log_line(),
+    }
+}
+
 /// A full SHA starting with `prefix`, padded with zeros.
 pub(crate) fn sha(prefix: &str) -> CommitSha {
     CommitSha::parse(&format!("{prefix:0<40}")).expect("test sha is hex")

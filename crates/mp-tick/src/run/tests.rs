@@ -64,21 +64,11 @@ impl Fake {
         let new = actions[*seen..]
             .iter()
             .map(|action| match action {
-                Write::CreateIssue {
-                    repo,
-                    issue,
-                    answer,
-                } => format!(
-                    "issue {repo}#{} [{}]: {}",
-                    answer.map_or(0, mp_core::ids::PrNumber::get),
-                    issue.labels.join(", "),
-                    issue.title
-                ),
                 Write::PutFile { repo, write, .. } => format!(
                     "put {repo}@{} {}: {}",
                     write.branch, write.path, write.message
                 ),
-                other => other.log_line(),
+                other => crate::testkit::write_line(other),
             })
             .collect();
         *seen = actions.len();

@@ -11,7 +11,6 @@ use mp_core::config::{self, Config};
 use mp_core::context::{CheckRun, PrState, RefUpdate, RefUpdateKind};
 use mp_core::ids::PrNumber;
 use mp_core::port::IssueState;
-use mp_core::port::Write;
 use mp_github_fake::world::{Commit, IssueRecord, Pull, Repo, commit_sha};
 use mp_github_fake::{Endpoint, Failure, MemoryGitHub};
 
@@ -165,19 +164,7 @@ impl World {
         let actions = self.github.actions();
         let new = actions[self.seen..]
             .iter()
-            .map(|action| match action {
-                Write::CreateIssue {
-                    repo,
-                    issue,
-                    answer,
-                } => format!(
-                    "issue {repo}#{} [{}]: {}",
-                    answer.map_or(0, mp_core::ids::PrNumber::get),
-                    issue.labels.join(", "),
-                    issue.title
-                ),
-                other => other.log_line(),
-            })
+            .map(crate::testkit::write_line)
             .collect();
         self.seen = actions.len();
         new
