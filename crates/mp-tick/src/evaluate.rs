@@ -7,12 +7,12 @@ use mp_core::approval::{
     VerifiedBy, plan_receipts, requires_receipt, verify_label,
 };
 use mp_core::classifier::{
-    AutoRevertLabel, AutoRevertProof, ClassifierFacts, Verdict, classify_under,
+    AutoRevertLabel, AutoRevertProof, ClassifierFacts, Verdict, classify_with,
 };
 use mp_core::context::{
     CheckRun, Comment, CommitContext, FileChange, HeadHistory, LabelEvent, LabelRecords, PrContext,
 };
-use mp_core::gate::{GateInput, GatePolicy, GateReport, evaluate_gate_under};
+use mp_core::gate::{GateInput, GatePolicy, GateReport, evaluate_gate_with};
 use mp_core::ids::{CommitSha, RepoName, Timestamp};
 use mp_core::port::{AuditRecord, AuditVote, GitHub, GitHubError, PullRequest};
 use mp_core::quadrant::Quadrant;
@@ -374,7 +374,7 @@ pub fn assess_pr(
     let user_skills = &setup.options().skills;
     let mut skill_failures = Vec::new();
     let votes = user_votes(user_skills, skills, &pr, &mut skill_failures);
-    let verdict = classify_under(&pr, &facts, votes, skills);
+    let verdict = classify_with(&pr, &facts, votes, skills.built_ins());
 
     let receipt_plans = plan_receipts(&pr, &read, roots);
     let mut receipts = read;
@@ -386,7 +386,7 @@ pub fn assess_pr(
         receipts.insert(Receipt::new(plan.label.as_str(), plan.head.clone()));
     }
 
-    let mut gate = evaluate_gate_under(
+    let mut gate = evaluate_gate_with(
         &GateInput {
             pr: &pr,
             receipts: &receipts,
@@ -395,7 +395,7 @@ pub fn assess_pr(
             policy: &policy,
             now,
         },
-        skills,
+        skills.built_ins(),
     );
     gate.extend(user_results(user_skills, skills, &pr, &mut skill_failures));
 

@@ -76,7 +76,6 @@ pub const ISSUES_PER_TICK: usize = 30;
 /// At most this many commits of one update of the branch are listed (`compare`, 10 pages
 /// of 100); an update that brought more is scanned as far as listed, with a warning.
 pub const COMPARE_CAP: usize = 1000;
-pub use mp_core::skill::builtin::HALLUCINATION_GUARD;
 /// Where the governance repository keeps its ADRs.
 pub const DECISIONS_DIR: &str = "docs/decisions/";
 

@@ -9,7 +9,6 @@
 
 use std::fmt;
 
-use crate::config::SkillsPolicy;
 use crate::context::PrContext;
 use crate::ids::RepoName;
 use crate::quadrant::Quadrant;
@@ -260,18 +259,6 @@ pub fn classify_with(
         .collect();
     votes.extend(user_votes);
     max_vote(votes)
-}
-
-/// [`classify_with`] under the set of built-ins `skills` computed when it was read.
-///
-/// Kept for callers that hold the policy; new code passes [`SkillsPolicy::built_ins`].
-pub fn classify_under(
-    pr: &PrContext,
-    facts: &ClassifierFacts<'_>,
-    user_votes: Vec<Vote>,
-    skills: &SkillsPolicy,
-) -> Verdict {
-    classify_with(pr, facts, user_votes, skills.built_ins())
 }
 
 /// How many items a reasoning line names before it says "and N more".

@@ -390,10 +390,10 @@ fn a_rule_disabled_in_skills_yml_is_not_run_and_the_required_one_still_is() {
     };
     let mut empty_on_bot_repo = ordinary_pr(Vec::new());
     empty_on_bot_repo.repo = repo("acme/governance");
-    let skills = SkillsPolicy::default()
+    let skills = crate::config::SkillsPolicy::default()
         .with_disabled("classifier_empty_pr")
         .with_disabled("classifier_bot_self_repo");
-    let verdict = classify_under(&empty_on_bot_repo, &facts, Vec::new(), &skills);
+    let verdict = classify_with(&empty_on_bot_repo, &facts, Vec::new(), skills.built_ins());
     let rules: Vec<&str> = verdict.votes.iter().map(|v| v.rule.code()).collect();
     assert_eq!(
         rules,
@@ -413,7 +413,7 @@ fn a_rule_disabled_in_skills_yml_is_not_run_and_the_required_one_still_is() {
     let mut empty = ordinary_pr(Vec::new());
     empty.repo = repo("acme/app");
     assert_eq!(
-        classify_under(&empty, &facts, Vec::new(), &skills).quadrant,
+        classify_with(&empty, &facts, Vec::new(), skills.built_ins()).quadrant,
         Quadrant::A,
         "the empty-PR rule is off"
     );

@@ -34,7 +34,6 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::approval::{Receipts, SettleWindow, TrustRoots};
-use crate::config::SkillsPolicy;
 use crate::context::PrContext;
 use crate::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use crate::quadrant::Quadrant;
@@ -586,13 +585,6 @@ pub fn evaluate_gate_with(input: &GateInput<'_>, built_ins: EnabledBuiltIns) -> 
         }
     }
     report
-}
-
-/// [`evaluate_gate_with`] under the set of built-ins `skills` computed when it was read.
-///
-/// Kept for callers that hold the policy; new code passes [`SkillsPolicy::built_ins`].
-pub fn evaluate_gate_under(input: &GateInput<'_>, skills: &SkillsPolicy) -> GateReport {
-    evaluate_gate_with(input, skills.built_ins())
 }
 
 #[cfg(test)]

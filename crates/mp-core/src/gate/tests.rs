@@ -207,7 +207,7 @@ fn a_disabled_registry_validator_is_not_run_and_the_core_ones_always_are() {
         .build();
     let mut receipts = Receipts::new();
     receipts.insert(receipt(READY_TO_MERGE, "a", "2026-03-01T11:00:00Z"));
-    let skills = SkillsPolicy::default()
+    let skills = crate::config::SkillsPolicy::default()
         .with_disabled("validator_agent_registry")
         .with_disabled("validator_trailers");
     let report = evaluate_gate_with(

@@ -13,7 +13,6 @@
 use std::fmt;
 
 use crate::classifier::RuleId;
-use crate::config::SkillsPolicy;
 use crate::gate::ConditionId;
 use crate::severity::Severity;
 
@@ -311,12 +310,6 @@ impl BuiltInSkill {
     pub fn required(&self) -> bool {
         self.id.required()
     }
-
-    /// Whether the skill runs under `policy`: required skills always do, others unless
-    /// `disabled`.
-    pub fn runs_under(&self, policy: &SkillsPolicy) -> bool {
-        policy.built_ins().contains(self.id)
-    }
 }
 
 /// Every built-in skill as `mp skills status` lists it: validators in the seed's L1 order,
@@ -340,21 +333,9 @@ pub const BUILT_IN_SKILLS: [BuiltInSkill; 16] = [
     BuiltIn::UnauthorizedPush.skill(),
 ];
 
-/// The skill name that switches the hallucination guard off in `skills.yml`.
-pub const HALLUCINATION_GUARD: &str = "hook_hallucination_guard";
-
 /// The built-in skill called `name`, if there is one.
 pub fn built_in(name: &str) -> Option<&'static BuiltInSkill> {
     BUILT_IN_SKILLS.iter().find(|skill| skill.name == name)
-}
-
-/// Whether the built-in `name` runs under `policy`. A name missing from the catalog runs
-/// (fail safe: a check is never skipped because of a naming slip).
-///
-/// Kept for callers that still hold a name; code that knows which built-in it runs asks
-/// [`EnabledBuiltIns::contains`] instead.
-pub fn runs(name: &str, policy: &SkillsPolicy) -> bool {
-    BuiltIn::from_name(name).is_none_or(|b| policy.built_ins().contains(b))
 }
 
 /// The built-ins that run: every required one, and each other one `skills.yml` does not

@@ -85,7 +85,7 @@ fn verdict_values_render_one_line() {
 #[test]
 fn the_built_in_catalog_lists_exactly_the_components_the_tick_runs() {
     use crate::gate::ConditionId;
-    use crate::skill::builtin::{BUILT_IN_SKILLS, BuiltIn, HALLUCINATION_GUARD, built_in};
+    use crate::skill::builtin::{BUILT_IN_SKILLS, BuiltIn, built_in};
 
     let conditions = [
         ConditionId::C1,
@@ -108,7 +108,7 @@ fn the_built_in_catalog_lists_exactly_the_components_the_tick_runs() {
     runtime.extend(
         [
             "hook_break_glass_audit",
-            HALLUCINATION_GUARD,
+            "hook_hallucination_guard",
             "hook_unauthorized_push",
         ]
         .map(|h| (h.to_owned(), SkillKind::BranchHook)),
@@ -205,14 +205,16 @@ fn the_enabled_set_keeps_the_required_built_ins() {
 
 #[test]
 fn a_disabled_built_in_does_not_run_and_a_required_one_always_does() {
-    use crate::skill::builtin::runs;
     let policy = crate::config::SkillsPolicy::default();
-    assert!(runs("classifier_empty_pr", &policy));
-    assert!(runs("not_in_the_catalog", &policy), "fail safe");
+    assert!(policy.built_ins().contains(BuiltIn::EmptyPr));
+    assert!(policy.built_ins().contains(BuiltIn::HallucinationGuard));
     let policy = policy
         .with_disabled("classifier_empty_pr")
+        .with_disabled("hook_hallucination_guard")
         .with_disabled("validator_ci_green");
-    assert!(!runs("classifier_empty_pr", &policy));
-    assert!(runs("validator_ci_green", &policy), "required");
-    assert!(runs("classifier_path_default", &policy));
+    let runs = policy.built_ins();
+    assert!(!runs.contains(BuiltIn::EmptyPr));
+    assert!(!runs.contains(BuiltIn::HallucinationGuard));
+    assert!(runs.contains(BuiltIn::CiGreen), "required");
+    assert!(runs.contains(BuiltIn::PathDefault));
 }

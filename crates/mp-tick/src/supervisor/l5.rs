@@ -10,12 +10,12 @@ use mp_core::branch::{
 use mp_core::context::{CommitContext, RefUpdate};
 use mp_core::ids::{CommitSha, Timestamp};
 use mp_core::port::GitHubError;
-use mp_core::skill::builtin;
+use mp_core::skill::builtin::BuiltIn;
 use mp_core::state::Layer;
 
 use super::super::skills::{failure_warning, hook_incidents};
 use super::incidents::Surfaced;
-use super::{DECISIONS_DIR, HALLUCINATION_GUARD, Landed, Scan, SupervisorStop};
+use super::{DECISIONS_DIR, Landed, Scan, SupervisorStop};
 
 /// Whether `path` is an ADR directly under [`DECISIONS_DIR`].
 fn is_adr(path: &str) -> bool {
@@ -85,7 +85,12 @@ impl Scan<'_> {
                     found.extend(break_glass_incident(&verdict));
                 }
                 found.extend(self.unauthorized_push(commit, update));
-                if builtin::runs(HALLUCINATION_GUARD, self.config.skills()) {
+                if self
+                    .config
+                    .skills()
+                    .built_ins()
+                    .contains(BuiltIn::HallucinationGuard)
+                {
                     found.extend(self.hallucination(commit).await?);
                 }
                 found.extend(self.user_hooks(commit));
