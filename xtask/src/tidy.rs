@@ -450,6 +450,80 @@ fn missing_threat_model_tests(root: &Path) -> anyhow::Result<Vec<String>> {
 }
 
 /// Runs every tidy check and fails with a list of problems.
+/// Each package of a `cargo tree --prefix none -f '{p}|{f}'` listing, as `name vX.Y.Z`, with
+/// the union of the features it is listed with (a package built for the host and for the
+/// target is listed twice).
+pub fn tree_features(listing: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let mut packages: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for line in listing.lines() {
+        let line = line.trim();
+        let line = line.strip_suffix(" (*)").unwrap_or(line);
+        let Some((package, features)) = line.split_once('|') else {
+            continue;
+        };
+        let name: Vec<&str> = package.split(' ').take(2).collect();
+        packages.entry(name.join(" ")).or_default().extend(
+            features
+                .split(',')
+                .filter(|f| !f.is_empty())
+                .map(str::to_owned),
+        );
+    }
+    packages
+}
+
+/// The features the workspace's build turns on in a package of xtask's graph that xtask's own
+/// resolution leaves off: each one makes `cargo xtask` build that package, and everything
+/// above it, a second time.
+pub fn feature_drift(
+    workspace: &BTreeMap<String, BTreeSet<String>>,
+    xtask: &BTreeMap<String, BTreeSet<String>>,
+) -> Vec<String> {
+    xtask
+        .iter()
+        .filter_map(|(package, features)| {
+            let missing: Vec<&str> = workspace
+                .get(package)?
+                .difference(features)
+                .map(String::as_str)
+                .collect();
+            (!missing.is_empty()).then(|| {
+                format!(
+                    "xtask resolves {package} without the feature(s) {} that the workspace's build turns on: add them under \"Feature alignment\" in xtask/Cargo.toml, or `cargo xtask` builds the graph twice",
+                    missing.join(", ")
+                )
+            })
+        })
+        .collect()
+}
+
+fn cargo_tree(root: &Path, args: &[&str]) -> anyhow::Result<BTreeMap<String, BTreeSet<String>>> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .current_dir(root)
+        .args(["tree", "--locked", "--prefix", "none", "-f", "{p}|{f}"])
+        .args(args)
+        .output()
+        .context("running cargo tree")?;
+    if !output.status.success() {
+        bail!(
+            "cargo tree failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    Ok(tree_features(&String::from_utf8_lossy(&output.stdout)))
+}
+
+fn xtask_feature_drift(root: &Path) -> anyhow::Result<Vec<String>> {
+    let host = ["--target", "host-tuple"];
+    let workspace = cargo_tree(root, &["--workspace", host[0], host[1]])?;
+    let xtask = cargo_tree(
+        root,
+        &["-p", "xtask", "-e", "normal,build", host[0], host[1]],
+    )?;
+    Ok(feature_drift(&workspace, &xtask))
+}
+
 pub fn run(root: &Path) -> anyhow::Result<()> {
     let metadata = cargo_metadata(root)?;
     let mut problems: Vec<String> = check_edges(&metadata)?
@@ -465,6 +539,7 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
     }
     problems.extend(missing_threat_model_tests(root)?);
     problems.extend(core_drives_ports(root)?);
+    problems.extend(xtask_feature_drift(root)?);
     if problems.is_empty() {
         return Ok(());
     }
@@ -502,6 +577,21 @@ mod tests {
             })
             .collect();
         json!({"packages": packages, "resolve": {"nodes": nodes}})
+    }
+
+    #[test]
+    fn a_feature_only_the_workspace_turns_on_is_drift() {
+        let workspace = tree_features(
+            "tokio v1.54.1|macros,rt,test-util\nmp-core v0.1.0 (/w/crates/mp-core)|\nslab v0.4.12|std (*)\n",
+        );
+        let xtask = tree_features("tokio v1.54.1|macros,rt\nslab v0.4.12|\nslab v0.4.12|std\n");
+        let drift = feature_drift(&workspace, &xtask);
+        assert_eq!(drift.len(), 1, "{drift:?}");
+        assert!(
+            drift[0].contains("tokio v1.54.1 without the feature(s) test-util"),
+            "{drift:?}"
+        );
+        assert!(feature_drift(&workspace, &workspace).is_empty());
     }
 
     #[test]
