@@ -24,15 +24,18 @@ use mp_github_fake::world::Commit;
 
 /// The port the pull-request path runs over: every call goes to the in-memory GitHub; the
 /// reads the prefetch takes (a pull request's parts, a branch head) are counted and, when
-/// [`Setup::holding`], held in flight across one wait, so reads in flight overlap; a
-/// [`Setup::push_on_main`] lands after the first read of that `main`.
+/// `holding`, held in flight across one wait, so reads in flight overlap; a push set in
+/// `push_on_main` lands on `main` of `acme/app` right after the tick first reads it.
 #[derive(Debug)]
 pub(super) struct Held {
     pub(super) github: MemoryGitHub,
+    /// Whether each counted read waits once before it is answered.
     pub(super) holding: bool,
+    /// The commit another client pushes on `main` of `acme/app` once it was read.
     pub(super) push_on_main: Mutex<Option<CommitSha>>,
     /// The prefetch's reads that reached GitHub.
     pub(super) reads: AtomicUsize,
+    /// Those held now, and the most held at once.
     pub(super) in_flight: AtomicUsize,
     pub(super) max_in_flight: AtomicUsize,
 }
