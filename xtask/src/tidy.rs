@@ -387,6 +387,61 @@ fn core_drives_ports(root: &Path) -> anyhow::Result<Vec<String>> {
     Ok(found)
 }
 
+/// The files of mp-tick that may implement a GitHub port: the two wrappers it ships and
+/// the pull-request path's test port, which forwards every call to the in-memory GitHub.
+const TICK_GITHUB_IMPLS: &[&str] = &[
+    "crates/mp-tick/src/dry_run.rs",
+    "crates/mp-tick/src/recording.rs",
+    "crates/mp-tick/src/tests/held.rs",
+];
+
+/// The implementations of a GitHub port (`GitHub`, `GitHubHistory`) in `text`, a file of
+/// mp-tick at `path`, unless [`TICK_GITHUB_IMPLS`] lists it: mp-tick keeps no GitHub of
+/// its own, its tests run over mp-github-fake's `MemoryGitHub` (decisions/0055).
+fn own_githubs(path: &str, text: &str) -> Vec<String> {
+    if TICK_GITHUB_IMPLS.contains(&path) {
+        return Vec::new();
+    }
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            let code = line.trim_start();
+            code.starts_with("impl")
+                && (has_token(code, "GitHub for") || has_token(code, "GitHubHistory for"))
+        })
+        .map(|(index, line)| {
+            format!(
+                "{path}:{}: mp-tick keeps no GitHub of its own (`{}`): its tests run over mp-github-fake's MemoryGitHub (decisions/0055)",
+                index + 1,
+                line.trim()
+            )
+        })
+        .collect()
+}
+
+/// [`own_githubs`] over every source file of mp-tick.
+fn tick_githubs(root: &Path) -> anyhow::Result<Vec<String>> {
+    let mut files = Vec::new();
+    for dir in ["src", "tests", "benches"] {
+        let dir = root.join("crates/mp-tick").join(dir);
+        if dir.is_dir() {
+            rust_files(&dir, &mut files)?;
+        }
+    }
+    files.sort();
+    let mut found = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file)?;
+        let shown = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .to_string_lossy()
+            .replace('\\', "/");
+        found.extend(own_githubs(&shown, &text));
+    }
+    Ok(found)
+}
+
 /// The tests docs/threat-model.md names that do not exist: in the last (`test`) column of
 /// its attack tables,
 /// each backticked name is a scenario directory under `fixtures/scenarios/` (a trailing
@@ -539,6 +594,7 @@ pub fn run(root: &Path) -> anyhow::Result<()> {
     }
     problems.extend(missing_threat_model_tests(root)?);
     problems.extend(core_drives_ports(root)?);
+    problems.extend(tick_githubs(root)?);
     problems.extend(xtask_feature_drift(root)?);
     if problems.is_empty() {
         return Ok(());
@@ -792,6 +848,33 @@ mod tests {
     #[test]
     fn mp_core_drives_no_port() {
         let found = core_drives_ports(&crate::workspace_root()).expect("read");
+        assert!(found.is_empty(), "{found:#?}");
+    }
+
+    #[test]
+    fn a_github_of_its_own_in_the_tick_is_a_problem() {
+        let text = "//! A test.\n\n#[async_trait::async_trait]\nimpl GitHub for Fake {\n}\n\nimpl mp_core::port::GitHubHistory for Fake {\n}\n\nimpl AuditLog for Fake {\n}\n\nimpl MyGitHub for Other {\n}\n";
+        let found = own_githubs("crates/mp-tick/src/run/tests.rs", text);
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(
+            found[0].starts_with(
+                "crates/mp-tick/src/run/tests.rs:4: mp-tick keeps no GitHub of its own"
+            ),
+            "{found:#?}"
+        );
+        assert!(
+            found[1].starts_with("crates/mp-tick/src/run/tests.rs:7: "),
+            "{found:#?}"
+        );
+        assert_eq!(
+            own_githubs("crates/mp-tick/src/recording.rs", text),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn the_tick_keeps_no_github_of_its_own() {
+        let found = tick_githubs(&crate::workspace_root()).expect("read");
         assert!(found.is_empty(), "{found:#?}");
     }
 

@@ -1,40 +1,68 @@
-//! Tests for the pull-request path: each case runs real ticks against the in-memory fake
-//! and compares the ordered writes (audit records included) and the outcomes.
+//! Tests for the pull-request path: each case runs real ticks against the in-memory GitHub
+//! (`mp_github_fake::MemoryGitHub`) and compares the ordered writes (its action log, the
+//! audit records in between) and the outcomes.
+
+use std::sync::atomic::Ordering;
 
 use super::inbox::{INBOX_HEAD_MARKER, NONCE_MARKER, SIGNATURE_MARKER, inbox_nonce, referenced_pr};
-use super::testkit::{BOT, Fake, block_on, clean, config, config_with, login, now, repo, sha};
+use super::testkit::{BOT, OWNER, TRAILERS, block_on, config, config_with, login, now, repo, sha};
 use super::*;
 use crate::dry_run::{DryRun, PlannedWrite};
+use mp_core::approval::READY_TO_MERGE;
 use mp_core::approval::receipt::{MAC_MARKER, marker_value, verify_mac_hex};
-use mp_core::context::FileStatus;
+use mp_core::context::{CheckRun, FileStatus, LabelAction, LabelEvent};
 use mp_core::ids::PrNumber;
+use mp_core::port::Write;
+use mp_github_fake::world::commit_sha;
+use mp_github_fake::{Call, Endpoint, Failure};
 
-const RECEIPT_1: &str = "comment acme/app#1: Merge Gate: recorded `ready-to-merge` for head `a100000`; this receipt holds for that head only.";
+mod held;
+mod world;
+
+use world::{Setup, Tick, clean, world_of};
+
+const RECEIPT_1: &str = "comment acme/app#1 (id 1): Merge Gate: recorded `ready-to-merge` for head `a100000`; this receipt holds for that head only.";
 const AUDIT_1_A: &str = "audit acme/app#1 @ a100000: A (6 votes)";
 const AUDIT_1_D: &str = "audit acme/app#1 @ a100000: D (6 votes)";
+
+/// The squash commit GitHub makes for pull request `n` of `acme/app`.
+fn squash(n: u64) -> CommitSha {
+    commit_sha(&repo("acme/app"), &format!("squash merge of #{n}"))
+}
+
+/// The merge of `acme/app#n` as [`line`] shows it.
+fn merge_line(n: u64) -> String {
+    format!(
+        "merge acme/app#{n}: head a{n}00000 -> base {} (Squash, 5 identity lines)",
+        squash(n).short()
+    )
+}
+
+/// The outcome of merging `acme/app#n` as Quadrant `quadrant`.
+fn merged_outcome(n: u64, quadrant: &str) -> String {
+    format!(
+        "=> acme/app#{n} merged: merged as Quadrant {quadrant}: squash commit {} pinned to head a{n}00000",
+        squash(n).short()
+    )
+}
 
 /// Runs one tick and compares the writes logged since the last tick, then the outcomes
 /// (`=> ...`), with `expected`. The same tick over a copy of the world with one read at a
 /// time must write and decide exactly the same (decisions/0034).
 #[track_caller]
-fn check(fake: &Fake, options: &TickOptions, expected: &[&str]) -> TickReport {
-    let serial = fake.copy();
-    let report =
-        block_on(run_pr_path(fake, fake, &config(), options, now())).expect("the tick runs");
-    let mut lines = fake.take_log();
+fn check<S: AsRef<str>>(tick: &Tick, options: &TickOptions, expected: &[S]) -> TickReport {
+    let serial = tick.copy();
+    let report = tick.run(&config(), options).expect("the tick runs");
+    let mut lines = tick.take_log();
     lines.extend(report.outcomes.iter().map(|o| format!("=> {o}")));
+    let expected: Vec<&str> = expected.iter().map(AsRef::as_ref).collect();
     assert_eq!(lines, expected);
     let one_at_a_time = options
         .clone()
         .with_read_concurrency(ReadConcurrency::SERIAL);
-    let serial_report = block_on(run_pr_path(
-        &serial,
-        &serial,
-        &config(),
-        &one_at_a_time,
-        now(),
-    ))
-    .expect("the serial tick runs");
+    let serial_report = serial
+        .run(&config(), &one_at_a_time)
+        .expect("the serial tick runs");
     let mut serial_lines = serial.take_log();
     serial_lines.extend(serial_report.outcomes.iter().map(|o| format!("=> {o}")));
     assert_eq!(
@@ -59,6 +87,13 @@ fn unavailable(route: &str) -> GitHubError {
     }
 }
 
+/// A failure on `endpoint` of `acme/app` pull request (or issue) `number`.
+fn failing(endpoint: Endpoint, number: u64, error: GitHubError) -> Failure {
+    Failure::on(endpoint, error)
+        .in_repo(&repo("acme/app"))
+        .with_value(number.to_string())
+}
+
 #[test]
 fn merge_mode_comes_from_the_configuration() {
     assert_eq!(merging().merge_mode, MergeMode::Merge);
@@ -67,60 +102,80 @@ fn merge_mode_comes_from_the_configuration() {
 
 #[test]
 fn a_clean_quadrant_a_pull_request_merges_with_its_receipt_written_the_same_tick() {
-    let fake = Fake::new(vec![clean(1)]);
+    let tick = Tick::new(vec![clean(1)]);
     check(
-        &fake,
+        &tick,
         &merging(),
         &[
             AUDIT_1_A,
             RECEIPT_1,
-            "merge acme/app#1 @ a100000 (squash, 5 identity lines)",
-            "=> acme/app#1 merged: merged as Quadrant A: squash commit c100000 pinned to head a100000",
+            &merge_line(1),
+            &merged_outcome(1, "A"),
         ],
     );
-    let message = fake.with(|s| s.merges[0].commit_message.clone());
-    assert_eq!(message.as_deref(), Some(testkit::TRAILERS));
+    let message = tick
+        .github()
+        .actions()
+        .iter()
+        .find_map(|action| match action {
+            Write::MergePull { request, .. } => Some(request.commit_message.clone()),
+            _ => None,
+        });
+    assert_eq!(message, Some(Some(TRAILERS.to_owned())));
 }
 
 #[test]
 fn observe_mode_stops_at_would_have_merged_and_keeps_its_receipt() {
-    let fake = Fake::new(vec![clean(1)]);
+    let tick = Tick::new(vec![clean(1)]);
     let observe = "=> acme/app#1 observe: observe-only: would have merged as Quadrant A (set merge_enabled: true in env.yml to enable merging)";
-    check(&fake, &observing(), &[AUDIT_1_A, RECEIPT_1, observe]);
-    check(&fake, &observing(), &[AUDIT_1_A, observe]);
+    check(&tick, &observing(), &[AUDIT_1_A, RECEIPT_1, observe]);
+    check(&tick, &observing(), &[AUDIT_1_A, observe]);
 }
 
 #[test]
 fn a_blocked_pull_request_gets_one_diagnostic_updated_only_when_the_failures_change() {
-    let fake = Fake::new(vec![clean(1).not_ready()]);
+    let tick = Tick::new(vec![clean(1).not_ready()]);
     let c1 = "C1: label 'ready-to-merge' not set on PR #1";
     check(
-        &fake,
+        &tick,
         &merging(),
         &[
             AUDIT_1_A,
-            "comment acme/app#1: Merge Gate L1 — merge blocked:",
+            "comment acme/app#1 (id 1): Merge Gate L1 — merge blocked:",
             &format!("=> acme/app#1 blocked: {c1}"),
         ],
     );
     check(
-        &fake,
+        &tick,
         &merging(),
         &[AUDIT_1_A, &format!("=> acme/app#1 blocked: {c1}")],
     );
-    fake.with(|s| s.pulls[0] = s.pulls[0].clone().check("test", "failure"));
+    // CI runs `test` again on the same head, and it fails: the latest run counts.
+    let failed = CheckRun {
+        id: None,
+        name: "test".to_owned(),
+        status: mp_core::context::CheckStatus::Completed,
+        conclusion: Some(mp_core::context::CheckConclusion::Failure),
+        started_at: None,
+        completed_at: None,
+        app_slug: Some("github-actions".to_owned()),
+        output_summary: None,
+    };
+    tick.github()
+        .add_check_run(&repo("acme/app"), &sha("a1"), failed)
+        .expect("the head is in the world");
     check(
-        &fake,
+        &tick,
         &merging(),
         &[
             AUDIT_1_A,
-            "update-comment 1001: Merge Gate L1 — merge blocked:",
+            "update comment 1 on acme/app#1: Merge Gate L1 — merge blocked:",
             &format!(
                 "=> acme/app#1 blocked: {c1}; C2: check 'test' did not succeed (conclusion: failure)"
             ),
         ],
     );
-    let bodies = fake.with(|s| s.comments[&(repo("acme/app"), 1)].clone());
+    let bodies = tick.pull("acme/app", 1).comments;
     assert_eq!(bodies.len(), 1, "one diagnostic comment, updated in place");
     assert!(
         bodies[0]
@@ -131,11 +186,11 @@ fn a_blocked_pull_request_gets_one_diagnostic_updated_only_when_the_failures_cha
 
 #[test]
 fn a_quadrant_d_pull_request_awaiting_only_the_owner_opens_one_inbox_issue() {
-    let fake = Fake::new(vec![
+    let tick = Tick::new(vec![
         clean(1).file("config/policy.yml", FileStatus::Modified),
     ]);
     check(
-        &fake,
+        &tick,
         &merging(),
         &[
             AUDIT_1_D,
@@ -145,7 +200,7 @@ fn a_quadrant_d_pull_request_awaiting_only_the_owner_opens_one_inbox_issue() {
         ],
     );
     check(
-        &fake,
+        &tick,
         &merging(),
         &[
             AUDIT_1_D,
@@ -156,17 +211,17 @@ fn a_quadrant_d_pull_request_awaiting_only_the_owner_opens_one_inbox_issue() {
 
 #[test]
 fn a_quadrant_d_pull_request_failing_more_than_c3_is_blocked_not_sent_to_the_inbox() {
-    let fake = Fake::new(vec![
+    let tick = Tick::new(vec![
         clean(1)
             .not_ready()
             .file("config/policy.yml", FileStatus::Modified),
     ]);
     check(
-        &fake,
+        &tick,
         &merging(),
         &[
             AUDIT_1_D,
-            "comment acme/app#1: Merge Gate L1 — merge blocked:",
+            "comment acme/app#1 (id 1): Merge Gate L1 — merge blocked:",
             "=> acme/app#1 blocked: C1: label 'ready-to-merge' not set on PR #1; C3: owner approval missing (quadrant=D)",
         ],
     );
@@ -174,35 +229,40 @@ fn a_quadrant_d_pull_request_failing_more_than_c3_is_blocked_not_sent_to_the_inb
 
 #[test]
 fn an_owner_approval_applied_by_hand_is_receipted_and_honoured_the_same_tick() {
-    let fake = Fake::new(vec![
+    let tick = Tick::new(vec![
         clean(1)
             .approved_a()
             .file("config/policy.yml", FileStatus::Modified),
     ]);
     check(
-        &fake,
+        &tick,
         &merging(),
         &[
             AUDIT_1_D,
-            "comment acme/app#1: Merge Gate: recorded `decision:approved-A` for head `a100000`; this receipt holds for that head only.",
-            RECEIPT_1,
-            "merge acme/app#1 @ a100000 (squash, 5 identity lines)",
-            "=> acme/app#1 merged: merged as Quadrant D: squash commit c100000 pinned to head a100000",
+            "comment acme/app#1 (id 1): Merge Gate: recorded `decision:approved-A` for head `a100000`; this receipt holds for that head only.",
+            "comment acme/app#1 (id 2): Merge Gate: recorded `ready-to-merge` for head `a100000`; this receipt holds for that head only.",
+            &merge_line(1),
+            &merged_outcome(1, "D"),
         ],
     );
 }
 
 #[test]
 fn the_race_guard_updates_the_branch_instead_of_merging_when_main_moved() {
-    let fake = Fake::new(vec![clean(1)]);
-    fake.with(|s| s.main = vec![sha("f"), sha("e")]);
+    let tick = Tick::new(vec![clean(1)]);
+    // Someone pushes `e…` on `main` once the tick has read it at `f…`.
+    tick.push_on_main_once_read(sha("e"));
+    let update = commit_sha(&repo("acme/app"), "update branch of #1");
     check(
-        &fake,
+        &tick,
         &merging(),
         &[
             AUDIT_1_A,
             RECEIPT_1,
-            "update-branch acme/app#1 @ a100000",
+            &format!(
+                "update branch acme/app#1: head {} on base e000000",
+                update.short()
+            ),
             "=> acme/app#1 race-rebased: main moved to e000000 after the gate checked base f000000: branch update requested; no merge this tick",
         ],
     );
@@ -210,42 +270,46 @@ fn the_race_guard_updates_the_branch_instead_of_merging_when_main_moved() {
 
 #[test]
 fn unreadable_comments_skip_the_pull_request_before_any_write() {
-    let fake = Fake::new(vec![clean(1), clean(2)]);
-    fake.fail("comments", 1, unavailable("GET /issues/1/comments"));
+    let tick = Tick::new(vec![clean(1), clean(2)]);
+    tick.fail(failing(
+        Endpoint::ListComments,
+        1,
+        unavailable("GET /issues/1/comments"),
+    ));
     check(
-        &fake,
+        &tick,
         &merging(),
         &[
             "audit acme/app#2 @ a200000: A (6 votes)",
-            "comment acme/app#2: Merge Gate: recorded `ready-to-merge` for head `a200000`; this receipt holds for that head only.",
-            "merge acme/app#2 @ a200000 (squash, 5 identity lines)",
+            "comment acme/app#2 (id 1): Merge Gate: recorded `ready-to-merge` for head `a200000`; this receipt holds for that head only.",
+            &merge_line(2),
             "=> acme/app#1 skipped: approval receipts unavailable: GET /issues/1/comments: connection reset",
-            "=> acme/app#2 merged: merged as Quadrant A: squash commit c200000 pinned to head a200000",
+            &merged_outcome(2, "A"),
         ],
     );
 }
 
 #[test]
 fn a_quadrant_b_merge_opens_the_audit_issue() {
-    let fake = Fake::new(vec![clean(1).file("src/lib.rs", FileStatus::Modified)]);
+    let tick = Tick::new(vec![clean(1).file("src/lib.rs", FileStatus::Modified)]);
     check(
-        &fake,
+        &tick,
         &merging(),
         &[
             "audit acme/app#1 @ a100000: B (6 votes)",
             RECEIPT_1,
-            "merge acme/app#1 @ a100000 (squash, 5 identity lines)",
+            &merge_line(1),
             "issue acme/governance#100 [decision:auto-approved-critical-reversible]: Auto-approved (B) — acme/app#1",
-            "=> acme/app#1 merged: merged as Quadrant B: squash commit c100000 pinned to head a100000",
+            &merged_outcome(1, "B"),
         ],
     );
 }
 
 #[test]
 fn a_quadrant_c_merge_opens_the_audit_issue_but_observe_mode_does_not() {
-    let fake = Fake::new(vec![clean(1).file("docs/old.md", FileStatus::Removed)]);
+    let tick = Tick::new(vec![clean(1).file("docs/old.md", FileStatus::Removed)]);
     check(
-        &fake,
+        &tick,
         &observing(),
         &[
             "audit acme/app#1 @ a100000: C (6 votes)",
@@ -254,26 +318,26 @@ fn a_quadrant_c_merge_opens_the_audit_issue_but_observe_mode_does_not() {
         ],
     );
     check(
-        &fake,
+        &tick,
         &merging(),
         &[
             "audit acme/app#1 @ a100000: C (6 votes)",
-            "merge acme/app#1 @ a100000 (squash, 5 identity lines)",
+            &merge_line(1),
             "issue acme/governance#100 [decision:auto-approved-irreversible-non-critical]: Auto-approved (C) — acme/app#1",
-            "=> acme/app#1 merged: merged as Quadrant C: squash commit c100000 pinned to head a100000",
+            &merged_outcome(1, "C"),
         ],
     );
 }
 
 #[test]
 fn a_required_check_without_runs_is_missing_before_the_report_timeout() {
-    let fake = Fake::new(vec![
+    let tick = Tick::new(vec![
         clean(1)
             .check("test", "none")
             .committed("2026-03-01T11:30:00Z"),
     ]);
     check(
-        &fake,
+        &tick,
         &merging(),
         &[
             AUDIT_1_A,
@@ -285,14 +349,14 @@ fn a_required_check_without_runs_is_missing_before_the_report_timeout() {
 
 #[test]
 fn a_required_check_without_runs_is_named_never_reported_after_the_timeout() {
-    let fake = Fake::new(vec![clean(1).check("test", "none")]);
+    let tick = Tick::new(vec![clean(1).check("test", "none")]);
     let report = check(
-        &fake,
+        &tick,
         &merging(),
         &[
             AUDIT_1_A,
             RECEIPT_1,
-            "comment acme/app#1: Merge Gate L1 — merge blocked:",
+            "comment acme/app#1 (id 2): Merge Gate L1 — merge blocked:",
             "=> acme/app#1 blocked: C2: required check 'test' has not reported 120 min after the head commit a100000 (timeout 60 min); it may never run: check the workflow triggers and the check name",
         ],
     );
@@ -306,34 +370,35 @@ fn a_required_check_without_runs_is_named_never_reported_after_the_timeout() {
 
 #[test]
 fn every_classified_pull_request_gets_exactly_one_audit_record() {
-    let fake = Fake::new(vec![
+    let tick = Tick::new(vec![
         clean(1),
         clean(2).not_ready(),
         clean(3).file("config/x.yml", FileStatus::Modified),
     ]);
     let report = check(
-        &fake,
+        &tick,
         &observing(),
         &[
             AUDIT_1_A,
             RECEIPT_1,
             "audit acme/app#2 @ a200000: A (6 votes)",
-            "comment acme/app#2: Merge Gate L1 — merge blocked:",
+            "comment acme/app#2 (id 2): Merge Gate L1 — merge blocked:",
             "audit acme/app#3 @ a300000: D (6 votes)",
-            "comment acme/app#3: Merge Gate: recorded `ready-to-merge` for head `a300000`; this receipt holds for that head only.",
+            "comment acme/app#3 (id 3): Merge Gate: recorded `ready-to-merge` for head `a300000`; this receipt holds for that head only.",
             "issue acme/governance#100 [decision:pending-owner]: Decision pending — PR acme/app#3",
             "=> acme/app#1 observe: observe-only: would have merged as Quadrant A (set merge_enabled: true in env.yml to enable merging)",
             "=> acme/app#2 blocked: C1: label 'ready-to-merge' not set on PR #2",
             "=> acme/app#3 inbox: Quadrant D awaits the owner: opened decision inbox issue acme/governance#100",
         ],
     );
+    // Every REST call of the tick spent one call of the budget: 28 of them.
     assert_eq!(
         report.metrics.to_json(),
         serde_json::json!({
             "merged": 0, "observe": 1, "inbox": 1, "blocked": 1, "race-rebased": 0,
             "skipped": 0, "ignored": 0, "waiting": 0, "classified": 3, "receipts_written": 2, "comments_posted": 1,
             "inbox_opened": 1, "audit_issues_opened": 0, "rate_limited": false,
-            "rate_limit_remaining": 4321, "graphql_remaining": null,
+            "rate_limit_remaining": 4293, "graphql_remaining": null,
             "skills_loaded": 0, "skill_load_failed": 0, "skill_failures": 0,
         })
     );
@@ -341,10 +406,10 @@ fn every_classified_pull_request_gets_exactly_one_audit_record() {
 
 #[test]
 fn an_audit_log_that_refuses_the_record_skips_the_pull_request_without_writes() {
-    let fake = Fake::new(vec![clean(1)]);
-    fake.with(|s| s.audit_error = Some("disk full".to_owned()));
+    let tick = Tick::new(vec![clean(1)]);
+    tick.setup(|s| s.audit_error = Some("disk full".to_owned()));
     check(
-        &fake,
+        &tick,
         &merging(),
         &["=> acme/app#1 skipped: classification not acted on: audit log append failed: disk full"],
     );
@@ -352,32 +417,32 @@ fn an_audit_log_that_refuses_the_record_skips_the_pull_request_without_writes() 
 
 #[test]
 fn a_head_that_moves_under_the_merge_skips_and_a_refused_merge_blocks() {
-    let fake = Fake::new(vec![clean(1), clean(2)]);
-    fake.fail(
-        "merge_pull",
+    let tick = Tick::new(vec![clean(1), clean(2)]);
+    tick.fail(failing(
+        Endpoint::MergePull,
         1,
         GitHubError::HeadMoved {
             pr: "acme/app#1".to_owned(),
             expected: sha("a1"),
         },
-    );
-    fake.fail(
-        "merge_pull",
+    ));
+    tick.fail(failing(
+        Endpoint::MergePull,
         2,
         GitHubError::NotMergeable {
             pr: "acme/app#2".to_owned(),
             message: "merge conflict".to_owned(),
         },
-    );
+    ));
     check(
-        &fake,
+        &tick,
         &merging(),
         &[
             AUDIT_1_A,
             RECEIPT_1,
             "audit acme/app#2 @ a200000: A (6 votes)",
-            "comment acme/app#2: Merge Gate: recorded `ready-to-merge` for head `a200000`; this receipt holds for that head only.",
-            "comment acme/app#2: Merge Gate L1 — merge blocked:",
+            "comment acme/app#2 (id 2): Merge Gate: recorded `ready-to-merge` for head `a200000`; this receipt holds for that head only.",
+            "comment acme/app#2 (id 3): Merge Gate L1 — merge blocked:",
             "=> acme/app#1 skipped: head of acme/app#1 moved: merge precondition a100000000000000000000000000000000000000 no longer holds; re-evaluated on the next tick",
             "=> acme/app#2 blocked: GitHub refused the merge: merge conflict",
         ],
@@ -390,16 +455,16 @@ fn a_merge_whose_answer_is_lost_is_confirmed_from_github_or_skipped() {
         route: "PUT /repos/{o}/{r}/pulls/{n}/merge".to_owned(),
         message: "connection closed before the answer".to_owned(),
     };
-    let tick = |failure: &'static str| {
-        let fake = Fake::new(vec![clean(1)]);
-        fake.fail(failure, 1, lost.clone());
-        block_on(run_pr_path(&fake, &fake, &config(), &merging(), now())).expect("the tick runs")
+    let tick = |failure: Failure| {
+        let tick = Tick::new(vec![clean(1)]);
+        tick.fail(failure);
+        tick.run(&config(), &merging()).expect("the tick runs")
     };
     // Applied, answer lost: GitHub's record says merged, so it counts, with a warning.
-    let applied = tick("merge_pull_lost");
+    let applied = tick(failing(Endpoint::MergePull, 1, lost.clone()).answer_lost());
     assert_eq!(
-        applied.outcomes[0].to_string(),
-        "acme/app#1 merged: merged as Quadrant A: squash commit c100000 pinned to head a100000"
+        format!("=> {}", applied.outcomes[0]),
+        merged_outcome(1, "A")
     );
     assert!(
         applied
@@ -410,7 +475,7 @@ fn a_merge_whose_answer_is_lost_is_confirmed_from_github_or_skipped() {
         applied.warnings
     );
     // Not applied: skipped, nothing claimed.
-    let refused = tick("merge_pull");
+    let refused = tick(failing(Endpoint::MergePull, 1, lost));
     assert_eq!(
         refused.outcomes[0].to_string(),
         "acme/app#1 skipped: merge failed: PUT /repos/{o}/{r}/pulls/{n}/merge: connection closed before the answer"
@@ -427,10 +492,14 @@ fn a_merge_whose_answer_is_lost_is_confirmed_from_github_or_skipped() {
 
 #[test]
 fn the_primary_rate_limit_ends_the_pull_request_path_early() {
-    let fake = Fake::new(vec![clean(1), clean(2)]);
-    fake.fail("pull_files", 1, GitHubError::RateLimited { remaining: 0 });
+    let tick = Tick::new(vec![clean(1), clean(2)]);
+    tick.fail(failing(
+        Endpoint::ListPullFiles,
+        1,
+        GitHubError::RateLimited { remaining: 0 },
+    ));
     let report = check(
-        &fake,
+        &tick,
         &merging(),
         &[
             "=> acme/app#1 skipped: cannot read the pull request: rate limit exhausted: 0 calls left",
@@ -447,14 +516,14 @@ fn the_primary_rate_limit_ends_the_pull_request_path_early() {
 
 #[test]
 fn audit_only_and_filtered_out_repositories_are_not_gated() {
-    let fake = Fake::new(vec![clean(1).in_repo("acme/old"), clean(2)]);
-    check(&fake, &merging().with_repos(vec![repo("acme/other")]), &[]);
+    let tick = Tick::new(vec![clean(1).in_repo("acme/old"), clean(2)]);
+    check::<&str>(&tick, &merging().with_repos(vec![repo("acme/other")]), &[]);
     check(
-        &fake,
+        &tick,
         &observing(),
         &[
             "audit acme/app#2 @ a200000: A (6 votes)",
-            "comment acme/app#2: Merge Gate: recorded `ready-to-merge` for head `a200000`; this receipt holds for that head only.",
+            "comment acme/app#2 (id 1): Merge Gate: recorded `ready-to-merge` for head `a200000`; this receipt holds for that head only.",
             "=> acme/app#2 observe: observe-only: would have merged as Quadrant A (set merge_enabled: true in env.yml to enable merging)",
         ],
     );
@@ -462,22 +531,30 @@ fn audit_only_and_filtered_out_repositories_are_not_gated() {
 
 #[test]
 fn an_unknown_bot_user_fails_the_tick_closed() {
-    let fake = Fake::new(vec![clean(1)]);
-    fake.with(|s| s.bot = None);
-    let error = block_on(run_pr_path(&fake, &fake, &config(), &merging(), now()))
+    let tick = Tick::new(vec![clean(1)]);
+    tick.fail(Failure::on(
+        Endpoint::GetApp,
+        GitHubError::Unavailable {
+            route: "GET /app".to_owned(),
+            message: "bad credentials".to_owned(),
+        },
+    ));
+    let error = tick
+        .run(&config(), &merging())
         .expect_err("no bot user, no tick");
     assert_eq!(
         error.to_string(),
         "cannot learn the bot user, failing closed (receipts cannot be recognised): GET /app: bad credentials"
     );
-    assert_eq!(fake.take_log(), Vec::<String>::new());
+    assert_eq!(tick.take_log(), Vec::<String>::new());
 }
 
 #[test]
 fn unsigned_receipts_and_a_mismatching_app_slug_are_warned_about() {
-    let fake = Fake::new(Vec::new());
-    fake.with(|s| s.bot = Some(login("other-app[bot]")));
-    let report = check(&fake, &merging(), &[]);
+    let mut world = world_of(&[]);
+    world.bot_slug = "other-app".to_owned();
+    let tick = Tick::serving(world, Setup::default());
+    let report = check::<&str>(&tick, &merging(), &[]);
     assert_eq!(
         report.warnings,
         [
@@ -491,30 +568,37 @@ fn unsigned_receipts_and_a_mismatching_app_slug_are_warned_about() {
 fn signed_receipts_and_inbox_bodies_verify_on_the_next_tick() {
     let key = ReceiptKey::new(b"test-key".to_vec()).expect("non-empty key");
     let options = merging().with_receipt_key(key.clone());
-    let fake = Fake::new(vec![
+    let tick = Tick::new(vec![
         clean(1).file("config/policy.yml", FileStatus::Modified),
     ]);
     check(
-        &fake,
+        &tick,
         &options,
         &[
             AUDIT_1_D,
             RECEIPT_1,
             "issue acme/governance#100 [decision:pending-owner]: Decision pending — PR acme/app#1",
-            "comment acme/governance#100: Merge Gate: this question is signed for `acme/governance#100`: pull request `acme/app#1` at head `a100000`.",
+            "comment acme/governance#100 (id 2): Merge Gate: this question is signed for `acme/governance#100`: pull request `acme/app#1` at head `a100000`.",
             "=> acme/app#1 inbox: Quadrant D awaits the owner: opened decision inbox issue acme/governance#100",
         ],
     );
     // The signed receipt is read back: nothing is re-written.
     check(
-        &fake,
+        &tick,
         &options,
         &[
             AUDIT_1_D,
             "=> acme/app#1 inbox: Quadrant D awaits the owner: decision inbox issue acme/governance#100 is already pending",
         ],
     );
-    let body = fake.with(|s| s.issues[0].body.clone());
+    let issue = tick.github().read(|world| {
+        world
+            .repo(&repo("acme/governance"))
+            .and_then(|r| r.issue(PrNumber::new(100)))
+            .cloned()
+            .expect("the inbox issue")
+    });
+    let body = issue.body.clone();
     let head = sha("a1");
     let nonce = inbox_nonce("acme/app#1", &head, now());
     assert_eq!(nonce.len(), 32);
@@ -525,13 +609,11 @@ fn signed_receipts_and_inbox_bodies_verify_on_the_next_tick() {
         None,
         "the body itself is not signed"
     );
-    let signature = fake.with(|s| {
-        s.comments
-            .get(&(repo("acme/governance"), 100))
-            .and_then(|c| c.first())
-            .map(|c| c.body.clone())
-            .expect("the question is signed in a comment")
-    });
+    let signature = issue
+        .comments
+        .first()
+        .map(|c| c.body.clone())
+        .expect("the question is signed in a comment");
     let mac = marker_value(&signature, SIGNATURE_MARKER).expect("a signature marker");
     assert!(verify_mac_hex(
         &key,
@@ -555,12 +637,12 @@ fn signed_receipts_and_inbox_bodies_verify_on_the_next_tick() {
 
 #[test]
 fn a_dry_run_plans_the_writes_and_performs_none() {
-    let fake = Fake::new(vec![clean(1), clean(2).not_ready()]);
-    let dry = DryRun::new(&fake);
+    let tick = Tick::new(vec![clean(1), clean(2).not_ready()]);
+    let dry = DryRun::new(&tick.port);
     let report =
-        block_on(run_pr_path(&dry, &fake, &config(), &merging(), now())).expect("the tick runs");
+        block_on(run_pr_path(&dry, &tick, &config(), &merging(), now())).expect("the tick runs");
     assert_eq!(
-        fake.take_log(),
+        tick.take_log(),
         [AUDIT_1_A, "audit acme/app#2 @ a200000: A (6 votes)"],
         "only the audit log is written"
     );
@@ -585,14 +667,14 @@ fn a_dry_run_plans_the_writes_and_performs_none() {
         report.outcomes[0].action,
         PrAction::Merged { sha: sha("a1") }
     );
-    assert!(!fake.with(|s| s.pulls[0].pull.merged), "nothing was merged");
+    assert!(!tick.pull("acme/app", 1).merged, "nothing was merged");
 }
 
 #[test]
 fn reads_after_a_dry_run_s_planned_writes_see_them() {
-    let fake = Fake::new(vec![clean(1), clean(2).not_ready()]);
-    let dry = DryRun::new(&fake).at(now());
-    block_on(run_pr_path(&dry, &fake, &config(), &merging(), now())).expect("the tick runs");
+    let tick = Tick::new(vec![clean(1), clean(2).not_ready()]);
+    let dry = DryRun::new(&tick.port).at(now());
+    block_on(run_pr_path(&dry, &tick, &config(), &merging(), now())).expect("the tick runs");
     let app = repo("acme/app");
     // The planned merge closed #1 and moved main to the head it was pinned to.
     let pull = block_on(dry.pull(&app, PrNumber::new(1))).expect("a pull request");
@@ -618,26 +700,28 @@ fn reads_after_a_dry_run_s_planned_writes_see_them() {
     assert!(two.labels.contains(&"decision:approved-A".to_owned()));
     let events = block_on(dry.label_events(&app, PrNumber::new(2))).expect("events");
     assert_eq!(events.last().map(|e| e.at), Some(Some(now())));
-    assert!(!fake.with(|s| s.pulls[0].pull.merged), "nothing was merged");
+    assert!(!tick.pull("acme/app", 1).merged, "nothing was merged");
     assert!(
-        fake.with(|s| !s.pulls[1]
-            .pull
+        !tick
+            .pull("acme/app", 2)
             .labels
             .iter()
-            .any(|l| l.starts_with("decision:"))),
+            .any(|l| l.starts_with("decision:")),
         "nothing was labelled"
     );
+    assert_eq!(tick.github().actions(), Vec::new(), "GitHub saw no write");
 }
 
 #[test]
 fn explain_shows_the_same_tick_outcome_without_writing() {
-    let fake = Fake::new(vec![clean(1)]);
+    let tick = Tick::new(vec![clean(1)]);
     let config = config();
     let options = merging();
     let setup = TickSetup::new(&config, &options, login(BOT)).expect("setup");
-    let pull = fake.with(|s| s.pulls[0].pull.clone());
-    let evaluation = block_on(evaluate_pr(&fake, &setup, &pull, now())).expect("the reads succeed");
-    assert_eq!(fake.take_log(), Vec::<String>::new());
+    let pull = block_on(tick.port.pull(&repo("acme/app"), PrNumber::new(1))).expect("a pull");
+    let evaluation =
+        block_on(evaluate_pr(&tick.port, &setup, &pull, now())).expect("the reads succeed");
+    assert_eq!(tick.take_log(), Vec::<String>::new());
     let plans: Vec<&str> = evaluation.receipt_plans.iter().map(|p| p.code()).collect();
     assert_eq!(plans, ["first_bind"]);
     assert_eq!(evaluation.route(), Route::Mergeable);
@@ -681,11 +765,12 @@ fn skills_overrides_and_repository_settings_shape_the_evaluation() {
     ]);
     let options = TickOptions::from_config(&config);
     let setup = TickSetup::new(&config, &options, login(BOT)).expect("setup");
-    let fake = Fake::new(vec![
+    let tick = Tick::new(vec![
         clean(1).file("config/policy.yml", FileStatus::Modified),
     ]);
-    let pull = fake.with(|s| s.pulls[0].pull.clone());
-    let evaluation = block_on(evaluate_pr(&fake, &setup, &pull, now())).expect("the reads succeed");
+    let pull = block_on(tick.port.pull(&repo("acme/app"), PrNumber::new(1))).expect("a pull");
+    let evaluation =
+        block_on(evaluate_pr(&tick.port, &setup, &pull, now())).expect("the reads succeed");
     let rules: Vec<&str> = evaluation
         .verdict
         .votes
@@ -715,74 +800,80 @@ fn skills_overrides_and_repository_settings_shape_the_evaluation() {
 
 #[test]
 fn a_pull_selection_visits_only_the_pull_requests_it_names() {
-    let fake = Fake::new(vec![clean(1), clean(2), clean(3)]);
+    let tick = Tick::new(vec![clean(1), clean(2), clean(3)]);
     let mut only = PullSelection::default();
     only.add_number(repo("acme/app"), PrNumber::new(2));
-    let head_of_3 = fake.with(|s| s.pulls[2].pull.head_sha.clone());
-    only.add_head(repo("acme/app"), head_of_3);
-    let report = block_on(run_pr_path(
-        &fake,
-        &fake,
-        &config(),
-        &observing().with_pulls(only),
-        now(),
-    ))
-    .expect("the tick runs");
+    only.add_head(repo("acme/app"), tick.pull("acme/app", 3).head_sha);
+    let report = tick
+        .run(&config(), &observing().with_pulls(only))
+        .expect("the tick runs");
     let visited: Vec<&str> = report.outcomes.iter().map(|o| o.pr.as_str()).collect();
     assert_eq!(visited, ["acme/app#2", "acme/app#3"]);
 
     // A selection naming another repository lists no pull requests of this one.
     let mut elsewhere = PullSelection::default();
     elsewhere.add_number(repo("acme/other"), PrNumber::new(1));
-    fake.take_log();
-    let report = block_on(run_pr_path(
-        &fake,
-        &fake,
-        &config(),
-        &observing().with_pulls(elsewhere),
-        now(),
-    ))
-    .expect("the tick runs");
+    tick.take_log();
+    tick.github().log_calls();
+    let report = tick
+        .run(&config(), &observing().with_pulls(elsewhere))
+        .expect("the tick runs");
     assert!(report.outcomes.is_empty());
-    assert_eq!(fake.take_log(), Vec::<String>::new());
+    assert_eq!(tick.take_log(), Vec::<String>::new());
+    let listed: Vec<Call> = tick
+        .github()
+        .take_call_log()
+        .into_iter()
+        .filter(|c| c.endpoint == Endpoint::ListPulls)
+        .collect();
+    assert_eq!(listed, Vec::new(), "no pull request listed");
 
-    // The ready ones: those carrying an approval label.
-    fake.with(|s| s.pulls[1].pull.labels.clear());
+    // The ready ones: those carrying an approval label. The owner takes #2's off.
+    tick.github().edit_world(|world| {
+        let app = world.repo_mut(&repo("acme/app")).expect("acme/app");
+        let two = app.pull_mut(PrNumber::new(2)).expect("#2");
+        two.labels.clear();
+        two.events.push(LabelEvent {
+            action: LabelAction::Unlabeled,
+            label: READY_TO_MERGE.to_owned(),
+            actor: Some(login(OWNER)),
+            at: Some(now()),
+        });
+    });
     let mut ready = PullSelection::default();
     ready.add_ready(repo("acme/app"));
-    let report = block_on(run_pr_path(
-        &fake,
-        &fake,
-        &config(),
-        &observing().with_pulls(ready),
-        now(),
-    ))
-    .expect("the tick runs");
+    let report = tick
+        .run(&config(), &observing().with_pulls(ready))
+        .expect("the tick runs");
     let visited: Vec<&str> = report.outcomes.iter().map(|o| o.pr.as_str()).collect();
     assert_eq!(visited, ["acme/app#1", "acme/app#3"]);
 }
 
 /// Five pull requests whose reads wait once each, so the reads in flight overlap.
-fn overlapping() -> Fake {
-    let fake = Fake::new((1..=5).map(clean).collect());
-    fake.with(|s| s.yielding = true);
-    fake
+fn overlapping() -> Tick {
+    Tick::serving(
+        world_of(&(1..=5).map(clean).collect::<Vec<_>>()),
+        Setup {
+            holding: true,
+            ..Setup::default()
+        },
+    )
 }
 
 #[test]
 fn reads_overlap_up_to_the_configured_limit_and_never_beyond() {
     let mut reads = Vec::new();
     for limit in [1, 3, 8, 64] {
-        let fake = overlapping();
+        let tick = overlapping();
         let options = merging()
             .with_read_concurrency(ReadConcurrency::new(limit).expect("the limit is in range"));
-        block_on(run_pr_path(&fake, &fake, &config(), &options, now())).expect("the tick runs");
+        tick.run(&config(), &options).expect("the tick runs");
         // Five labelled pull requests: commits, files, check runs, labels, the head
         // branch's activity, the label's record and comments each, plus `main`: 36 reads
         // before any write.
-        let (max, count) = fake.with(|s| (s.max_in_flight, s.reads));
+        let max = tick.port.max_in_flight.load(Ordering::SeqCst);
         assert_eq!(max, limit.min(36), "{limit} in flight");
-        reads.push(count);
+        reads.push(tick.port.reads.load(Ordering::SeqCst));
     }
     assert!(
         reads.windows(2).all(|w| w[0] == w[1]),
@@ -797,81 +888,77 @@ fn the_next_repository_is_read_while_this_one_writes_and_decides_the_same() {
         "governance_repo: acme/governance\nsupervised_repos: [acme/app, acme/old]\n",
     )]);
     let run = |limit: ReadConcurrency| {
-        let fake = Fake::new(vec![clean(1), clean(2).in_repo("acme/old")]);
-        fake.with(|s| {
-            s.logging_lists = true;
-            s.yielding = true;
-        });
+        let tick = Tick::serving(
+            world_of(&[clean(1), clean(2).in_repo("acme/old")]),
+            Setup {
+                holding: true,
+                ..Setup::default()
+            },
+        );
+        tick.github().log_calls();
         let options = TickOptions::from_config(&both_gated)
             .with_merge_mode(MergeMode::Observe)
             .with_read_concurrency(limit);
-        let report = block_on(run_pr_path(&fake, &fake, &both_gated, &options, now()))
-            .expect("the tick runs");
+        let report = tick.run(&both_gated, &options).expect("the tick runs");
         let outcomes: Vec<String> = report.outcomes.iter().map(ToString::to_string).collect();
-        (fake.take_log(), outcomes)
+        (tick.take_log(), tick.github().take_call_log(), outcomes)
     };
-    let (serial, serial_outcomes) = run(ReadConcurrency::SERIAL);
-    let (parallel, parallel_outcomes) = run(ReadConcurrency::DEFAULT);
+    let (serial, serial_calls, serial_outcomes) = run(ReadConcurrency::SERIAL);
+    let (parallel, parallel_calls, parallel_outcomes) = run(ReadConcurrency::DEFAULT);
     assert_eq!(parallel_outcomes, serial_outcomes);
-    let writes = |log: &[String]| -> Vec<String> {
-        log.iter()
-            .filter(|l| !l.starts_with("list "))
-            .cloned()
-            .collect()
-    };
-    assert_eq!(
-        writes(&parallel),
-        writes(&serial),
-        "the same writes in order"
-    );
+    assert_eq!(parallel, serial, "the same writes in order");
     // Where acme/old is listed, against acme/app#1's first write.
-    let order = |log: &[String]| {
-        let listed = log.iter().position(|l| l == "list acme/old");
-        let written = log.iter().position(|l| l.contains("acme/app#1"));
+    let order = |calls: &[Call]| {
+        let listed = calls
+            .iter()
+            .position(|c| c.request == "GET /repos/acme/old/pulls");
+        let written = calls.iter().position(|c| {
+            !c.request.starts_with("GET ")
+                && c.repo == Some(repo("acme/app"))
+                && c.values.first().map(String::as_str) == Some("1")
+        });
         listed.zip(written).expect("both happen")
     };
     // One at a time: acme/old is listed after acme/app's writes; with reads in flight,
     // before acme/app's first write.
-    let (listed, written) = order(&serial);
-    assert!(listed > written, "{serial:?}");
-    let (listed, written) = order(&parallel);
-    assert!(listed < written, "{parallel:?}");
+    let (listed, written) = order(&serial_calls);
+    assert!(listed > written, "{serial_calls:?}");
+    let (listed, written) = order(&parallel_calls);
+    assert!(listed < written, "{parallel_calls:?}");
 }
 
 #[test]
 fn a_rate_limit_stops_the_reads_not_yet_started() {
-    let fake = Fake::new((1..=5).map(clean).collect());
-    fake.fail(
-        "pull_commits",
+    let tick = Tick::new((1..=5).map(clean).collect());
+    tick.fail(failing(
+        Endpoint::ListPullCommits,
         1,
         GitHubError::Throttled {
             retry_after_secs: 60,
         },
-    );
+    ));
     let options = merging().with_read_concurrency(ReadConcurrency::SERIAL);
-    let report =
-        block_on(run_pr_path(&fake, &fake, &config(), &options, now())).expect("the tick runs");
+    let report = tick.run(&config(), &options).expect("the tick runs");
     // `main`, then #1's commits: the secondary limit; nothing else reaches GitHub.
-    assert_eq!(fake.with(|s| s.reads), 2);
-    assert!(fake.take_log().is_empty());
+    assert_eq!(tick.port.reads.load(Ordering::SeqCst), 2);
+    assert!(tick.take_log().is_empty());
     assert_eq!(report.outcomes.len(), 1);
     assert!(report.metrics.rate_limited);
 }
 
 #[test]
 fn no_read_starts_under_the_pull_request_path_s_reserve() {
-    // Every read spends one call; the repository starts ten calls above the reserve.
-    let fake = Fake::new((1..=5).map(clean).collect());
-    fake.with(|s| {
-        s.rate_limit_remaining = Some(PR_PATH_RESERVE + 10);
-        s.spending = true;
-    });
+    // Every REST call spends one; the label's record is GraphQL's and spends none of it.
+    // When the reads of the repository start, nine calls are left above the reserve.
+    let tick = Tick::new((1..=5).map(clean).collect());
+    tick.github()
+        .drop_rate_limit_at(Endpoint::GetBranch, &repo("acme/app"), PR_PATH_RESERVE + 9);
     let options = merging().with_read_concurrency(ReadConcurrency::SERIAL);
-    let report =
-        block_on(run_pr_path(&fake, &fake, &config(), &options, now())).expect("the tick runs");
-    // `main` and #1's seven parts, then three of #2's before the reserve (11 reads), and the
-    // race guard's re-read of `main` before #1 merges; #2 stops the path.
-    assert_eq!(fake.with(|s| s.reads), 12);
+    let report = tick.run(&config(), &options).expect("the tick runs");
+    // `main` and #1's seven parts (six of them REST), then three of #2's before the
+    // reserve (11 reads), and the race guard's re-read of `main` before #1 merges; #2
+    // stops the path.
+    assert_eq!(tick.port.reads.load(Ordering::SeqCst), 12);
     let outcomes: Vec<String> = report.outcomes.iter().map(ToString::to_string).collect();
     assert_eq!(outcomes.len(), 2, "{outcomes:?}");
     assert!(outcomes[0].starts_with("acme/app#1 merged"), "{outcomes:?}");

@@ -36,6 +36,10 @@ impl fmt::Display for Call {
 /// ([`super::MemoryGitHub::fail`]): every later call it matches answers `error` before
 /// anything is read or applied, as GitHub answers an error status. The call is still
 /// counted, logged and spends the rate limit, as a failed request does on GitHub.
+///
+/// With [`Failure::answer_lost`] it strikes later: GitHub carries the write out (it is
+/// applied and in the action log) and the answer is lost on the way back, so the caller
+/// gets `error` for a write that happened.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failure {
     /// The route it applies to; `None`: every route.
@@ -48,6 +52,9 @@ pub struct Failure {
     pub times: Option<u32>,
     /// The answer.
     pub error: GitHubError,
+    /// Whether the answer is lost after the write was applied ([`Failure::answer_lost`])
+    /// rather than given before anything happens.
+    pub answer_lost: bool,
 }
 
 impl Failure {
@@ -59,6 +66,7 @@ impl Failure {
             value: None,
             times: None,
             error,
+            answer_lost: false,
         }
     }
 
@@ -90,6 +98,17 @@ impl Failure {
     #[must_use]
     pub fn times(mut self, times: u32) -> Self {
         self.times = Some(times);
+        self
+    }
+
+    /// The write is carried out as GitHub would carry it out (applied, in the action log)
+    /// and then `error` answers instead of GitHub's answer: the connection broke after
+    /// GitHub did the work. Only a write GitHub carries out loses its answer: a read, and
+    /// a write GitHub refuses or that changes nothing (an absent label removed), answer as
+    /// usual and do not spend [`Failure::times`].
+    #[must_use]
+    pub fn answer_lost(mut self) -> Self {
+        self.answer_lost = true;
         self
     }
 

@@ -378,14 +378,14 @@ impl GitHubHistory for MemoryGitHub {
         );
         branch_files_mut(found, &write.branch).insert(write.path.clone(), write.text.clone());
         let blob = blob_sha(write.text.as_bytes());
-        state.actions.push(Write::PutFile {
+        state.applied(Write::PutFile {
             repo: repo.clone(),
             write: write.clone(),
             answer: Some(FileWritten {
                 blob: blob.clone(),
                 commit: sha,
             }),
-        });
+        })?;
         Ok(blob)
     }
 
@@ -449,11 +449,11 @@ impl GitHubHistory for MemoryGitHub {
             now,
         );
         *branch_files_mut(found, branch) = files;
-        state.actions.push(Write::CreateBranch {
+        state.applied(Write::CreateBranch {
             repo: repo.clone(),
             branch: branch.to_owned(),
             sha: sha.clone(),
-        });
+        })?;
         Ok(())
     }
 
@@ -497,13 +497,13 @@ impl GitHubHistory for MemoryGitHub {
         };
         found.move_branch(branch, Some(sha.clone()), kind, bot, now);
         *branch_files_mut(found, branch) = files;
-        state.actions.push(Write::UpdateBranchRef {
+        state.applied(Write::UpdateBranchRef {
             repo: repo.clone(),
             branch: branch.to_owned(),
             sha: sha.clone(),
             force,
             answer: Some(tip.clone()),
-        });
+        })?;
         Ok(())
     }
 
@@ -556,13 +556,13 @@ impl GitHubHistory for MemoryGitHub {
         });
         found.move_branch(base, Some(sha.clone()), RefUpdateKind::Push, bot, now);
         super::apply_changes(branch_files_mut(found, base), &changes);
-        state.actions.push(Write::MergeIntoBranch {
+        state.applied(Write::MergeIntoBranch {
             repo: repo.clone(),
             base: base.to_owned(),
             head: head.clone(),
             message: commit_message.to_owned(),
             answer: Some(sha.clone()),
-        });
+        })?;
         Ok(Some(sha))
     }
 
@@ -634,11 +634,11 @@ impl GitHubHistory for MemoryGitHub {
         } else {
             return Err(thread_not_found(repo, number));
         }
-        state.actions.push(Write::UpdateIssueBody {
+        state.applied(Write::UpdateIssueBody {
             repo: repo.clone(),
             number,
             body: body.to_owned(),
-        });
+        })?;
         Ok(())
     }
 
@@ -721,11 +721,11 @@ impl GitHubHistory for MemoryGitHub {
                 actor: Some(bot.clone()),
             }],
         });
-        state.actions.push(Write::CreatePull {
+        state.applied(Write::CreatePull {
             repo: repo.clone(),
             pull: pull.clone(),
             answer: Some(PullOpened { number, head_sha }),
-        });
+        })?;
         Ok(number)
     }
 
@@ -789,13 +789,13 @@ impl GitHubHistory for MemoryGitHub {
             now,
         );
         found.branch_files.insert(branch.to_owned(), files);
-        state.actions.push(Write::PushRevert {
+        state.applied(Write::PushRevert {
             repo: repo.clone(),
             sha: sha.clone(),
             branch: branch.to_owned(),
             message: message.to_owned(),
             answer: Some(revert_sha.clone()),
-        });
+        })?;
         Ok(revert_sha)
     }
 }

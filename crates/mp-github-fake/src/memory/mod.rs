@@ -11,7 +11,8 @@
 //!
 //! For tests, it also keeps an ordered log of the calls themselves, reads included, once
 //! [`MemoryGitHub::log_calls`] switches it on, and answers the [`Failure`]s a test injects
-//! with [`MemoryGitHub::fail`] instead of the world's answer.
+//! with [`MemoryGitHub::fail`] instead of the world's answer (or, for a lost answer, after
+//! the write was applied).
 
 mod call;
 mod ci;
@@ -67,6 +68,9 @@ struct State {
     call_log: Vec<Call>,
     /// The failures a test injected, in the order given; the first that matches answers.
     failures: Vec<Failure>,
+    /// The call being answered, while a failure is injected: a write carried out loses
+    /// its answer when a [`Failure::answer_lost`] matches it ([`State::applied`]).
+    answering: Option<Call>,
     /// Drops of the rate limit a test scheduled: at the first call of the route on the
     /// repository, the calls left become the number.
     rate_limit_drops: Vec<(Endpoint, RepoName, u32)>,
@@ -102,6 +106,7 @@ impl MemoryGitHub {
                 log_calls: false,
                 call_log: Vec::new(),
                 failures: Vec::new(),
+                answering: None,
                 rate_limit_drops: Vec::new(),
                 next_comment_id: largest + 1,
             }),
@@ -389,7 +394,9 @@ impl MemoryGitHub {
 
     /// Makes the later calls `failure` matches answer its error: before anything is read
     /// or applied, counted and spending the rate limit as a failed request does. The
-    /// first injected failure that matches a call answers it.
+    /// first injected failure that matches a call answers it. A [`Failure::answer_lost`]
+    /// answers after the write instead: the write is applied and logged, then its answer
+    /// is lost.
     pub fn fail(&self, failure: Failure) {
         self.lock().failures.push(failure);
     }
@@ -446,13 +453,21 @@ impl MemoryGitHub {
         let mut state = self.lock();
         *state.calls.entry(endpoint).or_default() += 1;
         let mut failed = None;
+        state.answering = None;
         if state.log_calls || !state.failures.is_empty() {
             let call = call::describe(endpoint, repo, path, query);
-            if let Some(failure) = state.failures.iter_mut().find(|f| f.matches(&call)) {
+            if let Some(failure) = state
+                .failures
+                .iter_mut()
+                .find(|f| !f.answer_lost && f.matches(&call))
+            {
                 if let Some(times) = failure.times.as_mut() {
                     *times -= 1;
                 }
                 failed = Some(failure.error.clone());
+            }
+            if state.failures.iter().any(|f| f.answer_lost) {
+                state.answering = Some(call.clone());
             }
             if state.log_calls {
                 state.call_log.push(call);
@@ -495,6 +510,27 @@ impl MemoryGitHub {
 }
 
 impl State {
+    /// Logs `write`, which GitHub carried out, in the action log; then the error of the
+    /// first [`Failure::answer_lost`] that matches the call being answered, if any, answers
+    /// instead of GitHub's answer (and that failure is spent once).
+    fn applied(&mut self, write: Write) -> Result<(), GitHubError> {
+        self.actions.push(write);
+        let Some(call) = self.answering.take() else {
+            return Ok(());
+        };
+        let Some(failure) = self
+            .failures
+            .iter_mut()
+            .find(|f| f.answer_lost && f.matches(&call))
+        else {
+            return Ok(());
+        };
+        if let Some(times) = failure.times.as_mut() {
+            *times -= 1;
+        }
+        Err(failure.error.clone())
+    }
+
     /// Refuses a write the installation's permissions do not allow, as GitHub does: 403
     /// "Resource not accessible by integration" unless one of `any_of` is `write` or
     /// `admin` (the world's `app_permissions`).
@@ -1101,12 +1137,12 @@ impl GitHub for MemoryGitHub {
         let thread = thread_mut(state.repo_mut(repo)?, number)?;
         thread.comments_mut().push(comment.clone());
         state.next_comment_id += 1;
-        state.actions.push(Write::CreateComment {
+        state.applied(Write::CreateComment {
             repo: repo.clone(),
             number,
             body: body.to_owned(),
             answer: Some(id),
-        });
+        })?;
         Ok(comment)
     }
 
@@ -1136,12 +1172,12 @@ impl GitHub for MemoryGitHub {
         };
         comment.body = body.to_owned();
         comment.updated_at = Some(now);
-        state.actions.push(Write::UpdateComment {
+        state.applied(Write::UpdateComment {
             repo: repo.clone(),
             id,
             body: body.to_owned(),
             answer: Some(number),
-        });
+        })?;
         Ok(())
     }
 
@@ -1167,11 +1203,11 @@ impl GitHub for MemoryGitHub {
                 at: Some(now),
             });
         }
-        state.actions.push(Write::AddLabels {
+        state.applied(Write::AddLabels {
             repo: repo.clone(),
             number,
             labels: labels.to_vec(),
-        });
+        })?;
         Ok(())
     }
 
@@ -1197,11 +1233,11 @@ impl GitHub for MemoryGitHub {
             actor: Some(bot),
             at: Some(now),
         });
-        state.actions.push(Write::RemoveLabel {
+        state.applied(Write::RemoveLabel {
             repo: repo.clone(),
             number,
             label: label.to_owned(),
-        });
+        })?;
         Ok(())
     }
 
@@ -1246,24 +1282,24 @@ impl GitHub for MemoryGitHub {
         };
         let created = issue_of(repo, &record);
         found.issues.push(record);
-        state.actions.push(Write::CreateIssue {
+        state.applied(Write::CreateIssue {
             repo: repo.clone(),
             issue: NewIssue {
                 labels: created.labels.clone(),
                 ..issue.clone()
             },
             answer: Some(number),
-        });
+        })?;
         Ok(created)
     }
 
     async fn close_issue(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError> {
         let mut state = self.call_on(Endpoint::UpdateIssue, repo, &[&number])?;
         thread_mut(state.repo_mut(repo)?, number)?.close();
-        state.actions.push(Write::CloseIssue {
+        state.applied(Write::CloseIssue {
             repo: repo.clone(),
             number,
-        });
+        })?;
         Ok(())
     }
 
@@ -1335,7 +1371,7 @@ impl GitHub for MemoryGitHub {
             pull.merged_by = Some(bot);
             pull.merge_commit = Some(sha.clone());
         }
-        state.actions.push(Write::MergePull {
+        state.applied(Write::MergePull {
             repo: repo.clone(),
             number,
             request: MergeRequest {
@@ -1346,7 +1382,7 @@ impl GitHub for MemoryGitHub {
                 sha: sha.clone(),
                 message,
             }),
-        });
+        })?;
         Ok(sha)
     }
 
@@ -1417,7 +1453,7 @@ impl GitHub for MemoryGitHub {
         pull.head_sha = sha.clone();
         pull.commits.push(sha.clone());
         pull.base_sha = base_head.clone();
-        state.actions.push(Write::UpdateBranch {
+        state.applied(Write::UpdateBranch {
             repo: repo.clone(),
             number,
             expected_head: expected_head.clone(),
@@ -1425,7 +1461,7 @@ impl GitHub for MemoryGitHub {
                 head: sha,
                 base: base_head,
             }),
-        });
+        })?;
         Ok(UpdateBranchOutcome::Accepted)
     }
 }

@@ -1093,6 +1093,79 @@ async fn an_injected_failure_answers_the_calls_it_matches_until_healed() {
 }
 
 #[tokio::test(flavor = "current_thread")]
+async fn a_lost_answer_comes_after_the_write_was_carried_out() {
+    use super::Failure;
+    use crate::memory::Endpoint;
+    let gh = memory(WORLD);
+    let lost = || GitHubError::Unavailable {
+        route: Endpoint::MergePull.route().to_owned(),
+        message: "connection closed before the answer".to_owned(),
+    };
+    gh.fail(
+        Failure::on(Endpoint::MergePull, lost())
+            .in_repo(&app())
+            .answer_lost()
+            .times(1),
+    );
+    gh.fail(
+        Failure::on(
+            Endpoint::RemoveLabel,
+            GitHubError::Unavailable {
+                route: Endpoint::RemoveLabel.route().to_owned(),
+                message: "reset".to_owned(),
+            },
+        )
+        .answer_lost(),
+    );
+    gh.fail(
+        Failure::on(
+            Endpoint::ListComments,
+            GitHubError::Unavailable {
+                route: Endpoint::ListComments.route().to_owned(),
+                message: "reset".to_owned(),
+            },
+        )
+        .answer_lost(),
+    );
+    let answers = vec![
+        // Refused by GitHub (405): nothing carried out, the refusal answers and the
+        // failure is not spent.
+        show(gh.merge_pull(&app(), n(8), &merge("g1", None)).await),
+        // Carried out: merged, logged, and the answer lost.
+        show(gh.merge_pull(&app(), n(7), &merge("f2", None)).await),
+        show(gh.pull(&app(), n(7)).await.map(|p| (p.merged, p.state))),
+        // Spent after one loss: the next merge answers GitHub's refusal.
+        show(gh.merge_pull(&app(), n(7), &merge("f2", None)).await),
+        // A label that is absent changes nothing: GitHub's answer comes back.
+        show(gh.remove_label(&app(), n(9), "nope").await),
+        show(gh.remove_label(&app(), n(7), "ready-to-merge").await),
+        // A read changes nothing: it answers as usual.
+        show(gh.comments(&app(), n(9)).await.map(|c| c.len())),
+    ];
+    check(
+        &gh,
+        &answers,
+        r##"
+        error: acme/app#8 is not mergeable: pull request is not mergeable
+        error: PUT /repos/{o}/{r}/pulls/{n}/merge: connection closed before the answer
+        (true, Closed)
+        error: acme/app#7 is not mergeable: pull request is closed
+        ()
+        error: DELETE /repos/{o}/{r}/issues/{n}/labels/{label}: reset
+        0
+        actions:
+          merge acme/app#7: head f2 -> base squash merge of #7
+          remove label acme/app#7: ready-to-merge
+        calls:
+          2 DELETE /repos/{o}/{r}/issues/{n}/labels/{label}
+          1 GET /repos/{o}/{r}/issues/{n}/comments
+          1 GET /repos/{o}/{r}/pulls/{n}
+          3 PUT /repos/{o}/{r}/pulls/{n}/merge
+        "##,
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
 async fn a_persons_comment_and_edit_are_neither_logged_nor_counted() {
     let gh = memory(WORLD);
     let alice = mp_core::ids::Login::parse("alice").expect("valid");
