@@ -51,6 +51,8 @@ pub struct DrainSpec {
     pub failing_passes_alone: bool,
     /// Whether the repository lands through the merge queue (`merge.mode: queue`).
     pub queue: bool,
+    /// The queue's `batch_max`, when not the default.
+    pub batch_max: Option<u32>,
 }
 
 impl DrainSpec {
@@ -92,6 +94,7 @@ impl Default for DrainSpec {
             failing: Vec::new(),
             failing_passes_alone: false,
             queue: false,
+            batch_max: None,
         }
     }
 }
@@ -121,6 +124,9 @@ pub fn drain_world(spec: &DrainSpec) -> World {
         projects.push_str(&format!(
             "repo_overrides:\n  {DRAIN_REPO}:\n    merge:\n      mode: queue\n"
         ));
+        if let Some(batch_max) = spec.batch_max {
+            projects.push_str(&format!("      batch_max: {batch_max}\n"));
+        }
     }
     let texts = [
         ("owner.yml", format!("github_login: {DRAIN_OWNER}\n")),
