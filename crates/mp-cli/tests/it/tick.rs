@@ -220,8 +220,9 @@ fn explain_lists_the_receipts_the_tick_would_write_first_in_text_and_json() {
 
 /// `mp explain` in a repository in queue mode says where the pull request stands in the
 /// merge queue, in the tick's words: its position and the queue's length, the agent cap
-/// that holds it out, and the running build (with its staging commit) that holds it; the
-/// same in JSON under `queue`. A repository in direct mode has no `queue` member.
+/// that holds it out, the running build (with its staging commit) that holds it, and the
+/// build it failed alone in; the same in JSON under `queue`. A repository in direct mode
+/// has no `queue` member.
 #[test]
 fn explain_shows_the_merge_queue_position_and_the_build_in_text_and_json() {
     let scenario = |name: &str| {
@@ -304,6 +305,30 @@ fn explain_shows_the_merge_queue_position_and_the_build_in_text_and_json() {
             .as_str()
             .is_some_and(|sha| sha.starts_with("325bb49")),
         "{doc}"
+    );
+
+    // #2 failed alone in that build (the state file says so): it left the queue, with the
+    // build and the failing check, and no longer counts in #1's position.
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let ejected = dir.path().join("world.yaml");
+    let world = std::fs::read_to_string(&building).expect("the world reads");
+    let replaced = world.replace(
+        "\"ejected\": []",
+        "\"ejected\": [{\"pr\": 2, \"head\": \"e2dc76d3f5c5ae361390f8600cebc65ff541e7b2\", \"build\": \"build 1 of #1, #2 on b995a6c\", \"failing\": [\"check 'test' failed with conclusion failure\"]}]",
+    );
+    assert_ne!(
+        replaced, world,
+        "the state file lists no ejected entry to replace"
+    );
+    std::fs::write(&ejected, replaced).expect("the world writes");
+    assert_eq!(
+        text(&ejected, "q/app#2"),
+        "left the merge queue (queue_ejected): head e2dc76d failed alone in build 1 of #1, #2 on b995a6c: check 'test' failed with conclusion failure"
+    );
+    assert_eq!(json(&ejected, "q/app#2")["queue"]["code"], "queue_ejected");
+    assert_eq!(
+        text(&ejected, "q/app#1"),
+        "queued at position 1 of 1 (queue_position), in build 1 at staging commit 325bb49"
     );
 
     // A repository in direct mode: no queue in the answer.
