@@ -250,6 +250,31 @@ impl Driver<'_> {
                 out.building.push((format!("{repo}#{}", entry.pr), note));
             }
         }
+        // The entries waiting outside the running build say their place in the queue as
+        // it stands after this tick's steps (ejected and landed entries out), counted as
+        // the build's entries count theirs and as `mp explain` says it.
+        let total = queue.len();
+        for (at, waiting) in queue.iter().enumerate() {
+            if stored
+                .state
+                .build
+                .as_ref()
+                .is_some_and(|build| build.holds(waiting.pr))
+            {
+                continue;
+            }
+            let quadrant = self
+                .queued
+                .get(&(repo.clone(), waiting.pr))
+                .map_or_else(|| "?".to_owned(), |(_, v)| v.quadrant.to_string());
+            out.building.push((
+                format!("{repo}#{}", waiting.pr),
+                format!(
+                    "queued at position {} of {total} as Quadrant {quadrant} (queue_position)",
+                    at + 1
+                ),
+            ));
+        }
         let after = state_file::render(&stored);
         if after != before || blob.is_none() && stored.state.build.is_some() {
             match self.save(repo, &path, after, blob).await {

@@ -23,8 +23,9 @@ impl AuditLog for NoAudit {
 /// 3 agents × 2 pull requests in queue mode, CI 10 minutes, a tick every 5: agent 2's
 /// second (#4) passed on its own head but fails once merged. The five others land, only
 /// ever by fast-forwarding `main` to a staging commit whose `test` had passed; #4 leaves
-/// the queue with one comment naming the failing check; no branch is updated, and the
-/// bisection costs a bounded number of CI runs.
+/// the queue with one comment naming the failing check; each queued pull request's outcome
+/// counts the queue as it stands; no branch is updated, and the bisection costs a bounded
+/// number of CI runs.
 #[test]
 fn a_small_drain_lands_the_good_ones_on_tested_commits_and_names_the_failing_one() {
     let spec = DrainSpec {
@@ -57,6 +58,30 @@ fn a_small_drain_lands_the_good_ones_on_tested_commits_and_names_the_failing_one
             "{:?}",
             report.operator_errors
         );
+        // Every queued outcome counts the queue as it stands after the tick: the open
+        // pull requests, less the one that left it.
+        let (open, left) = github.read(|w| {
+            let pulls = &w.repos[0].pulls;
+            let open = pulls.iter().filter(|p| p.state == PrState::Open).count();
+            let left = pulls
+                .iter()
+                .filter(|p| {
+                    p.comments
+                        .iter()
+                        .any(|c| c.body.contains("left the merge queue"))
+                })
+                .count();
+            (open, left)
+        });
+        for outcome in &report.outcomes {
+            if let Some((_, rest)) = outcome.detail.split_once("queued at position ") {
+                let total = rest
+                    .split_once(" of ")
+                    .and_then(|(_, t)| t.split(' ').next())
+                    .and_then(|t| t.parse::<usize>().ok());
+                assert_eq!(total, Some(open - left), "tick {index}: {outcome}");
+            }
+        }
     }
     let world = github.world();
     let repo = &world.repos[0];
