@@ -1,30 +1,39 @@
 //! `cargo xtask bench drain`: how a burst of ready pull requests from several agents drains
-//! into `main` with no human action, on a simulated clock.
+//! into `main` with no human action, on a simulated clock, in today's mode (each pull
+//! request brought up to date and merged on its own) and in queue mode (batches built on
+//! `mp-queue/main` and fast-forwarded; docs/queue.md).
 //!
 //! Each run builds mp-github-fake's drain world (one repository, `agents × per-agent` ready pull
 //! requests on independent files, CI simulated by the world's `ci:`), then ticks the real
 //! tick over the in-memory GitHub every `every` simulated minutes until every pull request
-//! is merged or closed, or the tick budget runs out. Nothing but mp's writes and the
-//! simulated CI changes the world between ticks: there is no human action to count.
+//! is merged or named as failing, or the tick budget runs out. Nothing but mp's writes and
+//! the simulated CI changes the world between ticks: there is no human action to count.
 //!
-//! Reported per run: ticks and simulated minutes until the last merge, merges per hour,
-//! CI rounds (distinct instants at which runs started on pull-request heads) and CI runs,
-//! comments and issues written, branch updates, and API calls. Every merge is checked: the
+//! Reported per run: merged of the good pull requests, ticks and simulated minutes until
+//! the last merge, CI runs (`World::ci_runs`: on pull-request heads, and on the staging
+//! commits or `main`'s merge commits), comments and issues written, branch updates, API
+//! calls (calls to the GitHub port), the failing pull requests with what failed, and the
+//! proof that `main` only holds tested trees. In today's mode every merge is checked: the
 //! squash commit's parent is the base the pull request was last brought up to, the merged
 //! head descends from it, and the head's required check completed green before the merge.
+//! In queue mode every move of `main` is checked: a non-forced push by mp to exactly a
+//! commit mp staged, whose required check completed green before the move
+//! (`mp_github_fake::world::drain::untested_moves`). A run whose proof fails fails the
+//! benchmark.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
+use std::time::Instant;
 
 use anyhow::{Context as _, bail};
 use mp_core::config::{self, ConfigFiles};
-use mp_core::context::{CheckConclusion, CheckStatus};
-use mp_core::ids::{CommitSha, Timestamp};
+use mp_core::context::{CheckConclusion, CheckStatus, PrState};
+use mp_core::ids::{CommitSha, RepoName, Timestamp};
 use mp_core::port::{AuditError, AuditLog, AuditRecord, Write};
 use mp_github_fake::MemoryGitHub;
-use mp_github_fake::world::drain::{DrainSpec, drain_world};
+use mp_github_fake::world::drain::{DRAIN_REPO, DrainSpec, drain_world, spread, untested_moves};
 use mp_github_fake::world::{Repo, World};
-use mp_tick::{self as tick, TickOptions};
+use mp_tick::{self as tick, PrAction, TickOptions};
 
 struct NoAudit;
 
@@ -38,7 +47,7 @@ impl AuditLog for NoAudit {
 /// One drain run's settings.
 #[derive(Debug, Clone)]
 pub struct Run {
-    /// The world's shape.
+    /// The world's shape, and whether it is in queue mode.
     pub spec: DrainSpec,
     /// Minutes between ticks.
     pub every: u32,
@@ -51,18 +60,20 @@ pub struct Run {
 pub struct Drain {
     /// Pull requests in the world.
     pub pulls: usize,
+    /// Pull requests whose change passes CI.
+    pub good: usize,
     /// Pull requests merged.
     pub merged: usize,
-    /// Pull requests never merged (their CI fails, by design of the run).
-    pub not_merged: usize,
     /// Ticks until the last merge (1 = the first tick).
     pub ticks: u32,
     /// Simulated minutes from the first tick to the last merge.
     pub minutes: i64,
     /// Distinct instants at which CI runs started on pull-request heads.
     pub ci_rounds: usize,
-    /// CI runs on pull-request heads.
+    /// Every simulated CI run (`World::ci_runs`).
     pub ci_runs: usize,
+    /// Of those, the runs on pull-request heads.
+    pub ci_runs_heads: usize,
     /// Comments the bot created.
     pub comments_created: usize,
     /// Comments the bot edited.
@@ -73,18 +84,15 @@ pub struct Drain {
     pub updates: usize,
     /// Calls to the GitHub port.
     pub api_calls: u64,
-    /// Merges whose head was not proven green against the `main` it merged onto.
-    pub unproven_merges: Vec<String>,
-}
-
-impl Drain {
-    /// Merges per hour of simulated time (the first merge at minute 0 counts).
-    pub fn merges_per_hour(&self) -> f64 {
-        if self.minutes == 0 {
-            return self.merged as f64;
-        }
-        self.merged as f64 * 60.0 / self.minutes as f64
-    }
+    /// The calls by route, most first.
+    pub calls_by_route: Vec<(String, u64)>,
+    /// Each pull request not merged, `#N: what failed` (the ejection comment's lines in
+    /// queue mode, else the last blocked outcome).
+    pub failing: Vec<String>,
+    /// What the proof checked: merges (today's mode) or moves of `main` (queue mode).
+    pub proven: usize,
+    /// Merges or moves of `main` not proven to land a tested tree, with why.
+    pub unproven: Vec<String>,
 }
 
 /// Runs the drain and measures it.
@@ -104,55 +112,113 @@ pub fn drain(run: &Run) -> anyhow::Result<Drain> {
     let options = TickOptions::from_config(&config);
     let start = world.now;
     let pulls = world.repos[0].pulls.len();
+    let good = pulls - run.spec.failing.len();
     let github = MemoryGitHub::new(world);
     let runtime = tokio::runtime::Builder::new_current_thread().build()?;
     let mut last_merge_tick = 0;
     let mut last_merge_at = start;
+    let mut merged_before = 0;
+    // The last blocked outcome of each pull request: what today's mode says failed.
+    let mut blocked: BTreeMap<String, String> = BTreeMap::new();
     for index in 0..run.max_ticks {
         let now = start.plus_seconds(i64::from(index) * i64::from(run.every) * 60);
         github.set_now(now);
-        let before = github.actions().len();
-        runtime
+        let report = runtime
             .block_on(tick::run_tick(&github, &NoAudit, &config, &options, now))
             .map_err(|e| anyhow::anyhow!("tick {} failed closed: {e}", index + 1))?;
-        let merged_now = github.actions()[before..]
-            .iter()
-            .any(|a| matches!(a, Write::MergePull { .. }));
-        if merged_now {
+        for outcome in &report.outcomes {
+            if outcome.action == PrAction::Blocked {
+                blocked.insert(outcome.pr.clone(), outcome.detail.clone());
+            } else {
+                blocked.remove(&outcome.pr);
+            }
+        }
+        let (merged, open) = github.read(|w| {
+            let pulls = &w.repos[0].pulls;
+            (
+                pulls.iter().filter(|p| p.merged).count(),
+                pulls.iter().filter(|p| p.state == PrState::Open).count(),
+            )
+        });
+        if merged > merged_before {
+            merged_before = merged;
             last_merge_tick = index + 1;
             last_merge_at = now;
         }
-        let open = github.read(|w| {
-            w.repos[0]
-                .pulls
-                .iter()
-                .filter(|p| !p.merged && p.state == mp_core::context::PrState::Open)
-                .count()
-        });
-        if open <= run.spec.failing.len() && !merged_now {
+        // Done when every good pull request merged and each failing one is named; today's
+        // mode names them at once, the queue once it has ejected them.
+        let named = github.read(|w| failing_named(&w.repos[0], &blocked).len());
+        if merged >= good && named >= open {
             break;
         }
     }
     let world = github.world();
     let actions = github.actions();
     let count = |pick: fn(&Write) -> bool| actions.iter().filter(|a| pick(a)).count();
-    let merged = count(|a| matches!(a, Write::MergePull { .. }));
-    let (ci_rounds, ci_runs) = ci_activity(&world);
+    let repo = &world.repos[0];
+    let (ci_rounds, ci_runs_heads) = ci_activity(&world);
+    let (proven, unproven) = if run.spec.queue {
+        let name = RepoName::parse(DRAIN_REPO).context("the drain repository's name")?;
+        let proof = untested_moves(&world, &name, "main", start);
+        (proof.moves, proof.untested)
+    } else {
+        let merged = repo.pulls.iter().filter(|p| p.merged).count();
+        (merged, unproven_merges(&world))
+    };
     Ok(Drain {
         pulls,
-        merged,
-        not_merged: pulls - merged,
+        good,
+        merged: repo.pulls.iter().filter(|p| p.merged).count(),
         ticks: last_merge_tick,
         minutes: last_merge_at.seconds_since(start) / 60,
         ci_rounds,
-        ci_runs,
+        ci_runs: world.ci_runs(),
+        ci_runs_heads,
         comments_created: count(|a| matches!(a, Write::CreateComment { .. })),
         comments_edited: count(|a| matches!(a, Write::UpdateComment { .. })),
         issues: count(|a| matches!(a, Write::CreateIssue { .. })),
         updates: count(|a| matches!(a, Write::UpdateBranch { .. })),
         api_calls: github.total_calls(),
-        unproven_merges: unproven_merges(&world),
+        calls_by_route: {
+            let mut calls: Vec<(String, u64)> = github.calls().into_iter().collect();
+            calls.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            calls
+        },
+        failing: failing_named(repo, &blocked),
+        proven,
+        unproven,
     })
+}
+
+/// Each open pull request that is named as failing, `#N: what failed`: by the comment mp
+/// posts when it leaves the merge queue (its lines naming the failing checks), else by its
+/// last blocked outcome (the gate's reason, e.g. C2 naming the failed check).
+fn failing_named(repo: &Repo, blocked: &BTreeMap<String, String>) -> Vec<String> {
+    let mut named = Vec::new();
+    for pull in repo.pulls.iter().filter(|p| p.state == PrState::Open) {
+        let ejected = pull
+            .comments
+            .iter()
+            .rev()
+            .find(|c| c.body.contains("left the merge queue"))
+            .map(|c| {
+                let lines: Vec<&str> = c
+                    .body
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("- "))
+                    .collect();
+                lines.join("; ")
+            });
+        let why = ejected.or_else(|| {
+            blocked
+                .get(&format!("{}#{}", repo.name, pull.number))
+                .cloned()
+        });
+        if let Some(why) = why {
+            named.push(format!("#{}: {why}", pull.number));
+        }
+    }
+    named
 }
 
 /// Distinct start instants and the number of the simulated check runs on every commit
@@ -223,73 +289,141 @@ fn descends(repo: &Repo, sha: &CommitSha, ancestor: &CommitSha) -> bool {
     false
 }
 
-/// The runs of the benchmark: the issue's drain, a slower CI that misses the tick grid,
-/// and the drain with two pull requests whose CI fails.
-fn runs() -> Vec<(&'static str, Run)> {
-    let base = Run {
-        spec: DrainSpec::default(),
-        every: 5,
-        max_ticks: 200,
-    };
-    let slow = Run {
-        spec: DrainSpec {
-            ci_minutes: 12,
-            ..DrainSpec::default()
-        },
-        ..base.clone()
-    };
-    let failing = Run {
-        spec: DrainSpec {
-            failing: vec![1, 6],
-            ..DrainSpec::default()
-        },
-        ..base.clone()
-    };
-    let minute = Run {
-        every: 1,
-        ..base.clone()
+/// The worlds of the benchmark: the issue's 12 (4 agents × 3, all green) and 50 (10 agents
+/// × 5, 5 failing, spread over the agents); the 50 twice, once with failing changes that
+/// fail on their own heads and once with changes whose own heads passed against the older
+/// `main` they branched from and fail only once merged.
+fn worlds() -> Vec<(&'static str, DrainSpec)> {
+    let fifty = DrainSpec {
+        agents: 10,
+        per_agent: 5,
+        failing: spread(10, 5, 5),
+        ..DrainSpec::default()
     };
     vec![
-        ("4 agents × 3, CI 10 min, tick 5 min", base),
-        ("same, tick every minute", minute),
-        ("same, CI 12 min", slow),
-        ("same, 2 of 12 fail CI", failing),
+        ("4 agents × 3, all green", DrainSpec::default()),
+        ("10 agents × 5, 5 fail CI on their heads", fifty.clone()),
+        (
+            "10 agents × 5, 5 pass alone, fail merged",
+            DrainSpec {
+                failing_passes_alone: true,
+                ..fifty
+            },
+        ),
     ]
 }
 
-/// Runs every drain and prints the table.
+/// The runs: each world in today's mode and in queue mode (`batch_max` when given, else
+/// the default), CI 10 minutes, a tick every 5.
+fn runs(skip_direct_large: bool, batch_max: Option<u32>) -> Vec<(&'static str, &'static str, Run)> {
+    let mut runs = Vec::new();
+    for (name, spec) in worlds() {
+        for queue in [false, true] {
+            if !queue && skip_direct_large && spec.pulls() > 12 {
+                continue;
+            }
+            let run = Run {
+                spec: DrainSpec {
+                    queue,
+                    ..spec.clone()
+                },
+                every: 5,
+                max_ticks: 400,
+            };
+            let run = Run {
+                spec: DrainSpec {
+                    batch_max: batch_max.filter(|_| queue),
+                    ..run.spec
+                },
+                ..run
+            };
+            runs.push((name, if queue { "queue" } else { "direct" }, run));
+        }
+    }
+    runs
+}
+
+const USAGE: &str = "bench drain [--skip-direct-50] [--batch-max N]: --skip-direct-50 leaves out today's mode on the 50-pull-request worlds; --batch-max sets the queue's batch_max (default: the configuration's default)";
+
+/// Runs every drain and prints the table; fails when a run's proof fails or a good pull
+/// request is left unmerged.
 pub fn run(args: &[&str]) -> anyhow::Result<()> {
-    if let Some(extra) = args.first() {
-        bail!("unexpected argument {extra:?}; `bench drain` takes none");
+    let mut skip = false;
+    let mut batch_max = None;
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        match *arg {
+            "--skip-direct-50" => skip = true,
+            "--batch-max" => {
+                let value = rest.next().context(USAGE)?;
+                batch_max = Some(
+                    value
+                        .parse::<u32>()
+                        .with_context(|| format!("--batch-max {value}: {USAGE}"))?,
+                );
+            }
+            other => bail!("unexpected argument {other:?}; {USAGE}"),
+        }
     }
     let mut table = String::from(
-        "| run | merged | ticks | minutes | merges/hour | CI rounds | CI runs | comments (new/edited) | issues | updates | API calls |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| world | mode | merged / good | ticks | minutes to last merge | CI runs (heads + builds) | update-branch | comments | API calls | wall |\n|---|---|---|---|---|---|---|---|---|---|\n",
     );
-    for (name, run) in runs() {
+    let mut notes = String::new();
+    let mut failed = Vec::new();
+    for (world, mode, run) in runs(skip, batch_max) {
+        let began = Instant::now();
         let d = drain(&run)?;
-        if !d.unproven_merges.is_empty() {
-            bail!("{name}: unproven merges: {:?}", d.unproven_merges);
-        }
+        let wall = began.elapsed();
         let _ = writeln!(
             table,
-            "| {name} | {}/{} | {} | {} | {:.1} | {} | {} | {}/{} | {} | {} | {} |",
+            "| {world} | {mode} | {}/{} | {} | {} | {} ({} + {}) | {} | {} | {} | {:.1} s |",
             d.merged,
-            d.pulls,
+            d.good,
             d.ticks,
             d.minutes,
-            d.merges_per_hour(),
-            d.ci_rounds,
             d.ci_runs,
-            d.comments_created,
-            d.comments_edited,
-            d.issues,
+            d.ci_runs_heads,
+            d.ci_runs - d.ci_runs_heads,
             d.updates,
-            d.api_calls
+            d.comments_created,
+            d.api_calls,
+            wall.as_secs_f64()
         );
+        let what = if run.spec.queue {
+            "moves of main, each to a staging commit mp pushed whose `test` passed before"
+        } else {
+            "merges, each of a head whose `test` passed on the main it landed on"
+        };
+        let _ = writeln!(notes, "\n{world}, {mode}:");
+        if d.unproven.is_empty() {
+            let _ = writeln!(notes, "- proof: {} {what}", d.proven);
+        } else {
+            failed.push(format!("{world}, {mode}: {}", d.unproven.join("; ")));
+            let _ = writeln!(notes, "- proof FAILED: {}", d.unproven.join("; "));
+        }
+        let top: Vec<String> = d
+            .calls_by_route
+            .iter()
+            .take(6)
+            .map(|(route, n)| format!("{n} {route}"))
+            .collect();
+        let _ = writeln!(notes, "- API calls, most first: {}", top.join(", "));
+        for failing in &d.failing {
+            let _ = writeln!(notes, "- not merged: {failing}");
+        }
+        if d.merged < d.good {
+            failed.push(format!(
+                "{world}, {mode}: {} of {} good pull requests merged",
+                d.merged, d.good
+            ));
+        }
     }
     #[allow(clippy::print_stdout)]
     {
-        print!("{table}");
+        print!("{table}{notes}");
+    }
+    if !failed.is_empty() {
+        bail!("{}", failed.join("\n"));
     }
     Ok(())
 }
@@ -309,7 +443,7 @@ mod tests {
         })
         .expect("the drain runs");
         assert_eq!((result.merged, result.pulls), (12, 12), "{result:?}");
-        assert!(result.unproven_merges.is_empty(), "{result:?}");
+        assert!(result.unproven.is_empty(), "{result:?}");
         assert!(result.ci_rounds <= 13, "{result:?}");
         // One receipt when the owner's label is first seen, one when the merge lands on a
         // carried-over head: never one per update.
@@ -329,7 +463,36 @@ mod tests {
             max_ticks: 60,
         })
         .expect("the drain runs");
-        assert_eq!((result.merged, result.not_merged), (10, 2), "{result:?}");
-        assert!(result.unproven_merges.is_empty(), "{result:?}");
+        assert_eq!(
+            (result.merged, result.pulls - result.merged),
+            (10, 2),
+            "{result:?}"
+        );
+        assert_eq!(result.failing.len(), 2, "{result:?}");
+        assert!(result.unproven.is_empty(), "{result:?}");
+    }
+
+    /// Queue mode on the issue's 12: everything lands in batches (one build of up to 16),
+    /// each move of `main` to a staging commit whose `test` passed first, in far fewer CI
+    /// runs and minutes than today's mode.
+    #[test]
+    fn the_queue_drains_the_twelve_in_batches_of_tested_commits() {
+        let result = drain(&Run {
+            spec: DrainSpec {
+                queue: true,
+                ..DrainSpec::default()
+            },
+            every: 5,
+            max_ticks: 60,
+        })
+        .expect("the drain runs");
+        assert_eq!((result.merged, result.pulls), (12, 12), "{result:?}");
+        assert!(
+            result.unproven.is_empty() && result.proven >= 1,
+            "{result:?}"
+        );
+        assert!(result.minutes <= 20, "{result:?}");
+        assert_eq!(result.updates, 0, "{result:?}");
+        assert!(result.ci_runs <= 12 + 3, "{result:?}");
     }
 }

@@ -60,9 +60,12 @@ commands:
   bench api [--repos N] [--prs M] [--seed S] [--delay-ms D]
                     REST calls per tick through the loopback GitHub server, by
                     endpoint: a cold tick and three warm ones (default 6 x 5)
-  bench drain       ready pull requests of several agents draining into main on a
-                    simulated clock and CI: ticks, minutes, merges/hour, CI rounds,
-                    comments and API calls
+  bench drain [--skip-direct-50] [--batch-max N]
+                    ready pull requests of several agents draining into main on a
+                    simulated clock and CI, in today's mode and in queue mode (12
+                    and 50 pull requests): merged, minutes, CI runs, API calls,
+                    the failing ones named, and the proof that main only holds
+                    tested trees (fails when a proof fails)
   bench serve [--repos N] [--delay-ms D] [--workers W]
                     mp serve in-process against the loopback GitHub (D ms added to
                     every request): owner's label to merge, one at a time and in a

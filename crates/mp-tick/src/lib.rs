@@ -61,7 +61,7 @@ pub use evaluate::{PrEvaluation, Route, assess_pr, evaluate_pr, fetch_context};
 pub use inbox_poll::{InboxReport, poll_inbox};
 pub use process::RECEIPTS_UNAVAILABLE;
 pub use progress::{ProgressSink, TickPhase, TickProgress};
-pub use queue::QueueReport;
+pub use queue::{QueueReport, QueueStanding, queue_standing};
 pub use report::{MAX_DETAIL_CHARS, PrAction, PrOutcome, TickMetrics, TickReport};
 pub use run::{FullTickReport, GovernanceReport, RATE_LIMIT_RESERVE, run_tick};
 pub use skills::USER_VALIDATOR_PASSED;

@@ -17,12 +17,12 @@ mod state_file;
 
 use mp_core::branch::{NoCiPolicy, WorkflowBinding, revalidate_bound};
 use mp_core::config::Config;
-use mp_core::ids::{CommitSha, Login, RepoName, Timestamp};
+use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use mp_core::inbox::audit_issue;
 use mp_core::port::{FileWrite, GitHubError, GitHubHistory};
 use mp_core::queue::{
     Build, BuildObservation, Candidate, Entry, Observation, Ordered, QueueSettings, Step,
-    assembly_branch, build_verdict, staging_branch,
+    assembly_branch, build_verdict, order, staging_branch,
 };
 use mp_core::state::BOT_STATE_BRANCH;
 use mp_core::trailers::identity_block;
@@ -44,6 +44,116 @@ pub struct QueueReport {
     pub repo: String,
     /// Each step taken, `<code>: <what>`.
     pub steps: Vec<String>,
+}
+
+/// Where one pull request stands in its repository's merge queue, in the words of the
+/// tick's outcome (`mp explain` shows it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueStanding {
+    /// Stable code: `queue_position`, `queue_agent_cap` or `queue_ejected`.
+    pub code: &'static str,
+    /// The line the tick's outcome says.
+    pub detail: String,
+    /// The 1-based position and the queue's length, when queued.
+    pub position: Option<(usize, usize)>,
+    /// The running build that holds it: its number and staging commit.
+    pub build: Option<(u64, CommitSha)>,
+}
+
+/// Where `pr` (at `head`) stands in `repo`'s merge queue, read-only: `candidates` are the
+/// queue candidates of the repository's open pull requests as the tick makes them
+/// ([`mp_core::queue::candidate`] of each whose route is to merge); the queue's state file
+/// says which entries were ejected and which build runs. `Ok(None)` when the repository is
+/// not in queue mode, or `pr` is neither a candidate nor ejected at `head`.
+///
+/// # Errors
+/// The reason, when the state file cannot be read (the tick stops the queue then).
+pub async fn queue_standing(
+    github: &dyn GitHubHistory,
+    config: &Config,
+    repo: &RepoName,
+    pr: PrNumber,
+    head: &CommitSha,
+    candidates: Vec<Candidate>,
+) -> Result<Option<QueueStanding>, String> {
+    let merge = config.projects().merge_settings(repo);
+    if !merge.is_queue() {
+        return Ok(None);
+    }
+    let ordered = order(candidates, merge.max_queued_per_agent());
+    let path = state_file::path(repo);
+    let governance = config.projects().governance_repo();
+    let stored = match github.file(governance, &path, BOT_STATE_BRANCH).await {
+        // No file, or no `bot-state` branch yet (the first tick creates it): no build ran.
+        Ok(None) | Err(GitHubError::NotFound { .. }) => Stored::new(merge.queue_settings()),
+        Ok(Some(file)) => state_file::parse(&file.text, merge.queue_settings())
+            .map_err(|reason| format!("the queue's state cannot be read: {reason}"))?,
+        Err(error) => return Err(format!("the queue's state cannot be read: {error}")),
+    };
+    let is_ejected = |c: &Candidate| {
+        stored
+            .ejected
+            .iter()
+            .any(|e| e.pr == c.pr && e.head == c.head)
+    };
+    if let Some(ejected) = stored.ejected.iter().find(|e| {
+        e.pr == pr && &e.head == head && ordered.queue.iter().any(|c| c.pr == pr && &c.head == head)
+    }) {
+        return Ok(Some(QueueStanding {
+            code: "queue_ejected",
+            detail: ejected_detail(ejected),
+            position: None,
+            build: None,
+        }));
+    }
+    let queue: Vec<&Candidate> = ordered.queue.iter().filter(|c| !is_ejected(c)).collect();
+    if let Some(at) = queue.iter().position(|c| c.pr == pr && &c.head == head) {
+        let (position, total) = (at + 1, queue.len());
+        let mut detail = format!("queued at position {position} of {total} (queue_position)");
+        let build = match (&stored.state.build, &stored.staging) {
+            (Some(build), Some((tip, _)))
+                if build.entries.iter().any(|e| e.pr == pr && &e.head == head) =>
+            {
+                detail.push_str(&format!(
+                    ", in build {} at staging commit {}",
+                    build.id,
+                    tip.short()
+                ));
+                Some((build.id, tip.clone()))
+            }
+            _ => None,
+        };
+        return Ok(Some(QueueStanding {
+            code: "queue_position",
+            detail,
+            position: Some((position, total)),
+            build,
+        }));
+    }
+    Ok(ordered
+        .held
+        .iter()
+        .find(|h| h.candidate.pr == pr && &h.candidate.head == head)
+        .map(|held| QueueStanding {
+            code: held.reason.code(),
+            detail: format!(
+                "held out of the merge queue ({}): {}",
+                held.reason.code(),
+                held.reason
+            ),
+            position: None,
+            build: None,
+        }))
+}
+
+/// The outcome line of an entry that failed alone.
+fn ejected_detail(ejected: &Ejected) -> String {
+    one_line(&format!(
+        "left the merge queue (queue_ejected): head {} failed alone in {}: {}",
+        ejected.head.short(),
+        ejected.build,
+        ejected.failing.join("; ")
+    ))
 }
 
 /// Everything the driver needs from the tick.
@@ -139,6 +249,31 @@ impl Driver<'_> {
                 }
                 out.building.push((format!("{repo}#{}", entry.pr), note));
             }
+        }
+        // The entries waiting outside the running build say their place in the queue as
+        // it stands after this tick's steps (ejected and landed entries out), counted as
+        // the build's entries count theirs and as `mp explain` says it.
+        let total = queue.len();
+        for (at, waiting) in queue.iter().enumerate() {
+            if stored
+                .state
+                .build
+                .as_ref()
+                .is_some_and(|build| build.holds(waiting.pr))
+            {
+                continue;
+            }
+            let quadrant = self
+                .queued
+                .get(&(repo.clone(), waiting.pr))
+                .map_or_else(|| "?".to_owned(), |(_, v)| v.quadrant.to_string());
+            out.building.push((
+                format!("{repo}#{}", waiting.pr),
+                format!(
+                    "queued at position {} of {total} as Quadrant {quadrant} (queue_position)",
+                    at + 1
+                ),
+            ));
         }
         let after = state_file::render(&stored);
         if after != before || blob.is_none() && stored.state.build.is_some() {
@@ -563,12 +698,7 @@ impl Driver<'_> {
         PrOutcome::new(
             format!("{repo}#{}", ejected.pr),
             PrAction::Blocked,
-            one_line(&format!(
-                "left the merge queue (queue_ejected): head {} failed alone in {}: {}",
-                ejected.head.short(),
-                ejected.build,
-                ejected.failing.join("; ")
-            )),
+            ejected_detail(ejected),
         )
         .with_verdict(queued.map(|(_, v)| v))
     }
@@ -581,3 +711,6 @@ enum Assembled {
     /// Merging this entry conflicts with the build before it.
     Conflict { entry: Entry, message: String },
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,6 +1,7 @@
 //! `mp explain --world FILE OWNER/REPO#N` and `mp explain --config DIR OWNER/REPO#N`: every
 //! gate condition and classifier vote for one pull request, over a world file or live over
-//! GitHub's API, without writing anything.
+//! GitHub's API, without writing anything; in a repository in queue mode, also where it
+//! stands in the merge queue, in the words of the tick's outcome.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -8,11 +9,12 @@ use std::path::PathBuf;
 use anyhow::{Context, anyhow};
 use clap::Args;
 use mp_core::gate::Outcome;
-use mp_core::port::GitHub;
+use mp_core::port::GitHubHistory;
+use mp_core::route::Route;
 use mp_core::{PrNumber, RepoName};
 use mp_github_fake::MemoryGitHub;
 use mp_tick::DryRun;
-use mp_tick::{self as tick, TickOptions, TickSetup};
+use mp_tick::{self as tick, MergeMode, QueueStanding, TickOptions, TickSetup};
 use serde_json::json;
 
 use crate::Exit;
@@ -69,13 +71,21 @@ fn mark(outcome: Outcome) -> &'static str {
     }
 }
 
+/// What `mp explain` says of one pull request.
+struct Explained {
+    evaluation: tick::PrEvaluation,
+    /// In a repository in queue mode: where it stands (`Ok(None)`: not in the queue), or
+    /// why that cannot be said. `None` in a direct repository.
+    queue: Option<Result<Option<QueueStanding>, String>>,
+}
+
 /// The evaluation over a world file, with the options it ran with.
 fn over_world(
     path: &std::path::Path,
     args: &ExplainArgs,
     repo: &RepoName,
     number: PrNumber,
-) -> anyhow::Result<(tick::PrEvaluation, TickOptions)> {
+) -> anyhow::Result<(Explained, TickOptions)> {
     let (loaded, now) = world::load(path, args.now.as_deref())?;
     let mut options = TickOptions::from_config(&loaded.config);
     if let Some(key) = loaded.world.receipt_key.clone() {
@@ -109,7 +119,7 @@ fn live(
     args: &ExplainArgs,
     repo: &RepoName,
     number: PrNumber,
-) -> anyhow::Result<(tick::PrEvaluation, TickOptions)> {
+) -> anyhow::Result<(Explained, TickOptions)> {
     let (config, _warnings) = load_live_config(dir)?;
     let credentials = live_credentials()?;
     let options = live_options(&config, dir, None, &SkillCalls::default())?;
@@ -120,7 +130,7 @@ fn live(
             .context("reading the system clock")?,
     };
     let client = rest_client(live_rest_config(&args.api.url, &config, credentials), None)?;
-    let read_only = DryRun::new(&client).at(now);
+    let read_only = DryRun::with_history(&client).at(now);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -131,15 +141,17 @@ fn live(
 }
 
 /// Evaluates `repo#number` over `github` as the tick would: the gated branch resolved, the
-/// bot's identity read, then the pull request's gate, classifier and receipts.
+/// bot's identity read, then the pull request's gate, classifier and receipts; in a
+/// repository in queue mode (merging enabled), every open pull request of the repository
+/// is evaluated too, to order the queue as the tick does, and the queue's state is read.
 async fn evaluate(
-    github: &dyn GitHub,
+    github: &dyn GitHubHistory,
     config: &mp_core::config::Config,
     options: &TickOptions,
     repo: &RepoName,
     number: PrNumber,
     now: mp_core::Timestamp,
-) -> anyhow::Result<tick::PrEvaluation> {
+) -> anyhow::Result<Explained> {
     let bot = github.bot_login().await?;
     // The gated branch of each repository, as the tick resolves it.
     let (branches, _) = tick::resolve_default_branches(github, config, options).await;
@@ -147,16 +159,53 @@ async fn evaluate(
     let options = options.with_default_branches(branches);
     let setup = TickSetup::new(config, &options, bot)?;
     let pull = github.pull(repo, number).await?;
-    Ok(tick::evaluate_pr(github, &setup, &pull, now).await?)
+    let evaluation = tick::evaluate_pr(github, &setup, &pull, now).await?;
+    let merge = config.projects().merge_settings(repo);
+    if !evaluation.policy.queue_mode || options.merge_mode == MergeMode::Observe {
+        return Ok(Explained {
+            evaluation,
+            queue: None,
+        });
+    }
+    // The queue's candidates, as the tick makes them: every open pull request whose route
+    // is to merge (one that cannot be read is left out, as the tick skips it).
+    let candidate = |e: &tick::PrEvaluation| {
+        (e.route() == Route::Mergeable && e.policy.queue_mode).then(|| {
+            mp_core::queue::candidate(&e.pr, &e.policy.allowlist, merge.priority_label(), now)
+        })
+    };
+    let mut candidates: Vec<_> = candidate(&evaluation).into_iter().collect();
+    for other in github.open_pulls(repo).await? {
+        if other.number == number {
+            continue;
+        }
+        if let Ok(other) = tick::evaluate_pr(github, &setup, &other, now).await {
+            candidates.extend(candidate(&other));
+        }
+    }
+    let standing = tick::queue_standing(
+        github,
+        config,
+        repo,
+        number,
+        &evaluation.pr.head_sha,
+        candidates,
+    )
+    .await;
+    Ok(Explained {
+        evaluation,
+        queue: Some(standing),
+    })
 }
 
 pub fn run(args: &ExplainArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let (repo, number) = parse_pr(&args.pr)?;
-    let (evaluation, options) = match (&args.world, &args.config) {
+    let (explained, options) = match (&args.world, &args.config) {
         (Some(path), _) => over_world(path, args, &repo, number)?,
         (None, Some(dir)) => live(dir, args, &repo, number)?,
         (None, None) => anyhow::bail!("give --world FILE or --config DIR"),
     };
+    let Explained { evaluation, queue } = explained;
     let route = evaluation.route();
     match args.format {
         Format::Text => {
@@ -167,6 +216,14 @@ pub fn run(args: &ExplainArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
                 evaluation.pr.head_sha.short()
             )?;
             writeln!(out, "route: {}", route.code())?;
+            if let Some(queue) = &queue {
+                let line = match queue {
+                    Ok(Some(standing)) => standing.detail.clone(),
+                    Ok(None) => "not in the merge queue".to_owned(),
+                    Err(reason) => format!("unknown: {reason}"),
+                };
+                writeln!(out, "merge queue: {line}")?;
+            }
             writeln!(out)?;
             writeln!(out, "gate:")?;
             for result in &evaluation.gate.results {
@@ -227,20 +284,42 @@ pub fn run(args: &ExplainArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
                     })
                 })
                 .collect();
-            crate::output::json(
-                out,
-                &json!({
-                    "pr": evaluation.pr.reference(),
-                    "head_sha": evaluation.pr.head_sha.as_str(),
-                    "route": route.code(),
-                    "gate": gate,
-                    "quadrant": evaluation.verdict.quadrant.as_str(),
-                    "votes": votes,
-                    "skill_warnings": skill_warnings,
-                    "receipts": receipts,
-                }),
-            )?;
+            let mut doc = json!({
+                "pr": evaluation.pr.reference(),
+                "head_sha": evaluation.pr.head_sha.as_str(),
+                "route": route.code(),
+                "gate": gate,
+                "quadrant": evaluation.verdict.quadrant.as_str(),
+                "votes": votes,
+                "skill_warnings": skill_warnings,
+                "receipts": receipts,
+            });
+            if let Some(queue) = &queue {
+                doc["queue"] = queue_json(queue);
+            }
+            crate::output::json(out, &doc)?;
         }
     }
     Ok(Exit::Ok)
+}
+
+/// The `queue` member of `mp explain --format json` in a repository in queue mode: the
+/// standing's code and line, the position and length when queued, the running build that
+/// holds it; `null` when the pull request is not in the queue; `error` when the queue's
+/// state cannot be read.
+fn queue_json(queue: &Result<Option<QueueStanding>, String>) -> serde_json::Value {
+    match queue {
+        Ok(None) => serde_json::Value::Null,
+        Err(reason) => json!({ "error": reason }),
+        Ok(Some(standing)) => json!({
+            "code": standing.code,
+            "detail": standing.detail,
+            "position": standing.position.map(|(position, _)| position),
+            "of": standing.position.map(|(_, total)| total),
+            "build": standing.build.as_ref().map(|(id, staging)| json!({
+                "id": id,
+                "staging_commit": staging.as_str(),
+            })),
+        }),
+    }
 }

@@ -218,6 +218,124 @@ fn explain_lists_the_receipts_the_tick_would_write_first_in_text_and_json() {
     assert_eq!(lines, listed);
 }
 
+/// `mp explain` in a repository in queue mode says where the pull request stands in the
+/// merge queue, in the tick's words: its position and the queue's length, the agent cap
+/// that holds it out, the running build (with its staging commit) that holds it, and the
+/// build it failed alone in; the same in JSON under `queue`. A repository in direct mode
+/// has no `queue` member.
+#[test]
+fn explain_shows_the_merge_queue_position_and_the_build_in_text_and_json() {
+    let scenario = |name: &str| {
+        crate::workspace_root()
+            .join("fixtures/scenarios")
+            .join(name)
+            .join("world.yaml")
+    };
+    let text = |world: &std::path::Path, pr: &str| -> String {
+        let out = mp()
+            .args(["explain", "--world"])
+            .arg(world)
+            .arg(pr)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let out = String::from_utf8(out).expect("utf-8");
+        out.lines()
+            .find_map(|l| l.strip_prefix("merge queue: "))
+            .unwrap_or_else(|| panic!("no merge queue line in\n{out}"))
+            .to_owned()
+    };
+    let json = |world: &std::path::Path, pr: &str| -> serde_json::Value {
+        let out = mp()
+            .args(["explain", "--format", "json", "--world"])
+            .arg(world)
+            .arg(pr)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        serde_json::from_slice(&out).expect("one JSON document")
+    };
+
+    // No build yet: the owner's priority first, then agents in turn, the cap holds one out.
+    let ordered = scenario("queue-candidates-ordered");
+    assert_eq!(
+        text(&ordered, "q/app#3"),
+        "queued at position 1 of 2 (queue_position)"
+    );
+    assert_eq!(
+        text(&ordered, "q/app#1"),
+        "queued at position 2 of 2 (queue_position)"
+    );
+    assert_eq!(
+        text(&ordered, "q/app#2"),
+        "held out of the merge queue (queue_agent_cap): its agent already has 1 pull request(s) in the queue (max_queued_per_agent)"
+    );
+    let held = json(&ordered, "q/app#2");
+    assert_eq!(held["queue"]["code"], "queue_agent_cap", "{held}");
+    assert_eq!(held["queue"]["position"], serde_json::Value::Null, "{held}");
+
+    // A build runs (the queue's state file names it): the position and the build.
+    let building = scenario("attack-queue-check-from-other-app");
+    assert_eq!(
+        text(&building, "q/app#1"),
+        "queued at position 1 of 2 (queue_position), in build 1 at staging commit 325bb49"
+    );
+    let doc = json(&building, "q/app#2");
+    assert_eq!(doc["queue"]["code"], "queue_position", "{doc}");
+    assert_eq!(
+        doc["queue"]["detail"],
+        "queued at position 2 of 2 (queue_position), in build 1 at staging commit 325bb49",
+        "{doc}"
+    );
+    assert_eq!(
+        (
+            doc["queue"]["position"].as_u64(),
+            doc["queue"]["of"].as_u64()
+        ),
+        (Some(2), Some(2)),
+        "{doc}"
+    );
+    assert_eq!(doc["queue"]["build"]["id"], 1, "{doc}");
+    assert!(
+        doc["queue"]["build"]["staging_commit"]
+            .as_str()
+            .is_some_and(|sha| sha.starts_with("325bb49")),
+        "{doc}"
+    );
+
+    // #2 failed alone in that build (the state file says so): it left the queue, with the
+    // build and the failing check, and no longer counts in #1's position.
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let ejected = dir.path().join("world.yaml");
+    let world = std::fs::read_to_string(&building).expect("the world reads");
+    let replaced = world.replace(
+        "\"ejected\": []",
+        "\"ejected\": [{\"pr\": 2, \"head\": \"e2dc76d3f5c5ae361390f8600cebc65ff541e7b2\", \"build\": \"build 1 of #1, #2 on b995a6c\", \"failing\": [\"check 'test' failed with conclusion failure\"]}]",
+    );
+    assert_ne!(
+        replaced, world,
+        "the state file lists no ejected entry to replace"
+    );
+    std::fs::write(&ejected, replaced).expect("the world writes");
+    assert_eq!(
+        text(&ejected, "q/app#2"),
+        "left the merge queue (queue_ejected): head e2dc76d failed alone in build 1 of #1, #2 on b995a6c: check 'test' failed with conclusion failure"
+    );
+    assert_eq!(json(&ejected, "q/app#2")["queue"]["code"], "queue_ejected");
+    assert_eq!(
+        text(&ejected, "q/app#1"),
+        "queued at position 1 of 1 (queue_position), in build 1 at staging commit 325bb49"
+    );
+
+    // A repository in direct mode: no queue in the answer.
+    let direct = json(&demo(), "acme/webapp#1");
+    assert!(direct.get("queue").is_none(), "{direct}");
+}
+
 /// `mp explain` judges a pull request against the branch its repository gates, as the
 /// tick does: into `master`, where `master` is the default branch, it is mergeable.
 #[test]

@@ -270,7 +270,7 @@ struct MergeSection {
     #[serde(default)]
     #[cfg_attr(
         feature = "schema",
-        schemars(with = "Option<u32>", range(min = 1, max = 100), extend("default" = 8))
+        schemars(with = "Option<u32>", range(min = 1, max = 100), extend("default" = 16))
     )]
     batch_max: Option<Spanned<u32>>,
     /// Queue mode: how many times a build whose checks failed only like infrastructure
@@ -327,8 +327,8 @@ impl RepoMergeMode {
     }
 }
 
-/// The default of `repo_overrides.<repo>.merge.batch_max`.
-pub const DEFAULT_BATCH_MAX: u32 = 8;
+/// The default of `repo_overrides.<repo>.merge.batch_max` (decisions/0059).
+pub const DEFAULT_BATCH_MAX: u32 = 16;
 /// The largest `batch_max`.
 pub const MAX_BATCH_MAX: u32 = 100;
 /// The default of `repo_overrides.<repo>.merge.infra_retries`.

@@ -933,7 +933,7 @@ fn merge_mode_defaults_to_direct_and_queue_takes_its_settings() {
             lib.infra_retries(),
             lib.max_queued_per_agent()
         ),
-        (8, 1, None)
+        (16, 1, None)
     );
     assert_eq!(lib.priority_label(), "mp:priority");
     for direct in ["acme/web", "acme/governance", "acme/unlisted"] {

@@ -10,7 +10,7 @@ use super::order::Candidate;
 /// How a repository's queue builds (`repo_overrides.<repo>.merge`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QueueSettings {
-    /// The most entries one build tests (`batch_max`, default 8). The build size adapts:
+    /// The most entries one build tests (`batch_max`, default 16, decisions/0059). The build size adapts:
     /// it halves on a red build and grows by one on a green one, up to this (a red build
     /// says more culprits may follow; a run of green builds says they have passed).
     pub batch_max: u32,
@@ -22,8 +22,8 @@ pub struct QueueSettings {
 impl Default for QueueSettings {
     fn default() -> Self {
         Self {
-            batch_max: 8,
-            infra_retries: 1,
+            batch_max: crate::config::projects::DEFAULT_BATCH_MAX,
+            infra_retries: crate::config::projects::DEFAULT_INFRA_RETRIES,
         }
     }
 }

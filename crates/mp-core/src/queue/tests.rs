@@ -433,6 +433,22 @@ fn fifty_entries_with_five_culprits_drain_in_few_rounds() {
     assert!(rounds <= 7 + 5 * 7, "{rounds} rounds");
 }
 
+/// decisions/0059: with one build at a time, the default batch of 16 drains 50 sound entries
+/// in 4 builds, but five culprits that pass alone and each sit in a different batch cost
+/// several times the 9 rounds that would land everything within 90 minutes of 10-minute
+/// CI: bisection finds one culprit per few red rounds, and the entries behind it wait.
+#[test]
+fn one_build_at_a_time_cannot_bisect_five_spread_culprits_in_nine_rounds() {
+    let settings = QueueSettings::default();
+    assert_eq!(settings.batch_max, 16);
+    assert_eq!(drain(50, &[], settings), (4, 50, Vec::new()));
+    let bad = [6, 17, 28, 39, 50];
+    let (rounds, landed, ejected) = drain(50, &bad, settings);
+    assert_eq!((landed, ejected.as_slice()), (45, bad.as_slice()));
+    // The drain benchmark measures 37 builds too (docs/performance.md).
+    assert_eq!(rounds, 37, "{rounds} rounds");
+}
+
 mod candidates {
     use super::super::candidate;
     use crate::gate::testkit::{Pr, at, login, now};

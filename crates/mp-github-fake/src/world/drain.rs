@@ -7,11 +7,18 @@
 //! labelled `ready-to-merge` by the owner half an hour later, and is green on its head
 //! against the current `main`. The check `test` takes `ci_minutes` per head, published by
 //! GitHub Actions. Pull requests listed in `failing` (by their place, from 0) change a
-//! path under `src/flaky/` instead, which the simulated CI fails.
+//! path under `src/flaky/` instead, which the simulated CI fails ([`spread`] picks places
+//! spread over the agents). With `queue`, the repository is in queue mode
+//! (`repo_overrides.drain/app.merge.mode: queue`), and [`untested_moves`] proves that the
+//! default branch only ever moved to a staging commit whose checks passed.
 
 use mp_core::approval::READY_TO_MERGE;
-use mp_core::context::{FileChange, FileStatus, LabelAction, LabelEvent, RefUpdate, RefUpdateKind};
+use mp_core::context::{
+    CheckConclusion, CheckRun, CheckStatus, FileChange, FileStatus, LabelAction, LabelEvent,
+    RefUpdate, RefUpdateKind,
+};
 use mp_core::ids::{Login, PrNumber, RepoName, Timestamp};
+use mp_core::queue::staging_branch;
 
 use super::{CiSimulation, Commit, Pull, PullFile, Repo, World, commit_sha};
 
@@ -37,6 +44,44 @@ pub struct DrainSpec {
     pub ci_minutes: u32,
     /// The places (from 0, agent by agent) of pull requests whose CI fails.
     pub failing: Vec<usize>,
+    /// Whether a failing pull request's own head passed `test` when the agent pushed it
+    /// (against the older `main` it branched from), so that its change fails only once
+    /// merged onto today's `main`: the case only a test of the merged tree catches. Without
+    /// it, a failing pull request's head fails on its own.
+    pub failing_passes_alone: bool,
+    /// Whether the repository lands through the merge queue (`merge.mode: queue`).
+    pub queue: bool,
+    /// The queue's `batch_max`, when not the default.
+    pub batch_max: Option<u32>,
+}
+
+impl DrainSpec {
+    /// How many pull requests the world has.
+    pub fn pulls(&self) -> usize {
+        self.agents * self.per_agent
+    }
+}
+
+/// `count` places of failing pull requests for `agents × per_agent`, spread over the
+/// agents and over each agent's pull requests: the `i`-th is pull request `i mod per_agent`
+/// of the agent in the middle of the `i`-th of `count` equal slices of the agents (so 5 of
+/// 10 agents × 5 are agent 2's first, agent 4's second, ..., agent 10's fifth). At most
+/// one per agent while `count ≤ agents`.
+pub fn spread(agents: usize, per_agent: usize, count: usize) -> Vec<usize> {
+    let total = agents * per_agent;
+    let count = count.min(total);
+    let mut places: Vec<usize> = Vec::with_capacity(count);
+    for i in 0..count {
+        let agent = (2 * i + 1) * agents / (2 * count);
+        let mut place = agent * per_agent + i % per_agent;
+        // Past one per agent, the next free place after it.
+        while places.contains(&place) {
+            place = (place + 1) % total;
+        }
+        places.push(place);
+    }
+    places.sort_unstable();
+    places
 }
 
 impl Default for DrainSpec {
@@ -47,6 +92,9 @@ impl Default for DrainSpec {
             per_agent: 3,
             ci_minutes: 10,
             failing: Vec::new(),
+            failing_passes_alone: false,
+            queue: false,
+            batch_max: None,
         }
     }
 }
@@ -70,12 +118,19 @@ pub fn drain_world(spec: &DrainSpec) -> World {
         fails: vec!["src/flaky/**".to_owned()],
     });
     let agents: Vec<String> = (1..=spec.agents).map(|a| format!("agent-{a}")).collect();
+    let mut projects =
+        format!("governance_repo: {DRAIN_GOVERNANCE}\nsupervised_repos: [{DRAIN_REPO}]\n");
+    if spec.queue {
+        projects.push_str(&format!(
+            "repo_overrides:\n  {DRAIN_REPO}:\n    merge:\n      mode: queue\n"
+        ));
+        if let Some(batch_max) = spec.batch_max {
+            projects.push_str(&format!("      batch_max: {batch_max}\n"));
+        }
+    }
     let texts = [
         ("owner.yml", format!("github_login: {DRAIN_OWNER}\n")),
-        (
-            "projects.yml",
-            format!("governance_repo: {DRAIN_GOVERNANCE}\nsupervised_repos: [{DRAIN_REPO}]\n"),
-        ),
+        ("projects.yml", projects),
         (
             "env.yml",
             format!("bot_app_slug: {DRAIN_BOT}\nrequired_checks: [test]\nmerge_enabled: true\n"),
@@ -140,7 +195,11 @@ pub fn drain_world(spec: &DrainSpec) -> World {
                 author: Some(author.clone()),
                 committer: Some(author.clone()),
                 date: Some(pushed),
-                checks: Vec::new(),
+                checks: if fails && spec.failing_passes_alone {
+                    vec![passed_alone(pushed, spec.ci_minutes)]
+                } else {
+                    Vec::new()
+                },
             });
             let head_ref = format!("{agent}/change-{k}");
             repo.branches.insert(head_ref.clone(), sha.clone());
@@ -214,4 +273,110 @@ pub fn drain_world(spec: &DrainSpec) -> World {
     );
     world.repos.push(governance);
     world
+}
+
+/// The `test` run a failing pull request's head passed when it was pushed, before
+/// today's `main` (see [`DrainSpec::failing_passes_alone`]).
+fn passed_alone(pushed: Timestamp, ci_minutes: u32) -> CheckRun {
+    CheckRun {
+        id: None,
+        name: "test".to_owned(),
+        status: CheckStatus::Completed,
+        conclusion: Some(CheckConclusion::Success),
+        started_at: Some(pushed),
+        completed_at: Some(pushed.plus_seconds(i64::from(ci_minutes) * 60)),
+        app_slug: Some("github-actions".to_owned()),
+        output_summary: Some("passed on the main it branched from".to_owned()),
+    }
+}
+
+/// What [`untested_moves`] checked.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MovesProof {
+    /// The moves of the branch it checked.
+    pub moves: usize,
+    /// Each move that is not proven, with why.
+    pub untested: Vec<String>,
+}
+
+/// Checks every move of `branch` in `repo` at or after `since` (GitHub's activity log)
+/// against the merge queue's promise: the branch moved, by a non-forced push of the
+/// world's App, to exactly a commit that the App had pushed to the staging branch
+/// (`mp-queue/<branch>`) before, and on which each of the simulated CI's checks (`ci:`)
+/// completed `success`, by the simulated CI's App, before the move. A commit's SHA names
+/// its tree, so the branch only ever holds a tree whose required checks passed.
+pub fn untested_moves(
+    world: &World,
+    repo: &RepoName,
+    branch: &str,
+    since: Timestamp,
+) -> MovesProof {
+    let mut proof = MovesProof::default();
+    let Some(found) = world.repo(repo) else {
+        proof.untested.push(format!("{repo}: no such repository"));
+        return proof;
+    };
+    let Some(ci) = &world.ci else {
+        proof
+            .untested
+            .push("the world has no simulated CI to prove against".to_owned());
+        return proof;
+    };
+    let bot = world.bot_login().ok();
+    let staged = found
+        .activity
+        .get(&staging_branch(branch))
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let moves = found
+        .activity
+        .get(branch)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    for update in moves.iter().filter(|u| u.at.is_some_and(|at| at >= since)) {
+        proof.moves += 1;
+        let (Some(to), Some(at)) = (&update.after, update.at) else {
+            proof
+                .untested
+                .push(format!("{branch} was deleted or moved at no recorded time"));
+            continue;
+        };
+        let name = format!("{branch} moved to {} at {at}", to.short());
+        if update.kind != RefUpdateKind::Push || update.actor != bot {
+            proof.untested.push(format!(
+                "{name}: not a fast-forward push by the App ({:?} by {:?})",
+                update.kind, update.actor
+            ));
+            continue;
+        }
+        let was_staged = staged.iter().any(|s| {
+            s.after.as_ref() == Some(to) && s.actor == bot && s.at.is_some_and(|t| t <= at)
+        });
+        if !was_staged {
+            proof
+                .untested
+                .push(format!("{name}: not a commit the App staged before"));
+            continue;
+        }
+        let runs = found
+            .commit(to)
+            .map(|c| c.checks.as_slice())
+            .unwrap_or_default();
+        for check in &ci.checks {
+            let green = runs.iter().any(|run| {
+                &run.name == check
+                    && run.app_slug.as_deref() == Some(ci.app.as_str())
+                    && run.status == CheckStatus::Completed
+                    && run.conclusion == Some(CheckConclusion::Success)
+                    && run.completed_at.is_some_and(|done| done <= at)
+            });
+            if !green {
+                proof.untested.push(format!(
+                    "{name}: `{check}` by {} had not passed on it before",
+                    ci.app
+                ));
+            }
+        }
+    }
+    proof
 }

@@ -925,3 +925,88 @@ fn environments_name_their_branches_and_reviewers() {
         "{refused}"
     );
 }
+
+/// The failing places are spread over the agents and over each agent's pull requests.
+#[test]
+fn failing_places_are_spread_over_agents() {
+    use super::drain::spread;
+    assert_eq!(spread(10, 5, 5), [5, 16, 27, 38, 49]);
+    assert_eq!(spread(4, 3, 2), [3, 10]);
+    assert_eq!(spread(2, 2, 4), [0, 1, 2, 3]);
+    assert!(spread(3, 2, 0).is_empty());
+}
+
+/// The tested-tree proof fails on a move of `main` that no staging build stands for, and
+/// on a staging commit whose check had not passed when `main` moved to it.
+#[test]
+fn the_tested_tree_proof_names_an_untested_move_of_main() {
+    use mp_core::context::{CheckConclusion, CheckStatus, RefUpdateKind};
+
+    use super::drain::{DRAIN_REPO, DrainSpec, drain_world, untested_moves};
+    let mut world = drain_world(&DrainSpec {
+        queue: true,
+        ..DrainSpec::default()
+    });
+    let start = world.now;
+    let bot = world.bot_login().expect("the drain bot's login");
+    let name = RepoName::parse(DRAIN_REPO).expect("a valid name");
+    let repo = &mut world.repos[0];
+    let head = repo.pulls[0].head_sha.clone();
+    let at = start.plus_seconds(60);
+    repo.move_branch(
+        "main",
+        Some(head.clone()),
+        RefUpdateKind::Push,
+        bot.clone(),
+        at,
+    );
+    let proof = untested_moves(&world, &name, "main", start);
+    assert_eq!(proof.moves, 1);
+    assert_eq!(proof.untested.len(), 1, "{proof:?}");
+    assert!(
+        proof.untested[0].contains("not a commit the App staged before"),
+        "{proof:?}"
+    );
+
+    // Staged by the App, but its check completes only after the move.
+    let repo = &mut world.repos[0];
+    repo.move_branch(
+        "mp-queue/main",
+        Some(head.clone()),
+        RefUpdateKind::BranchCreation,
+        bot,
+        start,
+    );
+    let commit = repo
+        .commits
+        .iter_mut()
+        .find(|c| c.sha == head)
+        .expect("the head commit");
+    commit.checks = vec![CheckRun {
+        id: None,
+        name: "test".to_owned(),
+        status: CheckStatus::Completed,
+        conclusion: Some(CheckConclusion::Success),
+        started_at: Some(start),
+        completed_at: Some(at.plus_seconds(1)),
+        app_slug: Some("github-actions".to_owned()),
+        output_summary: None,
+    }];
+    let proof = untested_moves(&world, &name, "main", start);
+    assert_eq!(proof.untested.len(), 1, "{proof:?}");
+    assert!(
+        proof.untested[0].contains("`test` by github-actions had not passed on it before"),
+        "{proof:?}"
+    );
+
+    // Completed green before the move: proven.
+    world.repos[0]
+        .commits
+        .iter_mut()
+        .find(|c| c.sha == head)
+        .expect("the head commit")
+        .checks[0]
+        .completed_at = Some(at);
+    let proof = untested_moves(&world, &name, "main", start);
+    assert!(proof.untested.is_empty(), "{proof:?}");
+}
