@@ -251,6 +251,27 @@ pub(crate) struct BranchJson {
     pub(crate) commit: ShaJson,
 }
 
+/// One of an issue's labels: GitHub's description gives either a label object (whose
+/// `name` it does not require) or the label's name as a plain string.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum IssueLabelJson {
+    Name(String),
+    Object {
+        #[serde(default)]
+        name: Option<String>,
+    },
+}
+
+impl IssueLabelJson {
+    fn into_name(self) -> Option<String> {
+        match self {
+            Self::Name(name) => Some(name),
+            Self::Object { name } => name,
+        }
+    }
+}
+
 #[derive(Debug, Deserialize)]
 pub(crate) struct IssueJson {
     pub(crate) number: u64,
@@ -260,7 +281,7 @@ pub(crate) struct IssueJson {
     pub(crate) body: Option<String>,
     pub(crate) state: String,
     #[serde(default)]
-    pub(crate) labels: Vec<LabelJson>,
+    pub(crate) labels: Vec<IssueLabelJson>,
     #[serde(default)]
     pub(crate) user: Option<UserJson>,
     #[serde(default)]
@@ -455,7 +476,11 @@ impl Convert {
             title: json.title.unwrap_or_default(),
             body: json.body.unwrap_or_default(),
             state: self.issue_state(&json.state)?,
-            labels: label_names(json.labels),
+            labels: json
+                .labels
+                .into_iter()
+                .filter_map(IssueLabelJson::into_name)
+                .collect(),
             author: optional_login(json.user.as_ref()),
             created_at: timestamp(json.created_at.as_deref()),
             is_pull_request: json.pull_request.is_some(),

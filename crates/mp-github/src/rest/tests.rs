@@ -748,6 +748,34 @@ async fn comments_and_reactions_convert() {
     );
 }
 
+/// GitHub's description lets an issue's `labels` hold plain names as well as label objects
+/// (`oneOf: [string, object]`, and the object's `name` is optional): every form reads, and
+/// an object without a name is no label.
+#[tokio::test]
+async fn issue_labels_read_as_names_objects_or_plain_strings() {
+    let stub = Stub::start(|_| {
+        Reply::json(
+            200,
+            json!([
+                { "id": 1, "number": 5, "title": "Which way", "body": "text", "state": "open",
+                  "labels": ["mp:decision", { "name": "p1", "color": null }, { "id": 7 }],
+                  "user": user("mp-gate[bot]", 9), "created_at": "2024-01-01T00:00:00Z" }
+            ]),
+        )
+    })
+    .await;
+    let query = IssueQuery {
+        state: None,
+        labels: Vec::new(),
+    };
+    let issues = stub.client().issues(&repo(), &query).await;
+    check(
+        "labels",
+        issues.map(|list| list.into_iter().map(|i| i.labels).collect::<Vec<_>>()),
+        Ok(vec![vec!["mp:decision".to_owned(), "p1".to_owned()]]),
+    );
+}
+
 #[tokio::test]
 async fn issues_mark_pull_requests_and_send_the_query() {
     let stub = Stub::start(|_| {
