@@ -207,7 +207,10 @@ pub(super) fn router(shared: Arc<Shared>) -> Router {
             "/repos/{o}/{r}/issues/{n}/comments",
             get(issues::list_comments).post(issues::create_comment),
         ),
-        ("/repos/{o}/{r}/issues/{n}/labels", post(issues::add_labels)),
+        (
+            "/repos/{o}/{r}/issues/{n}/labels",
+            get(issues::list_labels).post(issues::add_labels),
+        ),
         (
             "/repos/{o}/{r}/issues/{n}/labels/{label}",
             delete(issues::remove_label),

@@ -69,6 +69,7 @@ const OPERATIONS: &[&str] = &[
     "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
     "POST /repos/{owner}/{repo}/issues/{issue_number}/comments",
     "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}",
+    "GET /repos/{owner}/{repo}/issues/{issue_number}/labels",
     "POST /repos/{owner}/{repo}/issues/{issue_number}/labels",
     "DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}",
     "GET /repos/{owner}/{repo}/issues/{issue_number}/reactions",
@@ -478,6 +479,10 @@ async fn walk_reads(checker: &mut Checker<'_>, world: &World) {
                 (
                     "/repos/{owner}/{repo}/issues/{issue_number}/comments",
                     "comments",
+                ),
+                (
+                    "/repos/{owner}/{repo}/issues/{issue_number}/labels",
+                    "labels",
                 ),
                 (
                     "/repos/{owner}/{repo}/issues/{issue_number}/reactions",

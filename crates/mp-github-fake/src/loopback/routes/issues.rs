@@ -198,6 +198,20 @@ pub(super) fn label_array(
     })
 }
 
+/// `GET /issues/{n}/labels`: the thread's labels, paginated like every list.
+pub(super) async fn list_labels(
+    State(s): Ctx,
+    RepoPathWith(name, n): RepoPathWith,
+    uri: Uri,
+) -> ApiResult {
+    let number = number(&n)?;
+    let items = match label_array(&s, &name, number)? {
+        Value::Array(items) => items,
+        _ => Vec::new(),
+    };
+    Ok(paged(&s, &uri, items))
+}
+
 pub(super) async fn add_labels(
     State(s): Ctx,
     RepoPathWith(name, n): RepoPathWith,
