@@ -420,6 +420,12 @@ impl fmt::Display for PathFinding {
             Self::Ordinary { files: 1 } => {
                 f.write_str("1 file changed, none critical, protected or removed")
             }
+            Self::Ordinary { files } if *files >= super::empty_pr::FILE_LISTING_CAP => {
+                write!(
+                    f,
+                    "{files} files listed, GitHub's cap, none of them critical, protected or removed; the files past the cap were not read"
+                )
+            }
             Self::Ordinary { files } => {
                 write!(
                     f,

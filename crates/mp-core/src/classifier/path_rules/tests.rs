@@ -403,3 +403,16 @@ proptest! {
         prop_assert_eq!(rules.evaluate(&files).quadrant(), prefix_model(&files));
     }
 }
+
+#[test]
+fn a_list_at_the_listing_cap_says_the_rest_was_not_read() {
+    let files: Vec<_> = (0..super::super::empty_pr::FILE_LISTING_CAP)
+        .map(|i| modified(&format!("docs/page-{i}.md")))
+        .collect();
+    check(
+        &shipped(),
+        &files,
+        Quadrant::A,
+        "3000 files listed, GitHub's cap, none of them critical, protected or removed; the files past the cap were not read",
+    );
+}
