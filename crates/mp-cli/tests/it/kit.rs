@@ -414,3 +414,45 @@ fn the_kubernetes_backstop_counts_exit_4_as_success() {
     let broken = run(None);
     assert_ne!(broken.status.code(), Some(0), "{broken:?}");
 }
+
+#[test]
+fn the_deploy_docs_name_every_exit_code_and_no_image_that_does_not_exist() {
+    let deploy = deploy_md();
+    let action = std::fs::read_to_string(workspace_root().join("action.yml")).expect("action.yml");
+    for (name, text) in [("docs/deploy.md", &deploy), ("action.yml", &action)] {
+        for code in ["4 another tick holds the lease", "5 not configured"] {
+            assert!(text.contains(code), "{name} does not say `{code}`");
+        }
+    }
+    // mp publishes no container image: every image a document names is the reader's own,
+    // and says so.
+    let mut documents = vec![("README.md".to_owned(), {
+        std::fs::read_to_string(workspace_root().join("README.md")).expect("README.md")
+    })];
+    for entry in std::fs::read_dir(workspace_root().join("docs")).expect("docs/") {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_some_and(|e| e == "md") {
+            let text = std::fs::read_to_string(&path).expect("readable");
+            documents.push((path.display().to_string(), text));
+        }
+    }
+    documents.push((
+        "deploy/kubernetes".to_owned(),
+        kit("kubernetes/mp-tick-backstop.yaml"),
+    ));
+    for (name, text) in &documents {
+        assert!(
+            !text.contains("ghcr.io"),
+            "{name} names an image on ghcr.io"
+        );
+        for line in text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("image:"))
+        {
+            assert!(
+                line.contains("registry.example.com/mp:") && line.contains("# your image"),
+                "{name}: {line}"
+            );
+        }
+    }
+}
