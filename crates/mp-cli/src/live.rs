@@ -15,12 +15,76 @@ use crate::commands::config_validate::read_config_dir;
 use crate::skills_load;
 use crate::skills_load::SkillCalls;
 
+/// The environment variable holding a plain GitHub token (read by mp-github's
+/// `Credentials::from_env`).
+pub const TOKEN_VAR: &str = "MP_GITHUB_TOKEN";
 /// The environment variable holding the approval-receipt key in live ticks.
 pub const RECEIPT_KEY_VAR: &str = "MP_RECEIPT_KEY";
 /// The environment variable holding the receipt key a rotation replaced.
 pub const PREVIOUS_RECEIPT_KEY_VAR: &str = "MP_RECEIPT_KEY_PREVIOUS";
 /// The environment variable holding the end of the previous key's window (RFC 3339).
 pub const PREVIOUS_RECEIPT_KEY_UNTIL_VAR: &str = "MP_RECEIPT_KEY_PREVIOUS_UNTIL";
+
+/// The suffix of the variable that names a file holding a secret instead of the secret:
+/// `MP_RECEIPT_KEY_FILE=/run/credentials/mp-serve.service/receipt-key` (what systemd's
+/// `LoadCredential=` and mounted Kubernetes secrets give).
+pub const FILE_SUFFIX: &str = "_FILE";
+
+/// The secrets that may come from a file named by `NAME_FILE` (docs/deploy.md).
+pub const FILE_SECRETS: &[&str] = &[
+    TOKEN_VAR,
+    RECEIPT_KEY_VAR,
+    PREVIOUS_RECEIPT_KEY_VAR,
+    crate::commands::serve::WEBHOOK_SECRET_VAR,
+];
+
+/// The secret `name` through `var` (normally the process environment): the value of
+/// `name`, or the contents of the file `NAME_FILE` names, its trailing line breaks
+/// removed (as `$(cat FILE)` would). Empty values count as unset, as everywhere in the
+/// credentials.
+///
+/// # Errors
+/// When both `name` and `NAME_FILE` are set, or the file cannot be read or is not UTF-8;
+/// the message names the variable and the path, never the contents.
+pub(crate) fn secret_from(
+    var: impl Fn(&str) -> Option<String>,
+    name: &str,
+) -> anyhow::Result<Option<String>> {
+    let set = |name: &str| var(name).filter(|value| !value.trim().is_empty());
+    let file_var = format!("{name}{FILE_SUFFIX}");
+    match (set(name), set(&file_var)) {
+        (Some(_), Some(_)) => bail!("set only one of {name} and {file_var}"),
+        (Some(value), None) => Ok(Some(value)),
+        (None, None) => Ok(None),
+        (None, Some(path)) => {
+            let path = path.trim();
+            let text = std::fs::read(path)
+                .map_err(|e| anyhow::anyhow!("{file_var}: cannot read {path}: {}", e.kind()))?;
+            let text = String::from_utf8(text)
+                .map_err(|_| anyhow::anyhow!("{file_var}: {path} is not UTF-8 text"))?;
+            let text = text.trim_end_matches(['\n', '\r']);
+            Ok((!text.trim().is_empty()).then(|| text.to_owned()))
+        }
+    }
+}
+
+/// The secret `name` from the process environment, as [`secret_from`].
+pub(crate) fn secret(name: &str) -> anyhow::Result<Option<String>> {
+    secret_from(|n| std::env::var(n).ok(), name)
+}
+
+/// The process environment with every secret of [`FILE_SECRETS`] read through
+/// [`secret`]: a getter for code that reads the environment by name.
+pub(crate) fn secret_env() -> anyhow::Result<impl Fn(&str) -> Option<String>> {
+    let mut resolved = BTreeMap::new();
+    for name in FILE_SECRETS {
+        resolved.insert(*name, secret(name)?);
+    }
+    Ok(move |name: &str| match resolved.get(name) {
+        Some(value) => value.clone(),
+        None => std::env::var(name).ok(),
+    })
+}
 
 /// The previous receipt key and its window from the environment, `None` when
 /// [`PREVIOUS_RECEIPT_KEY_VAR`] is unset or empty.
@@ -71,10 +135,10 @@ pub(crate) fn load_live_config(
 
 /// The GitHub credentials of a live run, from the environment.
 pub(crate) fn live_credentials() -> anyhow::Result<Credentials> {
-    Credentials::from_env(|name| std::env::var(name).ok())?.ok_or_else(|| {
+    Credentials::from_env(secret_env()?)?.ok_or_else(|| {
         anyhow::anyhow!(
-            "no GitHub credentials: set MP_GITHUB_TOKEN, or MP_APP_ID with MP_APP_PRIVATE_KEY \
-             or MP_APP_PRIVATE_KEY_PATH (see docs/deploy.md)"
+            "no GitHub credentials: set MP_GITHUB_TOKEN (or MP_GITHUB_TOKEN_FILE), or MP_APP_ID \
+             with MP_APP_PRIVATE_KEY or MP_APP_PRIVATE_KEY_PATH (see docs/deploy.md)"
         )
     })
 }
@@ -91,12 +155,13 @@ pub(crate) fn live_options(
     if let Some(shard) = shard {
         options = options.with_shard(shard);
     }
-    if let Ok(text) = std::env::var(RECEIPT_KEY_VAR)
+    let env = secret_env()?;
+    if let Some(text) = env(RECEIPT_KEY_VAR)
         && let Some(key) = ReceiptKey::new(text.into_bytes())
     {
         options = options.with_receipt_key(key);
     }
-    if let Some(previous) = previous_receipt_key(|name| std::env::var(name).ok())? {
+    if let Some(previous) = previous_receipt_key(env)? {
         if options.receipt_key.is_none() {
             anyhow::bail!(
                 "{PREVIOUS_RECEIPT_KEY_VAR} is set but {RECEIPT_KEY_VAR} is not: a rotation replaces one key with another (docs/deploy.md, \"Rotating the receipt key\")"
@@ -225,5 +290,65 @@ mod tests {
         ]))
         .expect("an ended window is accepted: it admits nothing");
         assert!(past.is_some());
+    }
+    #[test]
+    fn a_secret_comes_from_its_variable_or_the_file_its_file_variable_names() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let file = dir.path().join("receipt-key");
+        std::fs::write(&file, "from-the-file\n\n").expect("written");
+        let path = file.display().to_string();
+        let missing = dir.path().join("absent").display().to_string();
+
+        assert_eq!(secret_from(env(&[]), RECEIPT_KEY_VAR).expect("unset"), None);
+        assert_eq!(
+            secret_from(
+                env(&[(RECEIPT_KEY_VAR, "in-the-variable")]),
+                RECEIPT_KEY_VAR
+            )
+            .expect("set"),
+            Some("in-the-variable".to_owned())
+        );
+        assert_eq!(
+            secret_from(env(&[("MP_RECEIPT_KEY_FILE", &path)]), RECEIPT_KEY_VAR).expect("a file"),
+            Some("from-the-file".to_owned()),
+            "trailing line breaks go, as with $(cat FILE)"
+        );
+        assert_eq!(
+            secret_from(
+                env(&[(RECEIPT_KEY_VAR, ""), ("MP_RECEIPT_KEY_FILE", &path)]),
+                RECEIPT_KEY_VAR
+            )
+            .expect("an empty variable is unset"),
+            Some("from-the-file".to_owned())
+        );
+        let both = secret_from(
+            env(&[(RECEIPT_KEY_VAR, "x"), ("MP_RECEIPT_KEY_FILE", &path)]),
+            RECEIPT_KEY_VAR,
+        )
+        .expect_err("two sources");
+        assert_eq!(
+            both.to_string(),
+            "set only one of MP_RECEIPT_KEY and MP_RECEIPT_KEY_FILE"
+        );
+        let unreadable = secret_from(
+            env(&[("MP_WEBHOOK_SECRET_FILE", &missing)]),
+            "MP_WEBHOOK_SECRET",
+        )
+        .expect_err("no such file");
+        assert_eq!(
+            unreadable.to_string(),
+            format!("MP_WEBHOOK_SECRET_FILE: cannot read {missing}: entity not found")
+        );
+        let empty = dir.path().join("empty");
+        std::fs::write(&empty, "\n").expect("written");
+        assert_eq!(
+            secret_from(
+                env(&[("MP_GITHUB_TOKEN_FILE", &empty.display().to_string())]),
+                TOKEN_VAR
+            )
+            .expect("an empty file"),
+            None,
+            "an empty file is an unset secret"
+        );
     }
 }

@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use crate::Exit;
 use crate::cli::Format;
 use crate::commands::config_validate::read_config_dir;
-use crate::live::{RECEIPT_KEY_VAR, live_credentials, live_rest_config};
+use crate::live::{RECEIPT_KEY_VAR, live_credentials, live_rest_config, secret};
 
 /// How many of the latest commits of a gated branch are searched for the required checks.
 const RECENT_COMMITS: usize = 5;
@@ -295,7 +295,7 @@ async fn gather(
         bot_state,
         state_load,
         bot_state_rules,
-        receipt_key_set: std::env::var(RECEIPT_KEY_VAR).is_ok_and(|k| !k.trim().is_empty()),
+        receipt_key_set: secret(RECEIPT_KEY_VAR).is_ok_and(|k| k.is_some()),
         workflows,
         environments,
         doctor_command,

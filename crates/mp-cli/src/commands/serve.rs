@@ -26,7 +26,8 @@ use crate::skills_load::SkillCalls;
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// The configuration directory (see docs/deploy.md). Credentials come from the
-    /// environment as for `mp tick --config`; the webhook secret from MP_WEBHOOK_SECRET.
+    /// environment as for `mp tick --config`; the webhook secret from MP_WEBHOOK_SECRET (or
+    /// a file named by MP_WEBHOOK_SECRET_FILE).
     #[arg(long, value_name = "DIR")]
     pub config: PathBuf,
     /// The address to listen on, e.g. `0.0.0.0:8080` in a container.
@@ -111,12 +112,11 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     for warning in &warnings {
         tracing::warn!(%warning, "configuration");
     }
-    let secret = std::env::var(WEBHOOK_SECRET_VAR)
-        .ok()
+    let secret = crate::live::secret(WEBHOOK_SECRET_VAR)?
         .and_then(WebhookSecret::new)
         .with_context(|| {
             format!(
-                "no webhook secret: set {WEBHOOK_SECRET_VAR} to the secret of the App's webhook (docs/serve.md)"
+                "no webhook secret: set {WEBHOOK_SECRET_VAR} (or {WEBHOOK_SECRET_VAR}_FILE) to the secret of the App's webhook (docs/serve.md)"
             )
         })?;
     let credentials = live_credentials()?;

@@ -41,7 +41,8 @@ pub struct TickArgs {
     pub world: Option<PathBuf>,
     /// Tick against GitHub with the configuration in this directory (see docs/deploy.md).
     /// Credentials come from MP_GITHUB_TOKEN, or MP_APP_ID with MP_APP_PRIVATE_KEY or
-    /// MP_APP_PRIVATE_KEY_PATH (and optionally MP_INSTALLATION_ID).
+    /// MP_APP_PRIVATE_KEY_PATH (and optionally MP_INSTALLATION_ID); MP_GITHUB_TOKEN_FILE,
+    /// MP_RECEIPT_KEY_FILE and MP_RECEIPT_KEY_PREVIOUS_FILE name files holding those secrets.
     #[arg(long, value_name = "DIR")]
     pub config: Option<PathBuf>,
     #[command(flatten)]

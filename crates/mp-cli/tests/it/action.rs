@@ -169,6 +169,7 @@ fn the_action_caches_the_binary_under_a_digest_of_its_sources_not_a_branch_name(
                 "schemas",
                 "fixtures",
                 "examples",
+                "deploy",
             ]
             .iter()
             .map(|name| root.join(name)),
@@ -194,20 +195,7 @@ fn the_action_stays_green_when_another_tick_holds_the_lease() {
     let dir = tempfile::tempdir().expect("temp dir");
     // The scenario's lease, held for two more minutes by the clock this live tick reads
     // (a lease further ahead than any mp takes is a hand-written one and holds no one out).
-    let text = std::fs::read_to_string(
-        workspace_root().join("fixtures/scenarios/state-lease-held-by-another-tick/world.yaml"),
-    )
-    .expect("readable");
-    let until = jiff::Timestamp::from_second(jiff::Timestamp::now().as_second() + 120)
-        .expect("a time")
-        .to_string();
-    let held = text.replace(
-        "\"until\": \"2026-03-10T12:25:00Z\"",
-        &format!("\"until\": \"{until}\""),
-    );
-    assert_ne!(held, text, "the lease is moved to now");
-    let world = dir.path().join("world.yaml");
-    std::fs::write(&world, held).expect("written");
+    let world = crate::kit::world_with_a_held_lease(dir.path());
     let (_served, url, config) = crate::rest::serve_world(&world, dir.path(), &[]);
     let outputs = dir.path().join("outputs");
     let output = run_tick_step(dir.path(), &url, &config, "ghs_lease", "");

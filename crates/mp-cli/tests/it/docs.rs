@@ -437,6 +437,10 @@ const CREDENTIALS: &[&str] = &[
     "MP_APP_PRIVATE_KEY_PATH",
     "MP_GITHUB_TOKEN",
     "MP_RECEIPT_KEY",
+    "MP_GITHUB_TOKEN_FILE",
+    "MP_RECEIPT_KEY_FILE",
+    "MP_RECEIPT_KEY_PREVIOUS_FILE",
+    "MP_WEBHOOK_SECRET_FILE",
 ];
 
 /// Runs `command` with nothing on stdin; kills it after `limit`. Its output goes through
