@@ -937,12 +937,12 @@ pub fn receipt_key_check(config: &Config, key_set: bool) -> Check {
         (false, false) => Check::warn(
             name,
             "MP_RECEIPT_KEY is not set: receipts and inbox questions written now are unsigned, and every open question is asked again once a key arrives",
-            "set the secret MP_RECEIPT_KEY to a long random string now (openssl rand -hex 32); docs/deploy.md, \"Rotating the receipt key\", covers changing it later",
+            "set the secret MP_RECEIPT_KEY (or MP_RECEIPT_KEY_FILE, a file holding it) to a long random string now (openssl rand -hex 32); docs/deploy.md, \"Rotating the receipt key\", covers changing it later",
         ),
         (true, false) => Check::fail(
             name,
             "merge_enabled is true but MP_RECEIPT_KEY is not set: receipts are unsigned",
-            "set the secret MP_RECEIPT_KEY to a long random string (openssl rand -hex 32)",
+            "set the secret MP_RECEIPT_KEY (or MP_RECEIPT_KEY_FILE, a file holding it) to a long random string (openssl rand -hex 32)",
         ),
     }
 }
