@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use mp_core::approval::{render_receipt, unchanged_since};
 use mp_core::classifier::Verdict;
-use mp_core::context::{LabelEvent, LabelRecords};
+use mp_core::context::{LabelEvent, LabelRecords, PrContext};
 use mp_core::gate::GateReport;
 use mp_core::gate::diagnostic::{
     BLOCKED_HEADER, DIAGNOSTIC_PREFIX, latest_diagnostic, render_diagnostic, should_post,
@@ -529,14 +529,16 @@ impl<'a> Runner<'a> {
     /// Queue mode: the pull request passed the gate (C4 aside) and joins the merge queue;
     /// its position is known once every pull request of the repository is read
     /// ([`Runner::order_queue`]). The driver builds and lands it (`queue`), never this path.
-    fn enqueue(&mut self, evaluation: &PrEvaluation) -> (PrAction, String) {
+    async fn enqueue(&mut self, evaluation: &PrEvaluation) -> (PrAction, String) {
         let pr = &evaluation.pr;
         let quadrant = evaluation.verdict.quadrant;
         let settings = self.setup.config().projects().merge_settings(&pr.repo);
+        let label = settings.priority_label();
+        let records = self.priority_record(pr, label).await;
         let candidate = candidate(
-            pr,
+            records.as_ref().unwrap_or(pr),
             &evaluation.policy.allowlist,
-            settings.priority_label(),
+            label,
             self.now,
         );
         if self.setup.options().merge_mode == MergeMode::Observe {
@@ -559,6 +561,31 @@ impl<'a> Runner<'a> {
             PrAction::Queued,
             format!("joins the merge queue as Quadrant {quadrant}"),
         )
+    }
+
+    /// `pr` with GitHub's record of the priority label `label` added, when the label is on
+    /// it and its record was not read with the approval labels: a priority counts only
+    /// while the record shows the label unchanged since the owner applied it
+    /// (decisions/0048). A failed read leaves the record out, so the label is no priority
+    /// this tick. `None` when nothing needs reading.
+    async fn priority_record(&self, pr: &PrContext, label: &str) -> Option<PrContext> {
+        if !pr.labels.iter().any(|l| l == label) || pr.label_records.get(label).is_some() {
+            return None;
+        }
+        let read = self
+            .github
+            .label_records(&pr.repo, &[label.to_owned()])
+            .await
+            .ok()?;
+        let mut with = pr.clone();
+        with.label_records = match with.label_records {
+            LabelRecords::Read(mut records) => {
+                records.extend(read);
+                LabelRecords::Read(records)
+            }
+            LabelRecords::NotRead | LabelRecords::Unavailable { .. } => LabelRecords::Read(read),
+        };
+        Some(with)
     }
 
     /// Puts the queue candidates of `repo` in order once all its pull requests are
@@ -608,7 +635,7 @@ impl<'a> Runner<'a> {
         let pr = &evaluation.pr;
         let quadrant = evaluation.verdict.quadrant;
         if evaluation.policy.queue_mode {
-            return Ok(self.enqueue(evaluation));
+            return Ok(self.enqueue(evaluation).await);
         }
         // (8) L3: `main` must not have moved since C4 looked.
         let main_now = self
