@@ -202,7 +202,7 @@ fn the_action_stays_green_when_another_tick_holds_the_lease() {
         .expect("a time")
         .to_string();
     let held = text.replace(
-        "\"until\": \"2026-03-10T12:25:00Z\"",
+        "\"until\": \"2026-03-10T12:02:00Z\"",
         &format!("\"until\": \"{until}\""),
     );
     assert_ne!(held, text, "the lease is moved to now");
