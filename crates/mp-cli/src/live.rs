@@ -9,7 +9,8 @@ use std::path::Path;
 use anyhow::{Context, bail};
 use mp_core::approval::ReceiptKey;
 use mp_github::rest::{Credentials, EtagCache, RestConfig, RestGitHub};
-use mp_tick::TickOptions;
+use mp_tick::lease::{Incarnation, LeaseHolder, LeaseTerms, MAX_LEASE_SECONDS, MIN_LEASE_SECONDS};
+use mp_tick::{Shard, TickOptions};
 
 use crate::commands::config_validate::read_config_dir;
 use crate::skills_load;
@@ -233,16 +234,110 @@ pub(crate) fn rest_calls(client: &RestGitHub) -> BTreeMap<String, u64> {
         .collect()
 }
 
-/// Who holds the lease in the lease file: `what` on this host with the process id, e.g.
-/// `mp tick on <host> pid <pid>` (the host from `HOSTNAME`, else `/etc/hostname`).
-pub(crate) fn lease_holder(what: &str) -> String {
-    let host = std::env::var("HOSTNAME")
+/// The system clock, in whole seconds.
+pub(crate) struct SystemClock;
+
+impl mp_core::port::Clock for SystemClock {
+    fn now(&self) -> mp_core::Timestamp {
+        let seconds = jiff::Timestamp::now().as_second();
+        mp_core::Timestamp::from_unix_seconds(seconds).unwrap_or_else(|_| {
+            // Out of Timestamp's range only on a broken clock; the epoch fails everything
+            // time-bound closed.
+            mp_core::Timestamp::from_unix_seconds(0).unwrap_or_else(|_| unreachable!())
+        })
+    }
+}
+
+/// The environment variable naming this deployment's lease holder (its identity).
+pub const LEASE_HOLDER_VAR: &str = "MP_LEASE_HOLDER";
+
+/// The environment variable setting the lease duration in seconds (tests, and
+/// deployments that must tune it; docs/decisions/0065).
+pub const LEASE_SECONDS_VAR: &str = "MP_LEASE_SECONDS";
+
+/// This host's name: `HOSTNAME`, else `/etc/hostname`.
+fn host_name() -> String {
+    std::env::var("HOSTNAME")
         .ok()
         .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
         .map(|h| h.trim().to_owned())
         .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "an unnamed host".to_owned());
-    format!("{what} on {host} pid {}", std::process::id())
+        .unwrap_or_else(|| "an-unnamed-host".to_owned())
+}
+
+/// Whether another incarnation is gone: only one on this very host can be checked, by
+/// its process id under `/proc`. Its pid being ours (a restarted container, where every
+/// start is pid 1) means it is gone; a pid that is alive may be a copy of ours, so it is
+/// presumed alive (the caller waits for its lease to expire). Without `/proc` nothing is
+/// known.
+struct LocalProcesses {
+    host: String,
+    pid: u32,
+}
+
+impl mp_tick::lease::Liveness for LocalProcesses {
+    fn gone(&self, other: &mp_tick::lease::Incarnation) -> bool {
+        if other.host != self.host || !Path::new("/proc/self").exists() {
+            return false;
+        }
+        other.pid == self.pid || !Path::new(&format!("/proc/{}", other.pid)).exists()
+    }
+}
+
+/// The lease identity `what` (`serve` or `tick`) gets by default: `what@host`, with the
+/// shard for a sharded tick (`tick@host/0-2`, shards of one deployment being distinct
+/// holders).
+fn default_identity(what: &str, shard: Option<Shard>) -> String {
+    let host = host_name();
+    match shard {
+        Some(shard) => format!("{what}@{host}/{}", shard.to_string().replace('/', "-")),
+        None => format!("{what}@{host}"),
+    }
+}
+
+/// Who holds the lease: the identity from [`LEASE_HOLDER_VAR`] (else
+/// [`default_identity`]), this process as its incarnation (host, pid, start instant to the
+/// nanosecond), and `/proc` to tell a dead predecessor on this host.
+pub(crate) fn lease_holder(what: &str, shard: Option<Shard>) -> LeaseHolder {
+    let identity = std::env::var(LEASE_HOLDER_VAR)
+        .ok()
+        .map(|v| v.trim().to_owned())
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| default_identity(what, shard));
+    let host = host_name();
+    let pid = std::process::id();
+    let started = jiff::Timestamp::now().to_string();
+    LeaseHolder::new(
+        identity,
+        Incarnation {
+            host: host.clone(),
+            pid,
+            started,
+        },
+    )
+    .with_liveness(std::sync::Arc::new(LocalProcesses { host, pid }))
+}
+
+/// The lease terms: [`LEASE_SECONDS_VAR`] when set, else the default.
+///
+/// # Errors
+/// When the variable is set but not a whole number of seconds from
+/// [`MIN_LEASE_SECONDS`] to [`MAX_LEASE_SECONDS`].
+pub(crate) fn lease_terms() -> anyhow::Result<LeaseTerms> {
+    match std::env::var(LEASE_SECONDS_VAR) {
+        Ok(text) => {
+            let seconds: i64 = text.trim().parse().with_context(|| {
+                format!("{LEASE_SECONDS_VAR} must be a whole number of seconds, not {text:?}")
+            })?;
+            if !(MIN_LEASE_SECONDS..=MAX_LEASE_SECONDS).contains(&seconds) {
+                bail!(
+                    "{LEASE_SECONDS_VAR} is {seconds}: the lease lasts from {MIN_LEASE_SECONDS} to {MAX_LEASE_SECONDS} seconds"
+                );
+            }
+            Ok(LeaseTerms::new(seconds))
+        }
+        Err(_) => Ok(LeaseTerms::default()),
+    }
 }
 
 #[cfg(test)]

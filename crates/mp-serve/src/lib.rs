@@ -25,5 +25,5 @@ pub mod signature;
 #[cfg(test)]
 mod tests;
 
-pub use service::{ApiCounters, RENEW_EVERY, Readiness, Service, Settings, StartError};
+pub use service::{ApiCounters, Readiness, Service, Settings, StartError};
 pub use signature::{SignatureError, WebhookSecret};

@@ -6,10 +6,13 @@
 //! ready ones: those with an approval label, whose race guard the move concerns), plus
 //! [`run_branch_supervisor`] when the gated branch moved; a resync is [`run_tick`].
 //!
-//! The service holds the tick lease while it runs (renewed every [`RENEW_EVERY`], given
-//! back on shutdown), so a cron tick kept as a backstop stops at the lease while the
-//! service is alive and takes over within [`LEASE_SECONDS`] of its death. Without the lease
-//! the service acts on nothing (and `/readyz` says so) until a resync takes it again.
+//! The service holds the tick lease while it runs (renewed every third of its duration,
+//! [`LeaseTerms`], given back on shutdown), so a cron tick kept as a backstop, or a
+//! standby replica, stops at the lease while the service is alive and takes over within
+//! one lease duration of its death. A restart of the same identity takes the lease of its
+//! dead predecessor back at once (docs/decisions/0065). Without the lease, or when it was
+//! not renewed within the renew deadline, the service acts on nothing (and `/readyz`
+//! says so) until it takes the lease again.
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,7 +23,7 @@ use mp_core::branch::IncidentAuthority;
 use mp_core::config::Config;
 use mp_core::ids::{Login, RepoName};
 use mp_core::port::{AuditLog, Clock, GitHubHistory};
-use mp_tick::lease::{LEASE_SECONDS, Lease, LeaseError};
+use mp_tick::lease::{Lease, LeaseError, LeaseTerms};
 use mp_tick::state_store::{StateGuard, StateStore};
 use mp_tick::supervisor::{SupervisorRun, run_branch_supervisor};
 use mp_tick::{
@@ -32,9 +35,6 @@ use tokio::time::Instant;
 use crate::metrics::Metrics;
 use crate::queue::{Job, Lane, Queue, SeenDeliveries};
 use crate::signature::WebhookSecret;
-
-/// How often the service renews the lease it holds: well inside [`LEASE_SECONDS`].
-pub const RENEW_EVERY: Duration = Duration::from_secs(10 * 60);
 
 /// How many deliveries the service remembers to answer redeliveries.
 const SEEN_DELIVERIES: usize = 10_000;
@@ -249,6 +249,10 @@ impl Service {
         inner.stopping.store(false, Ordering::SeqCst);
         let mut resync = tokio::time::interval(inner.settings.resync_every);
         resync.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // The lease is kept (renewed, or taken when free) every retry period, busy or idle.
+        let mut keep = tokio::time::interval(inner.terms().renew_every());
+        keep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        keep.tick().await;
         tokio::pin!(shutdown);
         loop {
             self.dispatch();
@@ -256,6 +260,11 @@ impl Service {
                 () = &mut shutdown => break,
                 _ = resync.tick() => {
                     lock(&inner.queue).push(crate::route::Work::Resync, Instant::now());
+                }
+                _ = keep.tick() => {
+                    if let Err(why) = inner.hold_lease().await {
+                        tracing::warn!(reason = %why, "mp serve acts on nothing until it holds the tick lease");
+                    }
                 }
                 () = inner.wake.notified() => {}
             }
@@ -359,52 +368,85 @@ impl Inner {
             .with_default_branches(branches)
     }
 
-    /// Takes the lease, or renews it when [`RENEW_EVERY`] has passed.
+    /// The lease's terms.
+    fn terms(&self) -> LeaseTerms {
+        self.settings.options.lease_terms
+    }
+
+    /// Takes the lease, or renews it when a third of its duration has passed since it was
+    /// last written (by the monotonic clock, which runs on while the process is frozen).
     ///
     /// # Errors
-    /// Why the service does not hold the lease now.
-    async fn hold_lease(&self) -> Result<(), String> {
+    /// Why the service does not hold the lease now: another holder has it, it was lost
+    /// (expired before it was renewed, or taken over), or it could not be renewed within
+    /// the renew deadline.
+    pub(crate) async fn hold_lease(&self) -> Result<(), String> {
         let mut keeper = self.lease.lock().await;
         let now = self.clock.now();
         let github = self.github.as_ref();
         let governance = self.settings.config.projects().governance_repo();
+        let terms = self.terms();
         let written = keeper.written;
         let result = match (&mut keeper.lease, written) {
-            (Some(_), Some(at)) if at.elapsed() < RENEW_EVERY => Ok(()),
-            (Some(lease), written) => match lease.renew(github, now).await {
-                Ok(()) => {
-                    keeper.written = Some(Instant::now());
-                    Ok(())
-                }
-                Err(error @ LeaseError::Held { .. }) => {
-                    keeper.lease = None;
-                    Err(error.to_string())
-                }
-                // Not renewed, not lost: it still holds until it expires.
-                Err(error) => {
-                    let age = written.map_or(Duration::MAX, |at| at.elapsed());
-                    if age < Duration::from_secs(u64::try_from(LEASE_SECONDS).unwrap_or(0) - 120) {
-                        tracing::warn!(%error, "the lease was not renewed; trying again later");
+            (Some(_), Some(at)) if at.elapsed() < terms.renew_every() => Ok(()),
+            (Some(lease), written) => {
+                let age = written.map_or(Duration::MAX, |at| at.elapsed());
+                // Past the renew deadline the lease is not ours to act on, whatever the
+                // renewal answers (a frozen process wakes here).
+                let late = age >= terms.renew_deadline();
+                match lease.renew(github, now).await {
+                    Ok(()) if !late => {
+                        keeper.written = Some(Instant::now());
                         Ok(())
-                    } else {
+                    }
+                    Ok(()) => {
+                        keeper.written = Some(Instant::now());
+                        tracing::warn!(
+                            seconds = age.as_secs(),
+                            "the lease was renewed past its renew deadline; jobs started after this renewal act"
+                        );
+                        Ok(())
+                    }
+                    Err(error @ LeaseError::Lost { .. }) => {
                         keeper.lease = None;
+                        tracing::warn!(%error, "mp serve lost the tick lease; acting on nothing");
                         Err(error.to_string())
                     }
+                    // Not renewed, not lost: it holds until the renew deadline.
+                    Err(error) if !late => {
+                        tracing::warn!(%error, "the lease was not renewed; trying again at the next retry");
+                        Ok(())
+                    }
+                    Err(error) => {
+                        keeper.lease = None;
+                        Err(format!(
+                            "the tick lease was not renewed within its renew deadline ({} s): {error}",
+                            terms.renew_deadline().as_secs()
+                        ))
+                    }
                 }
-            },
+            }
             (None, _) => {
-                let holder = if self.settings.options.lease_holder.is_empty() {
-                    "mp serve"
-                } else {
-                    self.settings.options.lease_holder.as_str()
-                };
-                match Lease::take(github, governance, self.settings.options.shard, holder, now)
-                    .await
+                let holder = &self.settings.options.lease_holder;
+                match Lease::take_for(
+                    github,
+                    governance,
+                    self.settings.options.shard,
+                    holder,
+                    terms,
+                    now,
+                )
+                .await
                 {
                     Ok(lease) => {
                         keeper.lease = Some(lease);
                         keeper.written = Some(Instant::now());
-                        tracing::info!(holder, "mp serve holds the tick lease");
+                        tracing::info!(
+                            holder = %holder.identity,
+                            incarnation = %holder.incarnation,
+                            lease_seconds = terms.seconds(),
+                            "mp serve holds the tick lease"
+                        );
                         Ok(())
                     }
                     Err(error) => Err(error.to_string()),

@@ -657,13 +657,20 @@ fn the_resync_repeats_every_period_and_the_lease_is_renewed_on_the_services_cloc
         wait_until(&service, || ticks() >= 1.0).await;
         assert_eq!(ticks(), 1.0, "the resync at start");
         assert_eq!(renewals(&memory), 0, "a lease just taken is not renewed");
-        // The default resync period and the lease's renewal age are both ten minutes.
-        let period = Duration::from_secs(600);
-        assert_eq!(crate::RENEW_EVERY, period);
+        // The default resync period is ten minutes; the lease is renewed every minute.
+        assert_eq!(
+            mp_tick::lease::LeaseTerms::default().renew_every(),
+            Duration::from_secs(60)
+        );
         // Just short of the period no job starts, however long the test really took.
         let mut finished = service.finished_jobs();
         finished.mark_unchanged();
-        tokio::time::advance(period - Duration::from_secs(1)).await;
+        for _ in 0..9 {
+            tokio::time::advance(Duration::from_secs(60)).await;
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(renewals(&memory), 9, "renewed every minute while idle");
+        tokio::time::advance(Duration::from_secs(59)).await;
         let early = tokio::time::timeout(Duration::from_millis(500), finished.changed()).await;
         assert!(early.is_err(), "no job before the period");
         assert_eq!(ticks(), 1.0, "no resync before the period");
@@ -672,10 +679,226 @@ fn the_resync_repeats_every_period_and_the_lease_is_renewed_on_the_services_cloc
         assert_eq!(ticks(), 2.0, "the resync after one period");
         assert_eq!(
             renewals(&memory),
-            1,
-            "the lease renewed once it was RENEW_EVERY old"
+            10,
+            "the lease renewed every minute, busy or idle"
         );
         let _ = stop.send(());
         worker.await.expect("the workers stop");
     });
+}
+
+/// The lease between services over one GitHub: restarts, standbys and frozen holders, on
+/// tokio's paused clock (docs/decisions/0065).
+mod lease {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use mp_core::config::{self, ConfigFiles};
+    use mp_core::ids::Timestamp;
+    use mp_core::port::{Clock, GitHubError};
+    use mp_github_fake::{Endpoint, Failure, MemoryGitHub};
+    use mp_tick::TickOptions;
+    use mp_tick::lease::{Incarnation, LeaseHolder, Liveness};
+    use tokio::time::Instant;
+
+    use super::{Audit, Delivery, SECRET, labeled, runtime};
+    use crate::{Service, Settings, WebhookSecret};
+
+    /// The world's instant plus the time tokio's (paused) clock has moved since the start.
+    struct TokioClock {
+        base: Timestamp,
+        start: Instant,
+    }
+
+    impl Clock for TokioClock {
+        fn now(&self) -> Timestamp {
+            let elapsed = i64::try_from(self.start.elapsed().as_secs()).unwrap_or(i64::MAX);
+            self.base.plus_seconds(elapsed)
+        }
+    }
+
+    /// Says the incarnations with these pids are gone.
+    struct Dead(Vec<u32>);
+
+    impl Liveness for Dead {
+        fn gone(&self, other: &Incarnation) -> bool {
+            self.0.contains(&other.pid)
+        }
+    }
+
+    struct World {
+        memory: Arc<MemoryGitHub>,
+        config: mp_core::config::Config,
+        clock: Arc<TokioClock>,
+    }
+
+    fn world() -> World {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/worlds/demo.yaml");
+        let world = mp_github_fake::load_world(&path).expect("the demo world loads");
+        let files: ConfigFiles = world
+            .config
+            .iter()
+            .filter(|(name, _)| !name.contains('/'))
+            .map(|(n, t)| (n.clone(), t.clone()))
+            .collect();
+        let config = config::load(&files).config.expect("valid");
+        let clock = Arc::new(TokioClock {
+            base: world.now,
+            start: Instant::now(),
+        });
+        World {
+            memory: Arc::new(MemoryGitHub::new(world)),
+            config,
+            clock,
+        }
+    }
+
+    /// A service named `identity`, running as `pid`, that knows `dead` pids are gone.
+    fn service(world: &World, identity: &str, pid: u32, dead: &[u32]) -> (Service, Arc<Audit>) {
+        let holder = LeaseHolder::new(
+            identity,
+            Incarnation {
+                host: "h1".to_owned(),
+                pid,
+                started: format!("start-{pid}"),
+            },
+        )
+        .with_liveness(Arc::new(Dead(dead.to_vec())));
+        let options = TickOptions::from_config(&world.config).with_lease_holder(holder);
+        let secret = WebhookSecret::new(SECRET).expect("a secret");
+        let settings = Settings::new(world.config.clone(), options, secret);
+        let audit = Arc::new(Audit::default());
+        let service = Service::new(
+            world.memory.clone(),
+            audit.clone(),
+            world.clock.clone(),
+            settings,
+        );
+        (service, audit)
+    }
+
+    /// Starts `service`'s workers; they run until the answer is dropped or sent.
+    fn running(service: &Service) -> tokio::sync::oneshot::Sender<()> {
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let service = service.clone();
+        tokio::spawn(async move {
+            service
+                .run(async {
+                    let _ = stopped.await;
+                })
+                .await;
+        });
+        stop
+    }
+
+    /// Lets `time` pass on the paused clock while the workers run.
+    async fn pass(time: Duration) {
+        tokio::time::sleep(time).await;
+    }
+
+    #[test]
+    fn a_restart_of_the_same_identity_takes_its_lease_back_at_once() {
+        runtime().block_on(async {
+            let world = world();
+            let (first, _) = service(&world, "serve@h1", 100, &[]);
+            first.start().await.expect("starts");
+            assert!(first.readiness().lease);
+            // kill -9: the first never gives the lease back. The restart is pid 200.
+            drop(first);
+            let (restarted, _) = service(&world, "serve@h1", 200, &[100]);
+            restarted.start().await.expect("starts");
+            assert!(
+                restarted.readiness().ready(),
+                "ready at once, not after the lease"
+            );
+        });
+    }
+
+    #[test]
+    fn a_second_live_copy_waits_and_a_standby_takes_over_within_one_lease_of_a_death() {
+        runtime().block_on(async {
+            let world = world();
+            let (active, _) = service(&world, "serve@h1", 100, &[]);
+            active.start().await.expect("starts");
+            // Same identity, the first alive: it waits, as any other holder.
+            let (copy, _) = service(&world, "serve@h1", 101, &[]);
+            copy.start().await.expect("starts");
+            assert!(
+                !copy.readiness().lease,
+                "two live copies never both hold it"
+            );
+            let (standby, _) = service(&world, "serve@h2", 7, &[]);
+            standby.start().await.expect("starts");
+            assert!(!standby.readiness().lease);
+            // The active one dies (never renews again); the standby keeps trying every
+            // minute and holds it once the lease has expired: three minutes.
+            drop(active);
+            let _workers = running(&standby);
+            pass(Duration::from_secs(179)).await;
+            assert!(!standby.readiness().lease, "not before the lease expired");
+            pass(Duration::from_secs(61)).await;
+            assert!(
+                standby.readiness().ready(),
+                "within one lease duration (plus one retry)"
+            );
+        });
+    }
+
+    #[test]
+    fn a_frozen_holder_that_wakes_after_a_takeover_does_not_act() {
+        runtime().block_on(async {
+            let world = world();
+            let (frozen, frozen_audit) = service(&world, "serve@h1", 100, &[]);
+            frozen.start().await.expect("starts");
+            // SIGSTOP: the holder's workers do not run for four minutes; the standby takes
+            // the lease once it expires.
+            tokio::time::advance(Duration::from_secs(240)).await;
+            let (standby, _) = service(&world, "serve@h2", 7, &[]);
+            standby.start().await.expect("starts");
+            assert!(standby.readiness().lease);
+            // SIGCONT: a delivery reaches the frozen one; it finds the lease lost and
+            // evaluates nothing.
+            let (status, _) =
+                Delivery::new("pull_request", "after-freeze", &labeled("acme/webapp", 1))
+                    .send(&frozen)
+                    .await;
+            assert_eq!(status, axum::http::StatusCode::ACCEPTED);
+            let _workers = running(&frozen);
+            pass(Duration::from_secs(1)).await;
+            assert_eq!(
+                frozen_audit.seen.load(std::sync::atomic::Ordering::SeqCst),
+                0,
+                "nothing evaluated by the frozen holder"
+            );
+            assert!(!frozen.readiness().lease, "and it says so");
+        });
+    }
+
+    #[test]
+    fn a_lease_not_renewed_by_the_renew_deadline_stops_the_service() {
+        runtime().block_on(async {
+            let world = world();
+            let (service, _) = service(&world, "serve@h1", 100, &[]);
+            service.start().await.expect("starts");
+            world.memory.fail(Failure::on(
+                Endpoint::PutContents,
+                GitHubError::Unavailable {
+                    route: "PUT /repos/{o}/{r}/contents/{path}".to_owned(),
+                    message: "502".to_owned(),
+                },
+            ));
+            let _workers = running(&service);
+            // The renewal at one minute fails: still within the deadline, still ready.
+            pass(Duration::from_secs(61)).await;
+            assert!(service.readiness().lease, "one missed renewal is tolerated");
+            // At two minutes the renew deadline has passed: not ready, acting on nothing.
+            pass(Duration::from_secs(60)).await;
+            assert!(!service.readiness().lease, "past the renew deadline");
+            // GitHub back: the service takes the lease again (its own entry, this process).
+            world.memory.heal();
+            pass(Duration::from_secs(60)).await;
+            assert!(service.readiness().ready());
+        });
+    }
 }

@@ -210,8 +210,14 @@ pub struct TickOptions {
     pub shard: Option<Shard>,
     /// Where the tick reports its progress (nowhere by default).
     pub progress: ProgressSink,
-    /// Who this tick is in the lease file (e.g. `host:pid`); empty means `mp tick`.
-    pub lease_holder: String,
+    /// Who this tick is in the lease file: a stable identity (e.g. `tick@host`) and this
+    /// process's incarnation; `mp tick` by default.
+    pub lease_holder: lease::LeaseHolder,
+    /// How long the lease lasts and how often it is renewed.
+    pub lease_terms: lease::LeaseTerms,
+    /// The clock a long tick renews its lease by, between repositories; `None` (replays,
+    /// tests at one instant) never renews.
+    pub lease_clock: Option<LeaseClock>,
     /// The gated branch per repository; [`run_tick`] resolves it at its start
     /// ([`resolve_default_branches`]) unless it is already set.
     pub default_branches: DefaultBranches,
@@ -376,8 +382,22 @@ impl TickOptions {
 
     /// These options naming the tick `holder` in the lease file (see [`lease`]).
     #[must_use]
-    pub fn with_lease_holder(mut self, holder: impl Into<String>) -> Self {
+    pub fn with_lease_holder(mut self, holder: impl Into<lease::LeaseHolder>) -> Self {
         self.lease_holder = holder.into();
+        self
+    }
+
+    /// These options taking the lease for `terms`.
+    #[must_use]
+    pub fn with_lease_terms(mut self, terms: lease::LeaseTerms) -> Self {
+        self.lease_terms = terms;
+        self
+    }
+
+    /// These options renewing the lease by `clock` between repositories.
+    #[must_use]
+    pub fn with_lease_clock(mut self, clock: std::sync::Arc<dyn mp_core::port::Clock>) -> Self {
+        self.lease_clock = Some(LeaseClock(clock));
         self
     }
 
@@ -421,6 +441,25 @@ impl TickOptions {
         self
     }
 }
+
+/// The clock a tick renews its lease by (compared as equal: it is not part of what the
+/// options say, only of when).
+#[derive(Clone)]
+pub struct LeaseClock(pub std::sync::Arc<dyn mp_core::port::Clock>);
+
+impl std::fmt::Debug for LeaseClock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LeaseClock")
+    }
+}
+
+impl PartialEq for LeaseClock {
+    fn eq(&self, _other: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for LeaseClock {}
 
 /// Why the pull-request path could not run at all.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

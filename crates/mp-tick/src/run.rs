@@ -23,6 +23,10 @@
 //!
 //! Between steps 1 and 2 the tick takes the lease (`lease`), and after step 7 gives it
 //! back: a second tick started meanwhile stops with [`TickError::Lease`] before writing.
+//! With a [lease clock](TickOptions::with_lease_clock) the tick renews it every third of
+//! its duration at the steps' boundaries and before each repository of step 5; a lease
+//! found lost there ([`LeaseError::Lost`]) ends the tick before its next write, the final
+//! save included.
 //!
 //! A sharded tick ([`TickOptions::shard`]) does steps 3-5 for its own repositories and
 //! inbox issues only, runs the drift check only in shard 0, and saves the watermarks by
@@ -40,7 +44,7 @@ use mp_core::state::Watermarks;
 
 use super::drift_check::{DriftIncident, DriftReport, check_drift};
 use super::inbox_poll::{InboxReport, poll_inbox};
-use super::lease::Lease;
+use super::lease::{Lease, LeaseError};
 use super::progress::TickPhase;
 use super::queue::{Driver, QueueReport};
 use super::report::QueuedPrs;
@@ -209,15 +213,20 @@ pub async fn run_tick(
     let (mut store, mut state) =
         StateStore::load(github, governance, options.gated_branch(governance), &guard).await?;
     // One tick at a time: a second one stops here, before its first write.
-    let holder = if options.lease_holder.is_empty() {
-        "mp tick"
-    } else {
-        options.lease_holder.as_str()
-    };
     let lease = if options.lease_held {
         None
     } else {
-        Some(Lease::take(github, governance, options.shard, holder, now).await?)
+        Some(
+            Lease::take_for(
+                github,
+                governance,
+                options.shard,
+                &options.lease_holder,
+                options.lease_terms,
+                now,
+            )
+            .await?,
+        )
     };
     let mut report = FullTickReport {
         shard: options.shard,
@@ -237,12 +246,29 @@ pub async fn run_tick(
         state: &mut state,
         report: &mut report,
         shard: options.shard,
+        lease: lease.map(|lease| KeptLease {
+            lease,
+            renewed: now,
+            clock: options.lease_clock.clone(),
+        }),
     };
     let body = tick.body(audit, config, options, &bot, now).await;
     // The final save: every way out of the body passes here, then the lease goes back.
-    let saved = tick.save().await;
-    if let Some(lease) = lease
-        && let Err(warning) = lease.release(github, now).await
+    // A lease lost on the way stops every write, the final save included.
+    let lost = matches!(body, Err(TickError::Lease(LeaseError::Lost { .. })));
+    let saved = if lost {
+        Ok(())
+    } else {
+        match tick.keep_lease().await {
+            Ok(()) => tick.save().await,
+            Err(error) => Err(error),
+        }
+    };
+    let lease = tick.lease.take();
+    if let Some(kept) = lease
+        && !lost
+        && let released_at = kept.now()
+        && let Err(warning) = kept.lease.release(github, released_at).await
     {
         report.warnings.push(warning);
     }
@@ -257,6 +283,22 @@ pub async fn run_tick(
     Ok(report)
 }
 
+/// The lease a tick took itself, and when it last renewed it.
+struct KeptLease {
+    lease: Lease,
+    renewed: Timestamp,
+    clock: Option<super::LeaseClock>,
+}
+
+impl KeptLease {
+    /// The time now: the clock's, else the last renewal's (no clock never renews).
+    fn now(&self) -> Timestamp {
+        self.clock
+            .as_ref()
+            .map_or(self.renewed, |clock| clock.0.now())
+    }
+}
+
 /// The tick after the state is loaded.
 struct Tick<'a> {
     github: &'a dyn GitHubHistory,
@@ -264,9 +306,51 @@ struct Tick<'a> {
     state: &'a mut Watermarks,
     report: &'a mut FullTickReport,
     shard: Option<Shard>,
+    lease: Option<KeptLease>,
 }
 
 impl Tick<'_> {
+    /// Renews the tick's own lease when a third of it has passed since the last renewal
+    /// (by the lease clock), before the next write.
+    ///
+    /// # Errors
+    /// [`LeaseError::Lost`] when the lease expired or someone else holds it, or when it
+    /// could not be renewed within the renew deadline: the tick writes nothing more.
+    async fn keep_lease(&mut self) -> Result<(), TickError> {
+        let Some(kept) = self.lease.as_mut() else {
+            return Ok(());
+        };
+        if kept.clock.is_none() {
+            return Ok(());
+        }
+        let now = kept.now();
+        let terms = kept.lease.terms();
+        let since = u64::try_from(now.seconds_since(kept.renewed)).unwrap_or(0);
+        if since < terms.renew_every().as_secs() && now < kept.lease.until() {
+            return Ok(());
+        }
+        match kept.lease.renew(self.github, now).await {
+            Ok(()) => {
+                kept.renewed = now;
+                Ok(())
+            }
+            Err(error @ LeaseError::Lost { .. }) => Err(error.into()),
+            Err(error) if since < terms.renew_deadline().as_secs() => {
+                self.report
+                    .warnings
+                    .push(format!("the tick lease was not renewed ({error}); trying again after the next repository"));
+                Ok(())
+            }
+            Err(error) => Err(LeaseError::Lost {
+                scope: self
+                    .shard
+                    .map_or_else(|| "all".to_owned(), |s| s.to_string()),
+                why: format!("not renewed within the renew deadline ({error})"),
+            }
+            .into()),
+        }
+    }
+
     async fn save(&mut self) -> Result<(), TickError> {
         let outcome = match self.shard {
             Some(shard) => {
@@ -311,8 +395,10 @@ impl Tick<'_> {
         self.report.warnings.extend(inbox.warnings.iter().cloned());
         self.report.governance.inbox = Some(inbox);
 
+        self.keep_lease().await?;
         self.burn_in(config, &mut options, reset, now).await;
 
+        self.keep_lease().await?;
         let mut pr = run_pr_path_as(self.github, audit, config, &options, bot.clone(), now).await?;
         let queues = std::mem::take(&mut pr.queues);
         let queued_prs = std::mem::take(&mut pr.queued_prs);
@@ -347,6 +433,7 @@ impl Tick<'_> {
             .collect();
         options.progress.phase(TickPhase::Supervisor, repos.len());
         for (index, repo) in repos.iter().enumerate() {
+            self.keep_lease().await?;
             if let Some(remaining) = self.github.rate_limit_remaining()
                 && remaining < RATE_LIMIT_RESERVE
             {
@@ -389,6 +476,7 @@ impl Tick<'_> {
                 .warnings
                 .push("drift check deferred: the tick's new-issue budget is spent".to_owned());
         } else {
+            self.keep_lease().await?;
             options.progress.phase(TickPhase::Drift, 0);
             let authority =
                 IncidentAuthority::new(bot.clone(), config.projects().governance_repo().clone())

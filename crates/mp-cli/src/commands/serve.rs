@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
-use mp_core::port::Clock;
 use mp_github::rest::RestGitHub;
 use mp_serve::{ApiCounters, Service, Settings, WebhookSecret};
 use mp_tick::Shard;
@@ -18,7 +17,8 @@ use crate::Exit;
 use crate::audit::CliAuditLog;
 use crate::cli::{Every, parse_every, parse_shard};
 use crate::live::{
-    lease_holder, live_credentials, live_options, live_rest_config, load_live_config,
+    SystemClock, lease_holder, lease_terms, live_credentials, live_options, live_rest_config,
+    load_live_config,
 };
 use crate::skills_load::SkillCalls;
 
@@ -58,20 +58,6 @@ pub struct ServeArgs {
 
 /// The environment variable holding the webhook secret.
 pub const WEBHOOK_SECRET_VAR: &str = "MP_WEBHOOK_SECRET";
-
-/// The system clock, in whole seconds.
-struct SystemClock;
-
-impl Clock for SystemClock {
-    fn now(&self) -> mp_core::Timestamp {
-        let seconds = jiff::Timestamp::now().as_second();
-        mp_core::Timestamp::from_unix_seconds(seconds).unwrap_or_else(|_| {
-            // Out of Timestamp's range only on a broken clock; the epoch fails everything
-            // time-bound closed.
-            mp_core::Timestamp::from_unix_seconds(0).unwrap_or_else(|_| unreachable!())
-        })
-    }
-}
 
 /// The REST client's totals for `/metrics`.
 struct RestCounters(Arc<RestGitHub>);
@@ -122,7 +108,8 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let credentials = live_credentials()?;
     let skill_calls = SkillCalls::default();
     let options = live_options(&config, &args.config, args.shard, &skill_calls)?
-        .with_lease_holder(lease_holder("mp serve"));
+        .with_lease_holder(lease_holder("serve", args.shard))
+        .with_lease_terms(lease_terms()?);
     let rest = live_rest_config(&args.api.url, &config, credentials);
     let client = Arc::new(RestGitHub::new(rest).context("building the REST client")?);
     let mut settings = Settings::new(config, options, secret);

@@ -23,8 +23,8 @@ use crate::Exit;
 use crate::audit::CliAuditLog;
 use crate::cli::{Every, Format, parse_every, parse_shard};
 use crate::live::{
-    lease_holder, live_credentials, live_options, live_rest_config, load_live_config, rest_calls,
-    rest_client, save_cache,
+    lease_holder, lease_terms, live_credentials, live_options, live_rest_config, load_live_config,
+    rest_calls, rest_client, save_cache,
 };
 use crate::skills_load::SkillCalls;
 pub use json::result_json;
@@ -291,11 +291,13 @@ impl Failure {
         }
     }
 
-    /// Exit 4 when another tick holds the lease, 2 when GitHub refused the credentials, 3
+    /// Exit 4 when another tick holds the lease (or took it over mid-run), 2 when GitHub refused the credentials, 3
     /// for every other failure.
     fn exit(&self) -> Exit {
         match &self.error {
-            TickError::Lease(mp_tick::lease::LeaseError::Held { .. }) => Exit::Busy,
+            TickError::Lease(
+                mp_tick::lease::LeaseError::Held { .. } | mp_tick::lease::LeaseError::Lost { .. },
+            ) => Exit::Busy,
             // GitHub refused the credentials themselves ("Bad credentials"): they are
             // invalid, which docs/cli.md gives exit 2, not a failure to close on.
             TickError::BotLogin(mp_core::port::GitHubError::Status { status: 401, .. }) => {
@@ -333,7 +335,10 @@ fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Fail
     let credentials = live_credentials()?;
     let skill_calls = SkillCalls::default();
     let options = live_options(&config, dir, args.shard, &skill_calls)?;
-    let options = with_progress(options).with_lease_holder(lease_holder("mp tick"));
+    let options = with_progress(options)
+        .with_lease_holder(lease_holder("tick", args.shard))
+        .with_lease_terms(lease_terms()?)
+        .with_lease_clock(std::sync::Arc::new(crate::live::SystemClock));
     let now = mp_core::Timestamp::from_unix_seconds(jiff::Timestamp::now().as_second())
         .context("reading the system clock")?;
     let audit = CliAuditLog::new(args.audit_log.clone());

@@ -306,7 +306,7 @@ pub(crate) fn world_with_a_held_lease(dir: &Path) -> PathBuf {
         .expect("a time")
         .to_string();
     let held = text.replace(
-        "\"until\": \"2026-03-10T12:25:00Z\"",
+        "\"until\": \"2026-03-10T12:02:00Z\"",
         &format!("\"until\": \"{until}\""),
     );
     assert_ne!(held, text, "the lease is moved to now");

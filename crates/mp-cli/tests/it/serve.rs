@@ -210,3 +210,275 @@ fn an_owner_label_through_the_fake_merges_through_mp_serve_without_a_tick() {
     assert_eq!(rest.last().map(String::as_str), Some("mp serve stopped"));
     drop(world);
 }
+
+/// Starts `mp serve` over `api` on `port` as lease holder `holder`; its stdout lines and
+/// its JSON log events.
+fn start_serve(
+    config: &std::path::Path,
+    api: &str,
+    port: u16,
+    holder: &str,
+) -> (
+    Running,
+    std::io::Lines<BufReader<std::process::ChildStdout>>,
+    mpsc::Receiver<Value>,
+) {
+    let mut serve = Command::new(assert_cmd::cargo::cargo_bin!("mp"))
+        .args(["--log-format", "json", "serve", "--config"])
+        .arg(config)
+        .args(["--api-url", api, "--listen", &format!("127.0.0.1:{port}")])
+        .args(["--resync-every", "1h"])
+        .env("MP_WEBHOOK_SECRET", SECRET)
+        .env("MP_GITHUB_TOKEN", "ghs_SERVETEST")
+        .env("MP_LEASE_HOLDER", holder)
+        .env("HOSTNAME", "serve-test-host")
+        .env_remove("MP_LEASE_SECONDS")
+        .env_remove("MP_APP_ID")
+        .env_remove("MP_RECEIPT_KEY")
+        .env("MP_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mp serve starts");
+    let stdout = serve.stdout.take().expect("stdout");
+    let events = log_events(serve.stderr.take().expect("stderr"));
+    (Running(serve), BufReader::new(stdout).lines(), events)
+}
+
+#[test]
+fn a_service_killed_with_sigkill_and_restarted_takes_its_lease_back_at_once_and_merges() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let config = dir.path().join("config");
+    let port = free_port();
+    let service = format!("http://127.0.0.1:{port}");
+    let mut world = Command::new(assert_cmd::cargo::cargo_bin!("mp"))
+        .args(["dev", "serve-world"])
+        .arg(workspace_root().join("fixtures/worlds/serve.yaml"))
+        .arg("--config-out")
+        .arg(&config)
+        .args(["--webhook-url", &format!("{service}/webhook")])
+        .args(["--webhook-secret", SECRET])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("mp dev serve-world starts");
+    let mut lines = BufReader::new(world.stdout.take().expect("stdout")).lines();
+    let world = Running(world);
+    let first = lines.next().expect("a first line").expect("readable");
+    let api = first.rsplit(' ').next().expect("a URL").to_owned();
+
+    // The first incarnation takes the lease and resyncs: nothing to merge yet.
+    let (mut first, _first_lines, events) = start_serve(&config, &api, port, "serve@test");
+    wait_for(&events, "the first lease", Duration::from_secs(30), |e| {
+        said(e, "mp serve holds the tick lease")
+    });
+    wait_for(
+        &events,
+        "the start-up resync",
+        Duration::from_secs(30),
+        |e| said(e, "resync finished"),
+    );
+    assert!(!merged(&api));
+
+    // kill -9: the lease (three minutes) is never given back.
+    first.0.kill().expect("SIGKILL");
+    first.0.wait().expect("reaped");
+    let lease_file = || {
+        let (status, body) = http(
+            "GET",
+            &format!("{api}/repos/acme/governance/contents/bot-state/lease.json?ref=bot-state"),
+            None,
+        );
+        assert_eq!(status, 200, "{body}");
+        body
+    };
+    assert!(
+        lease_file().contains("content"),
+        "the killed incarnation's entry is still there"
+    );
+
+    // The owner labels the pull request while the service is down: the delivery is lost.
+    let (status, body) = http(
+        "POST",
+        &format!("{api}/repos/acme/app/_loopback/label"),
+        Some(&json!({"number": 1, "label": "ready-to-merge", "actor": "alice"})),
+    );
+    assert!((200..300).contains(&status), "{status} {body}");
+    assert!(!merged(&api));
+
+    // The restart (same identity, new pid) takes the lease back at once and its start-up
+    // resync merges what was pending.
+    let (restarted, mut restarted_lines, events) = start_serve(&config, &api, port, "serve@test");
+    let listening = restarted_lines
+        .next()
+        .expect("a first line")
+        .expect("readable");
+    assert_eq!(listening, format!("mp serve listening on {service}"));
+    wait_for(
+        &events,
+        "the lease taken back",
+        Duration::from_secs(30),
+        |e| said(e, "mp serve holds the tick lease") && e["fields"]["holder"] == "serve@test",
+    );
+    wait_for(
+        &events,
+        "the start-up resync",
+        Duration::from_secs(30),
+        |e| said(e, "resync finished"),
+    );
+    assert!(
+        merged(&api),
+        "merged by the restarted service's start-up resync"
+    );
+    assert_eq!(http("GET", &format!("{service}/readyz"), None).0, 200);
+    drop(restarted);
+    drop(world);
+}
+
+#[test]
+fn a_second_copy_of_a_live_service_does_not_take_its_lease() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let config = dir.path().join("config");
+    let port = free_port();
+    let mut world = Command::new(assert_cmd::cargo::cargo_bin!("mp"))
+        .args(["dev", "serve-world"])
+        .arg(workspace_root().join("fixtures/worlds/serve.yaml"))
+        .arg("--config-out")
+        .arg(&config)
+        .args(["--webhook-url", &format!("http://127.0.0.1:{port}/webhook")])
+        .args(["--webhook-secret", SECRET])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("mp dev serve-world starts");
+    let mut lines = BufReader::new(world.stdout.take().expect("stdout")).lines();
+    let world = Running(world);
+    let first = lines.next().expect("a first line").expect("readable");
+    let api = first.rsplit(' ').next().expect("a URL").to_owned();
+
+    let (_active, _active_lines, events) = start_serve(&config, &api, port, "serve@test");
+    wait_for(&events, "the lease", Duration::from_secs(30), |e| {
+        said(e, "mp serve holds the tick lease")
+    });
+    // The same identity, on the same host, while the first is alive: it waits.
+    let copy_port = free_port();
+    let (_copy, _copy_lines, events) = start_serve(&config, &api, copy_port, "serve@test");
+    wait_for(&events, "the refusal", Duration::from_secs(30), |e| {
+        said(e, "mp serve acts on nothing until it holds the tick lease")
+            && e["fields"]["reason"]
+                .as_str()
+                .is_some_and(|r| r.contains("another tick holds the lease (all, serve@test"))
+    });
+    let (status, body) = http("GET", &format!("http://127.0.0.1:{copy_port}/readyz"), None);
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("\"lease\":false"), "{body}");
+    drop(world);
+}
+
+/// Standard base64 of `bytes` (the contents API's encoding).
+fn base64(bytes: &[u8]) -> String {
+    const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(TABLE[((n >> (18 - 6 * i)) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_tick_whose_killed_predecessor_left_the_lease_runs_at_once_and_another_identity_waits() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let config = dir.path().join("config");
+    let mut world = Command::new(assert_cmd::cargo::cargo_bin!("mp"))
+        .args(["dev", "serve-world"])
+        .arg(workspace_root().join("fixtures/worlds/serve.yaml"))
+        .arg("--config-out")
+        .arg(&config)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("mp dev serve-world starts");
+    let mut lines = BufReader::new(world.stdout.take().expect("stdout")).lines();
+    let world = Running(world);
+    let first = lines.next().expect("a first line").expect("readable");
+    let api = first.rsplit(' ').next().expect("a URL").to_owned();
+
+    let tick = |holder: &str| {
+        Command::new(assert_cmd::cargo::cargo_bin!("mp"))
+            .args(["tick", "--config"])
+            .arg(&config)
+            .args(["--api-url", &api])
+            .env("MP_GITHUB_TOKEN", "ghs_SERVETEST")
+            .env("MP_LEASE_HOLDER", holder)
+            .env("HOSTNAME", "tick-test-host")
+            .env_remove("MP_LEASE_SECONDS")
+            .env_remove("MP_APP_ID")
+            .env_remove("MP_RECEIPT_KEY")
+            .output()
+            .expect("mp tick runs")
+    };
+    // A first run creates the state branch and the lease file.
+    let first_run = tick("tick@test");
+    assert_eq!(first_run.status.code(), Some(0), "{first_run:?}");
+
+    // A tick of identity tick@test killed with SIGKILL mid-run: its process is gone, its
+    // entry (renewed a moment ago, two minutes left) stays in the lease file.
+    let mut killed = Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .expect("a process to kill");
+    let dead = killed.id();
+    killed.kill().expect("SIGKILL");
+    killed.wait().expect("reaped");
+    let now = jiff::Timestamp::now();
+    let until = now + jiff::SignedDuration::from_secs(120);
+    let entry = json!({"leases": {"all": {
+        "holder": "tick@test",
+        "since": now.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        "until": until.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        "incarnation": {"host": "tick-test-host", "pid": dead, "started": "killed"}
+    }}});
+    let (status, body) = http(
+        "GET",
+        &format!("{api}/repos/acme/governance/contents/bot-state/lease.json?ref=bot-state"),
+        None,
+    );
+    assert_eq!(status, 200, "{body}");
+    let sha = serde_json::from_str::<Value>(&body).expect("json")["sha"].clone();
+    let (status, body) = http(
+        "PUT",
+        &format!("{api}/repos/acme/governance/contents/bot-state/lease.json"),
+        Some(&json!({
+            "message": "chore(bot-state): take the tick lease",
+            "branch": "bot-state",
+            "sha": sha,
+            "content": base64(format!("{entry:#}\n").as_bytes()),
+        })),
+    );
+    assert!((200..300).contains(&status), "{status} {body}");
+
+    // Another identity waits for the entry to expire: exit 4, nothing written.
+    let other = tick("tick@elsewhere");
+    assert_eq!(other.status.code(), Some(4), "{other:?}");
+    assert!(
+        String::from_utf8_lossy(&other.stderr)
+            .contains("another tick holds the lease (all, tick@test"),
+        "{other:?}"
+    );
+    // The next run of the killed tick's own identity takes it back at once.
+    let next = tick("tick@test");
+    assert_eq!(next.status.code(), Some(0), "{next:?}");
+    drop(world);
+}

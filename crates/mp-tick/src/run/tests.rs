@@ -680,7 +680,7 @@ fn the_burn_in_clock_starts_promotes_and_restarts_when_its_file_is_bad() {
 /// A lease file holding `scope` for `holder` until `until`.
 fn lease_text(scope: &str, holder: &str, until: &str) -> String {
     format!(
-        "{{\"leases\": {{\"{scope}\": {{\"holder\": \"{holder}\", \"since\": \"2026-03-01T11:55:00Z\", \"until\": \"{until}\"}}}}}}\n"
+        "{{\"leases\": {{\"{scope}\": {{\"holder\": \"{holder}\", \"since\": \"2026-03-01T11:59:00Z\", \"until\": \"{until}\"}}}}}}\n"
     )
 }
 
@@ -709,23 +709,23 @@ fn lease_error(result: Result<FullTickReport, TickError>) -> Option<String> {
 
 #[test]
 fn a_second_tick_finds_the_lease_held_and_writes_nothing() {
-    // NOW is 12:00; another tick took the lease at 11:55 until 12:25.
+    // NOW is 12:00; another tick took the lease at 11:59 until 12:02.
     let fake = world(vec![1], Some(&settled()));
-    let held = lease_text("all", "mp tick on cron-1 pid 7", "2026-03-01T12:25:00Z");
+    let held = lease_text("all", "mp tick on cron-1 pid 7", "2026-03-01T12:02:00Z");
     fake.add_file(lease::LEASE_PATH, &held);
     let options = TickOptions::from_config(&config_with(&[])).with_lease_holder("me");
     let (result, log) = run_with(&fake, &options, NOW);
     assert_eq!(
         lease_error(result).as_deref(),
         Some(
-            "another tick holds the lease (all, mp tick on cron-1 pid 7) until 2026-03-01T12:25:00Z"
+            "another tick holds the lease (all, mp tick on cron-1 pid 7) until 2026-03-01T12:02:00Z"
         )
     );
     assert_eq!(log, Vec::<String>::new(), "not merged, nothing written");
     assert_eq!(fake.file_text(lease::LEASE_PATH), Some(held));
 
     // Once it has expired, the next tick takes it, merges, and gives it back.
-    let (result, log) = run_with(&fake, &options, "2026-03-01T12:25:00Z");
+    let (result, log) = run_with(&fake, &options, "2026-03-01T12:02:00Z");
     result.expect("the tick runs");
     assert_eq!(log.first().map(String::as_str), Some(TAKE_LEASE), "{log:?}");
     assert_eq!(
@@ -761,7 +761,7 @@ fn a_hand_written_lease_that_outlasts_any_tick_holds_no_one_out() {
 
 #[test]
 fn shards_of_one_count_share_the_lease_and_every_other_tick_waits() {
-    let held = lease_text("0/2", "shard zero", "2026-03-01T12:25:00Z");
+    let held = lease_text("0/2", "shard zero", "2026-03-01T12:02:00Z");
     let outcome = |options: TickOptions| {
         let fake = world(Vec::new(), Some(&settled()));
         fake.add_file(lease::LEASE_PATH, &held);
@@ -771,7 +771,7 @@ fn shards_of_one_count_share_the_lease_and_every_other_tick_waits() {
     let base = || TickOptions::from_config(&config_with(&[]));
     let shard = |text: &str| Shard::parse(text).expect("a shard");
     let held_by_zero =
-        "another tick holds the lease (0/2, shard zero) until 2026-03-01T12:25:00Z".to_owned();
+        "another tick holds the lease (0/2, shard zero) until 2026-03-01T12:02:00Z".to_owned();
     assert_eq!(
         [
             outcome(base().with_shard(shard("1/2"))),
@@ -809,20 +809,20 @@ fn a_service_renews_its_lease_and_loses_it_only_to_another_tick_after_expiry() {
         &fake.github,
         &governance,
         None,
-        "mp serve",
+        &"mp serve".into(),
         at(NOW),
     ))
     .expect("taken");
-    block_on(lease.renew(&fake.github, at("2026-03-01T12:20:00Z"))).expect("renewed");
+    block_on(lease.renew(&fake.github, at("2026-03-01T12:01:00Z"))).expect("renewed");
     let text = fake.file_text(lease::LEASE_PATH).expect("a lease file");
     assert!(
-        text.contains("\"until\": \"2026-03-01T12:50:00Z\""),
+        text.contains("\"until\": \"2026-03-01T12:04:00Z\""),
         "{text}"
     );
     fake.take_log();
-    // A cron tick at 12:40 finds it held: the renewal counted.
+    // A cron tick at 12:03:30 finds it held: the renewal counted.
     let options = TickOptions::from_config(&config_with(&[]));
-    let (result, log) = run_with(&fake, &options, "2026-03-01T12:40:00Z");
+    let (result, log) = run_with(&fake, &options, "2026-03-01T12:03:30Z");
     assert!(lease_error(result).is_some());
     assert_eq!(log, Vec::<String>::new());
 
@@ -830,23 +830,23 @@ fn a_service_renews_its_lease_and_loses_it_only_to_another_tick_after_expiry() {
     let (result, _) = run_with(
         &fake,
         &options.clone().with_lease_holder("cron"),
-        "2026-03-01T12:51:00Z",
+        "2026-03-01T12:04:00Z",
     );
     result.expect("the cron tick runs");
-    let cron = lease_text("all", "cron", "2026-03-01T13:30:00Z");
+    let cron = lease_text("all", "cron", "2026-03-01T12:06:00Z");
     fake.add_file(lease::LEASE_PATH, &cron);
     let error =
-        block_on(lease.renew(&fake.github, at("2026-03-01T13:00:00Z"))).expect_err("taken over");
+        block_on(lease.renew(&fake.github, at("2026-03-01T12:03:59Z"))).expect_err("taken over");
     assert_eq!(
         error.to_string(),
-        "another tick holds the lease (all, cron) until 2026-03-01T13:30:00Z"
+        "the tick lease (all) was lost: cron holds it until 2026-03-01T12:06:00Z; stopping before the next write"
     );
 }
 
 #[test]
 fn a_tick_under_a_held_lease_neither_takes_nor_gives_it_back() {
     let fake = world(vec![1], Some(&settled()));
-    let held = lease_text("all", "mp serve", "2026-03-01T12:25:00Z");
+    let held = lease_text("all", "mp serve", "2026-03-01T12:02:00Z");
     fake.add_file(lease::LEASE_PATH, &held);
     let options = TickOptions::from_config(&config_with(&[])).with_lease_held();
     let (result, log) = run_with(&fake, &options, NOW);
@@ -860,4 +860,73 @@ fn a_tick_under_a_held_lease_neither_takes_nor_gives_it_back() {
         "{log:?}"
     );
     assert_eq!(fake.file_text(lease::LEASE_PATH), Some(held));
+}
+
+/// A virtual clock that moves `step` seconds on every reading, from NOW.
+struct Stepping {
+    readings: Mutex<i64>,
+    step: i64,
+}
+
+impl mp_core::port::Clock for Stepping {
+    fn now(&self) -> Timestamp {
+        let mut readings = self
+            .readings
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *readings += 1;
+        at(NOW).plus_seconds(*readings * self.step)
+    }
+}
+
+fn stepping(step: i64) -> std::sync::Arc<dyn mp_core::port::Clock> {
+    std::sync::Arc::new(Stepping {
+        readings: Mutex::new(0),
+        step,
+    })
+}
+
+const RENEW_LEASE: &str =
+    "put acme/governance@bot-state bot-state/lease.json: chore(bot-state): renew the tick lease";
+
+#[test]
+fn a_long_tick_renews_its_lease_between_steps_and_repositories() {
+    let fake = world(vec![1], Some(&settled()));
+    // Each look at the clock is 70 s later: past a third of the 3-minute lease every time.
+    let options = TickOptions::from_config(&config_with(&[])).with_lease_clock(stepping(70));
+    let (result, log) = run_with(&fake, &options, NOW);
+    result.expect("the tick runs");
+    let renewals = log.iter().filter(|l| *l == RENEW_LEASE).count();
+    assert!(
+        renewals >= 3,
+        "renewed before each step and repository: {log:?}"
+    );
+    assert_eq!(log.first().map(String::as_str), Some(TAKE_LEASE), "{log:?}");
+    assert_eq!(
+        log.last().map(String::as_str),
+        Some(GIVE_BACK_LEASE),
+        "{log:?}"
+    );
+    assert!(
+        log.iter().any(|l| l.starts_with("merge acme/app#1")),
+        "{log:?}"
+    );
+}
+
+#[test]
+fn a_tick_frozen_past_its_lease_stops_before_its_next_write() {
+    let fake = world(vec![1], Some(&settled()));
+    // The first look at the clock after taking the lease is 200 s later: it has expired.
+    let options = TickOptions::from_config(&config_with(&[])).with_lease_clock(stepping(200));
+    let (result, log) = run_with(&fake, &options, NOW);
+    let error = lease_error(result).unwrap_or_default();
+    assert!(
+        error.starts_with("the tick lease (all) was lost: it expired at 2026-03-01T12:03:00Z"),
+        "{error}"
+    );
+    assert_eq!(
+        log,
+        vec![TAKE_LEASE.to_owned()],
+        "nothing after the lease: no merge, no save, no give-back"
+    );
 }
