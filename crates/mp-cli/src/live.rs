@@ -318,12 +318,13 @@ pub(crate) fn lease_holder(what: &str, shard: Option<Shard>) -> LeaseHolder {
     .with_liveness(std::sync::Arc::new(LocalProcesses { host, pid }))
 }
 
-/// The lease terms: [`LEASE_SECONDS_VAR`] when set, else the default.
+/// The lease terms: [`LEASE_SECONDS_VAR`] when set, else `default` (`mp serve`: the
+/// three-minute lease it renews every minute; `mp tick`: [`TICK_LEASE_SECONDS`]).
 ///
 /// # Errors
 /// When the variable is set but not a whole number of seconds from
 /// [`MIN_LEASE_SECONDS`] to [`MAX_LEASE_SECONDS`].
-pub(crate) fn lease_terms() -> anyhow::Result<LeaseTerms> {
+pub(crate) fn lease_terms(default: LeaseTerms) -> anyhow::Result<LeaseTerms> {
     match std::env::var(LEASE_SECONDS_VAR) {
         Ok(text) => {
             let seconds: i64 = text.trim().parse().with_context(|| {
@@ -336,9 +337,17 @@ pub(crate) fn lease_terms() -> anyhow::Result<LeaseTerms> {
             }
             Ok(LeaseTerms::new(seconds))
         }
-        Err(_) => Ok(LeaseTerms::default()),
+        Err(_) => Ok(default),
     }
 }
+
+/// A live tick's lease when [`LEASE_SECONDS_VAR`] is not set: thirty minutes, renewed at
+/// the tick's step boundaries. A tick renews between its steps and between the
+/// repositories of the branch supervisor, not inside the pull-request step, which can
+/// run for minutes over a large installation; a tick killed on the same host is taken
+/// over at once by the next (the holder is the same and its process is gone), one killed
+/// elsewhere holds the next ones off for at most this long (decisions/0065).
+pub(crate) const TICK_LEASE_SECONDS: i64 = 30 * 60;
 
 #[cfg(test)]
 mod tests {

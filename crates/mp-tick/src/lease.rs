@@ -24,8 +24,9 @@
 //! * A write that fails transiently is tried again after reading the file (an applied
 //!   write whose answer was lost shows as this incarnation's own entry). A lease that
 //!   still cannot be given back is a warning: it expires.
-//! * An entry whose `until` is unreadable or lies further ahead than the lease duration
-//!   was not written by mp and holds no one out.
+//! * An entry whose `until` is unreadable or lies further ahead than the longest lease mp
+//!   takes ([`MAX_LEASE_SECONDS`]) was not written by mp and holds no one out; one within
+//!   it holds everyone out, whatever duration the reader itself uses.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -310,10 +311,12 @@ fn unavailable(reason: impl Into<String>) -> LeaseError {
 }
 
 /// Whether `entry` no longer holds anyone out at `now`: it has expired, its `until` is
-/// unreadable, or it claims to last longer than a lease of `terms` (a hand-written entry
-/// must not lock the bot out for good).
+/// unreadable, or it claims to last longer than any lease mp takes
+/// ([`MAX_LEASE_SECONDS`], or `terms` if longer): a hand-written entry must not lock the
+/// bot out for good. The bound is not the reader's own duration: a process configured
+/// with a longer lease (`MP_LEASE_SECONDS`, or a tick's default) holds a shorter one out.
 fn expired(entry: &LeaseEntry, now: Timestamp, terms: LeaseTerms) -> bool {
-    let longest = now.plus_seconds(terms.seconds());
+    let longest = now.plus_seconds(terms.seconds().max(MAX_LEASE_SECONDS));
     Timestamp::parse(&entry.until)
         .ok()
         .is_none_or(|until| until <= now || until > longest)

@@ -109,7 +109,7 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let skill_calls = SkillCalls::default();
     let options = live_options(&config, &args.config, args.shard, &skill_calls)?
         .with_lease_holder(lease_holder("serve", args.shard))
-        .with_lease_terms(lease_terms()?);
+        .with_lease_terms(lease_terms(mp_tick::lease::LeaseTerms::default())?);
     let rest = live_rest_config(&args.api.url, &config, credentials);
     let client = Arc::new(RestGitHub::new(rest).context("building the REST client")?);
     let mut settings = Settings::new(config, options, secret);

@@ -337,7 +337,9 @@ fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Fail
     let options = live_options(&config, dir, args.shard, &skill_calls)?;
     let options = with_progress(options)
         .with_lease_holder(lease_holder("tick", args.shard))
-        .with_lease_terms(lease_terms()?)
+        .with_lease_terms(lease_terms(mp_tick::lease::LeaseTerms::new(
+            crate::live::TICK_LEASE_SECONDS,
+        ))?)
         .with_lease_clock(std::sync::Arc::new(crate::live::SystemClock));
     let now = mp_core::Timestamp::from_unix_seconds(jiff::Timestamp::now().as_second())
         .context("reading the system clock")?;

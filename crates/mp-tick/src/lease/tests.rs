@@ -204,14 +204,15 @@ fn a_holder_whose_lease_was_taken_over_finds_it_lost() {
 }
 
 #[test]
-fn an_entry_further_ahead_than_the_lease_duration_holds_no_one_out() {
+fn an_entry_of_a_longer_lease_of_mp_s_holds_a_shorter_one_out() {
     let github = github();
     take(&github, &LeaseHolder::from("serve@h9"), T0).expect("taken");
-    // A 30-minute lease of the old figures (or a hand-written one) is not one of ours.
-    let forged = LeaseHolder::from("forger");
-    let mut long = take(&github, &forged, "2026-03-01T12:03:00Z").expect("taken");
+    // A tick on 30-minute terms (its default, or MP_LEASE_SECONDS) holds a process on
+    // 3-minute terms out: the bound is the longest lease mp takes, not the reader's own.
+    let ticker = LeaseHolder::from("tick@h7");
+    let mut long = take(&github, &ticker, "2026-03-01T12:03:00Z").expect("taken");
     long.terms = LeaseTerms::new(MAX_LEASE_SECONDS);
     block_on(long.renew(&github, at("2026-03-01T12:04:00Z"))).expect("written");
     take(&github, &serve(1, &[1]), "2026-03-01T12:05:00Z")
-        .expect("an entry 30 minutes ahead holds no one out under 3-minute terms");
+        .expect_err("a 30-minute entry of mp's holds a 3-minute process out");
 }
