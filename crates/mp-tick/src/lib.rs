@@ -59,7 +59,7 @@ mod tests;
 
 pub use evaluate::{PrEvaluation, Route, assess_pr, evaluate_pr, fetch_context};
 pub use inbox_poll::{InboxReport, poll_inbox};
-pub use process::RECEIPTS_UNAVAILABLE;
+pub use process::{RECEIPTS_UNAVAILABLE, with_priority_record};
 pub use progress::{ProgressSink, TickPhase, TickProgress};
 pub use queue::{QueueReport, QueueStanding, queue_standing};
 pub use report::{MAX_DETAIL_CHARS, PrAction, PrOutcome, TickMetrics, TickReport};

@@ -534,7 +534,7 @@ impl<'a> Runner<'a> {
         let quadrant = evaluation.verdict.quadrant;
         let settings = self.setup.config().projects().merge_settings(&pr.repo);
         let label = settings.priority_label();
-        let records = self.priority_record(pr, label).await;
+        let records = with_priority_record(self.github, pr, label).await;
         let candidate = candidate(
             records.as_ref().unwrap_or(pr),
             &evaluation.policy.allowlist,
@@ -561,31 +561,6 @@ impl<'a> Runner<'a> {
             PrAction::Queued,
             format!("joins the merge queue as Quadrant {quadrant}"),
         )
-    }
-
-    /// `pr` with GitHub's record of the priority label `label` added, when the label is on
-    /// it and its record was not read with the approval labels: a priority counts only
-    /// while the record shows the label unchanged since the owner applied it
-    /// (decisions/0048). A failed read leaves the record out, so the label is no priority
-    /// this tick. `None` when nothing needs reading.
-    async fn priority_record(&self, pr: &PrContext, label: &str) -> Option<PrContext> {
-        if !pr.labels.iter().any(|l| l == label) || pr.label_records.get(label).is_some() {
-            return None;
-        }
-        let read = self
-            .github
-            .label_records(&pr.repo, &[label.to_owned()])
-            .await
-            .ok()?;
-        let mut with = pr.clone();
-        with.label_records = match with.label_records {
-            LabelRecords::Read(mut records) => {
-                records.extend(read);
-                LabelRecords::Read(records)
-            }
-            LabelRecords::NotRead | LabelRecords::Unavailable { .. } => LabelRecords::Read(read),
-        };
-        Some(with)
     }
 
     /// Puts the queue candidates of `repo` in order once all its pull requests are
@@ -744,4 +719,33 @@ impl<'a> Runner<'a> {
         );
         Ok((PrAction::Merged { sha: merged }, detail))
     }
+}
+
+/// `pr` with GitHub's record of the queue's priority label `label` added, when the label is
+/// on it and its record was not read with the approval labels: a priority counts only
+/// while the record shows the label unchanged since the owner applied it
+/// (decisions/0048, 0060). A failed read leaves the record out, so the label is no
+/// priority this tick. `None` when nothing needs reading. The tick and `mp explain` both
+/// make a pull request's queue candidate over what this returns.
+pub async fn with_priority_record(
+    github: &dyn GitHub,
+    pr: &PrContext,
+    label: &str,
+) -> Option<PrContext> {
+    if !pr.labels.iter().any(|l| l == label) || pr.label_records.get(label).is_some() {
+        return None;
+    }
+    let read = github
+        .label_records(&pr.repo, &[label.to_owned()])
+        .await
+        .ok()?;
+    let mut with = pr.clone();
+    with.label_records = match with.label_records {
+        LabelRecords::Read(mut records) => {
+            records.extend(read);
+            LabelRecords::Read(records)
+        }
+        LabelRecords::NotRead | LabelRecords::Unavailable { .. } => LabelRecords::Read(read),
+    };
+    Some(with)
 }

@@ -140,6 +140,26 @@ fn live(
     Ok((evaluation, options))
 }
 
+/// The queue candidate `e` makes, as the tick makes it (the priority label's record read
+/// when the label is on it): only a pull request whose route is to merge.
+async fn queue_candidate(
+    github: &dyn GitHubHistory,
+    e: &tick::PrEvaluation,
+    label: &str,
+    now: mp_core::Timestamp,
+) -> Option<mp_core::queue::Candidate> {
+    if e.route() != Route::Mergeable || !e.policy.queue_mode {
+        return None;
+    }
+    let read = tick::with_priority_record(github, &e.pr, label).await;
+    Some(mp_core::queue::candidate(
+        read.as_ref().unwrap_or(&e.pr),
+        &e.policy.allowlist,
+        label,
+        now,
+    ))
+}
+
 /// Evaluates `repo#number` over `github` as the tick would: the gated branch resolved, the
 /// bot's identity read, then the pull request's gate, classifier and receipts; in a
 /// repository in queue mode (merging enabled), every open pull request of the repository
@@ -169,18 +189,17 @@ async fn evaluate(
     }
     // The queue's candidates, as the tick makes them: every open pull request whose route
     // is to merge (one that cannot be read is left out, as the tick skips it).
-    let candidate = |e: &tick::PrEvaluation| {
-        (e.route() == Route::Mergeable && e.policy.queue_mode).then(|| {
-            mp_core::queue::candidate(&e.pr, &e.policy.allowlist, merge.priority_label(), now)
-        })
-    };
-    let mut candidates: Vec<_> = candidate(&evaluation).into_iter().collect();
+    let label = merge.priority_label();
+    let mut candidates: Vec<_> = queue_candidate(github, &evaluation, label, now)
+        .await
+        .into_iter()
+        .collect();
     for other in github.open_pulls(repo).await? {
         if other.number == number {
             continue;
         }
         if let Ok(other) = tick::evaluate_pr(github, &setup, &other, now).await {
-            candidates.extend(candidate(&other));
+            candidates.extend(queue_candidate(github, &other, label, now).await);
         }
     }
     let standing = tick::queue_standing(
