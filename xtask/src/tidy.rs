@@ -364,27 +364,38 @@ fn has_token(code: &str, token: &str) -> bool {
     })
 }
 
-/// [`async_outside_port_traits`] over every source file of mp-core.
-fn core_drives_ports(root: &Path) -> anyhow::Result<Vec<String>> {
+/// Every Rust file of `krate` under the directories `dirs`, as its path from `root`
+/// (forward slashes) and its text, in path order.
+fn crate_sources(root: &Path, krate: &str, dirs: &[&str]) -> anyhow::Result<Vec<(String, String)>> {
     let mut files = Vec::new();
-    for dir in ["src", "examples", "tests", "benches"] {
-        let dir = root.join("crates/mp-core").join(dir);
+    for dir in dirs {
+        let dir = root.join("crates").join(krate).join(dir);
         if dir.is_dir() {
             rust_files(&dir, &mut files)?;
         }
     }
     files.sort();
-    let mut found = Vec::new();
-    for file in files {
-        let text = std::fs::read_to_string(&file)?;
-        let shown = file
-            .strip_prefix(root)
-            .unwrap_or(&file)
-            .display()
-            .to_string();
-        found.extend(async_outside_port_traits(&shown, &text));
-    }
-    Ok(found)
+    files
+        .into_iter()
+        .map(|file| {
+            let text = std::fs::read_to_string(&file)?;
+            let shown = file
+                .strip_prefix(root)
+                .unwrap_or(&file)
+                .to_string_lossy()
+                .replace('\\', "/");
+            Ok((shown, text))
+        })
+        .collect()
+}
+
+/// [`async_outside_port_traits`] over every source file of mp-core.
+fn core_drives_ports(root: &Path) -> anyhow::Result<Vec<String>> {
+    let sources = crate_sources(root, "mp-core", &["src", "examples", "tests", "benches"])?;
+    Ok(sources
+        .iter()
+        .flat_map(|(shown, text)| async_outside_port_traits(shown, text))
+        .collect())
 }
 
 /// The files of mp-tick that may implement a GitHub port: the two wrappers it ships and
@@ -421,25 +432,11 @@ fn own_githubs(path: &str, text: &str) -> Vec<String> {
 
 /// [`own_githubs`] over every source file of mp-tick.
 fn tick_githubs(root: &Path) -> anyhow::Result<Vec<String>> {
-    let mut files = Vec::new();
-    for dir in ["src", "tests", "benches"] {
-        let dir = root.join("crates/mp-tick").join(dir);
-        if dir.is_dir() {
-            rust_files(&dir, &mut files)?;
-        }
-    }
-    files.sort();
-    let mut found = Vec::new();
-    for file in files {
-        let text = std::fs::read_to_string(&file)?;
-        let shown = file
-            .strip_prefix(root)
-            .unwrap_or(&file)
-            .to_string_lossy()
-            .replace('\\', "/");
-        found.extend(own_githubs(&shown, &text));
-    }
-    Ok(found)
+    let sources = crate_sources(root, "mp-tick", &["src", "tests", "benches"])?;
+    Ok(sources
+        .iter()
+        .flat_map(|(shown, text)| own_githubs(shown, text))
+        .collect())
 }
 
 /// The tests docs/threat-model.md names that do not exist: in the last (`test`) column of
