@@ -223,7 +223,7 @@ pub fn classify(pr: &PrContext, facts: &ClassifierFacts<'_>, user_votes: Vec<Vot
 }
 
 /// Classifies like [`classify`], running only the built-in rules in `built_ins` (the set
-/// `skills.yml` leaves on, [`SkillsPolicy::built_ins`]): a rule `disabled` switches off is
+/// `skills.yml` leaves on, [`SkillsPolicy::built_ins`](crate::config::SkillsPolicy::built_ins)): a rule `disabled` switches off is
 /// not run and casts no vote. `classifier_bot_self_repo` is required and in every set; the
 /// listing-cap half of `classifier_empty_pr` runs whatever the set says.
 pub fn classify_with(

@@ -542,7 +542,7 @@ pub struct GateInput<'a> {
 }
 
 /// Evaluates the L1 gate like [`evaluate_gate`], running only the built-in validators in
-/// `built_ins` (the set `skills.yml` leaves on, [`SkillsPolicy::built_ins`]): one that
+/// `built_ins` (the set `skills.yml` leaves on, [`SkillsPolicy::built_ins`](crate::config::SkillsPolicy::built_ins)): one that
 /// `disabled` switches off is not run at all. The required validators (C1-C5, the
 /// publisher gate) are in every set, so they always run.
 pub fn evaluate_gate_with(input: &GateInput<'_>, built_ins: EnabledBuiltIns) -> GateReport {

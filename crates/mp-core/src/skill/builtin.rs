@@ -339,7 +339,7 @@ pub fn built_in(name: &str) -> Option<&'static BuiltInSkill> {
 }
 
 /// The built-ins that run: every required one, and each other one `skills.yml` does not
-/// switch off. Computed once when `skills.yml` is read ([`SkillsPolicy::built_ins`]); the
+/// switch off. Computed once when `skills.yml` is read ([`SkillsPolicy::built_ins`](crate::config::SkillsPolicy::built_ins)); the
 /// gate and the classifier take it instead of the policy.
 ///
 /// The default is every built-in.
