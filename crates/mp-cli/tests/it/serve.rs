@@ -5,9 +5,10 @@
 //! The test learns that the service did something from the service's own JSON log events
 //! (the start-up resync finished, a decision was made), never by polling on a timer.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Lines, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::process::{Child, ChildStderr, Command, Stdio};
+use std::path::Path;
+use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -119,19 +120,25 @@ fn metric(service: &str, line_start: &str) -> Option<f64> {
         .and_then(|v| v.parse().ok())
 }
 
-#[test]
-fn an_owner_label_through_the_fake_merges_through_mp_serve_without_a_tick() {
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let config = dir.path().join("config");
-    let port = free_port();
-    let service = format!("http://127.0.0.1:{port}");
-    let mut world = Command::new(assert_cmd::cargo::cargo_bin!("mp"))
+/// `mp dev serve-world` over fixtures/worlds/serve.yaml, writing its configuration to
+/// `config` and, given a webhook URL, delivering there with [`SECRET`]: the running world,
+/// its stdout (kept open for as long as the world runs) and its API URL.
+fn serve_world(
+    config: &Path,
+    webhook: Option<&str>,
+) -> (Running, Lines<BufReader<ChildStdout>>, String) {
+    let mut command = Command::new(assert_cmd::cargo::cargo_bin!("mp"));
+    command
         .args(["dev", "serve-world"])
         .arg(workspace_root().join("fixtures/worlds/serve.yaml"))
         .arg("--config-out")
-        .arg(&config)
-        .args(["--webhook-url", &format!("{service}/webhook")])
-        .args(["--webhook-secret", SECRET])
+        .arg(config);
+    if let Some(url) = webhook {
+        command
+            .args(["--webhook-url", url])
+            .args(["--webhook-secret", SECRET]);
+    }
+    let mut world = command
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -140,7 +147,17 @@ fn an_owner_label_through_the_fake_merges_through_mp_serve_without_a_tick() {
     let world = Running(world);
     let first = lines.next().expect("a first line").expect("readable");
     let api = first.rsplit(' ').next().expect("a URL").to_owned();
-    assert!(api.starts_with("http://127.0.0.1:"), "{first}");
+    (world, lines, api)
+}
+
+#[test]
+fn an_owner_label_through_the_fake_merges_through_mp_serve_without_a_tick() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let config = dir.path().join("config");
+    let port = free_port();
+    let service = format!("http://127.0.0.1:{port}");
+    let (world, _world_lines, api) = serve_world(&config, Some(&format!("{service}/webhook")));
+    assert!(api.starts_with("http://127.0.0.1:"), "{api}");
 
     let mut serve = Command::new(assert_cmd::cargo::cargo_bin!("mp"))
         .args(["--log-format", "json", "serve", "--config"])
@@ -214,7 +231,7 @@ fn an_owner_label_through_the_fake_merges_through_mp_serve_without_a_tick() {
 /// Starts `mp serve` over `api` on `port` as lease holder `holder`; its stdout lines and
 /// its JSON log events.
 fn start_serve(
-    config: &std::path::Path,
+    config: &Path,
     api: &str,
     port: u16,
     holder: &str,
@@ -251,21 +268,7 @@ fn a_service_killed_with_sigkill_and_restarted_takes_its_lease_back_at_once_and_
     let config = dir.path().join("config");
     let port = free_port();
     let service = format!("http://127.0.0.1:{port}");
-    let mut world = Command::new(assert_cmd::cargo::cargo_bin!("mp"))
-        .args(["dev", "serve-world"])
-        .arg(workspace_root().join("fixtures/worlds/serve.yaml"))
-        .arg("--config-out")
-        .arg(&config)
-        .args(["--webhook-url", &format!("{service}/webhook")])
-        .args(["--webhook-secret", SECRET])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("mp dev serve-world starts");
-    let mut lines = BufReader::new(world.stdout.take().expect("stdout")).lines();
-    let world = Running(world);
-    let first = lines.next().expect("a first line").expect("readable");
-    let api = first.rsplit(' ').next().expect("a URL").to_owned();
+    let (world, _world_lines, api) = serve_world(&config, Some(&format!("{service}/webhook")));
 
     // The first incarnation takes the lease and resyncs: nothing to merge yet.
     let (mut first, _first_lines, events) = start_serve(&config, &api, port, "serve@test");
@@ -340,21 +343,8 @@ fn a_second_copy_of_a_live_service_does_not_take_its_lease() {
     let dir = tempfile::tempdir().expect("a temp dir");
     let config = dir.path().join("config");
     let port = free_port();
-    let mut world = Command::new(assert_cmd::cargo::cargo_bin!("mp"))
-        .args(["dev", "serve-world"])
-        .arg(workspace_root().join("fixtures/worlds/serve.yaml"))
-        .arg("--config-out")
-        .arg(&config)
-        .args(["--webhook-url", &format!("http://127.0.0.1:{port}/webhook")])
-        .args(["--webhook-secret", SECRET])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("mp dev serve-world starts");
-    let mut lines = BufReader::new(world.stdout.take().expect("stdout")).lines();
-    let world = Running(world);
-    let first = lines.next().expect("a first line").expect("readable");
-    let api = first.rsplit(' ').next().expect("a URL").to_owned();
+    let (world, _world_lines, api) =
+        serve_world(&config, Some(&format!("http://127.0.0.1:{port}/webhook")));
 
     let (_active, _active_lines, events) = start_serve(&config, &api, port, "serve@test");
     wait_for(&events, "the lease", Duration::from_secs(30), |e| {
@@ -401,19 +391,7 @@ fn base64(bytes: &[u8]) -> String {
 fn a_tick_whose_killed_predecessor_left_the_lease_runs_at_once_and_another_identity_waits() {
     let dir = tempfile::tempdir().expect("a temp dir");
     let config = dir.path().join("config");
-    let mut world = Command::new(assert_cmd::cargo::cargo_bin!("mp"))
-        .args(["dev", "serve-world"])
-        .arg(workspace_root().join("fixtures/worlds/serve.yaml"))
-        .arg("--config-out")
-        .arg(&config)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("mp dev serve-world starts");
-    let mut lines = BufReader::new(world.stdout.take().expect("stdout")).lines();
-    let world = Running(world);
-    let first = lines.next().expect("a first line").expect("readable");
-    let api = first.rsplit(' ').next().expect("a URL").to_owned();
+    let (world, _world_lines, api) = serve_world(&config, None);
 
     let tick = |holder: &str| {
         Command::new(assert_cmd::cargo::cargo_bin!("mp"))
