@@ -30,6 +30,10 @@ pub mod codes {
     /// A full-form trust-list entry reuses an id an organization curates, with another url
     /// (warning): the two are easily mistaken for one another.
     pub const CURATED_ID_REUSED: &str = "source_curated_id_reused";
+    /// A full-form trust-list entry repeats, with the same url, a source the project's own
+    /// organization curates (warning): the reference form would use the curated descriptor,
+    /// while the copy silently stops following it.
+    pub const CURATED_ID_DUPLICATED: &str = "source_curated_id_duplicated";
 }
 
 /// One lint finding: a problem and how much it matters.
@@ -365,7 +369,24 @@ pub fn lint(layout: &SourcesLayout) -> LintReport {
                                 let Some(other) = parsed.get(&descriptor.id) else {
                                     continue;
                                 };
-                                if other.url != descriptor.url {
+                                if other.url == descriptor.url {
+                                    if list.organization.as_deref() == Some(org.as_str()) {
+                                        report.findings.push(LintFinding::warning(
+                                            FileProblem::new(
+                                                &layout.trust_list,
+                                                Some(descriptor.line),
+                                                codes::CURATED_ID_DUPLICATED,
+                                                format!(
+                                                    "full-form entry `{}` duplicates the source {org} curates in {} (same id and url); use the reference form (`id`, `ref` and the anchor) so the curated descriptor is used",
+                                                    descriptor.id,
+                                                    file.display(),
+                                                ),
+                                            )
+                                            .with_source(Some(descriptor.id.as_str()))
+                                            .with_field("id"),
+                                        ));
+                                    }
+                                } else {
                                     report.findings.push(LintFinding::warning(
                                         FileProblem::new(
                                             &layout.trust_list,

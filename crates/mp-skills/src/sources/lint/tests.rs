@@ -185,3 +185,93 @@ fn what_a_snapshot_holds_is_checked() {
         ]
     );
 }
+
+/// A source the project's organization curates, listed again in full (same id, same url)
+/// instead of by reference, is a duplicate the lint names; the same copy of another
+/// organization's source is how that source must be listed, and is not.
+#[test]
+fn a_full_form_copy_of_a_curated_source_is_a_duplicate() {
+    let curated = |id: &str| {
+        format!(
+            "# Curated\n\n## Curated sources\n\n```yaml\n{}```\n",
+            descriptor(id, "https://example.com/same.git", "skill: s")
+        )
+    };
+    let trust = format!(
+        "---\norganization: acme\n---\n# Trust\n\n## Trusted sources\n\n```yaml\n{}{}```\n",
+        descriptor("acme-skills", "https://example.com/same.git", "skill: s"),
+        descriptor("beta-skills", "https://example.com/same.git", "skill: t"),
+    );
+    let dir = config(&[
+        (
+            "organizations/acme/skill-sources.md",
+            curated("acme-skills"),
+        ),
+        (
+            "organizations/beta/skill-sources.md",
+            curated("beta-skills").replace("organization: acme", "organization: beta"),
+        ),
+        ("skill-sources.md", trust),
+    ]);
+    let report = lint(&SourcesLayout::new(dir.path()));
+    let shown = shown(dir.path(), &report);
+    assert_eq!(
+        shown
+            .iter()
+            .filter(|line| !line.contains("snapshot") && !line.contains("local_lock"))
+            .collect::<Vec<_>>(),
+        ["warning source_curated_id_duplicated skill-sources.md:9"],
+        "{shown:#?}"
+    );
+    let finding = &report.findings[0];
+    assert_eq!(finding.problem.source.as_deref(), Some("acme-skills"));
+    assert!(
+        finding.problem.message.contains("reference form"),
+        "{}",
+        finding.problem.message
+    );
+}
+
+/// An id written with a space is reported as written, in the curated file and in the trust
+/// list that names it, never under a normalised spelling.
+#[test]
+fn an_id_with_a_space_is_reported_as_written() {
+    let curated = format!(
+        "# Curated\n\n## Curated sources\n\n```yaml\n{}```\n",
+        descriptor("acme skills", "https://example.com/a.git", "skill: s")
+    );
+    let trust = format!(
+        "---\norganization: acme\n---\n# Trust\n\n## Trusted sources\n\n```yaml\n- id: acme skills\n  ref: v1\n  commit: {COMMIT}\n```\n"
+    );
+    let dir = config(&[
+        ("organizations/acme/skill-sources.md", curated),
+        ("skill-sources.md", trust),
+    ]);
+    let report = lint(&SourcesLayout::new(dir.path()));
+    let named: Vec<(String, Option<String>)> = report
+        .findings
+        .iter()
+        .map(|f| (f.problem.code.to_string(), f.problem.source.clone()))
+        .collect();
+    assert_eq!(
+        named,
+        [
+            (
+                "source_id_invalid".to_owned(),
+                Some("acme skills".to_owned())
+            ),
+            (
+                "source_id_invalid".to_owned(),
+                Some("acme skills".to_owned())
+            ),
+        ]
+    );
+    assert!(
+        report
+            .findings
+            .iter()
+            .all(|f| f.problem.message.contains("`acme skills`")),
+        "{:#?}",
+        report.findings
+    );
+}
