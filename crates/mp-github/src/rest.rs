@@ -283,6 +283,12 @@ impl RestGitHub {
         self.transport.stats()
     }
 
+    /// Every wait a rate limit imposed before a retry so far (GitHub's secondary limit asks
+    /// for at least a minute), one line each: the tick reports them as warnings.
+    pub fn rate_limit_waits(&self) -> Vec<String> {
+        self.transport.limit_waits()
+    }
+
     /// Why the GraphQL read path fell back to REST so far, one line each.
     pub fn graphql_fallbacks(&self) -> Vec<String> {
         self.transport.fallbacks()

@@ -378,7 +378,8 @@ fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Fail
     }))
 }
 
-/// The configuration's warnings, the tick's, and each time a GraphQL read fell back to REST.
+/// The configuration's warnings, the tick's, each time a GraphQL read fell back to REST, and
+/// each wait a rate limit imposed.
 fn all_warnings(run: &TickRun) -> Vec<String> {
     let mut warnings = run.config_warnings.clone();
     warnings.extend(run.report.warnings.iter().cloned());
@@ -390,6 +391,14 @@ fn all_warnings(run: &TickRun) -> Vec<String> {
         .flatten()
         .filter_map(Value::as_str);
     warnings.extend(fallbacks.map(|why| format!("graphql fallback: {why}")));
+    let waits = run
+        .http
+        .as_ref()
+        .and_then(|http| http["rate_limit_waits"].as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str);
+    warnings.extend(waits.map(str::to_owned));
     warnings
 }
 

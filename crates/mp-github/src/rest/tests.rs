@@ -1840,6 +1840,43 @@ async fn a_bare_secondary_limit_403_is_throttling_not_a_refusal() {
     check("requests", stub.hits().len(), 1);
 }
 
+/// Under the shipped policy a bare secondary-limit 403 is waited out, a minute at least as
+/// GitHub asks, and the wait is told: one line per wait, naming the route, the repository
+/// and the seconds, which the tick prints as a warning.
+#[tokio::test]
+async fn a_secondary_limit_wait_is_told() {
+    let stub = Stub::start(|hit| {
+        if hit.index == 0 {
+            return Reply::message(
+                403,
+                "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+            );
+        }
+        Reply::json(200, pull_json(7, "open"))
+    })
+    .await;
+    let (client, sleeper) = stub.stepped(stub.config(RetryPolicy::default()));
+    check(
+        "no wait yet",
+        client.rate_limit_waits(),
+        Vec::<String>::new(),
+    );
+    let pull = client.pull(&repo(), PrNumber::new(7)).await;
+    check(
+        "pull and waits",
+        (pull, sleeper.waits()),
+        (Ok(expected_pull(7)), vec![Duration::from_secs(60)]),
+    );
+    check(
+        "told",
+        client.rate_limit_waits(),
+        vec![format!(
+            "GitHub's secondary rate limit on `GET /repos/{{o}}/{{r}}/pulls/{{n}}` for {} (HTTP 403): waited 60 s before retry 1 of 3",
+            repo()
+        )],
+    );
+}
+
 #[tokio::test]
 async fn mutation_is_not_retried_after_502() {
     let stub = Stub::start(|_| Reply::message(502, "Bad Gateway")).await;

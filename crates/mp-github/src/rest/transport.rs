@@ -250,6 +250,8 @@ pub(crate) struct Transport {
     graphql_budget: Mutex<Budget>,
     /// Why the GraphQL path fell back to REST, one line per repository and time.
     fallbacks: Mutex<Vec<String>>,
+    /// Every wait a rate limit imposed before a retry, one line each (what the tick reports).
+    limit_waits: Mutex<Vec<String>>,
     /// Held across each write so writes never overlap (GitHub's advice against secondary
     /// limits).
     writes: tokio::sync::Mutex<()>,
@@ -324,6 +326,7 @@ impl Transport {
             budget: Mutex::new(Budget::default()),
             graphql_budget: Mutex::new(Budget::default()),
             fallbacks: Mutex::new(Vec::new()),
+            limit_waits: Mutex::new(Vec::new()),
             writes: tokio::sync::Mutex::new(()),
             pacer: points_per_minute.map(|points| Pacer::new(points, sleeper.now())),
             sleeper,
@@ -372,6 +375,11 @@ impl Transport {
     /// Every fallback recorded so far.
     pub(crate) fn fallbacks(&self) -> Vec<String> {
         lock(&self.fallbacks).clone()
+    }
+
+    /// Every wait a rate limit imposed so far, one line each.
+    pub(crate) fn limit_waits(&self) -> Vec<String> {
+        lock(&self.limit_waits).clone()
     }
 
     /// GraphQL points left in its window, as last reported.
@@ -727,6 +735,17 @@ impl Transport {
                     }
                 }));
             }
+            let which = if primary { "primary" } else { "secondary" };
+            let repo = request
+                .repo
+                .map(|repo| format!(" for {repo}"))
+                .unwrap_or_default();
+            let line = format!(
+                "GitHub's {which} rate limit on `{route}`{repo} (HTTP {status}): waited {seconds} s before retry {} of {}",
+                attempt + 1,
+                policy.max_retries
+            );
+            lock(&self.limit_waits).push(line);
             return Step::Retry(wait);
         }
         if TRANSIENT.contains(&status) {

@@ -81,7 +81,7 @@ pub(super) fn render_writes(writes: &[Write], told: Told) -> Writes {
 
 /// The REST client's totals: requests, 304 answers, retries, failures, the rate limit and
 /// the GraphQL points left as GitHub last reported them (`null` when not reported), and why
-/// a GraphQL read fell back to REST, one line each.
+/// a GraphQL read fell back to REST and each wait a rate limit imposed, one line each.
 pub(super) fn http_json(client: &RestGitHub) -> Value {
     use mp_core::port::GitHub as _;
     let stats = client.stats();
@@ -94,6 +94,7 @@ pub(super) fn http_json(client: &RestGitHub) -> Value {
         "rate_limit_remaining": client.rate_limit_remaining(),
         "graphql_remaining": client.graphql_remaining(),
         "graphql_fallbacks": client.graphql_fallbacks(),
+        "rate_limit_waits": client.rate_limit_waits(),
     })
 }
 
