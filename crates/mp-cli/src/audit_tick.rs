@@ -1,13 +1,16 @@
-//! The tick summary record of the audit log: one `{"record": "tick"}` line appended at the
-//! end of every `mp tick --audit-log FILE`, after the tick's classification records and
-//! skill calls. `mp report` draws its timeline from these lines (docs/report.md).
+//! The tick's records of the audit log, appended at the end of every `mp tick --audit-log
+//! FILE` after its classification records and skill calls: one `{"record": "pr"}` line per
+//! pull request into a gated branch (what happened to it, why, and the agent behind it;
+//! `mp agents` reads these, decisions/0076), then one `{"record": "tick"}` summary. `mp
+//! report` draws its timeline from the summaries (docs/report.md).
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
-use mp_tick::{FullTickReport, PrAction};
+use mp_core::agent::AgentKey;
+use mp_tick::{FullTickReport, PrAction, PrOutcome};
 use serde_json::{Value, json};
 
 /// The per-repository counters of the record, in output order.
@@ -98,6 +101,58 @@ pub fn record(report: &FullTickReport, doc: &Value, dry_run: bool) -> Value {
     })
 }
 
+/// One `pr` record per pull request into a gated branch the tick decided on, at the tick's
+/// instant `ts`: the action, the quadrant, the conditions that blocked it (stable codes;
+/// `inbox` when it went to the decision inbox), the agent behind it and its times.
+pub fn pr_records(report: &FullTickReport, ts: &Value, dry_run: bool) -> Vec<Value> {
+    report
+        .outcomes
+        .iter()
+        .filter(|o| !matches!(o.action, PrAction::Ignored))
+        .map(|outcome| pr_record(outcome, ts, dry_run))
+        .collect()
+}
+
+fn pr_record(outcome: &PrOutcome, ts: &Value, dry_run: bool) -> Value {
+    let mut blocked_by: Vec<String> = outcome
+        .gate
+        .iter()
+        .flat_map(|gate| gate.blocking().map(|r| r.id.code().to_owned()))
+        .collect();
+    // A condition can block with several results (one per failing check, say): once here.
+    let mut seen = std::collections::BTreeSet::new();
+    blocked_by.retain(|code| seen.insert(code.clone()));
+    if matches!(outcome.action, PrAction::Inbox) {
+        blocked_by.push("inbox".to_owned());
+    }
+    let agent = outcome.agent.as_ref().map(|agent| {
+        let mut fields = serde_json::Map::new();
+        for key in AgentKey::ALL {
+            let value = match key {
+                AgentKey::Tool => agent.tool.as_deref(),
+                AgentKey::Model => agent.model.as_deref(),
+                AgentKey::Session => agent.session.as_deref(),
+                AgentKey::Machine => agent.machine.as_deref(),
+                AgentKey::Author => Some(agent.author.as_str()),
+            };
+            fields.insert(key.as_str().to_owned(), json!(value));
+        }
+        Value::Object(fields)
+    });
+    json!({
+        "ts": ts,
+        "record": "pr",
+        "pr": outcome.pr,
+        "action": outcome.action.as_str(),
+        "quadrant": outcome.quadrant.map(|q| q.as_str()),
+        "blocked_by": blocked_by,
+        "agent": agent,
+        "opened_at": outcome.opened_at.map(|t| t.to_string()),
+        "approved_at": outcome.approved_at.map(|t| t.to_string()),
+        "dry_run": dry_run,
+    })
+}
+
 /// The counters of `name`, all zero when first seen.
 fn repo<'a>(
     repos: &'a mut BTreeMap<String, BTreeMap<&'static str, u64>>,
@@ -108,7 +163,8 @@ fn repo<'a>(
         .or_insert_with(|| REPO_COUNTERS.map(|c| (c, 0)).into())
 }
 
-/// Appends the tick record to the audit log at `path` as one line.
+/// Appends the tick's `pr` records and its summary to the audit log at `path`, in one
+/// write.
 ///
 /// # Errors
 /// When the file cannot be opened or written.
@@ -118,7 +174,12 @@ pub fn append(
     doc: &Value,
     dry_run: bool,
 ) -> anyhow::Result<()> {
-    let mut line = record(report, doc, dry_run).to_string();
+    let mut line = String::new();
+    for record in pr_records(report, &doc["now"], dry_run) {
+        line.push_str(&record.to_string());
+        line.push('\n');
+    }
+    line.push_str(&record(report, doc, dry_run).to_string());
     line.push('\n');
     std::fs::OpenOptions::new()
         .create(true)

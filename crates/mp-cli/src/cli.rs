@@ -110,6 +110,14 @@ pub enum Command {
     /// counted. Exit 0 when the page was written, 2 when the log cannot be read or the
     /// page cannot be written.
     Report(crate::commands::report::ReportArgs),
+    /// Per agent, from an audit log: pull requests opened, merged and closed, the merge
+    /// rate, the time from approval to merge (median and p90) and the blocks by condition
+    /// (docs/agents.md).
+    ///
+    /// Agents are grouped by a declared trailer (--by tool, model, session, machine) or by
+    /// the pull request's author. Read-only. Exit 0 when the figures were printed (an empty
+    /// log prints none), 2 when the log cannot be read or --since is not an instant.
+    Agents(crate::commands::agents::AgentsArgs),
     /// Check commit messages against the identity-trailer contract.
     #[command(name = "commit-msg", subcommand)]
     CommitMsg(crate::commands::commit_msg::CommitMsgCommand),

@@ -9,6 +9,7 @@ use clap::Parser;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+mod agents;
 mod audit;
 mod audit_tick;
 mod cli;

@@ -15,6 +15,7 @@
 //! checks that no `async fn` or `.await` appears outside the trait declarations.
 #![warn(missing_docs)]
 
+pub mod agent;
 pub mod approval;
 pub mod branch;
 pub mod classifier;

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use mp_core::agent::AgentIdentity;
 use mp_core::approval::{render_receipt, unchanged_since};
 use mp_core::classifier::Verdict;
 use mp_core::context::{LabelEvent, LabelRecords, PrContext};
@@ -165,7 +166,12 @@ impl<'a> Runner<'a> {
     /// not into the gated branch), records its outcome and says whether to go on.
     pub(crate) async fn process_pr(&mut self, pull: &PullRequest, reads: Option<PullData>) -> Flow {
         let reference = format!("{}#{}", pull.repo, pull.number);
-        let (outcome, flow) = match self.decide(pull, reads).await {
+        // Who is behind it and when it was approved, read before `decide` takes the reads.
+        let who = reads
+            .as_ref()
+            .and_then(|r| r.context.as_ref().ok())
+            .map(|ctx| (AgentIdentity::of(ctx), mp_core::agent::approved_at(ctx)));
+        let (mut outcome, flow) = match self.decide(pull, reads).await {
             Ok(outcome) => (outcome, Flow::Continue),
             Err(skip) => {
                 if let Some(refused) = &skip.refused {
@@ -180,6 +186,11 @@ impl<'a> Runner<'a> {
                 )
             }
         };
+        outcome.opened_at = pull.created_at;
+        if let Some((agent, approved_at)) = who {
+            outcome.agent = Some(agent);
+            outcome.approved_at = approved_at;
+        }
         self.report.metrics.count(&outcome.action);
         self.report.outcomes.push(outcome);
         flow

@@ -646,8 +646,8 @@ impl Driver<'_> {
                     entry.head.short()
                 ),
             );
-            if let Some((_, verdict)) = queued {
-                outcome = outcome.with_verdict(Some(verdict));
+            if let Some((pr, verdict)) = queued {
+                outcome = outcome.with_verdict(Some(verdict)).with_agent(pr);
             }
             out.outcomes.push(outcome);
         }

@@ -3,9 +3,11 @@
 
 use std::fmt;
 
+use mp_core::agent::AgentIdentity;
 use mp_core::classifier::Verdict;
+use mp_core::context::PrContext;
 use mp_core::gate::GateReport;
-use mp_core::ids::CommitSha;
+use mp_core::ids::{CommitSha, Timestamp};
 use mp_core::quadrant::Quadrant;
 
 /// Longest outcome detail, in characters (longer details end with `…`).
@@ -88,6 +90,13 @@ pub struct PrOutcome {
     pub gate: Option<GateReport>,
     /// The classifier verdict, when the pull request was classified.
     pub verdict: Option<Verdict>,
+    /// Who is behind the pull request (declared trailers, GitHub's author), when its
+    /// commits were read (decisions/0076).
+    pub agent: Option<AgentIdentity>,
+    /// When the pull request was opened, as GitHub reports it.
+    pub opened_at: Option<Timestamp>,
+    /// When the approval label was last applied, by GitHub's timeline.
+    pub approved_at: Option<Timestamp>,
 }
 
 impl PrOutcome {
@@ -101,7 +110,19 @@ impl PrOutcome {
             quadrant: None,
             gate: None,
             verdict: None,
+            agent: None,
+            opened_at: None,
+            approved_at: None,
         }
+    }
+
+    /// The same outcome, carrying who is behind the pull request and when the approval
+    /// label was last applied, from its context.
+    #[must_use]
+    pub fn with_agent(mut self, ctx: &PrContext) -> Self {
+        self.agent = Some(AgentIdentity::of(ctx));
+        self.approved_at = mp_core::agent::approved_at(ctx);
+        self
     }
 
     /// The same outcome, carrying the verdict (and its quadrant).

@@ -8,6 +8,7 @@ use commit_msg::CommitMsgCommand;
 use config_validate::ConfigCommand;
 use dev::DevCommand;
 
+pub mod agents;
 pub mod commit_msg;
 pub mod completions;
 pub mod config_validate;
@@ -36,6 +37,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<Exit> {
         Command::Tick(args) => tick::run(&args, out),
         Command::Explain(args) => explain::run(&args, out),
         Command::Report(args) => report::run(&args, out),
+        Command::Agents(args) => agents::run(&args, out),
         Command::Serve(args) => serve::run(&args, out),
         Command::Doctor(args) => doctor::run(&args, out),
         Command::Dev(DevCommand::ServeWorld(args)) => dev::serve_world(&args, out),
