@@ -1,0 +1,106 @@
+//! Tests of `mp dev capture` over the in-memory GitHub: what it reads, and that what it
+//! records reads back as a world.
+
+use mp_core::ids::{RepoName, Timestamp};
+use mp_github_fake::MemoryGitHub;
+
+use super::{Plan, capture};
+
+fn demo() -> mp_github_fake::World {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/worlds/demo.yaml");
+    mp_github_fake::load_world(&path).expect("the demo world loads")
+}
+
+fn repo(name: &str) -> RepoName {
+    RepoName::parse(name).expect("a repository name")
+}
+
+fn plan(repos: &[&str], prs: usize) -> Plan {
+    Plan {
+        repos: repos.iter().map(|r| repo(r)).collect(),
+        governance: repo("acme/governance"),
+        inbox: repo("acme/governance"),
+        prs,
+        canonical_paths: vec!["docs/policies/security.md".to_owned()],
+        bot_slug: "acme-merge-gate".to_owned(),
+        now: Timestamp::parse("2026-11-29T12:00:00Z").expect("a time"),
+    }
+}
+
+fn run(github: &MemoryGitHub, plan: &Plan) -> (mp_github_fake::World, super::Summary) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime");
+    runtime
+        .block_on(capture(github, plan))
+        .expect("the capture reads")
+}
+
+#[test]
+fn a_capture_only_reads_and_what_it_records_reads_back_as_a_world() {
+    let github = MemoryGitHub::new(demo());
+    github.log_calls();
+    let (world, summary) = run(&github, &plan(&["acme/webapp", "acme/infra"], 30));
+    let calls = github.call_log();
+    assert!(!calls.is_empty());
+    for call in &calls {
+        let request = call.to_string();
+        assert!(
+            request.starts_with("GET ") || request.starts_with("POST /graphql"),
+            "a capture makes no write: {request}"
+        );
+    }
+    assert!(github.actions().is_empty(), "nothing was written");
+
+    let text = mp_github_fake::world::world_to_yaml(&world, None);
+    let back = mp_github_fake::world::parse_world("captured.yaml", &text, None)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let webapp = back.repo(&repo("acme/webapp")).expect("recorded");
+    let numbers: Vec<u64> = webapp.pulls.iter().map(|p| p.number.get()).collect();
+    assert_eq!(numbers, [1, 2, 3, 4, 5]);
+    let original = demo();
+    let before = original.repo(&repo("acme/webapp")).expect("in the demo");
+    for pull in &webapp.pulls {
+        let was = before.pull(pull.number).expect("in the demo");
+        assert_eq!(pull.head_sha, was.head_sha, "#{}", pull.number);
+        assert_eq!(pull.labels, was.labels, "#{}", pull.number);
+        assert_eq!(pull.events, was.events, "#{}", pull.number);
+        let trailers = |p: &mp_github_fake::world::Pull, w: &mp_github_fake::World| {
+            let r = w.repo(&repo("acme/webapp")).expect("the repo");
+            p.commits
+                .iter()
+                .map(|sha| r.commit(sha).expect("listed").context().trailers)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            trailers(pull, &back),
+            trailers(was, &original),
+            "#{}: the trailers survive",
+            pull.number
+        );
+    }
+    let governance = back.repo(&repo("acme/governance")).expect("recorded");
+    assert_eq!(
+        governance.issues.len(),
+        summary.repos[2].issues,
+        "the open issues"
+    );
+    assert!(governance.branch_files.contains_key("bot-state"));
+    assert!(back.receipt_key.is_none(), "no secret");
+}
+
+#[test]
+fn only_the_newest_prs_are_recorded() {
+    let github = MemoryGitHub::new(demo());
+    let (world, summary) = run(&github, &plan(&["acme/webapp"], 2));
+    let webapp = world.repo(&repo("acme/webapp")).expect("recorded");
+    let numbers: Vec<u64> = webapp.pulls.iter().map(|p| p.number.get()).collect();
+    assert_eq!(numbers, [4, 5]);
+    assert_eq!(summary.repos[0].open_pulls, 5);
+    assert_eq!(summary.repos[0].pulls, 2);
+    assert!(
+        world.repo(&repo("acme/infra")).is_none(),
+        "a repository not asked for is not recorded"
+    );
+}
