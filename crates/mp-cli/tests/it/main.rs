@@ -1,6 +1,7 @@
 //! End-to-end tests of the `mp` binary: real processes, real files, exit codes and output.
 
 mod action;
+mod capture;
 mod commit_msg;
 mod config_validate;
 mod contract;
