@@ -263,6 +263,81 @@ fn capture_fails(args: &[&std::ffi::OsStr], token: bool) -> (Option<i32>, String
     )
 }
 
+/// Captures `world` served over the loopback GitHub, then asserts that a dry run over the
+/// captured world decides for every pull request what a live dry run decides.
+fn assert_replays(world: &Path) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let served = serve(world, dir.path());
+    let captured = dir.path().join("captured.yaml");
+    json_of(
+        &mp_live()
+            .args([
+                "dev",
+                "capture",
+                "--format",
+                "json",
+                "--api-url",
+                &served.url,
+            ])
+            .arg("--config")
+            .arg(&served.config)
+            .arg("--out")
+            .arg(&captured)
+            .output()
+            .expect("mp dev capture runs"),
+    );
+    let live = json_of(
+        &mp_live()
+            .args([
+                "tick",
+                "--dry-run",
+                "--format",
+                "json",
+                "--api-url",
+                &served.url,
+            ])
+            .arg("--config")
+            .arg(&served.config)
+            .output()
+            .expect("mp tick runs"),
+    );
+    let replay = json_of(
+        &mp()
+            .args(["tick", "--dry-run", "--format", "json", "--world"])
+            .arg(&captured)
+            .env_remove("MP_RECEIPT_KEY")
+            .output()
+            .expect("mp tick runs"),
+    );
+    let live = decisions(&live);
+    assert!(!live.is_empty(), "{}", world.display());
+    assert_eq!(decisions(&replay), live, "{}", world.display());
+}
+
+/// The evidence the gate binds an approval with, recorded as GitHub gives it: workflow
+/// jobs behind a required check, two head updates in one second, a label edited after it
+/// was applied, a head in a fork, a base changed after the label.
+#[test]
+fn captured_scenarios_replay_their_live_decisions() {
+    for scenario in [
+        "c2-workflow-bound-pass",
+        "attack-check-from-other-workflow",
+        "update-carries-approval-same-second",
+        "attack-push-in-mp-update-second",
+        "attack-label-renamed-to-ready",
+        "attack-fork-head",
+        "attack-base-retargeted-after-label",
+        "c5-missing-trailer",
+    ] {
+        assert_replays(
+            &workspace_root()
+                .join("fixtures/scenarios")
+                .join(scenario)
+                .join("world.yaml"),
+        );
+    }
+}
+
 #[test]
 fn a_capture_that_cannot_run_exits_2_and_writes_nothing() {
     let dir = tempfile::tempdir().expect("a temp dir");

@@ -96,6 +96,11 @@ pub fn run(args: &CaptureArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
         }
         repos
     };
+    let workflow_bound = repos
+        .iter()
+        .filter(|repo| !config.effective_required_check_workflows(repo).is_empty())
+        .cloned()
+        .collect();
     let canonical_paths = config
         .mirror_paths()
         .map(|m| m.canonical_paths().to_vec())
@@ -109,6 +114,7 @@ pub fn run(args: &CaptureArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
         inbox: projects.inbox_repository().clone(),
         prs: usize::try_from(args.prs).unwrap_or(usize::MAX),
         canonical_paths,
+        workflow_bound,
         bot_slug: config.env().bot_app_slug().to_owned(),
         now,
     };
@@ -259,6 +265,10 @@ pub struct Plan {
     pub prs: usize,
     /// The canonical paths of the drift check, recorded where they exist.
     pub canonical_paths: Vec<String>,
+    /// The repositories whose required checks are bound to a workflow file
+    /// (`required_check_workflows`): the workflow jobs on their heads are read, as the
+    /// tick reads them.
+    pub workflow_bound: BTreeSet<RepoName>,
     /// The App's slug, the world's `bot`.
     pub bot_slug: String,
     /// The world's clock.
@@ -319,7 +329,10 @@ pub async fn capture(
         let mut builder = RepoCapture::new(github, name.clone());
         builder.default_branch().await?;
         if plan.repos.contains(&name) {
-            builder.pulls(plan.prs, &mut summary.notes).await?;
+            let workflows = plan.workflow_bound.contains(&name);
+            builder
+                .pulls(plan.prs, workflows, &mut summary.notes)
+                .await?;
         }
         if name == plan.governance || name == plan.inbox {
             builder.open_issues().await?;
@@ -365,9 +378,27 @@ fn world_commit(context: &CommitContext) -> Commit {
 }
 
 /// A GitHub activity log as a world lists it: oldest first (GitHub's answer is in any
-/// order; entries without a time keep their place before the timed ones).
+/// order; entries without a time come first). Updates in the same second are put in the
+/// order their tips chain: one that leaves the tip another starts from goes before it.
 fn oldest_first(mut updates: Vec<RefUpdate>) -> Vec<RefUpdate> {
     updates.sort_by_key(|u| u.at);
+    let mut moved = true;
+    let mut rounds = 0;
+    while moved && rounds <= updates.len() {
+        moved = false;
+        rounds += 1;
+        for i in 1..updates.len() {
+            let (earlier, later) = (&updates[i - 1], &updates[i]);
+            let chained_backwards = earlier.at == later.at
+                && earlier.before.is_some()
+                && earlier.before == later.after
+                && later.before != earlier.after;
+            if chained_backwards {
+                updates.swap(i - 1, i);
+                moved = true;
+            }
+        }
+    }
     updates
 }
 
@@ -460,7 +491,12 @@ impl<'a> RepoCapture<'a> {
     }
 
     /// The newest `limit` open pull requests and what the tick reads of each.
-    async fn pulls(&mut self, limit: usize, notes: &mut Vec<String>) -> Result<(), GitHubError> {
+    async fn pulls(
+        &mut self,
+        limit: usize,
+        workflows: bool,
+        notes: &mut Vec<String>,
+    ) -> Result<(), GitHubError> {
         let name = self.name().clone();
         let listed = self.github.open_pulls_with_reads(&name).await?;
         self.summary.open_pulls = listed.len();
@@ -500,9 +536,22 @@ impl<'a> RepoCapture<'a> {
                 Some(events) => events,
                 None => self.github.label_events(&name, number).await?,
             };
+            let mut comments_unreadable = false;
             let comments = match reads.comments {
                 Some(comments) => comments,
-                None => self.github.comments(&name, number).await?,
+                None => match self.github.comments(&name, number).await {
+                    Ok(comments) => comments,
+                    // Recorded as the world's fault hook: the tick skips such a pull
+                    // request, live and offline alike.
+                    Err(error @ GitHubError::Unavailable { .. }) => {
+                        notes.push(format!(
+                            "{reference}: the comments cannot be read ({error}); recorded as unreadable"
+                        ));
+                        comments_unreadable = true;
+                        Vec::new()
+                    }
+                    Err(error) => return Err(error),
+                },
             };
             let reactions = self.github.reactions(&name, number).await?;
             let fork = pull.head_repo.as_ref() != Some(&name);
@@ -537,14 +586,34 @@ impl<'a> RepoCapture<'a> {
             }
             let pushes: Vec<RefUpdate> = match pushes.last().and_then(|u| u.after.as_ref()) {
                 Some(last) if *last == pull.head_sha => pushes,
+                None => pushes,
                 // A log that does not end at the head cannot be replayed as GitHub's.
-                _ => Vec::new(),
+                Some(_) => {
+                    notes.push(format!(
+                        "{reference}: the head branch's activity log does not end at the head; recorded as empty"
+                    ));
+                    Vec::new()
+                }
+            };
+            let jobs = if workflows {
+                match self.github.workflow_jobs(&name, &pull.head_sha).await {
+                    Ok(jobs) => jobs,
+                    Err(GitHubError::NotFound { .. }) => Vec::new(),
+                    Err(error) => return Err(error),
+                }
+            } else {
+                Vec::new()
             };
             for after in pushes.iter().filter_map(|u| u.after.clone()) {
                 self.ensure_commit(&after).await?;
             }
             if let Some(head) = self.commits.get_mut(&pull.head_sha) {
-                self.summary.check_runs += checks.len();
+                head.check_workflows = check_workflows(&name, &checks, &jobs);
+                if head.check_workflows.len() < jobs.len() {
+                    notes.push(format!(
+                        "{reference}: a workflow job whose check run is not a github-actions run on the head is left out"
+                    ));
+                }
                 head.checks = checks;
             }
             if !fork {
@@ -555,7 +624,7 @@ impl<'a> RepoCapture<'a> {
             self.summary.pulls += 1;
             self.summary.comments += comments.len();
             self.summary.label_events += events.len();
-            self.repo.pulls.push(world_pull(
+            let mut recorded = world_pull(
                 pull,
                 commits.iter().map(|c| c.sha.clone()).collect(),
                 files,
@@ -564,7 +633,9 @@ impl<'a> RepoCapture<'a> {
                 reactions,
                 pushes,
                 fork,
-            ));
+            );
+            recorded.comments_unreadable = comments_unreadable;
+            self.repo.pulls.push(recorded);
         }
         Ok(())
     }
@@ -673,6 +744,8 @@ impl<'a> RepoCapture<'a> {
             .all_labels()
             .into_iter()
             .map(|label| label.name)
+            // A base change is a timeline event with no label.
+            .filter(|name| !name.is_empty())
             .collect();
         if names.is_empty() {
             return Ok(());
@@ -735,6 +808,29 @@ impl<'a> RepoCapture<'a> {
         self.repo.commits = ordered;
         (self.repo, self.summary)
     }
+}
+
+/// Which of a head's check runs a GitHub Actions job published, and the job's workflow
+/// file, by position among the runs (what a world's check `workflow` says). A world knows
+/// only `pull_request` runs of `github-actions` on the head itself; another job is left out.
+fn check_workflows(
+    repo: &RepoName,
+    checks: &[mp_core::context::CheckRun],
+    jobs: &[mp_core::context::WorkflowJob],
+) -> BTreeMap<usize, String> {
+    let mut by_position = BTreeMap::new();
+    for job in jobs {
+        let Some(file) = job.workflow_file(repo) else {
+            continue;
+        };
+        let position = checks.iter().position(|run| {
+            run.id == Some(job.check_run_id) && run.app_slug.as_deref() == Some("github-actions")
+        });
+        if let Some(position) = position {
+            by_position.insert(position, file.to_owned());
+        }
+    }
+    by_position
 }
 
 /// A pull request as the world keeps it.

@@ -23,6 +23,7 @@ fn plan(repos: &[&str], prs: usize) -> Plan {
         inbox: repo("acme/governance"),
         prs,
         canonical_paths: vec!["docs/policies/security.md".to_owned()],
+        workflow_bound: std::collections::BTreeSet::new(),
         bot_slug: "acme-merge-gate".to_owned(),
         now: Timestamp::parse("2026-11-29T12:00:00Z").expect("a time"),
     }
@@ -103,4 +104,65 @@ fn only_the_newest_prs_are_recorded() {
         world.repo(&repo("acme/infra")).is_none(),
         "a repository not asked for is not recorded"
     );
+}
+
+#[test]
+fn updates_in_one_second_are_ordered_as_their_tips_chain() {
+    use mp_core::context::{RefUpdate, RefUpdateKind};
+    let at = Some(Timestamp::parse("2026-03-10T11:00:00Z").expect("a time"));
+    let sha = |id: &str| mp_github_fake::world::commit_sha(&repo("acme/app"), id);
+    let update = |before: &str, after: &str| RefUpdate {
+        kind: RefUpdateKind::Push,
+        before: Some(sha(before)),
+        after: Some(sha(after)),
+        at,
+        actor: None,
+    };
+    // GitHub lists newest first; two pushes in the same second.
+    let listed = vec![update("u1", "u2"), update("f1", "u1")];
+    let ordered = super::oldest_first(listed);
+    let tips: Vec<_> = ordered.iter().filter_map(|u| u.after.clone()).collect();
+    assert_eq!(tips, [sha("u1"), sha("u2")], "the log ends at the head");
+}
+
+#[test]
+fn unreadable_comments_are_recorded_as_such_and_a_truncated_pull_request_is_left_out() {
+    use mp_core::port::GitHubError;
+    use mp_github_fake::{Endpoint, Failure};
+    let github = MemoryGitHub::new(demo());
+    github.fail(
+        Failure::on(
+            Endpoint::ListComments,
+            GitHubError::Unavailable {
+                route: "GET /repos/{o}/{r}/issues/{n}/comments".to_owned(),
+                message: "HTTP 502".to_owned(),
+            },
+        )
+        .in_repo(&repo("acme/infra")),
+    );
+    github.fail(
+        Failure::on(
+            Endpoint::ListPullCommits,
+            GitHubError::Truncated {
+                what: "acme/webapp commits".to_owned(),
+                limit: 250,
+            },
+        )
+        .in_repo(&repo("acme/webapp")),
+    );
+    let (world, summary) = run(&github, &plan(&["acme/webapp", "acme/infra"], 30));
+    let infra = world.repo(&repo("acme/infra")).expect("recorded");
+    assert!(infra.pulls.iter().all(|p| p.comments_unreadable));
+    let webapp = world.repo(&repo("acme/webapp")).expect("recorded");
+    assert!(webapp.pulls.is_empty(), "every listing was cut short");
+    assert_eq!(summary.repos[0].open_pulls, 5);
+    let left_out = summary
+        .notes
+        .iter()
+        .filter(|n| n.contains("left out"))
+        .count();
+    assert_eq!(left_out, 5, "{:?}", summary.notes);
+    let text = mp_github_fake::world::world_to_yaml(&world, None);
+    mp_github_fake::world::parse_world("captured.yaml", &text, None)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
 }
