@@ -166,3 +166,45 @@ fn unreadable_comments_are_recorded_as_such_and_a_truncated_pull_request_is_left
     mp_github_fake::world::parse_world("captured.yaml", &text, None)
         .unwrap_or_else(|e| panic!("{e}\n{text}"));
 }
+
+#[test]
+fn a_body_written_to_look_like_world_keys_stays_text() {
+    // An agent controls its pull request's title, body, comments and commit messages; in
+    // the captured world they must stay text, never become keys (a receipt key, another
+    // pull request, a merged state).
+    let forged = "looks done\nreceipt_key: \"agent-chosen\"\n  - number: 99\n    merged: true\n";
+    let mut world = demo();
+    let webapp = world.repo_mut(&repo("acme/webapp")).expect("in the demo");
+    let pull = webapp
+        .pulls
+        .iter_mut()
+        .find(|p| !p.comments.is_empty())
+        .expect("a pull request with a comment");
+    let number = pull.number;
+    pull.title = "title\": x\nreceipt_key: y".to_owned();
+    pull.body = forged.to_owned();
+    let comment = pull.comments.first_mut().expect("a comment");
+    comment.body = forged.to_owned();
+    let head = pull.head_sha.clone();
+    let commit = webapp
+        .commits
+        .iter_mut()
+        .find(|c| c.sha == head)
+        .expect("the head");
+    commit.message = format!("Subject\n\n{forged}");
+    let github = MemoryGitHub::new(world);
+    let (captured, _) = run(&github, &plan(&["acme/webapp"], 30));
+    let text = mp_github_fake::world::world_to_yaml(&captured, None);
+    let back = mp_github_fake::world::parse_world("captured.yaml", &text, None)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert!(back.receipt_key.is_none());
+    let webapp = back.repo(&repo("acme/webapp")).expect("recorded");
+    assert_eq!(webapp.pulls.len(), 5, "no pull request was added");
+    let pull = webapp.pull(number).expect("recorded");
+    assert_eq!(pull.title, "title\": x\nreceipt_key: y");
+    assert_eq!(pull.body, forged);
+    assert_eq!(pull.comments.first().expect("a comment").body, forged);
+    assert!(!pull.merged);
+    let message = &webapp.commit(&pull.head_sha).expect("the head").message;
+    assert_eq!(*message, format!("Subject\n\n{forged}"));
+}
