@@ -167,6 +167,22 @@ fn a_captured_world_replays_what_a_live_dry_run_decides() {
             "a capture makes no write: {route}"
         );
     }
+    // `POST /graphql` carries only queries: every document the client can send is one.
+    let documents = workspace_root().join("crates/mp-github/src/rest/graphql");
+    for entry in std::fs::read_dir(&documents).expect("the GraphQL documents") {
+        let path = entry.expect("an entry").path();
+        let text = std::fs::read_to_string(&path).expect("a document");
+        let operations: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.starts_with(' ') && !l.trim().is_empty())
+            .filter(|l| !l.starts_with('}'))
+            .collect();
+        assert!(
+            !operations.is_empty() && operations.iter().all(|l| l.starts_with("query ")),
+            "{}: {operations:?}",
+            path.display()
+        );
+    }
     assert!(
         served.server.memory().actions().is_empty(),
         "no write was applied: {:?}",
