@@ -141,15 +141,10 @@ pub fn run(args: &CaptureArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
             skills.display()
         ));
     }
-    world.config = read_config_dir(&args.config)?
+    let files = read_config_dir(&args.config)?;
+    world.config = files
         .names()
-        .map(str::to_owned)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .filter_map(|name| {
-            let text = std::fs::read_to_string(args.config.join(&name)).ok()?;
-            Some((name, text))
-        })
+        .filter_map(|name| Some((name.to_owned(), files.get(name)?.to_owned())))
         .collect();
     let text = mp_github_fake::world::world_to_yaml(&world, None);
     // What is written must read back as a world.
