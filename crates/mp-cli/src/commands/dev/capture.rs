@@ -43,7 +43,8 @@ pub struct CaptureArgs {
     #[command(flatten)]
     pub api: ApiUrl,
     /// The supervised repositories to record (default: every one `projects.yml` names).
-    /// The governance and inbox repositories are always recorded.
+    /// The governance and inbox repositories are always recorded; a supervised repository
+    /// left out is unknown to the replay, which reports it (exit 1).
     #[arg(value_name = "OWNER/REPO")]
     pub repos: Vec<String>,
     /// How many open pull requests to record per repository, the newest.
