@@ -20,6 +20,7 @@ Start here:
   mp tick --config DIR --dry-run                plan a tick on GitHub, write nothing
   mp explain --config DIR OWNER/REPO#N          why a pull request is (not) merged, live
   mp explain --world FILE OWNER/REPO#N          the same over a world file
+  mp dev capture --config DIR --out FILE        record your repositories, replay them offline
 
 On GitHub, credentials come from MP_GITHUB_TOKEN, or MP_APP_ID with MP_APP_PRIVATE_KEY
 (docs/deploy.md); receipts are signed with MP_RECEIPT_KEY.
@@ -135,7 +136,7 @@ pub enum Command {
     /// Record executions as Evidence and export them (in-toto / SLSA provenance).
     #[command(subcommand)]
     Evidence(crate::commands::evidence::EvidenceCommand),
-    /// Developer tools: serve a world over HTTP.
+    /// Developer tools: serve a world over HTTP, record repositories into a world.
     #[command(subcommand)]
     Dev(crate::commands::dev::DevCommand),
     /// Print a shell completion script.

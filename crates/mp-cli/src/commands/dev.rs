@@ -1,4 +1,7 @@
-//! `mp dev serve-world FILE`: a world served over GitHub's REST paths on 127.0.0.1.
+//! `mp dev serve-world FILE`: a world served over GitHub's REST paths on 127.0.0.1;
+//! `mp dev capture`: a repository recorded into a world file (`capture`).
+
+pub mod capture;
 
 use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -19,6 +22,27 @@ pub enum DevCommand {
     ///
     /// Mutations change the served world; the server runs until interrupted.
     ServeWorld(ServeWorldArgs),
+    /// Record repositories on GitHub into a world file, read-only, to replay offline what
+    /// mp would do: `mp tick --world FILE --dry-run`, `mp explain --world FILE OWNER/REPO#N`.
+    ///
+    /// Captured, per repository: the default branch, its head and its newest 20 commits
+    /// with their check runs and activity log; the newest --prs open pull requests with
+    /// their commits (messages and trailers), changed files (names and counts, not
+    /// contents), check runs on the head, labels and label timeline, comments, reactions
+    /// and head-branch activity; GitHub's record of those labels; the drift check's
+    /// canonical files. In the governance and inbox repositories also the open issues
+    /// (with timeline, comments and reactions), the decision records and the bot-state
+    /// files. The configuration files of DIR are embedded; the time of the capture is the
+    /// world's `now`.
+    ///
+    /// Not captured: secrets (no receipt key: the replay reads receipts and inbox questions
+    /// unsigned, so a forged signature is not caught offline; add `receipt_key` to a
+    /// private copy to check them), user skills under DIR/skills, closed pull requests
+    /// and issues, older history, other branches, workflow runs, mergeability (every pull
+    /// request reads as mergeable). Makes no write of any kind. Exit 0 when written; 2 when
+    /// it cannot run (no credentials, an unknown or unsupervised repository, --out exists
+    /// without --force), and then nothing was written; 5 when DIR holds no configuration.
+    Capture(capture::CaptureArgs),
 }
 
 /// Arguments of `mp dev serve-world`.

@@ -41,6 +41,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<Exit> {
         Command::Serve(args) => serve::run(&args, out),
         Command::Doctor(args) => doctor::run(&args, out),
         Command::Dev(DevCommand::ServeWorld(args)) => dev::serve_world(&args, out),
+        Command::Dev(DevCommand::Capture(args)) => dev::capture::run(&args, out),
         Command::Completions(args) => completions::run(&args, out),
     }
 }

@@ -2,6 +2,7 @@
 
 mod action;
 mod agents;
+mod capture;
 mod commit_msg;
 mod config_validate;
 mod contract;
