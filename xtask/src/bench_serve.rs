@@ -1,6 +1,10 @@
-//! `cargo xtask bench serve [--repos N] [--delay-ms D] [--workers W]`: how fast `mp serve`
-//! turns an owner's label into a merge, and what it costs to sit idle, in-process against
-//! the loopback GitHub with `D` ms added to every request (default 20).
+//! `cargo xtask bench serve [--repos N] [--delay-ms D] [--workers W] [--lone L]
+//! [--lone-every-ms E] [--pacing on|off]`: how fast `mp serve` turns an owner's label into
+//! a merge, and what it costs to sit idle, in-process against the loopback GitHub with `D`
+//! ms added to every request (default 50), through the REST client as shipped: paced at
+//! GitHub's points budget (`GITHUB_REST_POINTS_PER_MINUTE`) and reading pull requests over
+//! GraphQL (`env.yml` `reads`, default `graphql`). `--pacing off` measures the service
+//! without the pacer.
 //!
 //! The world: `N` repositories (default 100), each with one green Quadrant-A pull request
 //! that is up to date with its `main` and lacks only the owner's `ready-to-merge` label.
@@ -14,8 +18,11 @@
 //! loopback's `POST _loopback/label` as the owner; its latency runs from just before that
 //! request to the moment the merge is in the server's world (polled every 1-2 ms).
 //!
-//! * one at a time: label, wait for the merge, next;
-//! * burst: open loop, one label every 50 ms, all `N`.
+//! * lone labels: `L` (40) labels one at a time, each `E` ms (4000) after the one before,
+//!   so the pacer's bucket has refilled: what a label on an otherwise idle service gets;
+//! * burst: open loop, one label every 50 ms, all `N`; the points the bot spent while the
+//!   burst drained (first label to last merge) are reported per minute against GitHub's
+//!   900 REST / 2,000 GraphQL (a REST `GET` 1 point, other methods 5; a GraphQL query 1).
 //!
 //! After the burst the service sits idle and resyncs are asked for one after the other (an
 //! `installation_repositories` delivery, which queues the same job as the periodic timer);
@@ -51,10 +58,13 @@ const TOKEN: &str = "ghs_bench_serve";
 const GOVERNANCE: &str = "bench/governance";
 /// The time between two labels of the burst.
 const BURST_EVERY: Duration = Duration::from_millis(50);
-/// How long one merge may take before the benchmark gives up on it.
-const MERGE_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long one merge may take before the benchmark gives up on it (a paced burst drains
+/// at the points budget: minutes for a hundred merges).
+const MERGE_TIMEOUT: Duration = Duration::from_secs(600);
 /// How long a resync may take.
-const RESYNC_TIMEOUT: Duration = Duration::from_secs(180);
+const RESYNC_TIMEOUT: Duration = Duration::from_secs(600);
+/// GitHub's GraphQL points a minute (secondary limit).
+const GRAPHQL_POINTS_PER_MINUTE: u32 = 2_000;
 /// Resyncs after the events: the first sees what the events changed, the last is warm.
 const IDLE_RESYNCS: usize = 3;
 /// Warm resyncs in an idle hour at the default period of 10 minutes.
@@ -66,14 +76,23 @@ struct Options {
     repos: usize,
     delay_ms: u64,
     workers: usize,
+    /// Lone labels measured.
+    lone: usize,
+    /// Time from one lone label to the next.
+    lone_every_ms: u64,
+    /// The REST client's pacing, as shipped.
+    pacing: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Self {
             repos: 100,
-            delay_ms: 20,
+            delay_ms: 50,
             workers: 4,
+            lone: 40,
+            lone_every_ms: 4000,
+            pacing: true,
         }
     }
 }
@@ -85,6 +104,14 @@ fn parse(args: &[&str]) -> anyhow::Result<Options> {
         let Some(value) = rest.next() else {
             bail!("{flag} needs a value");
         };
+        if *flag == "--pacing" {
+            options.pacing = match *value {
+                "on" => true,
+                "off" => false,
+                other => bail!("--pacing is on or off, got {other:?}"),
+            };
+            continue;
+        }
         let number: u64 = value
             .parse()
             .with_context(|| format!("{flag} expects a whole number, got {value:?}"))?;
@@ -92,12 +119,17 @@ fn parse(args: &[&str]) -> anyhow::Result<Options> {
             "--repos" => options.repos = usize::try_from(number)?,
             "--delay-ms" => options.delay_ms = number,
             "--workers" => options.workers = usize::try_from(number)?,
-            other => bail!("unknown option {other:?}; expected --repos, --delay-ms or --workers"),
+            "--lone" => options.lone = usize::try_from(number)?,
+            "--lone-every-ms" => options.lone_every_ms = number,
+            other => bail!(
+                "unknown option {other:?}; expected --repos, --delay-ms, --workers, --lone, --lone-every-ms or --pacing"
+            ),
         }
     }
-    if options.repos == 0 || options.workers == 0 {
-        bail!("--repos and --workers must be at least 1");
+    if options.repos == 0 || options.workers == 0 || options.lone == 0 {
+        bail!("--repos, --workers and --lone must be at least 1");
     }
+    options.lone = options.lone.min(options.repos);
     if options.repos > 1000 {
         bail!("--repos is at most 1000 (the names are bench/r000 .. bench/r999)");
     }
@@ -385,8 +417,15 @@ impl Rig {
         let mut rest = RestConfig::new(server.base_url(), Credentials::Token(Secret::new(TOKEN)));
         rest.revert = RevertMode::LoopbackExtension;
         rest.token_app_slug = Some(config.env().bot_app_slug().to_owned());
-        // Latency only: the loopback server has no points-per-minute limit.
-        rest.points_per_minute = None;
+        // As shipped: paced at GitHub's points budget (the default) unless asked not to,
+        // and reading pull requests the way `env.yml` `reads` says (GraphQL by default).
+        if !options.pacing {
+            rest.points_per_minute = None;
+        }
+        rest.reads = match config.env().reads() {
+            config::ReadSource::Rest => mp_github::rest::ReadPath::Rest,
+            _ => mp_github::rest::ReadPath::Graphql,
+        };
         let client = Arc::new(RestGitHub::new(rest)?);
         let tick_options = TickOptions::from_config(&config);
         let secret = WebhookSecret::new(SECRET).context("an empty webhook secret")?;
@@ -537,12 +576,21 @@ impl Rig {
         }
     }
 
-    /// Labels one pull request at a time and waits for its merge.
-    async fn one_at_a_time(&self) -> anyhow::Result<(Vec<Duration>, Duration)> {
+    /// Labels `count` pull requests one at a time, each `every` after the one before (and
+    /// after the merge of the one before), and waits for each merge. The first waits
+    /// `every` too, after the start-up resync.
+    async fn lone(
+        &self,
+        count: usize,
+        every: Duration,
+    ) -> anyhow::Result<(Vec<Duration>, Duration)> {
         let started = Instant::now();
-        let mut latencies = Vec::with_capacity(self.repos);
-        for index in 0..self.repos {
+        let mut latencies = Vec::with_capacity(count);
+        let mut next = Instant::now() + every;
+        for index in 0..count {
+            tokio::time::sleep_until(next.into()).await;
             let sent = Instant::now();
+            next = sent + every;
             let label = tokio::spawn(self.label(index));
             loop {
                 let merged = self.server.memory().read(|world| {
@@ -690,6 +738,8 @@ struct Latency {
     name: &'static str,
     /// Label-to-merge times, in label order.
     latencies: Vec<Duration>,
+    /// Labels sent.
+    of: usize,
     /// From the first label to the last merge.
     wall: Duration,
     /// Lanes the service ran during the mode.
@@ -704,6 +754,8 @@ struct Measured {
     modes: Vec<Latency>,
     startup: Resync,
     idle: Vec<Resync>,
+    /// What the burst spent while it drained.
+    burst_points: Points,
 }
 
 async fn measure(world: World, options: &Options, service_rt: &Handle) -> anyhow::Result<Measured> {
@@ -711,10 +763,13 @@ async fn measure(world: World, options: &Options, service_rt: &Handle) -> anyhow
 
     let rig = Rig::start(world.clone(), options, service_rt).await?;
     let before = (counts(&rig.server), rig.lanes());
-    let (latencies, wall) = rig.one_at_a_time().await?;
+    let (latencies, wall) = rig
+        .lone(options.lone, Duration::from_millis(options.lone_every_ms))
+        .await?;
     rig.settle().await;
     modes.push(Latency {
-        name: "one at a time",
+        name: "lone labels",
+        of: options.lone,
         latencies,
         wall,
         lanes: rig.lanes() - before.1,
@@ -726,14 +781,17 @@ async fn measure(world: World, options: &Options, service_rt: &Handle) -> anyhow
     let startup = rig.startup.clone();
     let before = (counts(&rig.server), rig.lanes());
     let (latencies, wall) = rig.burst().await?;
+    let drained = difference(&before.0, &counts(&rig.server));
     rig.settle().await;
     modes.push(Latency {
         name: "burst, one label every 50 ms",
+        of: options.repos,
         latencies,
         wall,
         lanes: rig.lanes() - before.1,
         counts: difference(&before.0, &counts(&rig.server)),
     });
+    let burst_points = Points::of(&drained, wall);
     let mut idle = Vec::new();
     for _ in 0..IDLE_RESYNCS {
         idle.push(rig.resync().await?);
@@ -743,7 +801,46 @@ async fn measure(world: World, options: &Options, service_rt: &Handle) -> anyhow
         modes,
         startup,
         idle,
+        burst_points,
     })
+}
+
+/// The points the bot spent against GitHub's secondary limits over a window.
+#[derive(Debug, Clone, Copy, Default)]
+struct Points {
+    rest: u64,
+    graphql: u64,
+    minutes: f64,
+}
+
+impl Points {
+    /// The points of `counts`, spent over `wall`: a REST `GET` or `HEAD` 1, any other REST
+    /// method 5, a GraphQL request 1 (mp sends queries only). A 304 spends no primary
+    /// rate limit, but GitHub does not say it spends no secondary points, so it counts.
+    fn of(counts: &Counts, wall: Duration) -> Self {
+        let mut points = Self {
+            minutes: wall.as_secs_f64() / 60.0,
+            ..Self::default()
+        };
+        for (route, (requests, _)) in counts {
+            if route == "POST /graphql" {
+                points.graphql += requests;
+            } else if route.starts_with("GET ") || route.starts_with("HEAD ") {
+                points.rest += requests;
+            } else {
+                points.rest += 5 * requests;
+            }
+        }
+        points
+    }
+
+    fn per_minute(points: u64, minutes: f64) -> f64 {
+        if minutes > 0.0 {
+            points as f64 / minutes
+        } else {
+            0.0
+        }
+    }
 }
 
 /// The nearest-rank percentile `p` (0 < p <= 100) of sorted `values`.
@@ -764,12 +861,24 @@ fn render(options: &Options, measured: &Measured) -> String {
         repos,
         delay_ms,
         workers,
+        lone,
+        lone_every_ms,
+        pacing,
     } = options;
     let mut out = String::new();
+    let pacing = if *pacing {
+        format!(
+            "paced at {} REST points a minute (90 % budgeted)",
+            mp_github::rest::GITHUB_REST_POINTS_PER_MINUTE
+        )
+    } else {
+        "pacing off".to_owned()
+    };
     let _ = writeln!(
         out,
         "`mp serve`, owner's label to merge: {repos} repositories x 1 pull request, \
-         {delay_ms} ms added to every GitHub request, {workers} workers\n"
+         {delay_ms} ms added to every GitHub request, {workers} workers, {pacing}; \
+         {lone} lone labels {lone_every_ms} ms apart\n"
     );
     let _ = writeln!(
         out,
@@ -783,9 +892,10 @@ fn render(options: &Options, measured: &Measured) -> String {
         let merges = mode.latencies.len().max(1) as f64;
         let _ = writeln!(
             out,
-            "| {} | {}/{repos} | {} | {} | {} | {} | {:.1} s | {} | {:.1} [{:.1}] |",
+            "| {} | {}/{} | {} | {} | {} | {} | {:.1} s | {} | {:.1} [{:.1}] |",
             mode.name,
             mode.latencies.len(),
+            mode.of,
             ms(percentile(&sorted, 50)),
             ms(percentile(&sorted, 90)),
             ms(percentile(&sorted, 99)),
@@ -797,6 +907,20 @@ fn render(options: &Options, measured: &Measured) -> String {
         );
     }
 
+    let points = measured.burst_points;
+    let rest = Points::per_minute(points.rest, points.minutes);
+    let graphql = Points::per_minute(points.graphql, points.minutes);
+    let _ = writeln!(
+        out,
+        "\nWhile the burst drained ({:.1} min): {} REST points ({rest:.0} a minute, {:.0} % of {}) \
+         and {} GraphQL points ({graphql:.0} a minute, {:.0} % of {GRAPHQL_POINTS_PER_MINUTE})",
+        points.minutes,
+        points.rest,
+        100.0 * rest / f64::from(mp_github::rest::GITHUB_REST_POINTS_PER_MINUTE),
+        mp_github::rest::GITHUB_REST_POINTS_PER_MINUTE,
+        points.graphql,
+        100.0 * graphql / f64::from(GRAPHQL_POINTS_PER_MINUTE),
+    );
     let _ = writeln!(
         out,
         "\nResyncs (whole ticks), the burst's service: requests, 304s (free) and requests \
@@ -841,7 +965,7 @@ fn render(options: &Options, measured: &Measured) -> String {
         );
         let _ = writeln!(
             out,
-            "| endpoint | per merge, one at a time | start-up | 1st after the events | warm |"
+            "| endpoint | per merge, lone labels | start-up | 1st after the events | warm |"
         );
         let _ = writeln!(out, "|---|---:|---:|---:|---:|");
         let first = measured.idle.first().unwrap_or(warm);
@@ -920,16 +1044,31 @@ mod tests {
     #[test]
     fn options_default_to_the_issue_and_refuse_nonsense() {
         assert_eq!(parse(&[]).expect("defaults"), Options::default());
-        let options =
-            parse(&["--repos", "7", "--delay-ms", "0", "--workers", "4"]).expect("valid options");
+        let options = parse(&[
+            "--repos",
+            "7",
+            "--delay-ms",
+            "0",
+            "--workers",
+            "4",
+            "--lone",
+            "9",
+            "--pacing",
+            "off",
+        ])
+        .expect("valid options");
         assert_eq!(
             options,
             Options {
                 repos: 7,
                 delay_ms: 0,
-                workers: 4
+                workers: 4,
+                lone: 7,
+                lone_every_ms: 4000,
+                pacing: false,
             }
         );
+        assert!(parse(&["--pacing", "maybe"]).is_err());
         assert!(parse(&["--repos"]).is_err());
         assert!(parse(&["--workers", "0"]).is_err());
         assert!(parse(&["--prs", "3"]).is_err());
@@ -966,6 +1105,9 @@ mod tests {
             repos: 2,
             delay_ms: 0,
             workers: 2,
+            lone: 2,
+            lone_every_ms: 0,
+            pacing: true,
         };
         let world = bench_world(options.repos).expect("the world builds");
         let github_rt = tokio::runtime::Builder::new_multi_thread()
@@ -984,12 +1126,18 @@ mod tests {
         for mode in &measured.modes {
             assert_eq!(mode.latencies.len(), 2, "{mode:?}");
         }
+        // A warm resync's REST requests are all answered 304; GraphQL has no conditional
+        // requests, so its queries (one per repository's pull requests) are what it spends.
         let warm = measured.idle.last().expect("idle resyncs");
-        let (requests, not_modified) = totals(&warm.counts);
+        let mut rest = warm.counts.clone();
+        let graphql = rest.remove("POST /graphql").unwrap_or((0, 0));
+        let (requests, not_modified) = totals(&rest);
         assert!(requests > 0, "{warm:?}");
         assert_eq!(requests, not_modified, "{warm:?}");
+        assert_eq!(graphql, (2, 0), "one query per repository: {warm:?}");
         let text = render(&options, &measured);
-        assert!(text.contains("| one at a time | 2/2 |"), "{text}");
+        assert!(text.contains("| lone labels | 2/2 |"), "{text}");
+        assert!(text.contains("While the burst drained"), "{text}");
         assert!(text.contains("**idle hour**"), "{text}");
     }
 }

@@ -66,10 +66,13 @@ commands:
                     and 50 pull requests): merged, minutes, CI runs, API calls,
                     the failing ones named, and the proof that main only holds
                     tested trees (fails when a proof fails)
-  bench serve [--repos N] [--delay-ms D] [--workers W]
+  bench serve [--repos N] [--delay-ms D] [--workers W] [--lone L]
+              [--lone-every-ms E] [--pacing on|off]
                     mp serve in-process against the loopback GitHub (D ms added to
-                    every request): owner's label to merge, one at a time and in a
-                    burst (p50/p90/p99/max), and the API cost of idle resyncs
+                    every request, the REST client paced and reading over GraphQL
+                    as shipped): owner's label to merge, lone labels and a burst
+                    (p50/p90/p99/max), the points spent a minute while the burst
+                    drains, and the API cost of idle resyncs
                     (default 100 repositories, 20 ms, 4 workers)
   bench contracts [--docs N] [--runs K] [--out DIR] [--mp PATH]
                     mp contract validate against ajv (pinned, installed into

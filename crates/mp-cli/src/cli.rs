@@ -33,7 +33,8 @@ pub struct Cli {
     pub command: Command,
     /// How logs are written to stderr: `text` for people, `json` (one object per line:
     /// timestamp, level, fields, target) for machines. The level comes from `MP_LOG`
-    /// (e.g. `info`, `warn`); by default text logs are off and json logs are at `info`.
+    /// (e.g. `info`, `warn`); by default text logs are off and json logs are at `info`
+    /// (`mp serve` logs at `info` in both).
     /// A tick on a terminal also draws a progress bar on stderr (text logs only).
     #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,

@@ -20,13 +20,14 @@ static FORMAT: OnceLock<LogFormat> = OnceLock::new();
 
 /// Installs the global subscriber. By default text logs are off (the report on stdout and
 /// the error line on stderr already say everything) and JSON logs are at `info` (machines
-/// want the events); `MP_LOG` sets the level either way. A bad `MP_LOG` falls back to the default rather than
-/// stopping the command.
-pub fn init(format: LogFormat) {
+/// want the events); a `service` (`mp serve`, whose logs are its only report) logs at
+/// `info` in both formats. `MP_LOG` sets the level either way. A bad `MP_LOG` falls back
+/// to the default rather than stopping the command.
+pub fn init(format: LogFormat, service: bool) {
     let _ = FORMAT.set(format);
     let default = match format {
-        LogFormat::Text => "off",
-        LogFormat::Json => "info",
+        LogFormat::Text if !service => "off",
+        LogFormat::Text | LogFormat::Json => "info",
     };
     let filter = std::env::var(LOG_ENV)
         .ok()

@@ -72,7 +72,10 @@ fn wants_json(argv: &[String]) -> bool {
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().collect();
     let args = cli::Cli::parse();
-    logging::init(args.log_format);
+    logging::init(
+        args.log_format,
+        matches!(args.command, cli::Command::Serve(_)),
+    );
     let mut stdout = std::io::stdout().lock();
     let result = commands::run(args, &mut stdout);
     let _ = stdout.flush();

@@ -7,6 +7,14 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
+use std::collections::BTreeMap;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex, PoisonError};
+use tokio::time::Instant;
+
+use mp_core::ids::RepoName;
+
+use crate::queue::Queue;
 
 /// The content type of [`Metrics::render`].
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -27,6 +35,37 @@ struct JobLabels {
     job: String,
 }
 
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RepoLabels {
+    repo: String,
+}
+
+/// What the adapter reports at any moment: requests sent, those answered 304, and the
+/// points left in the REST and GraphQL windows.
+pub type ApiSnapshot = (u64, u64, Option<u32>, Option<u32>);
+
+/// Where a scrape reads the values that change between jobs: the adapter's totals, the
+/// queue's waiting events and the last completed resync.
+#[derive(Default)]
+struct Live {
+    api: Option<Box<dyn Fn() -> ApiSnapshot + Send + Sync>>,
+    queue: Option<Arc<Mutex<Queue>>>,
+    /// The repositories mp watches: the lag gauge's only label values.
+    watched: Vec<RepoName>,
+    /// When the last resync completed: the service's clock, and the Unix time.
+    last_resync: Option<(Instant, i64)>,
+}
+
+impl std::fmt::Debug for Live {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Live")
+            .field("api", &self.api.is_some())
+            .field("watched", &self.watched.len())
+            .field("last_resync", &self.last_resync)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Every metric of the service.
 #[derive(Debug)]
 pub struct Metrics {
@@ -42,8 +81,12 @@ pub struct Metrics {
     rate_limit_remaining: Gauge,
     graphql_remaining: Gauge,
     event_to_decision: Histogram,
+    last_resync: Gauge,
+    last_resync_age: Gauge<f64, AtomicU64>,
+    lag: Family<RepoLabels, Gauge<f64, AtomicU64>>,
     /// The adapter's last totals, to turn them into counter increments.
     api_seen: std::sync::Mutex<(u64, u64)>,
+    live: Mutex<Live>,
 }
 
 impl Default for Metrics {
@@ -80,10 +123,14 @@ impl Metrics {
             "Pull-request evaluations by outcome (merged, observe, blocked, inbox, skipped, ...)",
             evaluations.clone(),
         );
-        registry.register("jobs", "Finished jobs by kind (lane, resync)", jobs.clone());
+        registry.register(
+            "jobs",
+            "Finished jobs by kind (lane, supervise, resync: a resync's global part, resync_repo: one repository's part)",
+            jobs.clone(),
+        );
         registry.register(
             "ticks",
-            "Resyncs: whole ticks run by the service",
+            "Resyncs completed: every repository read",
             ticks.clone(),
         );
         registry.register(
@@ -93,7 +140,7 @@ impl Metrics {
         );
         registry.register(
             "queue_depth",
-            "Jobs waiting: repository lanes and a pending resync",
+            "Jobs waiting: repository lanes, a supervision batch, a pending resync and the repositories of the resync in progress",
             queue_depth.clone(),
         );
         registry.register(
@@ -116,6 +163,26 @@ impl Metrics {
             "GraphQL points left in GitHub's GraphQL rate-limit window (-1: unknown)",
             graphql_remaining.clone(),
         );
+        let last_resync = Gauge::default();
+        let last_resync_age = Gauge::<f64, AtomicU64>::default();
+        let lag = Family::<RepoLabels, Gauge<f64, AtomicU64>>::default();
+        registry.register(
+            "last_resync_timestamp_seconds",
+            "When the last resync completed, in Unix seconds (-1: none yet)",
+            last_resync.clone(),
+        );
+        registry.register(
+            "last_resync_age_seconds",
+            "Seconds since the last resync completed (-1: none yet)",
+            last_resync_age.clone(),
+        );
+        registry.register(
+            "event_lag_seconds",
+            "Per watched repository: the age of its oldest event waiting for a worker (0: none waits)",
+            lag.clone(),
+        );
+        last_resync.set(-1);
+        last_resync_age.set(-1.0);
         registry.register(
             "event_to_decision_seconds",
             "Time from the oldest event a job folded in to the end of its decisions",
@@ -136,7 +203,71 @@ impl Metrics {
             rate_limit_remaining,
             graphql_remaining,
             event_to_decision,
+            last_resync,
+            last_resync_age,
+            lag,
             api_seen: std::sync::Mutex::new((0, 0)),
+            live: Mutex::new(Live::default()),
+        }
+    }
+
+    fn live(&self) -> std::sync::MutexGuard<'_, Live> {
+        self.live.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Reads the adapter's totals from `api` at every scrape, so the API counters move
+    /// with every request, not only when a job ends.
+    pub fn read_api_from(&self, api: impl Fn() -> ApiSnapshot + Send + Sync + 'static) {
+        self.live().api = Some(Box::new(api));
+    }
+
+    /// Reads the waiting events of `queue` at every scrape, for the lag of each of the
+    /// `watched` repositories (the only label values, so the cardinality stays bounded).
+    pub fn read_queue_from(&self, queue: Arc<Mutex<Queue>>, watched: Vec<RepoName>) {
+        let mut live = self.live();
+        live.queue = Some(queue);
+        live.watched = watched;
+    }
+
+    /// A resync completed at `unix_seconds` (the domain's clock).
+    pub fn resync_completed(&self, unix_seconds: i64) {
+        self.ticks.inc();
+        self.live().last_resync = Some((Instant::now(), unix_seconds));
+    }
+
+    /// Brings the values read at a scrape up to date.
+    fn refresh(&self) {
+        let (api, waiting, watched, last) = {
+            let live = self.live();
+            let waiting = live.queue.as_ref().map_or_else(BTreeMap::new, |queue| {
+                queue
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .waiting_since()
+            });
+            (
+                live.api.as_ref().map(|read| read()),
+                waiting,
+                live.watched.clone(),
+                live.last_resync,
+            )
+        };
+        if let Some((requests, not_modified, remaining, graphql)) = api {
+            self.api_totals(requests, not_modified, remaining, graphql);
+        }
+        for repo in &watched {
+            let age = waiting
+                .get(repo)
+                .map_or(0.0, |since| since.elapsed().as_secs_f64());
+            self.lag
+                .get_or_create(&RepoLabels {
+                    repo: repo.to_string(),
+                })
+                .set(age);
+        }
+        if let Some((at, unix)) = last {
+            self.last_resync.set(unix);
+            self.last_resync_age.set(at.elapsed().as_secs_f64());
         }
     }
 
@@ -165,17 +296,17 @@ impl Metrics {
             .inc();
     }
 
-    /// Counts a finished job and its event-to-decision time.
-    pub fn job_done(&self, kind: &str, seconds: f64) {
+    /// Counts a finished job and, for a job that folded events in, its event-to-decision
+    /// time.
+    pub fn job_done(&self, kind: &str, seconds: Option<f64>) {
         self.jobs
             .get_or_create(&JobLabels {
                 job: kind.to_owned(),
             })
             .inc();
-        if kind == "resync" {
-            self.ticks.inc();
+        if let Some(seconds) = seconds {
+            self.event_to_decision.observe(seconds);
         }
-        self.event_to_decision.observe(seconds);
     }
 
     /// Counts a panicked job.
@@ -211,6 +342,7 @@ impl Metrics {
 
     /// The exposition text.
     pub fn render(&self) -> String {
+        self.refresh();
         let mut text = String::new();
         // Writing into a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry);
@@ -228,7 +360,7 @@ mod tests {
         metrics.delivery("pull_request", "queued");
         metrics.delivery("made-up-by-a-sender", "ignored");
         metrics.evaluation("merged");
-        metrics.job_done("lane", 0.3);
+        metrics.job_done("lane", Some(0.3));
         metrics.api_totals(10, 4, Some(4990), None);
         metrics.api_totals(12, 4, Some(4988), Some(4993));
         let text = metrics.render();

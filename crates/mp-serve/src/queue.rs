@@ -10,14 +10,25 @@
 //!   state file: the repositories waiting for it are taken together, by one job that loads
 //!   and saves the watermarks once, when no lane is waiting for a free repository; the
 //!   repositories it holds take no lane meanwhile.
-//! * A resync is global: once asked for, no new job starts; it runs when the jobs in hand
-//!   finish, and everything waiting folds into it.
+//! * A resync is cut in two (docs/decisions/0066). Its global part (the watermarks, the
+//!   decision inbox, the burn-in clock, the drift check) is one short job that runs alone:
+//!   once asked for, no new job starts until the jobs in hand finish and it has run. Its
+//!   repository part is one job per repository ([`Job::ResyncRepo`]), planned when the
+//!   global part ends, which takes the repository like a lane: the webhooks' lanes go
+//!   first, so an event waits for at most the repository jobs in hand, and the resync
+//!   jobs leave one worker free for them. A resync is complete when every repository's
+//!   job has finished; a resync asked for meanwhile starts after it.
+//! * Supervision batches are at most [`SUPERVISE_BATCH`] repositories, so a resync that
+//!   queues every repository's supervision never holds them all at once.
 
 use mp_core::ids::{CommitSha, PrNumber, RepoName};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use tokio::time::Instant;
 
 use crate::route::Work;
+
+/// The most repositories one supervision job takes.
+pub const SUPERVISE_BATCH: usize = 8;
 
 /// The waiting work of one repository.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,11 +65,25 @@ pub enum Job {
     /// The branch supervisor of these repositories, under one load and save of the
     /// watermarks; `since` is the oldest push folded in.
     Supervise(BTreeSet<RepoName>, Instant),
-    /// The whole tick; `since` is the oldest request for it.
+    /// The global part of a resync; `since` is the oldest request for it.
     Resync {
         /// When it was first asked for.
         since: Instant,
     },
+    /// One repository's part of the resync in progress: every open pull request and the
+    /// merge queue; its branch supervision is queued when it ends.
+    ResyncRepo(RepoName),
+}
+
+/// How far the resync in progress, or the last one, got.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ResyncProgress {
+    /// Repositories whose resync job finished.
+    pub read: usize,
+    /// Repositories the resync covers.
+    pub of: usize,
+    /// Resyncs completed so far.
+    pub completed: u64,
 }
 
 /// The queue. Not synchronised: the service keeps it behind a mutex.
@@ -73,6 +98,15 @@ pub struct Queue {
     supervising: Option<BTreeSet<RepoName>>,
     resync: Option<Instant>,
     resync_running: bool,
+    /// The repositories of the resync in progress whose job has not started, in order.
+    resync_repos: VecDeque<RepoName>,
+    /// The repositories whose resync job a worker holds.
+    resync_held: BTreeSet<RepoName>,
+    progress: ResyncProgress,
+    /// The resync in progress was abandoned: it does not complete.
+    resync_abandoned: bool,
+    /// How many resync repository jobs may run at once (0: as many as there are workers).
+    background: usize,
 }
 
 impl Queue {
@@ -105,11 +139,22 @@ impl Queue {
         }
     }
 
-    /// Jobs waiting: lanes, a supervision batch, a resync.
+    /// A queue whose resync repository jobs take at most `limit` workers at once (the
+    /// service leaves one worker to the webhooks' lanes).
+    pub fn with_background_limit(limit: usize) -> Self {
+        Self {
+            background: limit,
+            ..Self::default()
+        }
+    }
+
+    /// Jobs waiting: lanes, a supervision batch, a resync, the repositories of the resync in
+    /// progress.
     pub fn depth(&self) -> usize {
         self.lanes.len()
             + usize::from(!self.supervise.is_empty())
             + usize::from(self.resync.is_some())
+            + self.resync_repos.len()
     }
 
     /// How many jobs workers hold.
@@ -117,6 +162,38 @@ impl Queue {
         self.running.len()
             + usize::from(self.supervising.is_some())
             + usize::from(self.resync_running)
+            + self.resync_held.len()
+    }
+
+    /// How far the resync in progress (or the last one) got.
+    pub fn resync_progress(&self) -> ResyncProgress {
+        self.progress
+    }
+
+    /// Whether a resync is under way: its global part runs, or repositories of it wait or
+    /// run.
+    pub fn resync_in_progress(&self) -> bool {
+        self.resync_running || !self.resync_repos.is_empty() || !self.resync_held.is_empty()
+    }
+
+    /// The global part of a resync ended well: `repos` are its repository jobs, in order.
+    /// With none, the resync is complete at once.
+    pub fn plan_resync(&mut self, repos: impl IntoIterator<Item = RepoName>) {
+        self.resync_repos = repos.into_iter().collect();
+        self.resync_abandoned = false;
+        self.progress.read = 0;
+        self.progress.of = self.resync_repos.len();
+        if self.resync_repos.is_empty() {
+            self.progress.completed += 1;
+        }
+    }
+
+    /// When the oldest event waiting for each repository arrived: the lanes not yet taken.
+    pub fn waiting_since(&self) -> BTreeMap<RepoName, Instant> {
+        self.lanes
+            .iter()
+            .map(|(repo, lane)| (repo.clone(), lane.since))
+            .collect()
     }
 
     /// Whether a worker is busy.
@@ -126,28 +203,30 @@ impl Queue {
 
     fn held(&self, repo: &RepoName) -> bool {
         self.running.contains(repo)
+            || self.resync_held.contains(repo)
             || self
                 .supervising
                 .as_ref()
                 .is_some_and(|held| held.contains(repo))
     }
 
-    /// The next job a free worker may start, if any: the resync once nothing runs; else
-    /// the oldest lane whose repository no worker holds; else the waiting supervision of
-    /// the repositories no worker holds (none while a resync waits or runs).
+    /// The next job a free worker may start, if any: the global part of a resync once
+    /// nothing runs (none starts while it waits or runs); else the oldest lane whose
+    /// repository no worker holds; else the next repository of the resync in progress that
+    /// no worker holds, within the background limit; else the waiting supervision of at
+    /// most [`SUPERVISE_BATCH`] repositories no worker holds.
     pub fn take_next(&mut self) -> Option<Job> {
         if self.resync_running {
             return None;
         }
-        if let Some(since) = self.resync {
+        if let Some(since) = self.resync
+            && !self.resync_in_progress()
+        {
             if self.busy() {
                 return None;
             }
             self.resync = None;
             self.resync_running = true;
-            // The resync visits every pull request and branch: what waits folds into it.
-            self.lanes.clear();
-            self.supervise.clear();
             return Some(Job::Resync { since });
         }
         let oldest = self
@@ -161,6 +240,13 @@ impl Queue {
             self.running.insert(repo.clone());
             return Some(Job::Lane(repo, lane));
         }
+        if self.background == 0 || self.resync_held.len() < self.background {
+            let next = self.resync_repos.iter().position(|repo| !self.held(repo));
+            if let Some(repo) = next.and_then(|at| self.resync_repos.remove(at)) {
+                self.resync_held.insert(repo.clone());
+                return Some(Job::ResyncRepo(repo));
+            }
+        }
         if self.supervising.is_some() {
             return None;
         }
@@ -168,6 +254,7 @@ impl Queue {
             .supervise
             .keys()
             .filter(|repo| !self.held(repo))
+            .take(SUPERVISE_BATCH)
             .cloned()
             .collect();
         let since = free
@@ -190,7 +277,30 @@ impl Queue {
             }
             Job::Supervise(..) => self.supervising = None,
             Job::Resync { .. } => self.resync_running = false,
+            Job::ResyncRepo(repo) => {
+                if self.resync_held.remove(repo) && !self.resync_abandoned {
+                    self.progress.read += 1;
+                    if self.resync_repos.is_empty() && self.resync_held.is_empty() {
+                        self.progress.completed += 1;
+                    }
+                }
+            }
         }
+    }
+
+    /// Gives the resync in progress up (its repository jobs cannot act: the lease is not
+    /// held): the repositories still waiting are dropped, and it does not complete. The
+    /// next resync reads them.
+    pub fn abandon_resync(&mut self) {
+        if self.resync_in_progress() {
+            self.resync_repos.clear();
+            self.resync_abandoned = true;
+        }
+    }
+
+    /// Queues the branch supervision of `repo` (its resync job ended).
+    pub fn supervise_later(&mut self, repo: RepoName, at: Instant) {
+        self.supervise.entry(repo).or_insert(at);
     }
 }
 
@@ -283,8 +393,8 @@ mod tests {
     }
 
     #[test]
-    fn a_resync_waits_for_the_lanes_in_hand_and_absorbs_the_waiting_ones() {
-        let mut queue = Queue::default();
+    fn a_resync_waits_for_the_jobs_in_hand_then_its_repositories_go_between_the_lanes() {
+        let mut queue = Queue::with_background_limit(1);
         let now = Instant::now();
         queue.push(pulls("acme/app", &[1]), now);
         let lane = queue.take_next().expect("a lane");
@@ -293,16 +403,137 @@ mod tests {
         assert_eq!(
             queue.take_next(),
             None,
-            "no lane starts once a resync waits"
+            "the resync's global part waits for the jobs in hand, and holds new ones"
         );
         queue.done(&lane);
-        let resync = queue.take_next().expect("the resync");
-        assert!(matches!(resync, Job::Resync { .. }));
-        assert_eq!(queue.depth(), 0, "the waiting lane folded into the resync");
+        let global = queue.take_next().expect("the resync's global part");
+        assert!(matches!(global, Job::Resync { .. }));
+        assert_eq!(queue.take_next(), None, "the global part runs alone");
+        queue.plan_resync([repo("acme/app"), repo("acme/lib"), repo("acme/web")]);
+        queue.done(&global);
+        assert_eq!(
+            queue.resync_progress(),
+            ResyncProgress {
+                read: 0,
+                of: 3,
+                completed: 0
+            }
+        );
+        // The event that arrived before the resync is served first.
+        assert!(matches!(queue.take_next(), Some(Job::Lane(r, _)) if r == repo("acme/lib")));
+        let first = queue.take_next().expect("a resync job");
+        assert_eq!(first, Job::ResyncRepo(repo("acme/app")));
+        assert_eq!(
+            queue.take_next(),
+            None,
+            "one resync job at a time under a background limit of one; acme/lib is in hand"
+        );
+        // An event during the resync starts before the next repository's resync job.
+        queue.push(pulls("acme/web", &[7]), now);
+        assert!(matches!(queue.take_next(), Some(Job::Lane(r, _)) if r == repo("acme/web")));
+        queue.done(&first);
+        assert_eq!(queue.resync_progress().read, 1);
+        // acme/lib's lane and acme/web's lane are in hand: their resync jobs wait.
+        assert_eq!(queue.take_next(), None);
+        queue.done(&Job::Lane(repo("acme/lib"), Lane::new(now)));
+        let second = queue.take_next().expect("acme/lib's resync job");
+        assert_eq!(second, Job::ResyncRepo(repo("acme/lib")));
+        // A lane of a repository whose resync job runs waits for it.
         queue.push(pulls("acme/lib", &[2]), now);
-        assert_eq!(queue.take_next(), None, "lanes wait for the resync");
-        queue.done(&resync);
-        assert!(matches!(queue.take_next(), Some(Job::Lane(..))));
+        assert_eq!(queue.take_next(), None);
+        // A resync asked for meanwhile waits for this one to complete.
+        queue.push(Work::Resync, now);
+        queue.done(&second);
+        assert!(matches!(queue.take_next(), Some(Job::Lane(r, _)) if r == repo("acme/lib")));
+        queue.done(&Job::Lane(repo("acme/web"), Lane::new(now)));
+        let third = queue.take_next().expect("acme/web's resync job");
+        assert_eq!(third, Job::ResyncRepo(repo("acme/web")));
+        assert!(queue.resync_in_progress());
+        queue.done(&third);
+        assert_eq!(
+            queue.resync_progress(),
+            ResyncProgress {
+                read: 3,
+                of: 3,
+                completed: 1
+            }
+        );
+        assert_eq!(
+            queue.take_next(),
+            None,
+            "the next resync waits for acme/lib's lane"
+        );
+        queue.done(&Job::Lane(repo("acme/lib"), Lane::new(now)));
+        let global = queue.take_next().expect("the next resync");
+        assert!(matches!(global, Job::Resync { .. }));
+        // Given up (the lease was lost): it does not complete, and what waited is dropped.
+        queue.plan_resync([repo("acme/app"), repo("acme/lib")]);
+        queue.done(&global);
+        let app = queue.take_next().expect("acme/app's resync job");
+        queue.abandon_resync();
+        assert_eq!(queue.depth(), 0);
+        queue.done(&app);
+        assert_eq!(queue.resync_progress().completed, 1);
+        assert!(!queue.resync_in_progress());
+    }
+
+    #[test]
+    fn no_repository_is_held_by_two_jobs_whatever_the_order() {
+        // Every interleaving of pushes, takes and dones over three repositories keeps the
+        // queue's invariant: a repository is in at most one job in hand.
+        let names = ["acme/a", "acme/b", "acme/c"];
+        let now = Instant::now();
+        for seed in 0u64..300 {
+            let mut queue = Queue::with_background_limit(2);
+            let mut held: Vec<Job> = Vec::new();
+            let mut state = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            for _ in 0..60 {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                let pick = usize::try_from(state >> 60).unwrap_or(0);
+                let name = names[pick % 3];
+                match pick % 6 {
+                    0 | 1 => queue.push(pulls(name, &[1]), now),
+                    2 => queue.push(
+                        Work::BranchMoved {
+                            repo: repo(name),
+                            gated: pick % 2 == 0,
+                        },
+                        now,
+                    ),
+                    3 => queue.push(Work::Resync, now),
+                    4 if !held.is_empty() => {
+                        let job = held.remove(pick % held.len());
+                        if matches!(job, Job::Resync { .. }) {
+                            queue.plan_resync(names.iter().map(|n| repo(n)));
+                        }
+                        queue.done(&job);
+                    }
+                    _ => {
+                        if held.len() < 4
+                            && let Some(job) = queue.take_next()
+                        {
+                            held.push(job);
+                        }
+                    }
+                }
+                let mut seen = BTreeSet::new();
+                for job in &held {
+                    let repos: Vec<RepoName> = match job {
+                        Job::Lane(r, _) | Job::ResyncRepo(r) => vec![r.clone()],
+                        Job::Supervise(rs, _) => rs.iter().cloned().collect(),
+                        Job::Resync { .. } => {
+                            assert_eq!(held.len(), 1, "the global part runs alone");
+                            Vec::new()
+                        }
+                    };
+                    for r in repos {
+                        assert!(seen.insert(r.clone()), "{r} held twice (seed {seed})");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -4,7 +4,11 @@
 //! Every decision goes through the mp-core use-cases the cron tick runs: a lane is
 //! [`run_pr_path`] over the pull requests it names (and, when the gated branch moved, the
 //! ready ones: those with an approval label, whose race guard the move concerns), plus
-//! [`run_branch_supervisor`] when the gated branch moved; a resync is [`run_tick`].
+//! [`run_branch_supervisor`] when the gated branch moved. A resync is [`run_tick`] for the
+//! work of no repository ([`TickOptions::global_work_only`]: the watermarks, the inbox, the
+//! burn-in clock, the drift check), then one job per repository, [`run_repository_pass`]
+//! and its branch supervision, which go through the queue between the webhooks' lanes
+//! (docs/decisions/0066).
 //!
 //! The service holds the tick lease while it runs (renewed every third of its duration,
 //! [`LeaseTerms`], given back on shutdown), so a cron tick kept as a backstop, or a
@@ -21,13 +25,16 @@ use std::time::Duration;
 
 use mp_core::branch::IncidentAuthority;
 use mp_core::config::Config;
+use mp_core::gate::burn_in::BurnInStatus;
 use mp_core::ids::{Login, RepoName};
 use mp_core::port::{AuditLog, Clock, GitHubHistory};
+use mp_core::severity::Severity;
 use mp_tick::lease::{Lease, LeaseError, LeaseTerms};
 use mp_tick::state_store::{StateGuard, StateStore};
 use mp_tick::supervisor::{SupervisorRun, run_branch_supervisor};
 use mp_tick::{
-    DefaultBranches, PullSelection, TickOptions, resolve_default_branches, run_pr_path, run_tick,
+    DefaultBranches, PullSelection, TickOptions, resolve_default_branches, run_pr_path,
+    run_repository_pass, run_tick,
 };
 use tokio::sync::{Notify, watch};
 use tokio::time::Instant;
@@ -88,7 +95,7 @@ pub enum StartError {
 }
 
 /// What `/readyz` reports.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Readiness {
     /// The configuration loaded without errors.
     pub config: bool,
@@ -98,12 +105,65 @@ pub struct Readiness {
     pub state: bool,
     /// The service holds the tick lease.
     pub lease: bool,
+    /// The first resync read every repository.
+    pub resync: bool,
+    /// Repositories the resync in progress (or the last one) has read.
+    pub resync_read: usize,
+    /// Repositories a resync reads (0 until the first one planned its work).
+    pub resync_of: usize,
 }
 
 impl Readiness {
     /// Whether the service is ready to act.
     pub fn ready(&self) -> bool {
-        self.config && self.token && self.state && self.lease
+        self.config && self.token && self.state && self.lease && self.resync
+    }
+
+    /// One line per check that fails, saying why (`resync: 37/120 repositories`).
+    pub fn why(&self) -> Vec<String> {
+        let mut why = Vec::new();
+        for (ok, line) in [
+            (self.config, "config: the configuration did not load"),
+            (self.token, "token: GitHub has not told who the bot is"),
+            (
+                self.state,
+                "state: the bot-state watermarks have not loaded",
+            ),
+            (self.lease, "lease: the tick lease is not held"),
+        ] {
+            if !ok {
+                why.push(line.to_owned());
+            }
+        }
+        if !self.resync {
+            why.push(if self.resync_of == 0 {
+                "resync: the first resync has not planned its repositories yet".to_owned()
+            } else {
+                format!(
+                    "resync: {}/{} repositories",
+                    self.resync_read, self.resync_of
+                )
+            });
+        }
+        why
+    }
+}
+
+impl serde::Serialize for Readiness {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut map = serializer.serialize_map(Some(7))?;
+        map.serialize_entry("config", &self.config)?;
+        map.serialize_entry("token", &self.token)?;
+        map.serialize_entry("state", &self.state)?;
+        map.serialize_entry("lease", &self.lease)?;
+        map.serialize_entry("resync", &self.resync)?;
+        map.serialize_entry(
+            "resync_progress",
+            &format!("{}/{} repositories", self.resync_read, self.resync_of),
+        )?;
+        map.serialize_entry("why", &self.why())?;
+        map.end()
     }
 }
 
@@ -120,7 +180,7 @@ pub(crate) struct Inner {
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) api: Option<Arc<dyn ApiCounters>>,
     pub(crate) settings: Settings,
-    pub(crate) queue: Mutex<Queue>,
+    pub(crate) queue: Arc<Mutex<Queue>>,
     pub(crate) seen: Mutex<SeenDeliveries>,
     pub(crate) wake: Notify,
     pub(crate) metrics: Metrics,
@@ -131,6 +191,9 @@ pub(crate) struct Inner {
     finished: watch::Sender<u64>,
     bot: Mutex<Option<Login>>,
     lease: tokio::sync::Mutex<LeaseKeeper>,
+    /// The L4 registry severity the last resync's burn-in clock decided, for the
+    /// repository jobs and lanes after it.
+    registry_severity: Mutex<Option<Severity>>,
 }
 
 /// The webhook service. Cheap to clone (shared).
@@ -161,6 +224,21 @@ impl Service {
         clock: Arc<dyn Clock>,
         settings: Settings,
     ) -> Self {
+        // The resync's repository jobs leave one worker to the webhooks' lanes.
+        let queue = Arc::new(Mutex::new(Queue::with_background_limit(
+            settings.workers.max(2) - 1,
+        )));
+        let metrics = Metrics::new();
+        metrics.read_queue_from(Arc::clone(&queue), watched(&settings));
+        let reading = Arc::clone(&github);
+        metrics.read_api_from(move || {
+            (
+                0,
+                0,
+                reading.rate_limit_remaining(),
+                reading.graphql_remaining(),
+            )
+        });
         Self {
             inner: Arc::new(Inner {
                 github,
@@ -168,10 +246,10 @@ impl Service {
                 clock,
                 api: None,
                 settings,
-                queue: Mutex::new(Queue::default()),
+                queue,
                 seen: Mutex::new(SeenDeliveries::new(SEEN_DELIVERIES)),
                 wake: Notify::new(),
-                metrics: Metrics::new(),
+                metrics,
                 readiness: Mutex::new(Readiness {
                     config: true,
                     ..Readiness::default()
@@ -181,6 +259,7 @@ impl Service {
                 finished: watch::Sender::new(0),
                 bot: Mutex::new(None),
                 lease: tokio::sync::Mutex::new(LeaseKeeper::default()),
+                registry_severity: Mutex::new(None),
             }),
         }
     }
@@ -192,6 +271,17 @@ impl Service {
     #[must_use]
     pub fn with_api_counters(mut self, api: Arc<dyn ApiCounters>) -> Self {
         if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            let github = Arc::clone(&inner.github);
+            let counters = Arc::clone(&api);
+            inner.metrics.read_api_from(move || {
+                let (requests, not_modified) = counters.totals();
+                (
+                    requests,
+                    not_modified,
+                    github.rate_limit_remaining(),
+                    github.graphql_remaining(),
+                )
+            });
             inner.api = Some(api);
         }
         self
@@ -253,6 +343,9 @@ impl Service {
         let mut keep = tokio::time::interval(inner.terms().renew_every());
         keep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         keep.tick().await;
+        // The resync at start (it folds into the one a lease taken at start asked for).
+        resync.tick().await;
+        lock(&inner.queue).push(crate::route::Work::Resync, Instant::now());
         tokio::pin!(shutdown);
         loop {
             self.dispatch();
@@ -305,9 +398,18 @@ impl Service {
                     tracing::error!(job = ?job_name(&job), "a job panicked; the service goes on");
                 }
                 let mut queue = lock(&inner.queue);
+                let completed = queue.resync_progress().completed;
                 queue.done(&job);
+                let progress = queue.resync_progress();
                 inner.metrics.set_queue_depth(queue.depth());
                 drop(queue);
+                inner.note_resync(progress);
+                if progress.completed > completed {
+                    inner
+                        .metrics
+                        .resync_completed(inner.clock.now().unix_seconds());
+                    tracing::info!(repositories = progress.of, "resync finished");
+                }
                 inner.finished.send_modify(|count| *count += 1);
                 inner.wake.notify_one();
             });
@@ -328,7 +430,21 @@ fn job_name(job: &Job) -> String {
                 .join(", ")
         ),
         Job::Resync { .. } => "resync".to_owned(),
+        Job::ResyncRepo(repo) => format!("resync {repo}"),
     }
+}
+
+/// The repositories this service watches: the supervised ones of its shard (the lag
+/// gauge's label values).
+fn watched(settings: &Settings) -> Vec<RepoName> {
+    settings
+        .config
+        .projects()
+        .supervised_repos()
+        .iter()
+        .filter(|repo| settings.options.covers(repo))
+        .cloned()
+        .collect()
 }
 
 impl Inner {
@@ -441,6 +557,10 @@ impl Inner {
                     Ok(lease) => {
                         keeper.lease = Some(lease);
                         keeper.written = Some(Instant::now());
+                        // A new holder resyncs at once: the events it did not act on
+                        // while another held the lease are read there.
+                        lock(&self.queue).push(crate::route::Work::Resync, Instant::now());
+                        self.wake.notify_one();
                         tracing::info!(
                             holder = %holder.identity,
                             incarnation = %holder.incarnation,
@@ -484,29 +604,62 @@ impl Inner {
     async fn run_job(self: Arc<Self>, job: Job) {
         if let Err(why) = self.hold_lease().await {
             tracing::warn!(job = %job_name(&job), reason = %why, "not acting: the tick lease is not ours");
+            if matches!(job, Job::ResyncRepo(_)) {
+                lock(&self.queue).abandon_resync();
+            }
             return;
         }
         let (kind, since) = match &job {
             Job::Lane(repo, lane) => {
                 self.lane(repo, lane).await;
-                ("lane", lane.since)
+                ("lane", Some(lane.since))
             }
             Job::Supervise(repos, since) => {
                 self.supervise(repos).await;
-                ("supervise", *since)
+                ("supervise", Some(*since))
             }
             Job::Resync { since } => {
-                self.resync().await;
-                ("resync", *since)
+                let planned = self.resync().await;
+                let mut queue = lock(&self.queue);
+                if let Some(repos) = planned {
+                    queue.plan_resync(repos);
+                }
+                self.note_resync(queue.resync_progress());
+                ("resync", Some(*since))
+            }
+            Job::ResyncRepo(repo) => {
+                if self.resync_repo(repo).await {
+                    lock(&self.queue).supervise_later(repo.clone(), Instant::now());
+                }
+                ("resync_repo", None)
             }
         };
-        self.metrics.job_done(kind, since.elapsed().as_secs_f64());
+        self.metrics
+            .job_done(kind, since.map(|since| since.elapsed().as_secs_f64()));
         self.api_totals();
+    }
+
+    /// Readiness and progress after the queue's resync moved.
+    fn note_resync(&self, progress: crate::queue::ResyncProgress) {
+        let mut readiness = lock(&self.readiness);
+        readiness.resync |= progress.completed > 0;
+        readiness.resync_read = progress.read;
+        readiness.resync_of = progress.of;
+    }
+
+    /// The options of a job that evaluates pull requests: with the registry severity the
+    /// last resync's burn-in clock decided, unless the settings chose one.
+    fn evaluation_options(&self) -> TickOptions {
+        let mut options = self.options();
+        if options.registry_severity.is_none() {
+            options.registry_severity = *lock(&self.registry_severity);
+        }
+        options
     }
 
     async fn lane(&self, repo: &RepoName, lane: &Lane) {
         let now = self.clock.now();
-        let options = self.options();
+        let options = self.evaluation_options();
         let config = &self.settings.config;
         let github = self.github.as_ref();
         let mut selection = PullSelection::default();
@@ -582,10 +735,15 @@ impl Inner {
         }
     }
 
-    async fn resync(&self) {
-        self.refresh_branches().await;
+    /// The global part of a resync: [`run_tick`] without the repositories' work. Returns
+    /// the repositories to resync one by one, or `None` when it failed (the state could not
+    /// be trusted, the lease was lost): then no repository is visited, as a tick that fails
+    /// there visits none.
+    async fn resync(&self) -> Option<Vec<RepoName>> {
+        let governance = self.settings.config.projects().governance_repo().clone();
+        self.refresh_branch(&governance).await;
         let now = self.clock.now();
-        let options = self.options().with_lease_held();
+        let options = self.options().with_lease_held().with_global_work_only();
         match run_tick(
             self.github.as_ref(),
             self.audit.as_ref(),
@@ -605,9 +763,90 @@ impl Inner {
                 for error in &report.operator_errors {
                     tracing::error!(%error, "needs the operator");
                 }
-                tracing::info!(pull_requests = report.outcomes.len(), "resync finished");
+                *lock(&self.registry_severity) =
+                    report.burn_in.as_ref().map(|status| match status {
+                        BurnInStatus::Promoted { .. } => Severity::P0,
+                        BurnInStatus::Overridden { severity } => *severity,
+                        _ => mp_core::gate::DEFAULT_REGISTRY_SEVERITY,
+                    });
+                let repos = watched(&self.settings);
+                tracing::info!(repositories = repos.len(), "resync: the global part done");
+                Some(repos)
             }
-            Err(error) => tracing::error!(%error, "resync"),
+            Err(error) => {
+                tracing::error!(%error, "resync");
+                None
+            }
+        }
+    }
+
+    /// One repository's part of a resync: its gated branch, then every open pull request
+    /// and its merge queue ([`run_repository_pass`]). Returns whether its branch
+    /// supervision should follow (not after a rate limit, as the tick's supervisor waits
+    /// for the next tick then).
+    async fn resync_repo(&self, repo: &RepoName) -> bool {
+        self.refresh_branch(repo).await;
+        let projects = self.settings.config.projects();
+        if !projects.is_gated(repo) {
+            return true;
+        }
+        let now = self.clock.now();
+        let options = self.evaluation_options().with_repos(vec![repo.clone()]);
+        match run_repository_pass(
+            self.github.as_ref(),
+            self.audit.as_ref(),
+            &self.settings.config,
+            &options,
+            now,
+        )
+        .await
+        {
+            Ok(report) => {
+                for outcome in &report.outcomes {
+                    self.metrics.evaluation(outcome.action.as_str());
+                    tracing::info!(pr = %outcome.pr, action = outcome.action.as_str(), detail = %outcome.detail, "decision");
+                }
+                for warning in &report.warnings {
+                    tracing::warn!(%warning, repo = %repo, "resync");
+                }
+                for error in &report.operator_errors {
+                    tracing::error!(%error, repo = %repo, "needs the operator");
+                }
+                !report.metrics.rate_limited
+            }
+            Err(error) => {
+                tracing::error!(%error, repo = %repo, "resync");
+                false
+            }
+        }
+    }
+
+    /// Resolves the gated branch of `repo` again, as the tick does at its start: the
+    /// configured override, else GitHub's default branch (`main` when GitHub does not say).
+    async fn refresh_branch(&self, repo: &RepoName) {
+        let configured = self
+            .settings
+            .config
+            .projects()
+            .repo_override(repo)
+            .and_then(|o| o.default_branch())
+            .map(str::to_owned);
+        let branch = match configured {
+            Some(branch) => branch,
+            None => match self.github.default_branch(repo).await {
+                Ok(branch) if !branch.trim().is_empty() => branch,
+                Ok(_) | Err(mp_core::port::GitHubError::NotFound { .. }) => {
+                    mp_tick::MAIN_BRANCH.to_owned()
+                }
+                Err(error) => {
+                    tracing::warn!(%error, repo = %repo, "cannot read the default branch; `main` is assumed");
+                    mp_tick::MAIN_BRANCH.to_owned()
+                }
+            },
+        };
+        match self.branches.write() {
+            Ok(mut slot) => slot.set(repo.clone(), branch),
+            Err(poisoned) => poisoned.into_inner().set(repo.clone(), branch),
         }
     }
 }

@@ -308,8 +308,37 @@ fn health_readiness_and_metrics_answer_before_and_after_start() {
         assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
         assert!(body.contains("\"token\":false"), "{body}");
         service.start().await.expect("the service starts");
+        // Started and holding the lease, but not ready before the first resync has read
+        // every repository; the answer says so.
+        let (status, body) = get("/readyz").await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+        assert!(body.contains("\"lease\":true"), "{body}");
+        assert!(body.contains("\"resync\":false"), "{body}");
+        assert!(
+            body.contains("resync: the first resync has not planned"),
+            "{body}"
+        );
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let worker = {
+            let service = service.clone();
+            tokio::spawn(async move {
+                service
+                    .run(async {
+                        let _ = stopped.await;
+                    })
+                    .await;
+            })
+        };
+        wait_until(&service, || service.readiness().ready()).await;
         let (status, body) = get("/readyz").await;
         assert_eq!(status, StatusCode::OK, "{body}");
+        assert!(body.contains("\"why\":[]"), "{body}");
+        assert!(
+            body.contains("\"resync_progress\":\"2/2 repositories\""),
+            "{body}"
+        );
+        let _ = stop.send(());
+        worker.await.expect("the workers stop");
         let (status, body) = get("/metrics").await;
         assert_eq!(status, StatusCode::OK);
         assert!(body.contains("mp_serve_queue_depth 0"), "{body}");
@@ -809,8 +838,8 @@ mod lease {
             let (restarted, _) = service(&world, "serve@h1", 200, &[100]);
             restarted.start().await.expect("starts");
             assert!(
-                restarted.readiness().ready(),
-                "ready at once, not after the lease"
+                restarted.readiness().lease,
+                "the lease at once, not after it expired"
             );
         });
     }
@@ -899,6 +928,172 @@ mod lease {
             world.memory.heal();
             pass(Duration::from_secs(60)).await;
             assert!(service.readiness().ready());
+        });
+    }
+}
+
+/// A resync under load: one repository's resync job is held (its first audit record
+/// waits until the test lets it go), as a slow GitHub would hold it, on tokio's paused
+/// clock (docs/decisions/0066).
+mod resync {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    use axum::http::StatusCode;
+    use mp_core::port::{AuditError, AuditLog, AuditRecord, FixedClock};
+    use mp_github_fake::MemoryGitHub;
+    use tokio::sync::Notify;
+
+    use super::{Delivery, PATIENCE, labeled, metric, runtime, wait_until};
+    use crate::{ApiCounters, Service};
+
+    /// Holds the first record of `repo`'s pull requests until released.
+    struct HeldAudit {
+        repo: &'static str,
+        held: AtomicBool,
+        reached: Notify,
+        release: Notify,
+        records: std::sync::Mutex<Vec<String>>,
+    }
+
+    #[async_trait::async_trait]
+    impl AuditLog for HeldAudit {
+        async fn append(&self, record: &AuditRecord) -> Result<(), AuditError> {
+            if record.pr.starts_with(self.repo) && !self.held.swap(true, Ordering::SeqCst) {
+                self.reached.notify_one();
+                self.release.notified().await;
+            }
+            self.records
+                .lock()
+                .expect("the records")
+                .push(record.pr.clone());
+            Ok(())
+        }
+    }
+
+    /// The in-memory GitHub's call count, as the REST client reports its requests.
+    struct Calls(Arc<MemoryGitHub>);
+
+    impl ApiCounters for Calls {
+        fn totals(&self) -> (u64, u64) {
+            (self.0.total_calls(), 0)
+        }
+    }
+
+    #[test]
+    fn events_are_served_while_a_resync_is_held_and_readiness_waits_for_every_repository() {
+        runtime().block_on(async {
+            let audit = Arc::new(HeldAudit {
+                repo: "acme/webapp#",
+                held: AtomicBool::new(false),
+                reached: Notify::new(),
+                release: Notify::new(),
+                records: std::sync::Mutex::default(),
+            });
+            let (demo, memory) = super::demo(Arc::default());
+            let mut settings = demo.inner.settings.clone();
+            settings.workers = 2;
+            let now = memory.now();
+            let service = Service::new(
+                memory.clone(),
+                audit.clone(),
+                Arc::new(FixedClock(now)),
+                settings,
+            )
+            .with_api_counters(Arc::new(Calls(memory.clone())));
+            service.start().await.expect("the service starts");
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+            let worker = {
+                let service = service.clone();
+                tokio::spawn(async move {
+                    service
+                        .run(async {
+                            let _ = stopped.await;
+                        })
+                        .await;
+                })
+            };
+            // The start-up resync reaches acme/webapp's first pull request and is held.
+            tokio::time::timeout(PATIENCE, audit.reached.notified())
+                .await
+                .expect("the resync reaches acme/webapp");
+            let readiness = service.readiness();
+            assert!(readiness.lease && !readiness.ready(), "{readiness:?}");
+            assert_eq!(readiness.why(), ["resync: 0/2 repositories"]);
+            // The API counter is read at the scrape, not when a job ends.
+            assert_eq!(
+                metric(&service, "mp_serve_api_requests_total"),
+                memory.total_calls() as f64,
+                "the requests of the held job are counted while it runs"
+            );
+            assert_eq!(metric(&service, "mp_serve_ticks_total"), 0.0);
+
+            // An event on acme/infra is served meanwhile, on the worker the resync leaves.
+            let (status, _) = Delivery::new("pull_request", "infra-7", &labeled("acme/infra", 7))
+                .send(&service)
+                .await;
+            assert_eq!(status, StatusCode::ACCEPTED);
+            wait_until(&service, || {
+                metric(&service, "mp_serve_jobs_total{job=\"lane\"}") >= 1.0
+            })
+            .await;
+            assert_eq!(metric(&service, "mp_serve_jobs_total{job=\"lane\"}"), 1.0);
+            assert!(
+                audit
+                    .records
+                    .lock()
+                    .expect("the records")
+                    .iter()
+                    .any(|pr| pr == "acme/infra#7"),
+                "acme/infra#7 evaluated during the resync"
+            );
+            assert_eq!(
+                metric(&service, "mp_serve_ticks_total"),
+                0.0,
+                "still resyncing"
+            );
+
+            // An event on the held repository waits for it, and its lag shows.
+            let (status, _) = Delivery::new("pull_request", "webapp-1", &labeled("acme/webapp", 1))
+                .send(&service)
+                .await;
+            assert_eq!(status, StatusCode::ACCEPTED);
+            tokio::time::advance(Duration::from_secs(3)).await;
+            assert!(
+                metric(&service, "mp_serve_event_lag_seconds{repo=\"acme/webapp\"}") >= 3.0,
+                "{}",
+                service.metrics_text()
+            );
+            assert_eq!(
+                metric(&service, "mp_serve_event_lag_seconds{repo=\"acme/infra\"}"),
+                0.0
+            );
+            assert_eq!(
+                metric(&service, "mp_serve_last_resync_timestamp_seconds"),
+                -1.0
+            );
+
+            // Let it go: the resync completes, the service is ready, the waiting lane runs.
+            audit.release.notify_one();
+            wait_until(&service, || {
+                service.readiness().ready()
+                    && metric(&service, "mp_serve_jobs_total{job=\"lane\"}") >= 2.0
+            })
+            .await;
+            assert!(service.readiness().ready(), "{:?}", service.readiness());
+            assert_eq!(metric(&service, "mp_serve_ticks_total"), 1.0);
+            assert_eq!(
+                metric(&service, "mp_serve_last_resync_timestamp_seconds"),
+                now.unix_seconds() as f64
+            );
+            assert!(metric(&service, "mp_serve_last_resync_age_seconds") >= 0.0);
+            assert_eq!(
+                metric(&service, "mp_serve_event_lag_seconds{repo=\"acme/webapp\"}"),
+                0.0
+            );
+            let _ = stop.send(());
+            worker.await.expect("the workers stop");
         });
     }
 }

@@ -41,6 +41,7 @@ mod dry_run;
 mod evaluate;
 pub mod inbox_poll;
 pub mod lease;
+mod pass;
 mod prefetch;
 mod process;
 pub mod progress;
@@ -59,6 +60,7 @@ mod tests;
 
 pub use evaluate::{PrEvaluation, Route, assess_pr, evaluate_pr, fetch_context};
 pub use inbox_poll::{InboxReport, poll_inbox};
+pub use pass::run_repository_pass;
 pub use process::{RECEIPTS_UNAVAILABLE, with_priority_record};
 pub use progress::{ProgressSink, TickPhase, TickProgress};
 pub use queue::{QueueReport, QueueStanding, queue_standing};
@@ -230,6 +232,11 @@ pub struct TickOptions {
     /// How many reads the pull-request path keeps in flight (`env.yml`
     /// `read_concurrency`); writes are always one at a time, in the serial tick's order.
     pub read_concurrency: ReadConcurrency,
+    /// [`run_tick`] does only the work that belongs to no repository: the watermarks'
+    /// load and save, the decision inbox, the burn-in clock and the drift check; no
+    /// pull-request path, merge queue or branch supervisor. `mp serve` runs those per
+    /// repository ([`run_repository_pass`], docs/decisions/0066).
+    pub global_work_only: bool,
 }
 
 /// Which open pull requests of a repository the pull-request path visits when
@@ -415,6 +422,13 @@ impl TickOptions {
         self
     }
 
+    /// These options for the tick's global work only ([`TickOptions::global_work_only`]).
+    #[must_use]
+    pub fn with_global_work_only(mut self) -> Self {
+        self.global_work_only = true;
+        self
+    }
+
     /// These options running only shard `shard` of the tick.
     #[must_use]
     pub fn with_shard(mut self, shard: Shard) -> Self {
@@ -579,7 +593,7 @@ impl<'a> TickSetup<'a> {
             .supervised_repos()
             .iter()
             .filter(|repo| projects.is_gated(repo))
-            .filter(|repo| self.options.covers(repo))
+            .filter(|repo| self.options.covers(repo) && !self.options.global_work_only)
             .filter(|repo| {
                 self.options
                     .pulls

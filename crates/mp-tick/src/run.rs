@@ -417,8 +417,16 @@ impl Tick<'_> {
         // The merge queue of each repository in queue mode, after its pull requests were
         // evaluated and before the supervisor reads the default branch.
         if options.merge_mode == super::MergeMode::Merge {
-            self.drive_queues(config, &options, bot, &queues, &queued_prs, now)
-                .await;
+            drive_queues(
+                self.github,
+                self.report,
+                config,
+                &options,
+                bot,
+                (&queues, &queued_prs),
+                now,
+            )
+            .await;
         }
 
         let mut run = SupervisorRun::new(bot.clone())
@@ -429,7 +437,7 @@ impl Tick<'_> {
             .projects()
             .supervised_repos()
             .iter()
-            .filter(|repo| options.covers(repo))
+            .filter(|repo| options.covers(repo) && !options.global_work_only)
             .collect();
         options.progress.phase(TickPhase::Supervisor, repos.len());
         for (index, repo) in repos.iter().enumerate() {
@@ -489,58 +497,6 @@ impl Tick<'_> {
             self.report.governance.drift = Some(drift);
         }
         Ok(())
-    }
-
-    /// Runs the merge queue of every repository the pull-request path ordered one for, and
-    /// folds what it did into the report: a landed pull request's outcome becomes `merged`,
-    /// an ejected one's `blocked` with the reason.
-    async fn drive_queues(
-        &mut self,
-        config: &Config,
-        options: &TickOptions,
-        bot: &Login,
-        queues: &std::collections::BTreeMap<RepoName, mp_core::queue::Ordered>,
-        queued: &QueuedPrs,
-        now: Timestamp,
-    ) {
-        for (repo, ordered) in queues {
-            let driver = Driver {
-                github: self.github,
-                config,
-                bot,
-                gated_branch: options.gated_branch(repo),
-                queued,
-                now,
-            };
-            let done = driver.run(repo, ordered).await;
-            for changed in done.outcomes {
-                let metrics = &mut self.report.metrics;
-                match self.report.outcomes.iter_mut().find(|o| o.pr == changed.pr) {
-                    Some(outcome) => {
-                        uncount(metrics, &outcome.action);
-                        outcome.action = changed.action;
-                        outcome.detail = changed.detail;
-                        metrics.count(&outcome.action);
-                    }
-                    None => {
-                        metrics.count(&changed.action);
-                        self.report.outcomes.push(changed);
-                    }
-                }
-            }
-            for (pr, note) in done.building {
-                if let Some(outcome) = self.report.outcomes.iter_mut().find(|o| o.pr == pr) {
-                    outcome.detail = super::report::one_line(&note);
-                }
-            }
-            self.report.metrics.audit_issues_opened += done.audit_issues_opened;
-            self.report.metrics.comments_posted += done.comments_posted;
-            if done.state_written {
-                self.report.state_writes += 1;
-            }
-            self.report.warnings.extend(done.warnings);
-            self.report.queue.push(done.report);
-        }
     }
 
     /// The owner's availability file for the inbox lifecycle, when one is configured and
@@ -638,6 +594,61 @@ impl Tick<'_> {
             self.report.l4_promoted += 1;
         }
         self.report.burn_in = Some(outcome.status);
+    }
+}
+
+/// Runs the merge queue of every repository the pull-request path ordered one for, and
+/// folds what it did into the report: a landed pull request's outcome becomes `merged`,
+/// an ejected one's `blocked` with the reason.
+pub(crate) async fn drive_queues(
+    github: &dyn GitHubHistory,
+    report: &mut FullTickReport,
+    config: &Config,
+    options: &TickOptions,
+    bot: &Login,
+    (queues, queued): (
+        &std::collections::BTreeMap<RepoName, mp_core::queue::Ordered>,
+        &QueuedPrs,
+    ),
+    now: Timestamp,
+) {
+    for (repo, ordered) in queues {
+        let driver = Driver {
+            github,
+            config,
+            bot,
+            gated_branch: options.gated_branch(repo),
+            queued,
+            now,
+        };
+        let done = driver.run(repo, ordered).await;
+        for changed in done.outcomes {
+            let metrics = &mut report.metrics;
+            match report.outcomes.iter_mut().find(|o| o.pr == changed.pr) {
+                Some(outcome) => {
+                    uncount(metrics, &outcome.action);
+                    outcome.action = changed.action;
+                    outcome.detail = changed.detail;
+                    metrics.count(&outcome.action);
+                }
+                None => {
+                    metrics.count(&changed.action);
+                    report.outcomes.push(changed);
+                }
+            }
+        }
+        for (pr, note) in done.building {
+            if let Some(outcome) = report.outcomes.iter_mut().find(|o| o.pr == pr) {
+                outcome.detail = super::report::one_line(&note);
+            }
+        }
+        report.metrics.audit_issues_opened += done.audit_issues_opened;
+        report.metrics.comments_posted += done.comments_posted;
+        if done.state_written {
+            report.state_writes += 1;
+        }
+        report.warnings.extend(done.warnings);
+        report.queue.push(done.report);
     }
 }
 

@@ -8,7 +8,7 @@ use super::*;
 use crate::testkit::{
     BOT, TRAILERS, at, block_on, check_run, commit_by, config_with, login, repo, sha,
 };
-use crate::{PR_PATH_RESERVE, lease};
+use crate::{PR_PATH_RESERVE, lease, run_repository_pass};
 use mp_core::approval::UNSIGNED_RECEIPTS_WARNING;
 use mp_core::config::{self, Config};
 use mp_core::context::CommitContext;
@@ -928,5 +928,77 @@ fn a_tick_frozen_past_its_lease_stops_before_its_next_write() {
         log,
         vec![TAKE_LEASE.to_owned()],
         "nothing after the lease: no merge, no save, no give-back"
+    );
+}
+
+/// `mp serve`'s resync in two parts (decisions/0066): the global part visits no
+/// repository, and a repository's pass decides what the whole tick decides for it.
+#[test]
+fn the_global_part_visits_no_repository_and_a_repository_pass_decides_as_the_tick() {
+    let config = config_with(&[]);
+    let prepare = || {
+        let fake = world(vec![1], Some(&settled()));
+        land(
+            &fake,
+            "acme/old",
+            vec![commit_by("c2", "direct push", Some("mallory"))],
+        );
+        fake
+    };
+    let whole = prepare();
+    let options = TickOptions::from_config(&config);
+    let full = block_on(run_tick(
+        &whole.github,
+        &whole.audit,
+        &config,
+        &options,
+        at(NOW),
+    ))
+    .expect("the whole tick runs");
+    assert!(
+        full.outcomes.iter().any(|o| o.pr == "acme/app#1"),
+        "{full:?}"
+    );
+    assert_eq!(full.supervisor_metrics.l5_incidents, 1);
+
+    let parts = prepare();
+    let global = block_on(run_tick(
+        &parts.github,
+        &parts.audit,
+        &config,
+        &options.clone().with_global_work_only(),
+        at(NOW),
+    ))
+    .expect("the global part runs");
+    assert!(global.outcomes.is_empty(), "{global:?}");
+    assert!(
+        global.supervisor.is_empty(),
+        "no branch supervisor: {global:?}"
+    );
+    let writes = without_lease(parts.take_log());
+    assert!(writes.is_empty(), "nothing to write: {writes:?}");
+
+    let pass = block_on(run_repository_pass(
+        &parts.github,
+        &parts.audit,
+        &config,
+        &options.with_repos(vec![repo("acme/app")]),
+        at(NOW),
+    ))
+    .expect("the repository pass runs");
+    let shown = |report: &FullTickReport| -> Vec<String> {
+        report
+            .outcomes
+            .iter()
+            .filter(|o| o.pr.starts_with("acme/app#"))
+            .map(ToString::to_string)
+            .collect()
+    };
+    assert_eq!(shown(&pass), shown(&full));
+    assert!(pass.supervisor.is_empty(), "the caller supervises");
+    assert_eq!(
+        stored_state(&parts),
+        Some(settled()),
+        "a pass loads and saves no watermarks"
     );
 }
