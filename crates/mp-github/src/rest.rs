@@ -150,8 +150,8 @@ pub struct RestConfig {
     /// `bot_app_slug`. Ignored for App credentials (`GET /app` names the App).
     pub token_app_slug: Option<String>,
     /// GitHub's secondary limit on REST points per minute (900; a read costs 1 point, a
-    /// write 5): the client spends at most 90 % of it in any minute, requests waiting for
-    /// their points (decisions/0034). `None` paces nothing (a loopback server).
+    /// write 5): the client sends at 90 % of it, 5 % may go at once, no rolling minute
+    /// spends more than 95 %, requests waiting for their points (decisions/0034). `None` paces nothing (a loopback server).
     pub points_per_minute: Option<u32>,
     /// Where pull requests are read from (`env.yml` `reads`): REST calls per part, or one
     /// GraphQL query per page of pull requests (decisions/0035).
