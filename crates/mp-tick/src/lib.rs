@@ -40,6 +40,7 @@ pub mod drift_check;
 mod dry_run;
 mod evaluate;
 pub mod inbox_poll;
+mod keeper;
 pub mod lease;
 mod prefetch;
 mod process;
@@ -87,6 +88,7 @@ use mp_core::port::{AuditLog, GitHub, GitHubError, ListedPull, PullRequest};
 use mp_core::severity::Severity;
 use mp_core::skill::SkillSet;
 
+use keeper::Keeper;
 use process::{Flow, Runner};
 
 /// The branch mp gates, merges into and supervises, per repository: `projects.yml`
@@ -625,12 +627,15 @@ pub async fn run_pr_path(
         options = options.with_default_branches(branches);
         warnings.splice(0..0, branch_warnings);
     }
-    let mut report = run_pr_path_as(github, audit, config, &options, bot, now).await?;
+    let mut report = run_pr_path_as(github, audit, config, &options, bot, now, None).await?;
     report.warnings.splice(0..0, warnings);
     Ok(report)
 }
 
 /// [`run_pr_path`] for a bot user the caller already learned (the whole tick asks once).
+/// With the tick's lease `keeper`, the lease is renewed before each repository and each
+/// pull request, and checked before every write ([`keeper::Fenced`]); a lease found lost
+/// ends the path after the pull request at hand (the caller reads [`Keeper::lost`]).
 pub(crate) async fn run_pr_path_as(
     github: &dyn GitHub,
     audit: &dyn AuditLog,
@@ -638,8 +643,14 @@ pub(crate) async fn run_pr_path_as(
     options: &TickOptions,
     bot: Login,
     now: Timestamp,
+    keeper: Option<&Keeper<'_>>,
 ) -> Result<TickReport, TickError> {
     let setup = TickSetup::new(config, options, bot)?;
+    let fenced = keeper.map(|keeper| keeper::Fenced::new(github, keeper));
+    let github: &dyn GitHub = match &fenced {
+        Some(fenced) => fenced,
+        None => github,
+    };
     let mut runner = Runner::new(github, audit, &setup, now);
     runner.report.warnings.extend(setup_warnings(&setup));
     runner.report.metrics.skills_loaded = options.skills.loaded;
@@ -661,6 +672,9 @@ pub(crate) async fn run_pr_path_as(
             ));
             break;
         }
+        if !keep_lease(&mut runner, keeper).await {
+            break;
+        }
         let read = match ahead.take() {
             Some(read) => read,
             None => read_repo(github, &setup, repo).await,
@@ -677,7 +691,8 @@ pub(crate) async fn run_pr_path_as(
         // The next repository's reads are polled first: their requests leave before this
         // repository's first write does.
         let (next_read, go_on) =
-            futures_util::future::join(read_next, process_repo(&mut runner, repo, read)).await;
+            futures_util::future::join(read_next, process_repo(&mut runner, repo, read, keeper))
+                .await;
         ahead = next_read;
         if !go_on {
             break;
@@ -740,9 +755,30 @@ async fn read_repo(github: &dyn GitHub, setup: &TickSetup<'_>, repo: &RepoName) 
     RepoRead { listed, reads }
 }
 
+/// Renews the tick's lease when it is due (see [`Keeper::keep`]); `false` when it is lost
+/// and the pull-request path must stop before its next write.
+async fn keep_lease(runner: &mut Runner<'_>, keeper: Option<&Keeper<'_>>) -> bool {
+    let Some(keeper) = keeper else {
+        return true;
+    };
+    match keeper.keep().await {
+        Ok(warning) => {
+            runner.report.warnings.extend(warning);
+            true
+        }
+        Err(_) => false,
+    }
+}
+
 /// One repository's pull requests from their reads; `false` when a rate limit ends the
-/// pull-request path. Each pull request, oldest first, decides and writes, one at a time.
-async fn process_repo(runner: &mut Runner<'_>, repo: &RepoName, read: RepoRead) -> bool {
+/// pull-request path, or the tick's lease is lost. Each pull request, oldest first, decides
+/// and writes, one at a time, the lease renewed before each when it is due.
+async fn process_repo(
+    runner: &mut Runner<'_>,
+    repo: &RepoName,
+    read: RepoRead,
+    keeper: Option<&Keeper<'_>>,
+) -> bool {
     let RepoRead { listed, mut reads } = read;
     let listed = match listed {
         Ok(listed) => listed,
@@ -775,10 +811,16 @@ async fn process_repo(runner: &mut Runner<'_>, repo: &RepoName, read: RepoRead) 
     for (index, item) in listed.iter().enumerate() {
         let pull = &item.pull;
         let left = listed.len() - index - 1;
-        match runner
+        if !keep_lease(runner, keeper).await {
+            return false;
+        }
+        let flow = runner
             .process_pr(pull, reads.pulls.remove(&pull.number))
-            .await
-        {
+            .await;
+        if keeper.is_some_and(|keeper| keeper.lost().is_some()) {
+            return false;
+        }
+        match flow {
             Flow::Continue => {}
             Flow::Throttled => {
                 runner.report.metrics.rate_limited = true;
