@@ -349,6 +349,12 @@ pub(crate) fn lease_terms(default: LeaseTerms) -> anyhow::Result<LeaseTerms> {
 /// decisions/0065, 0071.
 pub(crate) const TICK_LEASE_SECONDS: i64 = mp_tick::lease::LEASE_SECONDS;
 
+/// How long a live tick's pull-request path runs before it leaves the repositories not
+/// yet started for the next tick: three minutes, so that with the branch supervisor and
+/// the state saves a cold tick over a large installation ends within a 5-minute cron
+/// period at the shipped pacing (decisions/0071, docs/performance.md).
+pub(crate) const TICK_PR_PATH_BUDGET: std::time::Duration = std::time::Duration::from_secs(180);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -232,6 +232,11 @@ pub struct TickOptions {
     /// How many reads the pull-request path keeps in flight (`env.yml`
     /// `read_concurrency`); writes are always one at a time, in the serial tick's order.
     pub read_concurrency: ReadConcurrency,
+    /// How long the pull-request path may run, by the [lease clock](Self::lease_clock),
+    /// before it starts no further repository (decisions/0071): the repositories left wait
+    /// for the next tick, which finds the work done so far done (merges, receipts, branch
+    /// updates) and goes on past it. `None` (and no clock): no budget.
+    pub pr_path_budget: Option<std::time::Duration>,
 }
 
 /// Which open pull requests of a repository the pull-request path visits when
@@ -400,6 +405,13 @@ impl TickOptions {
     #[must_use]
     pub fn with_lease_clock(mut self, clock: std::sync::Arc<dyn mp_core::port::Clock>) -> Self {
         self.lease_clock = Some(LeaseClock(clock));
+        self
+    }
+
+    /// These options giving the pull-request path `budget` of time by the lease clock.
+    #[must_use]
+    pub fn with_pr_path_budget(mut self, budget: std::time::Duration) -> Self {
+        self.pr_path_budget = Some(budget);
         self
     }
 
@@ -662,7 +674,25 @@ pub(crate) async fn run_pr_path_as(
     // pull requests cannot change through them (decisions/0034).
     let look_ahead = options.read_concurrency.get() > 1;
     let mut ahead: Option<RepoRead> = None;
+    let budget = options
+        .pr_path_budget
+        .zip(options.lease_clock.as_ref())
+        .map(|(budget, clock)| (budget, clock, clock.0.now()));
     for (done, repo) in gated.iter().enumerate() {
+        // A cron tick over a large installation leaves the rest for the next one rather
+        // than outlast its period (decisions/0071).
+        if let Some((budget, clock, started)) = &budget
+            && done > 0
+            && let spent = clock.0.now().seconds_since(*started)
+            && u64::try_from(spent).unwrap_or(0) >= budget.as_secs()
+        {
+            runner.report.warnings.push(format!(
+                "time budget of the pull-request path reached after {spent} s (budget {} s): repositories left for the next tick: {}",
+                budget.as_secs(),
+                gated.len() - done
+            ));
+            break;
+        }
         // Leave the branch supervisor, the drift check and the state save their share of
         // the hour: a tick over very many pull requests must not spend it all here.
         if let Some(remaining) = under_reserve(github) {

@@ -1060,3 +1060,40 @@ fn a_killed_ticks_lease_holds_the_next_tick_off_for_at_most_one_short_lease() {
         "{log:?}"
     );
 }
+
+#[test]
+fn the_pull_request_path_leaves_the_repositories_past_its_time_budget_for_the_next_tick() {
+    let fake = world(vec![1], Some(&settled()));
+    // 20 s a look at the clock, a budget of 10 s: the first repository runs, the second
+    // waits for the next tick.
+    // Both repositories gated.
+    let config = config_with(&[(
+        config::PROJECTS_FILE,
+        "governance_repo: acme/governance\nsupervised_repos: [acme/app, acme/old]\n",
+    )]);
+    let options = TickOptions::from_config(&config)
+        .with_lease_clock(stepping(20))
+        .with_pr_path_budget(std::time::Duration::from_secs(10));
+    let result = block_on(run_tick(
+        &fake.github,
+        &fake.audit,
+        &config,
+        &options,
+        at(NOW),
+    ));
+    let log = fake.take_log();
+    let report = result.expect("the tick runs");
+    assert!(
+        report.warnings.iter().any(|w| w
+            .starts_with("time budget of the pull-request path reached after")
+            && w.ends_with("repositories left for the next tick: 1")),
+        "{:#?}",
+        report.warnings
+    );
+    assert!(
+        log.iter().any(|l| l.starts_with("merge acme/app#1")),
+        "{log:?}"
+    );
+    // The supervisor still runs, and the state is saved.
+    assert!(log.iter().any(|l| l == PUT_STATE), "{log:?}");
+}
