@@ -398,10 +398,12 @@ fn core_drives_ports(root: &Path) -> anyhow::Result<Vec<String>> {
         .collect())
 }
 
-/// The files of mp-tick that may implement a GitHub port: the two wrappers it ships and
-/// the pull-request path's test port, which forwards every call to the in-memory GitHub.
+/// The files of mp-tick that may implement a GitHub port: the three wrappers it ships
+/// (dry run, recording, and the lease fence of the pull-request path) and the
+/// pull-request path's test port, which forwards every call to the in-memory GitHub.
 const TICK_GITHUB_IMPLS: &[&str] = &[
     "crates/mp-tick/src/dry_run.rs",
+    "crates/mp-tick/src/keeper.rs",
     "crates/mp-tick/src/recording.rs",
     "crates/mp-tick/src/tests/held.rs",
 ];

@@ -341,13 +341,19 @@ pub(crate) fn lease_terms(default: LeaseTerms) -> anyhow::Result<LeaseTerms> {
     }
 }
 
-/// A live tick's lease when [`LEASE_SECONDS_VAR`] is not set: thirty minutes, renewed at
-/// the tick's step boundaries. A tick renews between its steps and between the
-/// repositories of the branch supervisor, not inside the pull-request step, which can
-/// run for minutes over a large installation; a tick killed on the same host is taken
-/// over at once by the next (the holder is the same and its process is gone), one killed
-/// elsewhere holds the next ones off for at most this long (decisions/0065).
-pub(crate) const TICK_LEASE_SECONDS: i64 = 30 * 60;
+/// A live tick's lease when [`LEASE_SECONDS_VAR`] is not set: the service's three
+/// minutes. A tick renews it every minute as it goes, between its steps, before each
+/// repository and before each pull request, and writes nothing once it has not renewed it
+/// within two minutes; a tick killed anywhere holds the next ones off for at most three
+/// minutes (one killed on the same host not at all: the next takes it back at once).
+/// decisions/0065, 0071.
+pub(crate) const TICK_LEASE_SECONDS: i64 = mp_tick::lease::LEASE_SECONDS;
+
+/// How long a live tick's pull-request path runs before it leaves the repositories not
+/// yet started for the next tick: three minutes, so that with the branch supervisor and
+/// the state saves a cold tick over a large installation ends within a 5-minute cron
+/// period at the shipped pacing (decisions/0071, docs/performance.md).
+pub(crate) const TICK_PR_PATH_BUDGET: std::time::Duration = std::time::Duration::from_secs(180);
 
 #[cfg(test)]
 mod tests {

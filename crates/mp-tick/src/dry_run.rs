@@ -355,6 +355,14 @@ impl GitHub for DryRun<'_> {
         self.inner.branch_updates_until(repo, branch, until).await
     }
 
+    async fn repo_activity(
+        &self,
+        repo: &RepoName,
+        max_pages: usize,
+    ) -> Result<mp_core::port::RepoActivity, GitHubError> {
+        self.inner.repo_activity(repo, max_pages).await
+    }
+
     async fn comments(
         &self,
         repo: &RepoName,

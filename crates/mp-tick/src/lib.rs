@@ -40,6 +40,7 @@ pub mod drift_check;
 mod dry_run;
 mod evaluate;
 pub mod inbox_poll;
+mod keeper;
 pub mod lease;
 mod pass;
 mod prefetch;
@@ -89,6 +90,7 @@ use mp_core::port::{AuditLog, GitHub, GitHubError, ListedPull, PullRequest};
 use mp_core::severity::Severity;
 use mp_core::skill::SkillSet;
 
+use keeper::Keeper;
 use process::{Flow, Runner};
 
 /// The branch mp gates, merges into and supervises, per repository: `projects.yml`
@@ -237,6 +239,11 @@ pub struct TickOptions {
     /// pull-request path, merge queue or branch supervisor. `mp serve` runs those per
     /// repository ([`run_repository_pass`], docs/decisions/0066).
     pub global_work_only: bool,
+    /// How long the pull-request path may run, by the [lease clock](Self::lease_clock),
+    /// before it starts no further repository (decisions/0071): the repositories left wait
+    /// for the next tick, which finds the work done so far done (merges, receipts, branch
+    /// updates) and goes on past it. `None` (and no clock): no budget.
+    pub pr_path_budget: Option<std::time::Duration>,
 }
 
 /// Which open pull requests of a repository the pull-request path visits when
@@ -405,6 +412,13 @@ impl TickOptions {
     #[must_use]
     pub fn with_lease_clock(mut self, clock: std::sync::Arc<dyn mp_core::port::Clock>) -> Self {
         self.lease_clock = Some(LeaseClock(clock));
+        self
+    }
+
+    /// These options giving the pull-request path `budget` of time by the lease clock.
+    #[must_use]
+    pub fn with_pr_path_budget(mut self, budget: std::time::Duration) -> Self {
+        self.pr_path_budget = Some(budget);
         self
     }
 
@@ -639,12 +653,15 @@ pub async fn run_pr_path(
         options = options.with_default_branches(branches);
         warnings.splice(0..0, branch_warnings);
     }
-    let mut report = run_pr_path_as(github, audit, config, &options, bot, now).await?;
+    let mut report = run_pr_path_as(github, audit, config, &options, bot, now, None).await?;
     report.warnings.splice(0..0, warnings);
     Ok(report)
 }
 
 /// [`run_pr_path`] for a bot user the caller already learned (the whole tick asks once).
+/// With the tick's lease `keeper`, the lease is renewed before each repository and each
+/// pull request, and checked before every write ([`keeper::Fenced`]); a lease found lost
+/// ends the path after the pull request at hand (the caller reads [`Keeper::lost`]).
 pub(crate) async fn run_pr_path_as(
     github: &dyn GitHub,
     audit: &dyn AuditLog,
@@ -652,8 +669,14 @@ pub(crate) async fn run_pr_path_as(
     options: &TickOptions,
     bot: Login,
     now: Timestamp,
+    keeper: Option<&Keeper<'_>>,
 ) -> Result<TickReport, TickError> {
     let setup = TickSetup::new(config, options, bot)?;
+    let fenced = keeper.map(|keeper| keeper::Fenced::new(github, keeper));
+    let github: &dyn GitHub = match &fenced {
+        Some(fenced) => fenced,
+        None => github,
+    };
     let mut runner = Runner::new(github, audit, &setup, now);
     runner.report.warnings.extend(setup_warnings(&setup));
     runner.report.metrics.skills_loaded = options.skills.loaded;
@@ -665,7 +688,25 @@ pub(crate) async fn run_pr_path_as(
     // pull requests cannot change through them (decisions/0034).
     let look_ahead = options.read_concurrency.get() > 1;
     let mut ahead: Option<RepoRead> = None;
+    let budget = options
+        .pr_path_budget
+        .zip(options.lease_clock.as_ref())
+        .map(|(budget, clock)| (budget, clock, clock.0.now()));
     for (done, repo) in gated.iter().enumerate() {
+        // A cron tick over a large installation leaves the rest for the next one rather
+        // than outlast its period (decisions/0071).
+        if let Some((budget, clock, started)) = &budget
+            && done > 0
+            && let spent = clock.0.now().seconds_since(*started)
+            && u64::try_from(spent).unwrap_or(0) >= budget.as_secs()
+        {
+            runner.report.warnings.push(format!(
+                "time budget of the pull-request path reached after {spent} s (budget {} s): repositories left for the next tick: {}",
+                budget.as_secs(),
+                gated.len() - done
+            ));
+            break;
+        }
         // Leave the branch supervisor, the drift check and the state save their share of
         // the hour: a tick over very many pull requests must not spend it all here.
         if let Some(remaining) = under_reserve(github) {
@@ -673,6 +714,9 @@ pub(crate) async fn run_pr_path_as(
                 "rate-limit reserve of the pull-request path reached: {remaining} calls left (reserve {PR_PATH_RESERVE}, kept for the branch supervisor and the state); repositories left for the next tick: {}",
                 gated.len() - done
             ));
+            break;
+        }
+        if !keep_lease(&mut runner, keeper).await {
             break;
         }
         let read = match ahead.take() {
@@ -691,7 +735,8 @@ pub(crate) async fn run_pr_path_as(
         // The next repository's reads are polled first: their requests leave before this
         // repository's first write does.
         let (next_read, go_on) =
-            futures_util::future::join(read_next, process_repo(&mut runner, repo, read)).await;
+            futures_util::future::join(read_next, process_repo(&mut runner, repo, read, keeper))
+                .await;
         ahead = next_read;
         if !go_on {
             break;
@@ -754,9 +799,30 @@ async fn read_repo(github: &dyn GitHub, setup: &TickSetup<'_>, repo: &RepoName) 
     RepoRead { listed, reads }
 }
 
+/// Renews the tick's lease when it is due (see [`Keeper::keep`]); `false` when it is lost
+/// and the pull-request path must stop before its next write.
+async fn keep_lease(runner: &mut Runner<'_>, keeper: Option<&Keeper<'_>>) -> bool {
+    let Some(keeper) = keeper else {
+        return true;
+    };
+    match keeper.keep().await {
+        Ok(warning) => {
+            runner.report.warnings.extend(warning);
+            true
+        }
+        Err(_) => false,
+    }
+}
+
 /// One repository's pull requests from their reads; `false` when a rate limit ends the
-/// pull-request path. Each pull request, oldest first, decides and writes, one at a time.
-async fn process_repo(runner: &mut Runner<'_>, repo: &RepoName, read: RepoRead) -> bool {
+/// pull-request path, or the tick's lease is lost. Each pull request, oldest first, decides
+/// and writes, one at a time, the lease renewed before each when it is due.
+async fn process_repo(
+    runner: &mut Runner<'_>,
+    repo: &RepoName,
+    read: RepoRead,
+    keeper: Option<&Keeper<'_>>,
+) -> bool {
     let RepoRead { listed, mut reads } = read;
     let listed = match listed {
         Ok(listed) => listed,
@@ -789,10 +855,16 @@ async fn process_repo(runner: &mut Runner<'_>, repo: &RepoName, read: RepoRead) 
     for (index, item) in listed.iter().enumerate() {
         let pull = &item.pull;
         let left = listed.len() - index - 1;
-        match runner
+        if !keep_lease(runner, keeper).await {
+            return false;
+        }
+        let flow = runner
             .process_pr(pull, reads.pulls.remove(&pull.number))
-            .await
-        {
+            .await;
+        if keeper.is_some_and(|keeper| keeper.lost().is_some()) {
+            return false;
+        }
+        match flow {
             Flow::Continue => {}
             Flow::Throttled => {
                 runner.report.metrics.rate_limited = true;

@@ -30,7 +30,8 @@ pub async fn run_repository_pass(
     let bot = github.bot_login().await.map_err(TickError::BotLogin)?;
     let (mut options, rotation) = options.clone().at(now)?;
     options.global_work_only = false;
-    let mut pr = run_pr_path_as(github, audit, config, &options, bot.clone(), now).await?;
+    // The service keeps its lease itself, renewed every minute, busy or idle.
+    let mut pr = run_pr_path_as(github, audit, config, &options, bot.clone(), now, None).await?;
     let queues = std::mem::take(&mut pr.queues);
     let queued = std::mem::take(&mut pr.queued_prs);
     let mut report = FullTickReport {

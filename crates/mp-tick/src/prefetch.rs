@@ -186,6 +186,7 @@ pub(crate) async fn read_repo(
     let stop = Stop::default();
     let stop = &stop;
     let mut parts: Vec<Parts> = pulls.iter().map(|listed| Parts::of(listed)).collect();
+    read_repo_activity(github, stop, repo, pulls, &mut parts).await;
     let mut jobs: Vec<BoxFuture<'_, Answer>> = Vec::new();
     if !pulls.is_empty() {
         jobs.push(Box::pin(async move {
@@ -283,6 +284,43 @@ pub(crate) async fn read_repo(
         read_workflows(github, stop, &mut pulls, limit).await;
     }
     RepoReads { main_head, pulls }
+}
+
+/// The most pages of the repository's activity log the pull-request path reads before it
+/// gives up on it and reads each head branch on its own (decisions/0070).
+pub(crate) const MAX_ACTIVITY_PAGES: usize = 10;
+
+/// The head branches' histories from one read of the repository's activity log, when more
+/// than one pull request needs its head branch's: read at most one page fewer than the
+/// per-branch reads it replaces (and [`MAX_ACTIVITY_PAGES`]), so it never costs more than
+/// they would when it succeeds. A log read to its end gives every branch its entries (the
+/// same server-side record the per-branch read filters by `ref`); a longer log, an entry
+/// without a full ref, or a failed read leaves every branch to its own read.
+async fn read_repo_activity(
+    github: &dyn GitHub,
+    stop: &Stop,
+    repo: &RepoName,
+    pulls: &[&ListedPull],
+    parts: &mut [Parts],
+) {
+    let needed: Vec<usize> = parts
+        .iter()
+        .enumerate()
+        .filter(|(_, part)| part.history.is_none())
+        .map(|(index, _)| index)
+        .collect();
+    if needed.len() < 2 {
+        return;
+    }
+    let pages = (needed.len() - 1).min(MAX_ACTIVITY_PAGES);
+    let Ok(log) = stop.read(github, github.repo_activity(repo, pages)).await else {
+        return;
+    };
+    for index in needed {
+        if let Some(updates) = log.branch(&pulls[index].pull.head_ref) {
+            parts[index].history = Some(Ok(HeadHistory::Read(updates)));
+        }
+    }
 }
 
 /// The jobs of the workflow runs on each pull request's head (C2 binds a required check to

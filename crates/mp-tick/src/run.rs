@@ -44,6 +44,7 @@ use mp_core::state::Watermarks;
 
 use super::drift_check::{DriftIncident, DriftReport, check_drift};
 use super::inbox_poll::{InboxReport, poll_inbox};
+use super::keeper::Keeper;
 use super::lease::{Lease, LeaseError};
 use super::progress::TickPhase;
 use super::queue::{Driver, QueueReport};
@@ -240,21 +241,31 @@ pub async fn run_tick(
             head.short()
         ));
     }
+    let keeper = Keeper::new(
+        github,
+        lease,
+        options.lease_clock.clone(),
+        options
+            .shard
+            .map_or_else(|| "all".to_owned(), |s| s.to_string()),
+        now,
+    );
     let mut tick = Tick {
         github,
         store: &mut store,
         state: &mut state,
         report: &mut report,
         shard: options.shard,
-        lease: lease.map(|lease| KeptLease {
-            lease,
-            renewed: now,
-            clock: options.lease_clock.clone(),
-        }),
+        keeper: &keeper,
     };
-    let body = tick.body(audit, config, options, &bot, now).await;
+    let mut body = tick.body(audit, config, options, &bot, now).await;
     // The final save: every way out of the body passes here, then the lease goes back.
     // A lease lost on the way stops every write, the final save included.
+    if let Some(lost) = keeper.lost()
+        && !matches!(body, Err(TickError::Lease(LeaseError::Lost { .. })))
+    {
+        body = Err(lost.into());
+    }
     let lost = matches!(body, Err(TickError::Lease(LeaseError::Lost { .. })));
     let saved = if lost {
         Ok(())
@@ -264,11 +275,10 @@ pub async fn run_tick(
             Err(error) => Err(error),
         }
     };
-    let lease = tick.lease.take();
-    if let Some(kept) = lease
+    let released_at = keeper.now();
+    if let Some(lease) = keeper.into_lease()
         && !lost
-        && let released_at = kept.now()
-        && let Err(warning) = kept.lease.release(github, released_at).await
+        && let Err(warning) = lease.release(github, released_at).await
     {
         report.warnings.push(warning);
     }
@@ -283,22 +293,6 @@ pub async fn run_tick(
     Ok(report)
 }
 
-/// The lease a tick took itself, and when it last renewed it.
-struct KeptLease {
-    lease: Lease,
-    renewed: Timestamp,
-    clock: Option<super::LeaseClock>,
-}
-
-impl KeptLease {
-    /// The time now: the clock's, else the last renewal's (no clock never renews).
-    fn now(&self) -> Timestamp {
-        self.clock
-            .as_ref()
-            .map_or(self.renewed, |clock| clock.0.now())
-    }
-}
-
 /// The tick after the state is loaded.
 struct Tick<'a> {
     github: &'a dyn GitHubHistory,
@@ -306,49 +300,20 @@ struct Tick<'a> {
     state: &'a mut Watermarks,
     report: &'a mut FullTickReport,
     shard: Option<Shard>,
-    lease: Option<KeptLease>,
+    keeper: &'a Keeper<'a>,
 }
 
 impl Tick<'_> {
     /// Renews the tick's own lease when a third of it has passed since the last renewal
-    /// (by the lease clock), before the next write.
+    /// (by the lease clock), before the next write ([`Keeper::keep`]).
     ///
     /// # Errors
     /// [`LeaseError::Lost`] when the lease expired or someone else holds it, or when it
     /// could not be renewed within the renew deadline: the tick writes nothing more.
     async fn keep_lease(&mut self) -> Result<(), TickError> {
-        let Some(kept) = self.lease.as_mut() else {
-            return Ok(());
-        };
-        if kept.clock.is_none() {
-            return Ok(());
-        }
-        let now = kept.now();
-        let terms = kept.lease.terms();
-        let since = u64::try_from(now.seconds_since(kept.renewed)).unwrap_or(0);
-        if since < terms.renew_every().as_secs() && now < kept.lease.until() {
-            return Ok(());
-        }
-        match kept.lease.renew(self.github, now).await {
-            Ok(()) => {
-                kept.renewed = now;
-                Ok(())
-            }
-            Err(error @ LeaseError::Lost { .. }) => Err(error.into()),
-            Err(error) if since < terms.renew_deadline().as_secs() => {
-                self.report
-                    .warnings
-                    .push(format!("the tick lease was not renewed ({error}); trying again after the next repository"));
-                Ok(())
-            }
-            Err(error) => Err(LeaseError::Lost {
-                scope: self
-                    .shard
-                    .map_or_else(|| "all".to_owned(), |s| s.to_string()),
-                why: format!("not renewed within the renew deadline ({error})"),
-            }
-            .into()),
-        }
+        let warning = self.keeper.keep().await?;
+        self.report.warnings.extend(warning);
+        Ok(())
     }
 
     async fn save(&mut self) -> Result<(), TickError> {
@@ -399,13 +364,25 @@ impl Tick<'_> {
         self.burn_in(config, &mut options, reset, now).await;
 
         self.keep_lease().await?;
-        let mut pr = run_pr_path_as(self.github, audit, config, &options, bot.clone(), now).await?;
+        let mut pr = run_pr_path_as(
+            self.github,
+            audit,
+            config,
+            &options,
+            bot.clone(),
+            now,
+            Some(self.keeper),
+        )
+        .await?;
         let queues = std::mem::take(&mut pr.queues);
         let queued_prs = std::mem::take(&mut pr.queued_prs);
         self.report.outcomes = pr.outcomes;
         self.report.metrics = pr.metrics;
         self.report.warnings.extend(pr.warnings);
         self.report.operator_errors.extend(pr.operator_errors);
+        if let Some(lost) = self.keeper.lost() {
+            return Err(lost.into());
+        }
         if self.report.metrics.rate_limited {
             self.report.end_early(
                 "a rate limit stopped the pull-request path (see the warnings); the branch supervisor waits for the next tick"
@@ -417,6 +394,7 @@ impl Tick<'_> {
         // The merge queue of each repository in queue mode, after its pull requests were
         // evaluated and before the supervisor reads the default branch.
         if options.merge_mode == super::MergeMode::Merge {
+            self.keep_lease().await?;
             drive_queues(
                 self.github,
                 self.report,

@@ -340,7 +340,8 @@ fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Fail
         .with_lease_terms(lease_terms(mp_tick::lease::LeaseTerms::new(
             crate::live::TICK_LEASE_SECONDS,
         ))?)
-        .with_lease_clock(std::sync::Arc::new(crate::live::SystemClock));
+        .with_lease_clock(std::sync::Arc::new(crate::live::SystemClock))
+        .with_pr_path_budget(crate::live::TICK_PR_PATH_BUDGET);
     let now = mp_core::Timestamp::from_unix_seconds(jiff::Timestamp::now().as_second())
         .context("reading the system clock")?;
     let audit = CliAuditLog::new(args.audit_log.clone());

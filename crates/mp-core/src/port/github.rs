@@ -72,6 +72,41 @@ pub struct ListedPull {
     pub reads: PullReads,
 }
 
+/// How many entries GitHub's activity log answers per page (`per_page=100`, its maximum).
+pub const ACTIVITY_PAGE: usize = 100;
+
+/// The activity log of a whole repository as one read gave it
+/// ([`GitHub::repo_activity`]): each entry with the full ref GitHub names for it
+/// (`refs/heads/<branch>`), newest first, and whether the read reached the end of the log.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RepoActivity {
+    /// Every entry read: the ref GitHub names, and the update.
+    pub entries: Vec<(String, RefUpdate)>,
+    /// Whether the read reached the log's end (no page left unread) and every entry named
+    /// a full ref. Only a complete log answers for a branch.
+    pub complete: bool,
+}
+
+impl RepoActivity {
+    /// The updates of `branch`, newest first, exactly as [`GitHub::head_ref_updates`]
+    /// would list them: the entries whose ref is `refs/heads/{branch}`. `None` when the
+    /// log is not complete: an unread page may hold more of the branch's updates, and the
+    /// binding of a label needs all of them (decisions/0022, 0070).
+    pub fn branch(&self, branch: &str) -> Option<Vec<RefUpdate>> {
+        if !self.complete {
+            return None;
+        }
+        let full = format!("refs/heads/{branch}");
+        Some(
+            self.entries
+                .iter()
+                .filter(|(git_ref, _)| *git_ref == full)
+                .map(|(_, update)| update.clone())
+                .collect(),
+        )
+    }
+}
+
 /// Open or closed, for issues.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IssueState {
@@ -385,6 +420,26 @@ pub trait GitHub: Send + Sync {
         repo: &RepoName,
         head_ref: &str,
     ) -> Result<Vec<RefUpdate>, GitHubError>;
+
+    /// GitHub's activity log of the whole repository, newest first, at most `max_pages`
+    /// pages of [`ACTIVITY_PAGE`] entries (`GET /activity` without `ref`, `per_page=100`).
+    /// The pull-request path reads it once per repository and takes every labelled head
+    /// branch's updates from it when it is [complete](RepoActivity::complete); otherwise
+    /// it reads each branch with [`GitHub::head_ref_updates`]. The default answers
+    /// [`GitHubError::NotFound`] (the per-branch reads then run); a wrapper must forward it.
+    ///
+    /// # Errors
+    /// See the trait documentation.
+    async fn repo_activity(
+        &self,
+        repo: &RepoName,
+        max_pages: usize,
+    ) -> Result<RepoActivity, GitHubError> {
+        let _ = max_pages;
+        Err(GitHubError::NotFound {
+            what: format!("the activity log of {repo}"),
+        })
+    }
 
     /// GitHub's record of the repository's labels with these names: when each was created
     /// and last edited (GraphQL `repository { label(name:) { name createdAt updatedAt } }`,

@@ -15,8 +15,9 @@ mod write;
 pub use audit::{AuditError, AuditLog, AuditRecord, AuditVote};
 pub use clock::{Clock, FixedClock};
 pub use github::{
-    DEFAULT_BRANCH_FALLBACK, GitHub, GitHubError, Issue, IssueQuery, IssueState, ListedPull,
-    MergeMethod, MergeRequest, NewIssue, PullReads, PullRequest, UpdateBranchOutcome,
+    ACTIVITY_PAGE, DEFAULT_BRANCH_FALLBACK, GitHub, GitHubError, Issue, IssueQuery, IssueState,
+    ListedPull, MergeMethod, MergeRequest, NewIssue, PullReads, PullRequest, RepoActivity,
+    UpdateBranchOutcome,
 };
 pub use history::{
     CommitPull, Comparison, FileContent, FileWrite, GitHubHistory, NewPull, Tree, TreeEntry,

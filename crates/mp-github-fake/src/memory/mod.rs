@@ -32,8 +32,8 @@ use mp_core::context::{
 };
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use mp_core::port::{
-    BranchUpdated, GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeRequest, Merged,
-    NewIssue, PullRequest, UpdateBranchOutcome, Write,
+    ACTIVITY_PAGE, BranchUpdated, GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeRequest,
+    Merged, NewIssue, PullRequest, RepoActivity, UpdateBranchOutcome, Write,
 };
 
 use crate::world::{
@@ -852,6 +852,53 @@ fn apply_changes(files: &mut BTreeMap<String, String>, changes: &[crate::world::
     }
 }
 
+/// One branch's activity log, oldest first: every pull request on the branch shares it
+/// (only the latest one's list is complete, since each lists the updates since it was
+/// opened); other branches keep theirs in the repository's `activity`.
+fn branch_log(found: &Repo, branch: &str) -> Vec<RefUpdate> {
+    let mut updates: Vec<RefUpdate> = found.activity.get(branch).cloned().unwrap_or_default();
+    for pull in found
+        .pulls
+        .iter()
+        .filter(|p| p.head_ref == branch && p.head_repo.is_none())
+    {
+        for update in &pull.pushes {
+            if !updates.contains(update) {
+                updates.push(update.clone());
+            }
+        }
+    }
+    updates
+}
+
+/// The whole repository's activity log as GitHub lists it without `ref`: every branch's
+/// entries with its full ref, newest first (by GitHub's time; an entry without one last),
+/// each branch's own entries keeping their order among equal times.
+pub(crate) fn repo_log(found: &Repo) -> Vec<(String, RefUpdate)> {
+    let mut branches: Vec<&str> = found.activity.keys().map(String::as_str).collect();
+    branches.extend(
+        found
+            .pulls
+            .iter()
+            .filter(|p| p.head_repo.is_none())
+            .map(|p| p.head_ref.as_str()),
+    );
+    branches.sort_unstable();
+    branches.dedup();
+    let mut entries: Vec<(String, RefUpdate)> = Vec::new();
+    for branch in branches {
+        let mut updates = branch_log(found, branch);
+        updates.reverse();
+        entries.extend(
+            updates
+                .into_iter()
+                .map(|update| (format!("refs/heads/{branch}"), update)),
+        );
+    }
+    entries.sort_by_key(|(_, update)| std::cmp::Reverse(update.at));
+    entries
+}
+
 #[async_trait::async_trait]
 impl GitHub for MemoryGitHub {
     async fn bot_login(&self) -> Result<Login, GitHubError> {
@@ -1013,23 +1060,23 @@ impl GitHub for MemoryGitHub {
             &[("ref", &head_ref)],
         )?;
         let found = state.repo_mut(repo)?;
-        // The log is per branch: every pull request on the branch shares it (only the
-        // latest one's list is complete, since each lists the updates since it was opened).
-        // Other branches keep theirs in the repository's `activity`.
-        let mut updates: Vec<RefUpdate> = found.activity.get(head_ref).cloned().unwrap_or_default();
-        for pull in found
-            .pulls
-            .iter()
-            .filter(|p| p.head_ref == head_ref && p.head_repo.is_none())
-        {
-            for update in &pull.pushes {
-                if !updates.contains(update) {
-                    updates.push(update.clone());
-                }
-            }
-        }
+        let mut updates = branch_log(found, head_ref);
         updates.reverse(); // GitHub lists the newest first.
         Ok(updates)
+    }
+
+    async fn repo_activity(
+        &self,
+        repo: &RepoName,
+        max_pages: usize,
+    ) -> Result<RepoActivity, GitHubError> {
+        let mut state = self.call(Endpoint::ListActivity, Some(repo), &[], &[])?;
+        let found = state.repo_mut(repo)?;
+        let mut entries = repo_log(found);
+        let limit = max_pages.saturating_mul(ACTIVITY_PAGE);
+        let complete = entries.len() <= limit;
+        entries.truncate(limit);
+        Ok(RepoActivity { entries, complete })
     }
 
     async fn comments(

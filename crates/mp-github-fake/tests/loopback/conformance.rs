@@ -345,6 +345,13 @@ async fn walk_reads(checker: &mut Checker<'_>, world: &World) {
                 )
                 .await;
         }
+        // The whole repository's log, without `ref` (decisions/0070).
+        checker
+            .get(
+                "/repos/{owner}/{repo}/activity",
+                &format!("{r}/activity?{PAGE}"),
+            )
+            .await;
         for branch in repo.branches.keys() {
             let b = encode_path(branch);
             checker

@@ -42,6 +42,9 @@ pub(crate) struct RefRepoJson {
 /// One entry of `GET /repos/{o}/{r}/activity`.
 #[derive(Debug, Deserialize)]
 pub(crate) struct ActivityJson {
+    /// The full ref (`refs/heads/<branch>`), which a read without `ref` needs.
+    #[serde(default, rename = "ref")]
+    pub(crate) git_ref: Option<String>,
     #[serde(default)]
     pub(crate) before: Option<String>,
     #[serde(default)]

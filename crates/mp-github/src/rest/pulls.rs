@@ -8,7 +8,7 @@ use mp_core::context::{
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName};
 use mp_core::port::{
     GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeMethod, MergeRequest, NewIssue,
-    PullRequest, UpdateBranchOutcome,
+    PullRequest, RepoActivity, UpdateBranchOutcome,
 };
 use reqwest::{Method, Url};
 use serde_json::json;
@@ -352,6 +352,49 @@ impl GitHub for RestGitHub {
     ) -> Result<Vec<RefUpdate>, GitHubError> {
         // Nothing to stop at: every page.
         self.branch_updates_until(repo, head_ref, &[]).await
+    }
+
+    async fn repo_activity(
+        &self,
+        repo: &RepoName,
+        max_pages: usize,
+    ) -> Result<RepoActivity, GitHubError> {
+        let endpoint = Endpoint::ListActivity;
+        // No `ref`: every branch's entries, newest first (GitHub's default direction).
+        let url = listing(self.transport.repo_url(repo, &["activity"]), &[]);
+        let what = || format!("activity of {repo}");
+        let convert = Self::convert(endpoint);
+        let (entries, mut complete) = self
+            .transport
+            .get_pages_capped(
+                endpoint.route(),
+                url,
+                repo,
+                &what,
+                |page: Vec<ActivityJson>| {
+                    page.into_iter()
+                        .map(|mut entry| {
+                            let git_ref = entry.git_ref.take();
+                            (git_ref, convert.activity(entry))
+                        })
+                        .collect()
+                },
+                max_pages,
+            )
+            .await?;
+        let mut log = Vec::with_capacity(entries.len());
+        for (git_ref, update) in entries {
+            match git_ref {
+                Some(git_ref) if git_ref.starts_with("refs/") => log.push((git_ref, update?)),
+                // An entry naming no full ref cannot be attributed to a branch: the log
+                // then answers for none, and each branch is read on its own.
+                _ => complete = false,
+            }
+        }
+        Ok(RepoActivity {
+            entries: log,
+            complete,
+        })
     }
 
     async fn branch_updates_until(

@@ -569,6 +569,39 @@ impl Transport {
         })
     }
 
+    /// [`Transport::get_pages`], reading at most `max_pages` pages: the items, and whether
+    /// the last page read had no `next` link (the listing is complete).
+    ///
+    /// # Errors
+    /// As [`Transport::get_pages`].
+    pub(crate) async fn get_pages_capped<P, T>(
+        &self,
+        route: &'static str,
+        first: Url,
+        repo: &RepoName,
+        what: &(dyn Fn() -> String + Sync),
+        items: impl Fn(P) -> Vec<T>,
+        max_pages: usize,
+    ) -> Result<(Vec<T>, bool), GitHubError>
+    where
+        P: DeserializeOwned,
+    {
+        let mut found = Vec::new();
+        let mut url = first;
+        for _ in 0..max_pages.clamp(1, MAX_PAGES) {
+            let answer = self.send(&Request::get(route, url, repo)).await?;
+            if !answer.is_success() {
+                return Err(answer.refusal(what));
+            }
+            found.extend(items(answer.json::<P>()?));
+            let Some(next) = answer.link.as_deref().and_then(link::next_url) else {
+                return Ok((found, true));
+            };
+            url = self.same_origin(route, next)?;
+        }
+        Ok((found, false))
+    }
+
     /// A `next` link, refused unless it points at the API host (the token goes with it).
     fn same_origin(&self, route: &'static str, next: &str) -> Result<Url, GitHubError> {
         let url = Url::parse(next).map_err(|err| GitHubError::Malformed {

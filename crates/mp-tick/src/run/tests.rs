@@ -892,8 +892,9 @@ const RENEW_LEASE: &str =
 #[test]
 fn a_long_tick_renews_its_lease_between_steps_and_repositories() {
     let fake = world(vec![1], Some(&settled()));
-    // Each look at the clock is 70 s later: past a third of the 3-minute lease every time.
-    let options = TickOptions::from_config(&config_with(&[])).with_lease_clock(stepping(70));
+    // Each look at the clock is 20 s later: a third of the 3-minute lease passes every
+    // third look (the tick looks before every step, repository, pull request and write).
+    let options = TickOptions::from_config(&config_with(&[])).with_lease_clock(stepping(20));
     let (result, log) = run_with(&fake, &options, NOW);
     result.expect("the tick runs");
     let renewals = log.iter().filter(|l| *l == RENEW_LEASE).count();
@@ -1001,4 +1002,170 @@ fn the_global_part_visits_no_repository_and_a_repository_pass_decides_as_the_tic
         Some(settled()),
         "a pass loads and saves no watermarks"
     );
+}
+
+/// The index of the first and of the last line of `log` naming a write to `acme/app`.
+fn app_writes(log: &[String]) -> (usize, usize) {
+    let writes: Vec<usize> = log
+        .iter()
+        .enumerate()
+        .filter(|(_, line)| line.contains("acme/app"))
+        .map(|(index, _)| index)
+        .collect();
+    (
+        writes.first().copied().unwrap_or_default(),
+        writes.last().copied().unwrap_or_default(),
+    )
+}
+
+#[test]
+fn a_long_pull_request_step_renews_the_lease_between_pull_requests_and_keeps_it() {
+    let fake = world(vec![1, 2, 3, 4], Some(&settled()));
+    // 20 s a look: the pull-request step alone lasts several renewal periods.
+    let options = TickOptions::from_config(&config_with(&[])).with_lease_clock(stepping(20));
+    let (result, log) = run_with(&fake, &options, NOW);
+    let report = result.expect("the tick keeps its lease throughout");
+    let (first, last) = app_writes(&log);
+    let inside = log[first..last]
+        .iter()
+        .filter(|line| *line == RENEW_LEASE)
+        .count();
+    assert!(
+        inside >= 2,
+        "renewed inside the pull-request step: {log:#?}"
+    );
+    assert_eq!(report.metrics.merged, 1, "{log:#?}");
+    assert_eq!(
+        log.last().map(String::as_str),
+        Some(GIVE_BACK_LEASE),
+        "{log:#?}"
+    );
+}
+
+/// A clock that moves `step` seconds on every reading and, at its first reading (the
+/// tick's first look after taking its lease), makes every later write of the lease file
+/// fail as GitHub unavailable.
+struct FailingRenewals {
+    fake: std::sync::Arc<Fake>,
+    readings: Mutex<i64>,
+    step: i64,
+}
+
+impl mp_core::port::Clock for FailingRenewals {
+    fn now(&self) -> Timestamp {
+        let mut readings = self
+            .readings
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if *readings == 0 {
+            self.fake.fail(
+                Failure::on(Endpoint::PutContents, unavailable("PUT /contents/{path}"))
+                    .with_value(lease::LEASE_PATH),
+            );
+        }
+        *readings += 1;
+        at(NOW).plus_seconds(*readings * self.step)
+    }
+}
+
+#[test]
+fn a_tick_that_cannot_renew_its_lease_stops_writing_at_the_renew_deadline() {
+    let fake = std::sync::Arc::new(world(vec![1, 2, 3, 4], Some(&settled())));
+    let clock = FailingRenewals {
+        fake: fake.clone(),
+        readings: Mutex::new(0),
+        step: 20,
+    };
+    let options =
+        TickOptions::from_config(&config_with(&[])).with_lease_clock(std::sync::Arc::new(clock));
+    let (result, log) = run_with(&fake, &options, NOW);
+    let error = lease_error(result).unwrap_or_default();
+    assert!(
+        error.starts_with("the tick lease (all) was lost: not renewed within the renew deadline"),
+        "{error}"
+    );
+    // Renewals failed from the first look on: the tick wrote only within the first two
+    // minutes (six looks), then nothing: no later pull request, no save, no give-back.
+    assert_eq!(
+        log.first().map(String::as_str),
+        Some(TAKE_LEASE),
+        "{log:#?}"
+    );
+    assert!(
+        log.iter().all(|line| line != RENEW_LEASE
+            && line != GIVE_BACK_LEASE
+            && line != PUT_STATE
+            && !line.contains("acme/app#4")),
+        "{log:#?}"
+    );
+}
+
+#[test]
+fn a_killed_ticks_lease_holds_the_next_tick_off_for_at_most_one_short_lease() {
+    // A tick on another machine took the default three-minute lease at NOW and was killed
+    // (no give-back, no renewal): its entry stays.
+    let fake = world(vec![1], Some(&settled()));
+    let terms = lease::LeaseTerms::default();
+    let until = at(NOW).plus_seconds(terms.seconds());
+    let dead = format!(
+        "{{\"leases\": {{\"all\": {{\"holder\": \"tick@lost-runner\", \"since\": \"{NOW}\", \"until\": \"{until}\", \"incarnation\": {{\"host\": \"lost-runner\", \"pid\": 7, \"started\": \"x\"}}}}}}}}\n"
+    );
+    fake.add_file(lease::LEASE_PATH, &dead);
+    fake.take_log();
+    let options = TickOptions::from_config(&config_with(&[]))
+        .with_lease_holder("tick@next-runner")
+        .with_lease_terms(terms);
+    // A second before it expires: held, nothing written.
+    let (result, log) = run_with(&fake, &options, &at(NOW).plus_seconds(179).to_string());
+    assert!(
+        lease_error(result)
+            .unwrap_or_default()
+            .starts_with("another tick holds the lease (all, tick@lost-runner"),
+        "{log:?}"
+    );
+    assert!(log.is_empty(), "{log:?}");
+    // One lease duration after the killed tick's last renewal: the next tick runs.
+    let (result, log) = run_with(&fake, &options, &until.to_string());
+    result.expect("the lease has expired");
+    assert!(
+        log.iter().any(|l| l.starts_with("merge acme/app#1")),
+        "{log:?}"
+    );
+}
+
+#[test]
+fn the_pull_request_path_leaves_the_repositories_past_its_time_budget_for_the_next_tick() {
+    let fake = world(vec![1], Some(&settled()));
+    // 20 s a look at the clock, a budget of 10 s: the first repository runs, the second
+    // waits for the next tick.
+    // Both repositories gated.
+    let config = config_with(&[(
+        config::PROJECTS_FILE,
+        "governance_repo: acme/governance\nsupervised_repos: [acme/app, acme/old]\n",
+    )]);
+    let options = TickOptions::from_config(&config)
+        .with_lease_clock(stepping(20))
+        .with_pr_path_budget(std::time::Duration::from_secs(10));
+    let result = block_on(run_tick(
+        &fake.github,
+        &fake.audit,
+        &config,
+        &options,
+        at(NOW),
+    ));
+    let log = fake.take_log();
+    let report = result.expect("the tick runs");
+    assert!(
+        report.warnings.iter().any(|w| w
+            .starts_with("time budget of the pull-request path reached after")
+            && w.ends_with("repositories left for the next tick: 1")),
+        "{:#?}",
+        report.warnings
+    );
+    assert!(
+        log.iter().any(|l| l.starts_with("merge acme/app#1")),
+        "{log:?}"
+    );
+    // The supervisor still runs, and the state is saved.
+    assert!(log.iter().any(|l| l == PUT_STATE), "{log:?}");
 }

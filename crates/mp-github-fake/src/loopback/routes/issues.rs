@@ -276,9 +276,9 @@ pub(super) async fn list_timeline(
     Ok(paged(&s, &uri, items))
 }
 
-/// `GET /activity?ref=`: the updates of one branch, newest first. GitHub accepts the
-/// branch name or `refs/heads/<name>`; without `ref` the fake serves nothing it can
-/// attribute, so it answers 422 rather than pretend to list the whole repository.
+/// `GET /activity`: the repository's activity log, newest first. With `ref` (GitHub
+/// accepts the branch name or `refs/heads/<name>`) the updates of that branch; without,
+/// every branch's, each entry naming its full ref.
 pub(super) async fn list_activity(
     State(s): Ctx,
     RepoPath(name): RepoPath,
@@ -286,10 +286,16 @@ pub(super) async fn list_activity(
     uri: Uri,
 ) -> ApiResult {
     let Some(git_ref) = q.get("ref") else {
-        return Err(ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "the loopback GitHub lists activity per branch: pass `ref`",
-        ));
+        let log = s.memory.repo_activity(&name, usize::MAX).await?;
+        let items = log
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(index, (full_ref, update))| {
+                render::activity(&s.base_url, &name, full_ref, index, update)
+            })
+            .collect();
+        return Ok(paged(&s, &uri, items));
     };
     let branch = git_ref.strip_prefix("refs/heads/").unwrap_or(git_ref);
     let full_ref = format!("refs/heads/{branch}");
