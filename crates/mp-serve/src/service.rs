@@ -36,8 +36,9 @@ use crate::metrics::Metrics;
 use crate::queue::{Job, Lane, Queue, SeenDeliveries};
 use crate::signature::WebhookSecret;
 
-/// How many deliveries the service remembers to answer redeliveries.
-const SEEN_DELIVERIES: usize = 10_000;
+/// How many delivery ids and body hashes the service remembers to answer redeliveries
+/// (two entries a delivery: about the last 10,000 deliveries).
+const SEEN_DELIVERIES: usize = 20_000;
 
 /// The service's settings.
 #[derive(Debug, Clone)]
