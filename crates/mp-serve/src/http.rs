@@ -38,7 +38,7 @@ use crate::signature::SIGNATURE_HEADER;
 
 type Ctx = State<Arc<Inner>>;
 
-fn answer(status: StatusCode, verdict: &str, reason: &str) -> Response {
+pub(crate) fn answer(status: StatusCode, verdict: &str, reason: &str) -> Response {
     (
         status,
         axum::Json(json!({"verdict": verdict, "reason": reason})),
@@ -49,7 +49,7 @@ fn answer(status: StatusCode, verdict: &str, reason: &str) -> Response {
 impl Service {
     /// The router to serve (e.g. with `axum::serve`), or to nest in an embedder's own.
     pub fn router(&self) -> Router {
-        let limit = self.inner.settings.max_body_bytes;
+        let limit = self.inner.settings().max_body_bytes;
         Router::new()
             .route("/webhook", post(webhook))
             .route("/healthz", get(healthz))
@@ -145,8 +145,8 @@ fn decide(
             return (rejection.status(), "rejected", rejection.body_text());
         }
     };
-    if let Err(error) = inner
-        .settings
+    let settings = inner.settings();
+    if let Err(error) = settings
         .secret
         .verify(header_text(headers, SIGNATURE_HEADER), &body)
     {
@@ -185,8 +185,8 @@ fn decide(
         .map(|b| b.clone())
         .unwrap_or_else(|e| e.into_inner().clone());
     let context = RouteContext {
-        config: &inner.settings.config,
-        shard: inner.settings.options.shard,
+        config: &settings.config,
+        shard: settings.options.shard,
         branches: &branches,
     };
     match route(&parsed, &context) {

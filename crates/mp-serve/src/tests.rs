@@ -18,6 +18,8 @@ use tower::ServiceExt;
 
 use crate::{Service, Settings, WebhookSecret};
 
+mod connections;
+
 const SECRET: &str = "webhook-secret";
 
 /// An audit log that panics on the records chosen, counting the others.
