@@ -10,9 +10,9 @@
 //! * at most `max_connections` are open: a new one closes the connection that has waited
 //!   longest for a request, or is refused when every open connection is in a request;
 //! * every refused, timed-out, evicted or failed connection is one log line; an accept error
-//!   (EMFILE when the process is out of file descriptors) is logged, frees the longest-idle
-//!   connection and pauses the accept loop (50 ms, doubling to 1 s while it lasts) instead of
-//!   spinning.
+//!   is logged and never spins: out of file descriptors (EMFILE), a sixteenth of the open
+//!   connections, the longest waiting, are closed to free some; when nothing can be freed
+//!   the accept loop pauses (50 ms, doubling to 1 s while the errors last).
 //!
 //! The timers run on tokio's clock, so a test on a paused runtime moves them.
 
@@ -70,9 +70,12 @@ impl Default for Limits {
     }
 }
 
-/// The first pause of the accept loop after an accept error, and the longest.
+/// The first pause of the accept loop after an accept error that freed nothing, and the
+/// longest.
 const ACCEPT_PAUSE: Duration = Duration::from_millis(50);
 const ACCEPT_PAUSE_MAX: Duration = Duration::from_secs(1);
+/// The pause after closing connections for descriptors: their tasks close them meanwhile.
+const EVICTED_PAUSE: Duration = Duration::from_millis(1);
 
 /// Where a connection is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -212,28 +215,30 @@ impl Open {
         self.lock().len()
     }
 
-    /// Closes the connection that has waited longest for a request; `false` when every
-    /// open connection is in a request.
-    fn evict_longest_waiting(&self, why: &str) -> bool {
+    /// Closes up to `count` of the connections that have waited longest for a request;
+    /// how many it closed (none when every open connection is in a request).
+    fn evict_longest_waiting(&self, count: usize, why: &str) -> usize {
         let mut open = self.lock();
-        let victim = open
+        let mut waiting: Vec<(Instant, u64)> = open
             .iter()
             .filter_map(|(id, conn)| conn.waiting_since().map(|since| (since, *id)))
-            .min();
-        let Some((since, id)) = victim else {
-            return false;
-        };
-        if let Some(conn) = open.remove(&id) {
-            tracing::warn!(
-                peer = %conn.peer,
-                waited_seconds = since.elapsed().as_secs_f64(),
-                open = open.len() + 1,
-                why,
-                "closed the connection that waited longest for a request, to make room"
-            );
-            conn.evict.notify_one();
+            .collect();
+        waiting.sort_unstable();
+        let mut closed = 0;
+        for (since, id) in waiting.into_iter().take(count) {
+            if let Some(conn) = open.remove(&id) {
+                tracing::warn!(
+                    peer = %conn.peer,
+                    waited_seconds = since.elapsed().as_secs_f64(),
+                    open = open.len() + 1,
+                    why,
+                    "closed the connection that waited longest for a request, to make room"
+                );
+                conn.evict.notify_one();
+                closed += 1;
+            }
         }
-        true
+        closed
     }
 }
 
@@ -423,7 +428,7 @@ impl Service {
                     Ok((stream, peer)) => {
                         pause = ACCEPT_PAUSE;
                         if open.len() >= limits.max_connections.max(1)
-                            && !open.evict_longest_waiting("the connection limit was reached")
+                            && open.evict_longest_waiting(1, "the connection limit was reached") == 0
                         {
                             tracing::warn!(
                                 %peer,
@@ -454,11 +459,20 @@ impl Service {
                             "accepting a connection failed{}",
                             if descriptors { ": out of file descriptors (raise LimitNOFILE or lower --max-connections)" } else { "" }
                         );
-                        if descriptors {
-                            open.evict_longest_waiting("out of file descriptors");
+                        // Out of descriptors: free a sixteenth of the open connections (the
+                        // longest waiting), so the next accepts succeed; then a moment for
+                        // their tasks to close them. Nothing freed: back off.
+                        let freed = if descriptors {
+                            open.evict_longest_waiting((open.len() / 16).max(1), "out of file descriptors")
+                        } else {
+                            0
+                        };
+                        if freed > 0 {
+                            tokio::time::sleep(EVICTED_PAUSE).await;
+                        } else {
+                            tokio::time::sleep(pause).await;
+                            pause = (pause * 2).min(ACCEPT_PAUSE_MAX);
                         }
-                        tokio::time::sleep(pause).await;
-                        pause = (pause * 2).min(ACCEPT_PAUSE_MAX);
                     }
                 },
             }

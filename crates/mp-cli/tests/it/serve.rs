@@ -603,3 +603,73 @@ fn sighup_reloads_a_valid_configuration_and_keeps_the_one_in_force_when_a_file_i
     drop(serve);
     drop(world);
 }
+
+#[test]
+fn under_a_128_descriptor_limit_300_idle_connections_keep_neither_a_delivery_nor_healthz_out() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let config = dir.path().join("config");
+    let port = free_port();
+    let service = format!("http://127.0.0.1:{port}");
+    let (world, _world_lines, api) = serve_world(&config, None);
+    // The incident: a low descriptor limit (set by the shell that execs mp serve) and the
+    // default connection cap (512) above it, so accepting fails with EMFILE.
+    let mut serve = Command::new("sh")
+        .args(["-c", "ulimit -n 128 && exec \"$0\" \"$@\""])
+        .arg(assert_cmd::cargo::cargo_bin!("mp"))
+        .args(["--log-format", "json", "serve", "--config"])
+        .arg(&config)
+        .args(["--api-url", &api, "--listen", &format!("127.0.0.1:{port}")])
+        .args(["--resync-every", "1h"])
+        .env("MP_WEBHOOK_SECRET", SECRET)
+        .env("MP_GITHUB_TOKEN", "ghs_SERVETEST")
+        .env_remove("MP_APP_ID")
+        .env_remove("MP_RECEIPT_KEY")
+        .env("MP_LOG", "info")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mp serve starts");
+    let events = log_events(serve.stderr.take().expect("stderr"));
+    let serve = Running(serve);
+    wait_for(
+        &events,
+        "the start-up resync",
+        Duration::from_secs(30),
+        |e| said(e, "resync finished"),
+    );
+    let host = service.strip_prefix("http://").expect("an http URL");
+    let idle: Vec<TcpStream> = (0..300)
+        .map(|_| TcpStream::connect(host).expect("connects"))
+        .collect();
+    // GitHub's delivery and the health check still get through, promptly.
+    let started = Instant::now();
+    let (status, answer) = deliver_labeled(&service, 1);
+    assert_eq!(status, 202, "{answer}");
+    assert_eq!(http("GET", &format!("{service}/healthz"), None).0, 200);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    // And the log says what happened.
+    wait_for(&events, "the EMFILE error", Duration::from_secs(10), |e| {
+        e["level"] == "ERROR"
+            && e["fields"]["message"].as_str().is_some_and(|m| {
+                m.starts_with("accepting a connection failed: out of file descriptors")
+            })
+    });
+    wait_for(
+        &events,
+        "an idle connection closed",
+        Duration::from_secs(10),
+        |e| {
+            said(
+                e,
+                "closed the connection that waited longest for a request, to make room",
+            )
+        },
+    );
+    drop(idle);
+    drop(serve);
+    drop(world);
+}
