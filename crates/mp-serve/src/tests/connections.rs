@@ -136,8 +136,11 @@ fn when_every_open_connection_is_in_a_request_a_new_one_is_refused() {
                 .expect("writes");
             working.push(stream);
         }
-        // Let the server see both requests begin: /healthz on a third connection is refused
-        // (closed unanswered) only once both are in their handlers, so ask until it is.
+        // A moment for the server to read both headers (it then holds both in their
+        // handlers, waiting for the bodies); until then a third connection would close a
+        // connection still sending its header. /healthz on a third connection is refused
+        // (closed unanswered) once both are in their handlers, so ask until it is.
+        tokio::time::sleep(Duration::from_millis(50)).await;
         let mut refused = false;
         for _ in 0..50 {
             let mut stream = TcpStream::connect(&addr).await.expect("connects");
