@@ -9,7 +9,7 @@
 //! | `X-Hub-Signature-256` missing, malformed or for another body or secret | 401 | `rejected` |
 //! | `Content-Type` not `application/json` | 415 | `rejected` |
 //! | no `X-GitHub-Event` | 400 | `rejected` |
-//! | a delivery id seen before (a redelivery or a replay) | 200 | `duplicate` |
+//! | a delivery id, or a body (by its SHA-256), seen before (a redelivery or a replay) | 200 | `duplicate` |
 //! | an event mp does not act on | 202 | `ignored` |
 //! | a body that is not the event's JSON | 400 | `rejected` |
 //! | `ping` | 200 | `pong` |
@@ -38,7 +38,7 @@ use crate::signature::SIGNATURE_HEADER;
 
 type Ctx = State<Arc<Inner>>;
 
-fn answer(status: StatusCode, verdict: &str, reason: &str) -> Response {
+pub(crate) fn answer(status: StatusCode, verdict: &str, reason: &str) -> Response {
     (
         status,
         axum::Json(json!({"verdict": verdict, "reason": reason})),
@@ -49,7 +49,7 @@ fn answer(status: StatusCode, verdict: &str, reason: &str) -> Response {
 impl Service {
     /// The router to serve (e.g. with `axum::serve`), or to nest in an embedder's own.
     pub fn router(&self) -> Router {
-        let limit = self.inner.settings.max_body_bytes;
+        let limit = self.inner.settings().max_body_bytes;
         Router::new()
             .route("/webhook", post(webhook))
             .route("/healthz", get(healthz))
@@ -145,8 +145,8 @@ fn decide(
             return (rejection.status(), "rejected", rejection.body_text());
         }
     };
-    if let Err(error) = inner
-        .settings
+    let settings = inner.settings();
+    if let Err(error) = settings
         .secret
         .verify(header_text(headers, SIGNATURE_HEADER), &body)
     {
@@ -169,18 +169,8 @@ fn decide(
             "no X-GitHub-Event header".to_owned(),
         );
     }
-    if !delivery.is_empty()
-        && !inner
-            .seen
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .first_time(delivery)
-    {
-        return (
-            StatusCode::OK,
-            "duplicate",
-            format!("delivery {delivery} was already received; not acted on again"),
-        );
+    if let Some(reason) = seen_before(inner, delivery, &body) {
+        return (StatusCode::OK, "duplicate", reason);
     }
     let parsed = match Event::parse(event, &body) {
         Ok(parsed) => parsed,
@@ -195,8 +185,8 @@ fn decide(
         .map(|b| b.clone())
         .unwrap_or_else(|e| e.into_inner().clone());
     let context = RouteContext {
-        config: &inner.settings.config,
-        shard: inner.settings.options.shard,
+        config: &settings.config,
+        shard: settings.options.shard,
         branches: &branches,
     };
     match route(&parsed, &context) {
@@ -217,6 +207,31 @@ fn decide(
             inner.wake.notify_one();
             (StatusCode::ACCEPTED, "queued", described)
         }
+    }
+}
+
+/// Why this delivery was already received, if it was: by its `X-GitHub-Delivery` id, or by
+/// the SHA-256 of its signed body. The id is not signed, so a replay of a captured delivery
+/// under a new id (or none) is caught by the body's hash; a delivery without an id is
+/// deduped by the hash alone.
+fn seen_before(inner: &Inner, delivery: &str, body: &[u8]) -> Option<String> {
+    use sha2::{Digest, Sha256};
+    let hash = hex::encode(Sha256::digest(body));
+    let mut seen = inner
+        .seen
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let new_id = delivery.is_empty() || seen.first_time(&format!("id:{delivery}"));
+    let new_body = seen.first_time(&format!("sha256:{hash}"));
+    match (new_id, new_body) {
+        (true, true) => None,
+        (false, _) => Some(format!(
+            "delivery {delivery} was already received; not acted on again"
+        )),
+        (true, false) => Some(format!(
+            "a delivery with this body (sha256 {}) was already received; not acted on again",
+            &hash[..16]
+        )),
     }
 }
 

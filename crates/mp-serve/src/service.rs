@@ -43,8 +43,9 @@ use crate::metrics::Metrics;
 use crate::queue::{Job, Lane, Queue, SeenDeliveries};
 use crate::signature::WebhookSecret;
 
-/// How many deliveries the service remembers to answer redeliveries.
-const SEEN_DELIVERIES: usize = 10_000;
+/// How many delivery ids and body hashes the service remembers to answer redeliveries
+/// (two entries a delivery: about the last 10,000 deliveries).
+const SEEN_DELIVERIES: usize = 20_000;
 
 /// The service's settings.
 #[derive(Debug, Clone)]
@@ -179,7 +180,9 @@ pub(crate) struct Inner {
     pub(crate) audit: Arc<dyn AuditLog>,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) api: Option<Arc<dyn ApiCounters>>,
-    pub(crate) settings: Settings,
+    /// The settings in force: swapped whole by [`Service::reload`]; a job reads them once,
+    /// when it starts, and finishes with them.
+    settings: RwLock<Arc<Settings>>,
     pub(crate) queue: Arc<Mutex<Queue>>,
     pub(crate) seen: Mutex<SeenDeliveries>,
     pub(crate) wake: Notify,
@@ -245,7 +248,7 @@ impl Service {
                 audit,
                 clock,
                 api: None,
-                settings,
+                settings: RwLock::new(Arc::new(settings)),
                 queue,
                 seen: Mutex::new(SeenDeliveries::new(SEEN_DELIVERIES)),
                 wake: Notify::new(),
@@ -304,6 +307,34 @@ impl Service {
         self.inner.metrics.render()
     }
 
+    /// Swaps in a new configuration (already validated by the caller) and the options made
+    /// from it, for the jobs that start afterwards; the jobs in hand finish with the old
+    /// ones. What belongs to the process, not to the configuration, is kept: the shard, the
+    /// lease holder and terms, the webhook secret, the resync period, the body limit and the
+    /// workers. The gated branches are resolved again; repositories the new configuration
+    /// adds are taken up by their webhooks from now on, and whole at the next resync.
+    pub async fn reload(&self, config: Config, options: TickOptions) {
+        let inner = &self.inner;
+        {
+            let mut slot = inner
+                .settings
+                .write()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let old = &slot.options;
+            let mut options = options;
+            options.shard = old.shard;
+            options.lease_holder = old.lease_holder.clone();
+            options.lease_terms = old.lease_terms;
+            options.lease_clock = old.lease_clock.clone();
+            options.progress = old.progress.clone();
+            let mut settings = Settings::clone(slot.as_ref());
+            settings.config = config;
+            settings.options = options;
+            *slot = Arc::new(settings);
+        }
+        inner.refresh_branches().await;
+    }
+
     /// Learns the bot user, the gated branches and loads the watermarks, then tries to take
     /// the lease (held by a cron tick: not an error; the resyncs keep trying).
     ///
@@ -320,9 +351,10 @@ impl Service {
         *lock(&inner.bot) = Some(bot.clone());
         lock(&inner.readiness).token = true;
         inner.refresh_branches().await;
-        let governance = inner.settings.config.projects().governance_repo();
+        let settings = inner.settings();
+        let governance = settings.config.projects().governance_repo();
         let branch = inner.branch_of(governance);
-        let guard = inner.state_guard(&bot);
+        let guard = inner.state_guard(&settings, &bot);
         StateStore::load(github, governance, &branch, &guard).await?;
         lock(&inner.readiness).state = true;
         if let Err(why) = inner.hold_lease().await {
@@ -337,7 +369,7 @@ impl Service {
     pub async fn run(&self, shutdown: impl Future<Output = ()>) {
         let inner = &self.inner;
         inner.stopping.store(false, Ordering::SeqCst);
-        let mut resync = tokio::time::interval(inner.settings.resync_every);
+        let mut resync = tokio::time::interval(inner.settings().resync_every);
         resync.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         // The lease is kept (renewed, or taken when free) every retry period, busy or idle.
         let mut keep = tokio::time::interval(inner.terms().renew_every());
@@ -386,7 +418,7 @@ impl Service {
             return;
         }
         let mut queue = lock(&inner.queue);
-        while queue.running_jobs() < inner.settings.workers.max(1) {
+        while queue.running_jobs() < inner.settings().workers.max(1) {
             let Some(job) = queue.take_next() else { break };
             let inner = Arc::clone(&self.inner);
             tokio::spawn(async move {
@@ -456,12 +488,10 @@ impl Inner {
     }
 
     async fn refresh_branches(&self) {
-        let (branches, warnings) = resolve_default_branches(
-            self.github.as_ref(),
-            &self.settings.config,
-            &self.settings.options,
-        )
-        .await;
+        let settings = self.settings();
+        let (branches, warnings) =
+            resolve_default_branches(self.github.as_ref(), &settings.config, &settings.options)
+                .await;
         for warning in warnings {
             tracing::warn!(%warning, "default branch");
         }
@@ -471,22 +501,29 @@ impl Inner {
         }
     }
 
-    /// The options of one job: the settings' options with the gated branches.
-    fn options(&self) -> TickOptions {
+    /// The settings in force now.
+    pub(crate) fn settings(&self) -> Arc<Settings> {
+        Arc::clone(
+            &self
+                .settings
+                .read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
+    }
+
+    /// The options of one job: its settings' options with the gated branches.
+    fn options(&self, settings: &Settings) -> TickOptions {
         let branches = self
             .branches
             .read()
             .map(|b| b.clone())
             .unwrap_or_else(|e| e.into_inner().clone());
-        self.settings
-            .options
-            .clone()
-            .with_default_branches(branches)
+        settings.options.clone().with_default_branches(branches)
     }
 
     /// The lease's terms.
     fn terms(&self) -> LeaseTerms {
-        self.settings.options.lease_terms
+        self.settings().options.lease_terms
     }
 
     /// Takes the lease, or renews it when a third of its duration has passed since it was
@@ -500,7 +537,8 @@ impl Inner {
         let mut keeper = self.lease.lock().await;
         let now = self.clock.now();
         let github = self.github.as_ref();
-        let governance = self.settings.config.projects().governance_repo();
+        let settings = self.settings();
+        let governance = settings.config.projects().governance_repo();
         let terms = self.terms();
         let written = keeper.written;
         let result = match (&mut keeper.lease, written) {
@@ -543,11 +581,11 @@ impl Inner {
                 }
             }
             (None, _) => {
-                let holder = &self.settings.options.lease_holder;
+                let holder = &settings.options.lease_holder;
                 match Lease::take_for(
                     github,
                     governance,
-                    self.settings.options.shard,
+                    settings.options.shard,
                     holder,
                     terms,
                     now,
@@ -582,11 +620,11 @@ impl Inner {
     }
 
     /// Who may write the state: `bot` and the allowlisted people.
-    fn state_guard(&self, bot: &Login) -> StateGuard {
-        let config = &self.settings.config;
+    fn state_guard(&self, settings: &Settings, bot: &Login) -> StateGuard {
+        let config = &settings.config;
         StateGuard::new(
             IncidentAuthority::new(bot.clone(), config.projects().governance_repo().clone())
-                .with_key(self.settings.options.receipt_key.clone()),
+                .with_key(settings.options.receipt_key.clone()),
             config.allowlist().to_vec(),
         )
     }
@@ -649,8 +687,8 @@ impl Inner {
 
     /// The options of a job that evaluates pull requests: with the registry severity the
     /// last resync's burn-in clock decided, unless the settings chose one.
-    fn evaluation_options(&self) -> TickOptions {
-        let mut options = self.options();
+    fn evaluation_options(&self, settings: &Settings) -> TickOptions {
+        let mut options = self.options(settings);
         if options.registry_severity.is_none() {
             options.registry_severity = *lock(&self.registry_severity);
         }
@@ -659,8 +697,9 @@ impl Inner {
 
     async fn lane(&self, repo: &RepoName, lane: &Lane) {
         let now = self.clock.now();
-        let options = self.evaluation_options();
-        let config = &self.settings.config;
+        let settings = self.settings();
+        let options = self.evaluation_options(&settings);
+        let config = &settings.config;
         let github = self.github.as_ref();
         let mut selection = PullSelection::default();
         for number in &lane.numbers {
@@ -697,11 +736,12 @@ impl Inner {
     async fn supervise(&self, repos: &std::collections::BTreeSet<RepoName>) {
         let Some(bot) = self.bot() else { return };
         let now = self.clock.now();
-        let options = self.options();
-        let config = &self.settings.config;
+        let settings = self.settings();
+        let options = self.options(&settings);
+        let config = &settings.config;
         let github = self.github.as_ref();
         let governance = config.projects().governance_repo();
-        let guard = self.state_guard(&bot);
+        let guard = self.state_guard(&settings, &bot);
         let (mut store, mut state) = match StateStore::load(
             github,
             governance,
@@ -740,14 +780,18 @@ impl Inner {
     /// be trusted, the lease was lost): then no repository is visited, as a tick that fails
     /// there visits none.
     async fn resync(&self) -> Option<Vec<RepoName>> {
-        let governance = self.settings.config.projects().governance_repo().clone();
+        let settings = self.settings();
+        let governance = settings.config.projects().governance_repo().clone();
         self.refresh_branch(&governance).await;
         let now = self.clock.now();
-        let options = self.options().with_lease_held().with_global_work_only();
+        let options = self
+            .options(&settings)
+            .with_lease_held()
+            .with_global_work_only();
         match run_tick(
             self.github.as_ref(),
             self.audit.as_ref(),
-            &self.settings.config,
+            &settings.config,
             &options,
             now,
         )
@@ -769,7 +813,7 @@ impl Inner {
                         BurnInStatus::Overridden { severity } => *severity,
                         _ => mp_core::gate::DEFAULT_REGISTRY_SEVERITY,
                     });
-                let repos = watched(&self.settings);
+                let repos = watched(&settings);
                 tracing::info!(repositories = repos.len(), "resync: the global part done");
                 Some(repos)
             }
@@ -786,16 +830,19 @@ impl Inner {
     /// for the next tick then).
     async fn resync_repo(&self, repo: &RepoName) -> bool {
         self.refresh_branch(repo).await;
-        let projects = self.settings.config.projects();
+        let settings = self.settings();
+        let projects = settings.config.projects();
         if !projects.is_gated(repo) {
             return true;
         }
         let now = self.clock.now();
-        let options = self.evaluation_options().with_repos(vec![repo.clone()]);
+        let options = self
+            .evaluation_options(&settings)
+            .with_repos(vec![repo.clone()]);
         match run_repository_pass(
             self.github.as_ref(),
             self.audit.as_ref(),
-            &self.settings.config,
+            &settings.config,
             &options,
             now,
         )
@@ -825,7 +872,7 @@ impl Inner {
     /// configured override, else GitHub's default branch (`main` when GitHub does not say).
     async fn refresh_branch(&self, repo: &RepoName) {
         let configured = self
-            .settings
+            .settings()
             .config
             .projects()
             .repo_override(repo)

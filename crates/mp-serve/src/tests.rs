@@ -18,6 +18,8 @@ use tower::ServiceExt;
 
 use crate::{Service, Settings, WebhookSecret};
 
+mod connections;
+
 const SECRET: &str = "webhook-secret";
 
 /// An audit log that panics on the records chosen, counting the others.
@@ -282,6 +284,52 @@ fn a_replayed_delivery_is_answered_but_queued_once() {
         );
         let queue = service.inner.queue.lock().expect("the queue");
         assert_eq!(queue.depth(), 1);
+    });
+}
+
+#[test]
+fn a_replay_without_a_delivery_id_or_under_a_new_one_is_a_duplicate_by_its_bodys_hash() {
+    runtime().block_on(async {
+        let (service, _) = demo(Arc::default());
+        let body = labeled("acme/webapp", 1);
+        let (status, answer) = Delivery::new("pull_request", "", &body)
+            .send(&service)
+            .await;
+        assert_eq!(
+            (status, answer["verdict"].clone()),
+            (StatusCode::ACCEPTED, json!("queued"))
+        );
+        // The same signed bytes again, without an id: a redelivery.
+        let (status, answer) = Delivery::new("pull_request", "", &body)
+            .send(&service)
+            .await;
+        assert_eq!(
+            (status, answer["verdict"].clone()),
+            (StatusCode::OK, json!("duplicate"))
+        );
+        assert!(
+            answer["reason"]
+                .as_str()
+                .is_some_and(|r| r.starts_with("a delivery with this body (sha256 ")),
+            "{answer}"
+        );
+        // The id is not signed: the same bytes under a fresh id are a replay too.
+        let (status, answer) = Delivery::new("pull_request", "fresh-id", &body)
+            .send(&service)
+            .await;
+        assert_eq!(
+            (status, answer["verdict"].clone()),
+            (StatusCode::OK, json!("duplicate"))
+        );
+        // Another body without an id is new work.
+        let (status, answer) = Delivery::new("pull_request", "", &labeled("acme/webapp", 2))
+            .send(&service)
+            .await;
+        assert_eq!(
+            (status, answer["verdict"].clone()),
+            (StatusCode::ACCEPTED, json!("queued"))
+        );
+        assert_eq!(depth(&service), 1, "one lane for acme/webapp");
     });
 }
 
@@ -992,7 +1040,7 @@ mod resync {
                 records: std::sync::Mutex::default(),
             });
             let (demo, memory) = super::demo(Arc::default());
-            let mut settings = demo.inner.settings.clone();
+            let mut settings = crate::Settings::clone(&demo.inner.settings());
             settings.workers = 2;
             let now = memory.now();
             let service = Service::new(

@@ -2,7 +2,9 @@
 //! delivery of `@octokit/webhooks-examples` for an event mp reads parses, and what the models
 //! extract is what the delivery says; every field the models read is declared in the
 //! event's schemas of `@octokit/openapi-webhooks`, for every action, with a type and a
-//! nullability the model accepts.
+//! nullability the model accepts. And the parser under GitHub's examples mutated (truncated,
+//! values of another type, huge numbers, deep nesting, odd Unicode): a model or an error,
+//! never a panic nor a recursion past serde_json's limit.
 //!
 //! `cargo xtask webhooks` fetches both files (`cargo xtask test` runs it first). Without
 //! them the tests fail and name that command; they never skip.
@@ -16,6 +18,7 @@ use mp_serve::payload::{
     InstallationRepositoriesEvent, InstalledRepository, Issue, IssueEvent, KNOWN_EVENTS, Label,
     PullRef, PullRequest, PullRequestEvent, PushEvent, Repository, StatusEvent, User,
 };
+use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
 /// The environment variable `cargo xtask test` sets to the examples' path.
@@ -1048,4 +1051,212 @@ fn the_schema_reading_finds_what_it_should() {
         ["the model reads integer, the schema allows [\"string\"]"]
     );
     assert!(schemas.facts(&loose, "/label/name").is_none());
+}
+
+// ---------------------------------------------------------------------------------------
+// The parser under mutated deliveries: GitHub's examples truncated, with values of another
+// type, huge numbers, deep nesting and odd Unicode. The body reaching the parser is signed
+// and at most `--max-body-bytes`, but a parser that panics or recurses without bound on a
+// signed body would still take the service down, so it must answer every body with a model
+// or an error.
+
+/// How deep the nesting tests go: far past serde_json's recursion limit (128), so an
+/// unbounded recursion would overflow the test thread's stack and crash the binary.
+const DEEP: usize = 100_000;
+
+/// Every node of `value` by a path of keys and indexes, in document order.
+fn node_paths(value: &Value, at: &mut Vec<Step>, out: &mut Vec<Vec<Step>>) {
+    out.push(at.clone());
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                at.push(Step::Key(key.clone()));
+                node_paths(child, at, out);
+                at.pop();
+            }
+        }
+        Value::Array(items) => {
+            for (index, child) in items.iter().enumerate() {
+                at.push(Step::Index(index));
+                node_paths(child, at, out);
+                at.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+fn node_mut<'v>(value: &'v mut Value, path: &[Step]) -> &'v mut Value {
+    path.iter().fold(value, |node, step| match step {
+        Step::Key(key) => &mut node[key.as_str()],
+        Step::Index(index) => &mut node[*index],
+    })
+}
+
+/// One mutation of a delivery's body.
+#[derive(Debug, Clone)]
+enum Mutation {
+    /// Cut the text at this fraction (per mille) of its length.
+    Truncate(u16),
+    /// Replace the node chosen (by index, modulo the node count) with this value.
+    Replace(usize, Value),
+    /// Wrap the node chosen in this many arrays (`true`) or objects.
+    Nest(usize, usize, bool),
+    /// Overwrite this many raw bytes at a position (per mille).
+    Bytes(u16, Vec<u8>),
+}
+
+fn odd_value() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        any::<u64>().prop_map(|n| json!(n)),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(|f| json!(f)),
+        // Numbers no integer type holds, and a float beyond f64: raw JSON text.
+        Just(serde_json::from_str::<Value>("18446744073709551616").unwrap_or(Value::Null)),
+        Just(serde_json::from_str::<Value>("-9223372036854775809").unwrap_or(Value::Null)),
+        Just(serde_json::from_str::<Value>("1e308").unwrap_or(Value::Null)),
+        any::<String>().prop_map(Value::String),
+        "[\\u{0}-\\u{10FFFF}]{0,40}".prop_map(Value::String),
+        Just(json!("\u{0}\u{200B}\u{FEFF}\u{1F600}e\u{301}")),
+        Just(json!([])),
+        Just(json!({})),
+        Just(json!([1, "a", null, {"b": [true]}])),
+    ]
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        (0_u16..1000).prop_map(Mutation::Truncate),
+        (any::<usize>(), odd_value()).prop_map(|(at, v)| Mutation::Replace(at, v)),
+        (any::<usize>(), 1_usize..300, any::<bool>())
+            .prop_map(|(at, depth, arrays)| Mutation::Nest(at, depth, arrays)),
+        (0_u16..1000, prop::collection::vec(any::<u8>(), 1..8))
+            .prop_map(|(at, bytes)| Mutation::Bytes(at, bytes)),
+    ]
+}
+
+fn per_mille(len: usize, at: u16) -> usize {
+    len * usize::from(at) / 1000
+}
+
+/// The body `mutation` makes of `body`.
+fn mutate(body: &Value, mutation: &Mutation) -> Vec<u8> {
+    let text = serde_json::to_vec(body).expect("JSON");
+    let (at, change) = match mutation {
+        Mutation::Truncate(at) => return text[..per_mille(text.len(), *at)].to_vec(),
+        Mutation::Bytes(at, bytes) => {
+            let mut text = text;
+            let start = per_mille(text.len(), *at);
+            for (offset, byte) in bytes.iter().enumerate() {
+                if let Some(slot) = text.get_mut(start + offset) {
+                    *slot = *byte;
+                }
+            }
+            return text;
+        }
+        Mutation::Replace(at, _) | Mutation::Nest(at, _, _) => (*at, mutation),
+    };
+    let mut paths = Vec::new();
+    node_paths(body, &mut Vec::new(), &mut paths);
+    let path = &paths[at % paths.len()];
+    let mut body = body.clone();
+    let node = node_mut(&mut body, path);
+    match change {
+        Mutation::Replace(_, value) => *node = value.clone(),
+        Mutation::Nest(_, depth, arrays) => {
+            let mut nested = node.take();
+            for _ in 0..*depth {
+                nested = if *arrays {
+                    Value::Array(vec![nested])
+                } else {
+                    json!({ "n": nested })
+                };
+            }
+            *node = nested;
+        }
+        Mutation::Truncate(_) | Mutation::Bytes(..) => {}
+    }
+    serde_json::to_vec(&body).expect("JSON")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Every mutation of every example is answered with a model or an error, never a
+    /// panic; the whole body nested past serde_json's limit is an error.
+    #[test]
+    fn a_mutated_github_delivery_is_parsed_or_refused_never_a_panic(
+        pick in any::<usize>(),
+        mutation in mutation(),
+    ) {
+        let all = deliveries();
+        let (event, _, body) = all[pick % all.len()];
+        let bytes = mutate(body, &mutation);
+        let parsed = Event::parse(event, &bytes);
+        // Past 128 levels (the root wrapped, node 0), the body is refused.
+        if let Mutation::Nest(0, depth, _) = mutation && depth >= 128 {
+            prop_assert!(parsed.is_err(), "{event}: nested {depth} deep");
+        }
+    }
+}
+
+/// A body of `depth` nested arrays (or objects), as raw text: built without recursion.
+fn nested_text(depth: usize, arrays: bool) -> String {
+    let (open, close) = if arrays { ("[", "]") } else { ("{\"n\":", "}") };
+    let mut text = String::with_capacity(depth * (open.len() + close.len()) + 4);
+    for _ in 0..depth {
+        text.push_str(open);
+    }
+    text.push('1');
+    for _ in 0..depth {
+        text.push_str(close);
+    }
+    text
+}
+
+#[test]
+fn a_deeply_nested_delivery_is_refused_not_recursed_into() {
+    for event in KNOWN_EVENTS {
+        // A body of nested arrays: refused (by a model at its first field's type, by
+        // `ping`'s plain JSON value at serde_json's recursion limit), never a crash.
+        let parsed = Event::parse(event, nested_text(DEEP, true).as_bytes());
+        let error = parsed.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            !error.is_empty(),
+            "{event}: a body nested {DEEP} deep is refused"
+        );
+        if event == "ping" {
+            assert!(error.contains("recursion limit exceeded"), "{error}");
+        }
+        // Nested objects under a field no model reads are skipped without recursion
+        // (serde_json's `ignore_value` keeps its own stack, bounded by the body's size):
+        // no crash, whatever the answer.
+        for arrays in [true, false] {
+            let skipped = format!(
+                "{{\"zzz_unknown\":{},\"action\":\"opened\"}}",
+                nested_text(DEEP, arrays)
+            );
+            let _ = Event::parse(event, skipped.as_bytes());
+        }
+    }
+    // The models are flat (a field they read never holds a free-form value), so only a
+    // plain JSON value (`ping`'s) descends into nested objects: refused at the limit.
+    let error = Event::parse(
+        "ping",
+        format!("{{\"hook\":{}}}", nested_text(DEEP, false)).as_bytes(),
+    )
+    .err()
+    .map(|e| e.to_string())
+    .unwrap_or_default();
+    assert!(error.contains("recursion limit exceeded"), "{error}");
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use mp_github::rest::RestGitHub;
-use mp_serve::{ApiCounters, Service, Settings, WebhookSecret};
+use mp_serve::{ApiCounters, Limits, Service, Settings, WebhookSecret};
 use mp_tick::Shard;
 
 use crate::Exit;
@@ -51,6 +51,23 @@ pub struct ServeArgs {
     /// next resync covers what they said).
     #[arg(long, value_name = "BYTES", default_value_t = 5 * 1024 * 1024)]
     pub max_body_bytes: usize,
+    /// How long a connection may take to send a request's header (from its opening, or
+    /// from the first byte of its next request), e.g. `10s`.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_every)]
+    pub header_timeout: Every,
+    /// How long a request's body may take to arrive (GitHub itself gives up on a delivery
+    /// after 10 seconds); a slower one is answered 408 and its connection closed.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_every)]
+    pub body_timeout: Every,
+    /// How long a kept-alive connection may wait for its next request (keep it longer than
+    /// a fronting proxy's idle timeout for its upstream connections).
+    #[arg(long, value_name = "DURATION", default_value = "75s", value_parser = parse_every)]
+    pub idle_timeout: Every,
+    /// How many connections may be open at once; a new one beyond closes the connection
+    /// that waited longest for a request (keep it under the file-descriptor limit).
+    #[arg(long, value_name = "N", default_value_t = 512,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub max_connections: u32,
     /// Also append the classifier audit records to this JSON Lines file.
     #[arg(long, value_name = "FILE")]
     pub audit_log: Option<PathBuf>,
@@ -92,6 +109,79 @@ async fn stop_signal() {
     }
 }
 
+/// The connection limits of the arguments.
+fn limits(args: &ServeArgs) -> Limits {
+    let seconds = |every: Every| Duration::from_secs(u64::try_from(every.seconds()).unwrap_or(1));
+    Limits {
+        header_timeout: seconds(args.header_timeout),
+        body_timeout: seconds(args.body_timeout),
+        idle_timeout: seconds(args.idle_timeout),
+        max_connections: usize::try_from(args.max_connections).unwrap_or(usize::MAX),
+    }
+}
+
+/// Reads and validates the configuration directory again, with the checks of the start
+/// (those of `mp config validate`) and the options made from it.
+///
+/// # Errors
+/// Every problem that refuses it, one line each (`file:line:column: error[code]: ...`).
+fn read_again(
+    dir: &std::path::Path,
+    shard: Option<Shard>,
+    skill_calls: &SkillCalls,
+) -> Result<(mp_core::config::Config, mp_tick::TickOptions), Vec<String>> {
+    let files = crate::commands::config_validate::read_config_dir(dir)
+        .map_err(|e| vec![format!("{e:#}")])?;
+    let report = mp_core::config::load(&files);
+    for warning in report.warnings() {
+        tracing::warn!(%warning, "configuration");
+    }
+    let Some(config) = report.config else {
+        return Err(report.errors().map(ToString::to_string).collect());
+    };
+    let options =
+        live_options(&config, dir, shard, skill_calls).map_err(|e| vec![format!("{e:#}")])?;
+    Ok((config, options))
+}
+
+/// On every SIGHUP, reads the configuration directory again and swaps it in for the jobs
+/// that start afterwards; a configuration that does not validate is logged (one error line
+/// per problem, naming its file and line) and the one in force is kept.
+#[cfg(unix)]
+async fn reload_on_hangup(
+    mut hangups: tokio::signal::unix::Signal,
+    service: Service,
+    dir: PathBuf,
+    shard: Option<Shard>,
+    skill_calls: SkillCalls,
+) {
+    while hangups.recv().await.is_some() {
+        let directory = dir.display().to_string();
+        tracing::info!(directory, "SIGHUP: reading the configuration again");
+        match read_again(&dir, shard, &skill_calls) {
+            Ok((config, options)) => {
+                let repositories = config.projects().supervised_repos().len();
+                service.reload(config, options).await;
+                tracing::info!(
+                    directory,
+                    repositories,
+                    "configuration reloaded: the jobs that start from now on use it"
+                );
+            }
+            Err(problems) => {
+                for problem in &problems {
+                    tracing::error!(directory, %problem, "configuration not reloaded");
+                }
+                tracing::error!(
+                    directory,
+                    errors = problems.len(),
+                    "configuration not reloaded: the configuration in force is kept"
+                );
+            }
+        }
+    }
+}
+
 /// Runs `mp serve` until a stop signal.
 pub fn run(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let (config, warnings) = load_live_config(&args.config)?;
@@ -130,6 +220,10 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
+        // Installed first: from here on SIGHUP reloads instead of ending the process.
+        #[cfg(unix)]
+        let hangups = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+            .context("handling SIGHUP")?;
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;
@@ -145,11 +239,20 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
         let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
             let _ = rx.wait_for(|stop| *stop).await;
         };
-        let server = tokio::spawn(
-            axum::serve(listener, service.router())
-                .with_graceful_shutdown(stopped(stop_rx.clone()))
-                .into_future(),
-        );
+        let server = {
+            let service = service.clone();
+            let limits = limits(args);
+            let stop = stop_rx.clone();
+            tokio::spawn(async move { service.serve(listener, limits, stopped(stop)).await })
+        };
+        #[cfg(unix)]
+        let reload = tokio::spawn(reload_on_hangup(
+            hangups,
+            service.clone(),
+            args.config.clone(),
+            args.shard,
+            skill_calls.clone(),
+        ));
         if let Err(error) = service.start().await {
             tracing::error!(%error, "mp serve cannot start");
             writeln!(out, "mp serve failed closed: {error}")?;
@@ -157,10 +260,10 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
             return Ok(Exit::FailedClosed);
         }
         service.run(stopped(stop_rx)).await;
-        match server.await {
-            Ok(Ok(())) => {}
-            Ok(Err(error)) => tracing::warn!(%error, "the HTTP server stopped with an error"),
-            Err(error) => tracing::warn!(%error, "the HTTP server task failed"),
+        #[cfg(unix)]
+        reload.abort();
+        if let Err(error) = server.await {
+            tracing::warn!(%error, "the HTTP server task failed");
         }
         writeln!(out, "mp serve stopped")?;
         Ok(Exit::Ok)

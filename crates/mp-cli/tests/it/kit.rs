@@ -121,6 +121,17 @@ fn the_systemd_unit_verifies_and_starts_mp_serve_with_the_credentials_it_loads()
             .collect()
     };
     assert_eq!(get("DynamicUser"), ["yes"]);
+    // `systemctl reload` sends SIGHUP (mp serve reads its configuration again), and the
+    // descriptor limit leaves room for the connection cap (512) and the client.
+    assert_eq!(get("ExecReload"), ["/bin/kill -HUP $MAINPID"]);
+    let descriptors: Vec<u64> = get("LimitNOFILE")
+        .iter()
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    assert!(
+        descriptors.len() == 1 && descriptors[0] >= 512 + 256,
+        "LimitNOFILE= above --max-connections: {descriptors:?}"
+    );
     assert!(
         get("EnvironmentFile").is_empty(),
         "no secret file read by the dynamic user"

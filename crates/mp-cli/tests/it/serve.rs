@@ -460,3 +460,216 @@ fn a_tick_whose_killed_predecessor_left_the_lease_runs_at_once_and_another_ident
     assert_eq!(next.status.code(), Some(0), "{next:?}");
     drop(world);
 }
+
+/// A signed `pull_request` `labeled` delivery of acme/app#1 sent straight to the service;
+/// `nonce` makes each body different (the service dedupes a body it has seen).
+fn deliver_labeled(service: &str, nonce: u64) -> (u16, String) {
+    let payload = json!({
+        "action": "labeled",
+        "number": 1,
+        "label": {"name": "ready-to-merge"},
+        "pull_request": {
+            "number": 1,
+            "head": {"sha": "0".repeat(40), "ref": "agent/readme-fix"},
+            "base": {"sha": "1".repeat(40), "ref": "main"},
+        },
+        "repository": {"full_name": "acme/app", "default_branch": "main"},
+        "sender": {"login": "alice"},
+        "test_nonce": nonce,
+    })
+    .to_string();
+    let signature = mp_serve::WebhookSecret::new(SECRET)
+        .expect("a secret")
+        .sign(payload.as_bytes());
+    let host = service.strip_prefix("http://").expect("an http URL");
+    let mut stream = TcpStream::connect(host).expect("connects");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("a timeout");
+    write!(
+        stream,
+        "POST /webhook HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nX-GitHub-Event: pull_request\r\nX-GitHub-Delivery: hup-{nonce}\r\nX-Hub-Signature-256: {signature}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{payload}",
+        payload.len()
+    )
+    .expect("writes");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("reads");
+    let status = answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, answer)
+}
+
+fn hang_up(serve: &Running) {
+    let status = Command::new("kill")
+        .args(["-HUP", &serve.0.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+}
+
+/// The action of the next decision the service logs on acme/app#1.
+fn next_decision(events: &mpsc::Receiver<Value>) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let event = events.recv_timeout(left).expect("a decision");
+        if said(&event, "decision") {
+            return event["fields"]["action"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+        }
+    }
+}
+
+#[test]
+fn sighup_reloads_a_valid_configuration_and_keeps_the_one_in_force_when_a_file_is_bad() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let config = dir.path().join("config");
+    let port = free_port();
+    let service = format!("http://127.0.0.1:{port}");
+    let (world, _world_lines, api) = serve_world(&config, None);
+    // The service starts with bob as the owner: alice's label is not the owner's.
+    std::fs::write(config.join("owner.yml"), "github_login: bob\n").expect("writes");
+    let env = std::fs::read_to_string(config.join("env.yml")).expect("env.yml");
+    let (serve, _lines, events) = start_serve(&config, &api, port, "serve@hup");
+    wait_for(
+        &events,
+        "the start-up resync",
+        Duration::from_secs(30),
+        |e| said(e, "resync finished"),
+    );
+    // alice labels it (the fake records the label; the delivery goes straight to mp serve).
+    let (status, body) = http(
+        "POST",
+        &format!("{api}/repos/acme/app/_loopback/label"),
+        Some(&json!({"number": 1, "label": "ready-to-merge", "actor": "alice"})),
+    );
+    assert_eq!(status, 200, "{body}");
+    let (status, answer) = deliver_labeled(&service, 1);
+    assert_eq!(status, 202, "{answer}");
+    assert_ne!(
+        next_decision(&events),
+        "merged",
+        "bob owns the configuration"
+    );
+
+    // alice becomes the owner, but env.yml is broken in the same change: SIGHUP keeps the
+    // configuration in force and names the file and line.
+    std::fs::write(config.join("owner.yml"), "github_login: alice\n").expect("writes");
+    std::fs::write(
+        config.join("env.yml"),
+        format!("{env}required_checks: [test\n"),
+    )
+    .expect("writes");
+    hang_up(&serve);
+    wait_for(
+        &events,
+        "the refused reload",
+        Duration::from_secs(30),
+        |e| {
+            e["level"] == "ERROR"
+                && said(e, "configuration not reloaded")
+                && e["fields"]["problem"]
+                    .as_str()
+                    .is_some_and(|p| p.starts_with("env.yml:"))
+        },
+    );
+    let (status, answer) = deliver_labeled(&service, 2);
+    assert_eq!(status, 202, "{answer}");
+    assert_ne!(
+        next_decision(&events),
+        "merged",
+        "the old configuration (owner bob) is still in force"
+    );
+    assert!(!merged(&api));
+
+    // env.yml fixed: the next SIGHUP swaps the configuration in, and the next job uses it.
+    std::fs::write(config.join("env.yml"), &env).expect("writes");
+    hang_up(&serve);
+    wait_for(&events, "the reload", Duration::from_secs(30), |e| {
+        said(
+            e,
+            "configuration reloaded: the jobs that start from now on use it",
+        )
+    });
+    let (status, answer) = deliver_labeled(&service, 3);
+    assert_eq!(status, 202, "{answer}");
+    assert_eq!(next_decision(&events), "merged");
+    assert!(merged(&api));
+    drop(serve);
+    drop(world);
+}
+
+#[test]
+fn under_a_128_descriptor_limit_300_idle_connections_keep_neither_a_delivery_nor_healthz_out() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let config = dir.path().join("config");
+    let port = free_port();
+    let service = format!("http://127.0.0.1:{port}");
+    let (world, _world_lines, api) = serve_world(&config, None);
+    // The incident: a low descriptor limit (set by the shell that execs mp serve) and the
+    // default connection cap (512) above it, so accepting fails with EMFILE.
+    let mut serve = Command::new("sh")
+        .args(["-c", "ulimit -n 128 && exec \"$0\" \"$@\""])
+        .arg(assert_cmd::cargo::cargo_bin!("mp"))
+        .args(["--log-format", "json", "serve", "--config"])
+        .arg(&config)
+        .args(["--api-url", &api, "--listen", &format!("127.0.0.1:{port}")])
+        .args(["--resync-every", "1h"])
+        .env("MP_WEBHOOK_SECRET", SECRET)
+        .env("MP_GITHUB_TOKEN", "ghs_SERVETEST")
+        .env_remove("MP_APP_ID")
+        .env_remove("MP_RECEIPT_KEY")
+        .env("MP_LOG", "info")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mp serve starts");
+    let events = log_events(serve.stderr.take().expect("stderr"));
+    let serve = Running(serve);
+    wait_for(
+        &events,
+        "the start-up resync",
+        Duration::from_secs(30),
+        |e| said(e, "resync finished"),
+    );
+    let host = service.strip_prefix("http://").expect("an http URL");
+    let idle: Vec<TcpStream> = (0..300)
+        .map(|_| TcpStream::connect(host).expect("connects"))
+        .collect();
+    // GitHub's delivery and the health check still get through, promptly.
+    let started = Instant::now();
+    let (status, answer) = deliver_labeled(&service, 1);
+    assert_eq!(status, 202, "{answer}");
+    assert_eq!(http("GET", &format!("{service}/healthz"), None).0, 200);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    // And the log says what happened.
+    wait_for(&events, "the EMFILE error", Duration::from_secs(10), |e| {
+        e["level"] == "ERROR"
+            && e["fields"]["message"].as_str().is_some_and(|m| {
+                m.starts_with("accepting a connection failed: out of file descriptors")
+            })
+    });
+    wait_for(
+        &events,
+        "an idle connection closed",
+        Duration::from_secs(10),
+        |e| {
+            said(
+                e,
+                "closed the connection that waited longest for a request, to make room",
+            )
+        },
+    );
+    drop(idle);
+    drop(serve);
+    drop(world);
+}
