@@ -46,6 +46,7 @@ pub fn record(report: &FullTickReport, doc: &Value, dry_run: bool) -> Value {
             // Not gated: the base is another branch.
             PrAction::Ignored => continue,
             PrAction::Waiting => "waiting",
+            PrAction::WouldEnqueue => "would_enqueue",
             _ => "skipped",
         };
         *repo(&mut repos, name).entry(counter).or_default() += 1;

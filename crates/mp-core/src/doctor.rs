@@ -14,7 +14,8 @@ mod tests;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::branch::incident::IncidentLabel;
-use crate::config::Config;
+use crate::config::{Config, RepoMergeMode};
+use crate::github_queue::protected_by_merge_queue;
 use crate::ids::RepoName;
 use crate::labels::{
     APPROVED_A, APPROVED_B, APPROVED_C, AUTO_APPROVED_CRITICAL_REVERSIBLE,
@@ -687,6 +688,61 @@ pub fn branch_rules_check(
             wanted.join(", ")
         ),
     )
+}
+
+/// GitHub's merge queue against `merge.mode` for a supervised repository, over the rule
+/// types GitHub lists for its gated branch (the tick's predicate,
+/// [`protected_by_merge_queue`]; decisions/0074). A queue without `github-queue` mode is a
+/// warning whose fix is the `repo_overrides` entry (a direct merge or mp's own queue's
+/// fast-forward is refused on a queue-protected branch); `github-queue` mode without a
+/// queue is a warning too (the tick neither merges nor enqueues there). `None` when neither
+/// the branch has a queue nor the mode asks for one, or when the rules could not be read
+/// (the branch-rules check says so).
+pub fn merge_queue_check(
+    config: &Config,
+    repo: &RepoName,
+    branch: &str,
+    rules: &Result<Vec<String>, String>,
+) -> Option<Check> {
+    let Ok(rules) = rules else {
+        return None;
+    };
+    let name = format!("merge_queue:{repo}");
+    let mode = config.projects().merge_settings(repo).mode();
+    let queued = protected_by_merge_queue(rules);
+    match (queued, mode) {
+        (true, RepoMergeMode::GitHubQueue) => Some(Check::ok(
+            name,
+            format!(
+                "GitHub's merge queue protects {repo}@{branch}, and merge.mode is github-queue"
+            ),
+        )),
+        (true, mode) => Some(Check::warn(
+            name,
+            format!(
+                "GitHub's merge queue protects {repo}@{branch} (a merge_queue rule), but merge.mode is {}: GitHub refuses mp's {} there",
+                mode.as_str(),
+                if mode == RepoMergeMode::Queue {
+                    "fast-forward of the default branch"
+                } else {
+                    "direct merges"
+                }
+            ),
+            format!(
+                "set the mode in projects.yml: repo_overrides: {{{repo}: {{merge: {{mode: github-queue}}}}}} (docs/queue.md, \"GitHub's merge queue\")"
+            ),
+        )),
+        (false, RepoMergeMode::GitHubQueue) => Some(Check::warn(
+            name,
+            format!(
+                "merge.mode is github-queue but no merge queue protects {repo}@{branch}: the tick neither merges nor enqueues there"
+            ),
+            format!(
+                "add a branch ruleset on {repo} targeting {branch} with the merge_queue rule, or set repo_overrides.{repo}.merge.mode to direct or queue"
+            ),
+        )),
+        (false, _) => None,
+    }
 }
 
 // ---- 6. labels ---------------------------------------------------------------------------
@@ -1415,6 +1471,7 @@ pub fn checks(config: &Config, facts: &Facts) -> Vec<Check> {
                 Protected::GatedBranch,
                 rules,
             ));
+            out.extend(merge_queue_check(config, &repo.repo, &branch, rules));
         }
     }
     for repo in reachable() {

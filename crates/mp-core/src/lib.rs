@@ -23,6 +23,7 @@ pub mod config;
 pub mod context;
 pub mod doctor;
 pub mod gate;
+pub mod github_queue;
 pub mod ids;
 pub mod inbox;
 pub mod labels;

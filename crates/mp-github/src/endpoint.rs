@@ -35,6 +35,9 @@ pub enum Endpoint {
     GetBranch,
     /// `GET /repos/{o}/{r}` (the repository, for its `default_branch`).
     GetRepo,
+    /// `GET /repos/{o}/{r}/rules/branches/{branch}` (the active rules that apply to a
+    /// branch).
+    ListBranchRules,
     /// `GET /repos/{o}/{r}/issues`.
     ListIssues,
     /// `POST /repos/{o}/{r}/issues/{n}/comments`.
@@ -102,6 +105,7 @@ impl Endpoint {
             Self::ListReactions => "GET /repos/{o}/{r}/issues/{n}/reactions",
             Self::GetBranch => "GET /repos/{o}/{r}/branches/{branch}",
             Self::GetRepo => "GET /repos/{o}/{r}",
+            Self::ListBranchRules => "GET /repos/{o}/{r}/rules/branches/{branch}",
             Self::ListIssues => "GET /repos/{o}/{r}/issues",
             Self::CreateComment => "POST /repos/{o}/{r}/issues/{n}/comments",
             Self::UpdateComment => "PATCH /repos/{o}/{r}/issues/comments/{id}",

@@ -357,6 +357,14 @@ impl GitHub for Catalog {
         })
     }
 
+    async fn branch_rules(
+        &self,
+        _repo: &RepoName,
+        _branch: &str,
+    ) -> Result<Vec<String>, GitHubError> {
+        Ok(Vec::new())
+    }
+
     async fn issues(
         &self,
         _repo: &RepoName,

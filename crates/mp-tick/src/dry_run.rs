@@ -385,6 +385,14 @@ impl GitHub for DryRun<'_> {
         Ok(self.overlay().branch_head(repo, branch).unwrap_or(head))
     }
 
+    async fn branch_rules(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+    ) -> Result<Vec<String>, GitHubError> {
+        self.inner.branch_rules(repo, branch).await
+    }
+
     async fn default_branch(&self, repo: &RepoName) -> Result<String, GitHubError> {
         self.inner.default_branch(repo).await
     }

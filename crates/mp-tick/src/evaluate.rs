@@ -81,7 +81,10 @@ impl PrEvaluation {
     /// when the pull request merges on it: a pull request that waits through several of
     /// mp's updates gets one comment, not one per update (decisions/0026).
     pub fn receipts_to_write(&self) -> impl Iterator<Item = &BindPlan> {
-        let merging = self.route() == Route::Mergeable;
+        // In `github-queue` mode nothing merges yet: the route writes nothing
+        // (decisions/0074).
+        let merging = self.route() == Route::Mergeable
+            && self.policy.merge_mode != mp_core::config::RepoMergeMode::GitHubQueue;
         self.receipt_plans
             .iter()
             .filter(move |plan| plan.binds() && (merging || !plan.carries_over()))

@@ -6,11 +6,13 @@ use std::collections::BTreeMap;
 use mp_core::agent::AgentIdentity;
 use mp_core::approval::{render_receipt, unchanged_since};
 use mp_core::classifier::Verdict;
+use mp_core::config::RepoMergeMode;
 use mp_core::context::{LabelEvent, LabelRecords, PrContext};
 use mp_core::gate::GateReport;
 use mp_core::gate::diagnostic::{
     BLOCKED_HEADER, DIAGNOSTIC_PREFIX, latest_diagnostic, render_diagnostic, should_post,
 };
+use mp_core::github_queue::GitHubQueueStep;
 use mp_core::ids::{CommitSha, PrNumber, RepoName, Timestamp};
 use mp_core::port::{
     AuditLog, GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeMethod, MergeRequest,
@@ -115,6 +117,9 @@ pub(crate) struct Runner<'a> {
     /// Queue mode: the candidates of each repository, in processing order, until
     /// [`Runner::order_queue`] orders them.
     queued: BTreeMap<RepoName, Vec<Candidate>>,
+    /// `github-queue` mode: the rule types of each repository's gated branch, read when its
+    /// first pull request passes the gate.
+    branch_rules: BTreeMap<RepoName, Vec<String>>,
     pub(crate) report: TickReport,
 }
 
@@ -142,6 +147,7 @@ impl<'a> Runner<'a> {
             pending_inbox: None,
             pending_record: None,
             queued: BTreeMap::new(),
+            branch_rules: BTreeMap::new(),
             report: TickReport::default(),
         }
     }
@@ -616,12 +622,57 @@ impl<'a> Runner<'a> {
         self.report.queues.insert(repo.clone(), ordered);
     }
 
+    /// `github-queue` mode: the pull request passed the gate (C4 aside). GitHub's merge queue
+    /// lands this repository and enqueueing is not built yet, so this path writes nothing
+    /// and never merges or updates a branch: the outcome says which head mp would enqueue,
+    /// or that no merge queue protects the branch (decisions/0074). The branch's rules are
+    /// read once per repository and tick, and judged by the predicate `mp doctor` uses.
+    async fn github_queue(
+        &mut self,
+        evaluation: &PrEvaluation,
+    ) -> Result<(PrAction, String), Skip> {
+        let pr = &evaluation.pr;
+        let quadrant = evaluation.verdict.quadrant;
+        if self.setup.options().merge_mode == MergeMode::Observe {
+            return Ok((
+                PrAction::Observe,
+                format!(
+                    "observe-only: would have enqueued in GitHub's merge queue as Quadrant {quadrant} (set merge_enabled: true in env.yml to enable merging)"
+                ),
+            ));
+        }
+        let branch = self.setup.options.gated_branch(&pr.repo).to_owned();
+        let rules = match self.branch_rules.get(&pr.repo) {
+            Some(rules) => rules.clone(),
+            None => {
+                let rules = self
+                    .github
+                    .branch_rules(&pr.repo, &branch)
+                    .await
+                    .map_err(|e| Skip::github("cannot read the rules of the gated branch", &e))?;
+                self.branch_rules.insert(pr.repo.clone(), rules.clone());
+                rules
+            }
+        };
+        let step = GitHubQueueStep::decide(&rules, &branch, &pr.head_sha);
+        let action = match step {
+            GitHubQueueStep::WouldEnqueue { .. } => PrAction::WouldEnqueue,
+            _ => PrAction::Blocked,
+        };
+        Ok((
+            action,
+            format!("Quadrant {quadrant}: {step} ({})", step.code()),
+        ))
+    }
+
     /// (8)-(11) Race guard, observe or merge, and the B/C audit issue.
     async fn merge(&mut self, evaluation: &PrEvaluation) -> Result<(PrAction, String), Skip> {
         let pr = &evaluation.pr;
         let quadrant = evaluation.verdict.quadrant;
-        if evaluation.policy.queue_mode {
-            return Ok(self.enqueue(evaluation).await);
+        match evaluation.policy.merge_mode {
+            RepoMergeMode::Queue => return Ok(self.enqueue(evaluation).await),
+            RepoMergeMode::GitHubQueue => return self.github_queue(evaluation).await,
+            _ => {}
         }
         // (8) L3: `main` must not have moved since C4 looked.
         let main_now = self

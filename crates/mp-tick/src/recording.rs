@@ -188,6 +188,14 @@ impl GitHub for Recording<'_> {
         self.inner.branch_head(repo, branch).await
     }
 
+    async fn branch_rules(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+    ) -> Result<Vec<String>, GitHubError> {
+        self.inner.branch_rules(repo, branch).await
+    }
+
     async fn default_branch(&self, repo: &RepoName) -> Result<String, GitHubError> {
         self.inner.default_branch(repo).await
     }

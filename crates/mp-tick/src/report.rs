@@ -40,11 +40,15 @@ pub enum PrAction {
     /// Queue mode: the gate passed (C4 aside) and the pull request is in the merge queue,
     /// or held out of it; the detail says its position or why it is held.
     Queued,
+    /// `github-queue` mode: the gate passed (C4 aside) and GitHub's merge queue protects
+    /// the branch; mp would enqueue the head but writes nothing (enqueueing is not built
+    /// yet, decisions/0074).
+    WouldEnqueue,
 }
 
 impl PrAction {
     /// The stable name: `merged`, `observe`, `inbox`, `blocked`, `race-rebased`, `skipped`,
-    /// `ignored`, `waiting`, `queued`.
+    /// `ignored`, `waiting`, `queued`, `would-enqueue`.
     pub fn as_str(&self) -> &'static str {
         match self {
             Self::Merged { .. } => "merged",
@@ -56,6 +60,7 @@ impl PrAction {
             Self::Ignored => "ignored",
             Self::Waiting => "waiting",
             Self::Queued => "queued",
+            Self::WouldEnqueue => "would-enqueue",
         }
     }
 }
@@ -186,6 +191,8 @@ pub struct TickMetrics {
     pub waiting: u32,
     /// Queue mode: pull requests in the merge queue (or held out of it) after the tick.
     pub queued: u32,
+    /// `github-queue` mode: pull requests mp would enqueue in GitHub's merge queue.
+    pub would_enqueue: u32,
     /// Pull requests classified (one audit record each).
     pub classified: u32,
     /// Receipt comments written.
@@ -225,19 +232,24 @@ impl TickMetrics {
             PrAction::Ignored => &mut self.ignored,
             PrAction::Waiting => &mut self.waiting,
             PrAction::Queued => &mut self.queued,
+            PrAction::WouldEnqueue => &mut self.would_enqueue,
         };
         *counter += 1;
     }
 
     /// The metrics as the `tick complete` JSON object, with the reference's key names
     /// (`race-rebased` keeps its dash); `queued` only when a repository is in queue mode
-    /// and something was queued.
+    /// and something was queued, `would_enqueue` only when something would have been
+    /// enqueued in GitHub's merge queue.
     pub fn to_json(&self) -> serde_json::Value {
         let mut json = self.direct_json();
-        if self.queued > 0
-            && let serde_json::Value::Object(map) = &mut json
-        {
-            map.insert("queued".to_owned(), self.queued.into());
+        if let serde_json::Value::Object(map) = &mut json {
+            if self.queued > 0 {
+                map.insert("queued".to_owned(), self.queued.into());
+            }
+            if self.would_enqueue > 0 {
+                map.insert("would_enqueue".to_owned(), self.would_enqueue.into());
+            }
         }
         json
     }

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, anyhow};
 use clap::Args;
+use mp_core::config::RepoMergeMode;
 use mp_core::gate::Outcome;
 use mp_core::port::GitHubHistory;
 use mp_core::route::Route;
@@ -148,7 +149,7 @@ async fn queue_candidate(
     label: &str,
     now: mp_core::Timestamp,
 ) -> Option<mp_core::queue::Candidate> {
-    if e.route() != Route::Mergeable || !e.policy.queue_mode {
+    if e.route() != Route::Mergeable || e.policy.merge_mode != RepoMergeMode::Queue {
         return None;
     }
     let read = tick::with_priority_record(github, &e.pr, label).await;
@@ -181,7 +182,9 @@ async fn evaluate(
     let pull = github.pull(repo, number).await?;
     let evaluation = tick::evaluate_pr(github, &setup, &pull, now).await?;
     let merge = config.projects().merge_settings(repo);
-    if !evaluation.policy.queue_mode || options.merge_mode == MergeMode::Observe {
+    if evaluation.policy.merge_mode != RepoMergeMode::Queue
+        || options.merge_mode == MergeMode::Observe
+    {
         return Ok(Explained {
             evaluation,
             queue: None,

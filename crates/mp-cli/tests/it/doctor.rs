@@ -570,3 +570,52 @@ fn a_hand_made_bot_state_branch_fails_as_the_tick_would() {
         "{out}"
     );
 }
+
+#[test]
+fn doctor_recommends_github_queue_mode_where_a_merge_queue_protects_the_branch() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    // own/app's main is behind GitHub's merge queue in direct mode; own/lib is in
+    // github-queue mode without a queue on trunk.
+    let world = own_world("", true, true)
+        .replace(
+            "      supervised_repos: [own/app, own/lib]\n",
+            "      supervised_repos: [own/app, own/lib]\n      repo_overrides:\n        own/lib:\n          merge:\n            mode: github-queue\n",
+        )
+        .replace(
+            "    branches: {main: a1}\n",
+            "    branches: {main: a1}\n    branch_rules:\n      main: [deletion, non_fast_forward, pull_request]\n    merge_queues:\n      main: {merge_method: SQUASH, grouping_strategy: HEADGREEN}\n",
+        );
+    let (_served, url, config) = serve_text(&world, "", dir.path());
+    let (_, out) = doctor(&url, &config, &Auth::App, true, &["--format", "json"]);
+    let doc = json(&out);
+    // The queue's rule is among the rules read over REST (with its parameters).
+    assert!(
+        check(&doc, "branch_rules:own/app")["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("merge_queue")),
+        "{out}"
+    );
+    let app = check(&doc, "merge_queue:own/app");
+    assert_eq!(app["status"], "warn", "{out}");
+    assert_eq!(
+        app["fix"],
+        "set the mode in projects.yml: repo_overrides: {own/app: {merge: {mode: github-queue}}} (docs/queue.md, \"GitHub's merge queue\")"
+    );
+    let lib = check(&doc, "merge_queue:own/lib");
+    assert_eq!(lib["status"], "warn", "{out}");
+    assert!(
+        lib["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("no merge queue protects own/lib@trunk")),
+        "{out}"
+    );
+    // The governance repository has neither a queue nor the mode: no line.
+    assert!(
+        !doc["checks"]
+            .as_array()
+            .expect("a check list")
+            .iter()
+            .any(|c| c["name"] == "merge_queue:own/governance"),
+        "{out}"
+    );
+}

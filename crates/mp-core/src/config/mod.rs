@@ -219,7 +219,7 @@ impl Config {
             registry_severity,
             check_report_timeout_minutes: env.check_report_timeout_minutes(),
             label_settle: env.label_settle(),
-            queue_mode: self.projects().is_queue_mode(repo),
+            merge_mode: self.projects().merge_settings(repo).mode(),
         }
     }
 

@@ -246,8 +246,9 @@ struct RepoOverrideSection {
     )]
     default_branch: Option<Spanned<String>>,
     /// How pull requests land in this repository: one at a time after updating each to the
-    /// default branch (`direct`, the default), or in batches tested together on a staging
-    /// branch (`queue`, decisions/0056).
+    /// default branch (`direct`, the default), in batches tested together on a staging
+    /// branch (`queue`, decisions/0056), or through GitHub's own merge queue
+    /// (`github-queue`, decisions/0074).
     #[serde(default)]
     merge: Option<MergeSection>,
 }
@@ -258,8 +259,10 @@ struct RepoOverrideSection {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct MergeSection {
     /// `direct` (each pull request merged on its own once its base is the default branch's
-    /// head) or `queue` (approved pull requests are built together on `mp-queue/<branch>`
-    /// and the default branch is fast-forwarded to the tested commit).
+    /// head), `queue` (approved pull requests are built together on `mp-queue/<branch>`
+    /// and the default branch is fast-forwarded to the tested commit) or `github-queue`
+    /// (the default branch is protected by GitHub's merge queue: mp never merges directly;
+    /// it will enqueue, and until then reports what it would enqueue).
     #[serde(default)]
     #[cfg_attr(
         feature = "schema",
@@ -313,17 +316,29 @@ pub enum RepoMergeMode {
     /// Approved pull requests are built together on the staging branch; the default branch
     /// is fast-forwarded to the commit whose checks passed (decisions/0056).
     Queue,
+    /// The default branch is protected by GitHub's own merge queue (a ruleset's
+    /// `merge_queue` rule): GitHub tests and lands what is enqueued, so mp never merges
+    /// directly or updates a branch; C4 is not required (decisions/0074).
+    #[cfg_attr(feature = "schema", schemars(rename = "github-queue"))]
+    GitHubQueue,
 }
 
 impl RepoMergeMode {
-    const ALL: [Self; 2] = [Self::Direct, Self::Queue];
+    const ALL: [Self; 3] = [Self::Direct, Self::Queue, Self::GitHubQueue];
 
-    /// `direct` or `queue`.
+    /// `direct`, `queue` or `github-queue`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Direct => "direct",
             Self::Queue => "queue",
+            Self::GitHubQueue => "github-queue",
         }
+    }
+
+    /// Whether the gated branch's head need not be the pull request's base (C4): a queue,
+    /// mp's or GitHub's, tests the pull request merged onto the head before it lands.
+    pub fn tests_on_head(self) -> bool {
+        matches!(self, Self::Queue | Self::GitHubQueue)
     }
 }
 
@@ -366,9 +381,14 @@ impl MergeSettings {
         self.mode
     }
 
-    /// Whether the repository lands through the queue.
+    /// Whether the repository lands through mp's own queue (`queue`, not `github-queue`).
     pub fn is_queue(&self) -> bool {
         self.mode == RepoMergeMode::Queue
+    }
+
+    /// Whether the repository lands through GitHub's merge queue (`github-queue`).
+    pub fn is_github_queue(&self) -> bool {
+        self.mode == RepoMergeMode::GitHubQueue
     }
 
     /// `batch_max`, default [`DEFAULT_BATCH_MAX`].
@@ -907,21 +927,25 @@ fn repo_overrides(
 /// kept, so the rest of the file is still checked.
 fn merge_settings(sink: &mut Sink<'_>, field: &str, raw: &MergeSection) -> MergeSettings {
     let mut out = MergeSettings::default();
+    let mut mode_known = true;
     if let Some(mode) = &raw.mode {
         match RepoMergeMode::ALL
             .into_iter()
             .find(|m| m.as_str() == mode.value)
         {
             Some(mode) => out.mode = mode,
-            None => sink.error(
-                codes::INVALID_VALUE,
-                &format!("{field}.mode"),
-                &mode.referenced,
-                format!(
-                    "unknown merge mode `{}`, expected `direct` or `queue`",
-                    mode.value
-                ),
-            ),
+            None => {
+                mode_known = false;
+                sink.error(
+                    codes::INVALID_VALUE,
+                    &format!("{field}.mode"),
+                    &mode.referenced,
+                    format!(
+                        "unknown merge mode `{}`, expected `direct`, `queue` or `github-queue`",
+                        mode.value
+                    ),
+                );
+            }
         }
     }
     if let Some(batch) = &raw.batch_max {
@@ -970,6 +994,38 @@ fn merge_settings(sink: &mut Sink<'_>, field: &str, raw: &MergeSection) -> Merge
         && validate::text(sink, &format!("{field}.priority_label"), label, 1, 50)
     {
         out.priority_label = label.value.clone();
+    }
+    // The queue's settings in another mode are a mistake worth a word (a forgotten
+    // `mode: queue`, or settings left over from it); an unknown mode is already an error.
+    if mode_known && out.mode != RepoMergeMode::Queue {
+        let queue_only = [
+            ("batch_max", raw.batch_max.as_ref().map(|v| &v.referenced)),
+            (
+                "infra_retries",
+                raw.infra_retries.as_ref().map(|v| &v.referenced),
+            ),
+            (
+                "max_queued_per_agent",
+                raw.max_queued_per_agent.as_ref().map(|v| &v.referenced),
+            ),
+            (
+                "priority_label",
+                raw.priority_label.as_ref().map(|v| &v.referenced),
+            ),
+        ];
+        for (key, at) in queue_only {
+            if let Some(at) = at {
+                sink.warning(
+                    codes::NO_EFFECT,
+                    &format!("{field}.{key}"),
+                    at,
+                    format!(
+                        "`{key}` applies only to merge mode `queue`; it has no effect in `{}`",
+                        out.mode.as_str()
+                    ),
+                );
+            }
+        }
     }
     out
 }

@@ -944,6 +944,34 @@ fn merge_mode_defaults_to_direct_and_queue_takes_its_settings() {
 }
 
 #[test]
+fn github_queue_mode_is_its_own_mode_and_the_queue_settings_do_nothing_there() {
+    let config = check(
+        &[(
+            PROJECTS_FILE,
+            "governance_repo: acme/governance\nsupervised_repos: [acme/app, acme/lib]\nrepo_overrides:\n  acme/app:\n    merge:\n      mode: github-queue\n      batch_max: 4\n  acme/lib:\n    merge:\n      priority_label: urgent\n",
+        )],
+        &[
+            "projects.yml:7:18: warning[no_effect]: `batch_max` applies only to merge mode `queue`; it has no effect in `github-queue` (field `repo_overrides.acme/app.merge.batch_max`)",
+            "projects.yml:10:23: warning[no_effect]: `priority_label` applies only to merge mode `queue`; it has no effect in `direct` (field `repo_overrides.acme/lib.merge.priority_label`)",
+        ],
+    )
+    .expect("warnings do not refuse the configuration");
+    let projects = config.projects();
+    let app = projects.merge_settings(&repo("acme/app"));
+    assert_eq!(app.mode(), super::RepoMergeMode::GitHubQueue);
+    assert!(app.is_github_queue() && !app.is_queue());
+    assert!(!projects.is_queue_mode(&repo("acme/app")));
+    assert!(app.mode().tests_on_head());
+    assert!(!super::RepoMergeMode::Direct.tests_on_head());
+    let policy = config.gate_policy(
+        &repo("acme/app"),
+        Login::parse("gate").expect("login"),
+        None,
+    );
+    assert_eq!(policy.merge_mode, super::RepoMergeMode::GitHubQueue);
+}
+
+#[test]
 fn merge_settings_out_of_range_are_errors_at_their_place() {
     check(
         &[(
@@ -960,7 +988,7 @@ fn merge_settings_out_of_range_are_errors_at_their_place() {
             "governance_repo: acme/governance\nsupervised_repos: [acme/app]\nrepo_overrides:\n  acme/app:\n    merge:\n      mode: batched\n      batch_max: 101\n      infra_retries: 11\n      max_queued_per_agent: 0\n      priority_label: \"\"\n",
         )],
         &[
-            "projects.yml:6:13: error[invalid_value]: unknown merge mode `batched`, expected `direct` or `queue` (field `repo_overrides.acme/app.merge.mode`)",
+            "projects.yml:6:13: error[invalid_value]: unknown merge mode `batched`, expected `direct`, `queue` or `github-queue` (field `repo_overrides.acme/app.merge.mode`)",
             "projects.yml:7:18: error[invalid_value]: batch_max must be between 1 and 100, found 101 (field `repo_overrides.acme/app.merge.batch_max`)",
             "projects.yml:8:22: error[invalid_value]: infra_retries must be at most 10, found 11 (field `repo_overrides.acme/app.merge.infra_retries`)",
             "projects.yml:9:29: error[invalid_value]: max_queued_per_agent must be at least 1 (leave it out for no cap) (field `repo_overrides.acme/app.merge.max_queued_per_agent`)",

@@ -634,3 +634,59 @@ fn the_key_s_environment_must_admit_only_the_gated_branch() {
     // Not read (no workflow reads the key through an environment): nothing to say.
     assert!(environment_checks(&workflows, None, "main").is_empty());
 }
+
+#[test]
+fn a_merge_queue_asks_for_github_queue_mode_and_the_mode_asks_for_a_queue() {
+    let app = repo("org/app");
+    let rules = |types: &[&str]| Ok(types.iter().map(|t| (*t).to_owned()).collect());
+    let queued = rules(&["deletion", "merge_queue", "pull_request"]);
+    let plain = rules(&["deletion", "pull_request"]);
+    // Direct mode on a queue-protected branch: the fix is the repo_overrides entry.
+    let direct = config();
+    let check = merge_queue_check(&direct, &app, "main", &queued).expect("a finding");
+    assert_eq!(check.name, "merge_queue:org/app");
+    assert_eq!(check.status, Status::Warn);
+    assert!(
+        check.detail.contains("merge.mode is direct") && check.detail.contains("direct merges"),
+        "{check:?}"
+    );
+    assert_eq!(
+        check.fix.as_deref(),
+        Some(
+            "set the mode in projects.yml: repo_overrides: {org/app: {merge: {mode: github-queue}}} (docs/queue.md, \"GitHub's merge queue\")"
+        )
+    );
+    // mp's own queue fast-forwards the branch, which the queue's rule refuses as well.
+    let own = config_with(
+        "bot_app_slug: gate\nrequired_checks: [test]\nmerge_enabled: true\n",
+        "governance_repo: org/gov\nsupervised_repos: [org/app, org/gov]\nrepo_overrides:\n  org/app:\n    merge:\n      mode: queue\n",
+    );
+    let check = merge_queue_check(&own, &app, "main", &queued).expect("a finding");
+    assert_eq!(check.status, Status::Warn);
+    assert!(check.detail.contains("fast-forward"), "{check:?}");
+    // github-queue mode: fine with a queue, a warning without one.
+    let github = config_with(
+        "bot_app_slug: gate\nrequired_checks: [test]\nmerge_enabled: true\n",
+        "governance_repo: org/gov\nsupervised_repos: [org/app, org/gov]\nrepo_overrides:\n  org/app:\n    merge:\n      mode: github-queue\n",
+    );
+    let check = merge_queue_check(&github, &app, "main", &queued).expect("a line");
+    assert_eq!(check.status, Status::Ok, "{check:?}");
+    let check = merge_queue_check(&github, &app, "main", &plain).expect("a finding");
+    assert_eq!(check.status, Status::Warn);
+    assert!(
+        check
+            .detail
+            .contains("no merge queue protects org/app@main")
+            && check
+                .fix
+                .as_deref()
+                .is_some_and(|f| f.contains("merge_queue rule")),
+        "{check:?}"
+    );
+    // Neither a queue nor the mode: nothing to say; unreadable rules: the rules check says it.
+    assert_eq!(merge_queue_check(&direct, &app, "main", &plain), None);
+    assert_eq!(
+        merge_queue_check(&github, &app, "main", &Err("HTTP 500".to_owned())),
+        None
+    );
+}

@@ -1,16 +1,23 @@
 //! C4: the pull request's base SHA is the current `main` HEAD. In a repository in queue
 //! mode the base need not be current: the staging build tests the pull request merged onto
-//! the head, and only that tested commit lands (decisions/0056).
+//! the head, and only that tested commit lands (decisions/0056); the same holds for GitHub's
+//! merge queue, whose merge group is the head with the pull request merged (decisions/0074).
 
 use std::fmt;
 
 use super::{CORE_SEVERITY, ConditionId, ConditionResult};
+use crate::config::RepoMergeMode;
 use crate::context::PrContext;
 use crate::ids::CommitSha;
 
-/// Evaluates C4 against the `main` HEAD read this tick; with `queue_mode`, a stale base
-/// passes as [`BaseEvidence::QueueTestsOnHead`].
-pub fn evaluate(pr: &PrContext, main_head: &CommitSha, queue_mode: bool) -> Vec<ConditionResult> {
+/// Evaluates C4 against the `main` HEAD read this tick; in `queue` mode a stale base passes
+/// as [`BaseEvidence::QueueTestsOnHead`], in `github-queue` mode as
+/// [`BaseEvidence::GitHubQueueTestsOnHead`].
+pub fn evaluate(
+    pr: &PrContext,
+    main_head: &CommitSha,
+    mode: RepoMergeMode,
+) -> Vec<ConditionResult> {
     let result = if pr.base_sha == *main_head {
         ConditionResult::pass(
             ConditionId::C4,
@@ -19,11 +26,20 @@ pub fn evaluate(pr: &PrContext, main_head: &CommitSha, queue_mode: bool) -> Vec<
                 base: pr.base_sha.clone(),
             },
         )
-    } else if queue_mode {
+    } else if mode == RepoMergeMode::Queue {
         ConditionResult::pass(
             ConditionId::C4,
             CORE_SEVERITY,
             BaseEvidence::QueueTestsOnHead {
+                base: pr.base_sha.clone(),
+                main: main_head.clone(),
+            },
+        )
+    } else if mode == RepoMergeMode::GitHubQueue {
+        ConditionResult::pass(
+            ConditionId::C4,
+            CORE_SEVERITY,
+            BaseEvidence::GitHubQueueTestsOnHead {
                 base: pr.base_sha.clone(),
                 main: main_head.clone(),
             },
@@ -65,6 +81,14 @@ pub enum BaseEvidence {
         /// The current `main` head.
         main: CommitSha,
     },
+    /// C4 holds in `github-queue` mode: the base is not the `main` head, but GitHub's merge
+    /// queue tests the pull request in a merge group built on the head before it lands.
+    GitHubQueueTestsOnHead {
+        /// The PR base.
+        base: CommitSha,
+        /// The current `main` head.
+        main: CommitSha,
+    },
 }
 
 impl BaseEvidence {
@@ -79,6 +103,7 @@ impl BaseEvidence {
             Self::BaseCurrent { .. } => "base_current",
             Self::BaseStale { .. } => "base_stale",
             Self::QueueTestsOnHead { .. } => "base_tested_in_queue",
+            Self::GitHubQueueTestsOnHead { .. } => "base_tested_in_github_queue",
         }
     }
 }
@@ -98,6 +123,12 @@ impl fmt::Display for BaseEvidence {
             Self::QueueTestsOnHead { base, main } => write!(
                 f,
                 "PR base {} is not the main HEAD {}; queue mode: the staging build tests it merged onto the HEAD",
+                base.short(),
+                main.short()
+            ),
+            Self::GitHubQueueTestsOnHead { base, main } => write!(
+                f,
+                "PR base {} is not the main HEAD {}; github-queue mode: GitHub's merge queue tests it merged onto the HEAD",
                 base.short(),
                 main.short()
             ),

@@ -91,10 +91,10 @@ pub struct GatePolicy {
     /// How long a head must have been the tip before an allowlisted human's label binds it
     /// (`env.yml` `label_settle_seconds`, default 120; decisions/0042).
     pub label_settle: SettleWindow,
-    /// The repository lands through the merge queue (`repo_overrides.<repo>.merge.mode:
-    /// queue`, decisions/0056): C4 does not require the base to be the gated branch's
-    /// head, since the staging build tests the pull request on that head.
-    pub queue_mode: bool,
+    /// How the repository lands its pull requests (`repo_overrides.<repo>.merge.mode`): in
+    /// `queue` (decisions/0056) and `github-queue` (decisions/0074) C4 does not require the
+    /// base to be the gated branch's head, since the queue tests the pull request on it.
+    pub merge_mode: crate::config::RepoMergeMode,
 }
 
 impl Default for GatePolicy {
@@ -111,7 +111,7 @@ impl Default for GatePolicy {
             registry_severity: DEFAULT_REGISTRY_SEVERITY,
             check_report_timeout_minutes: DEFAULT_CHECK_REPORT_TIMEOUT_MINUTES,
             label_settle: SettleWindow::DEFAULT,
-            queue_mode: false,
+            merge_mode: crate::config::RepoMergeMode::Direct,
         }
     }
 }
@@ -566,7 +566,7 @@ pub fn evaluate_gate_with(input: &GateInput<'_>, built_ins: EnabledBuiltIns) -> 
             c3_owner_approval::evaluate(pr, receipts, quadrant, policy)
         }),
         (BuiltIn::BaseUpToDate, &|| {
-            c4_base_is_main::evaluate(pr, main_head, policy.queue_mode)
+            c4_base_is_main::evaluate(pr, main_head, policy.merge_mode)
         }),
         (BuiltIn::Trailers, &|| {
             c5_trailers::evaluate(pr, policy.bot.as_ref())

@@ -514,6 +514,18 @@ pub trait GitHub: Send + Sync {
         Ok(DEFAULT_BRANCH_FALLBACK.to_owned())
     }
 
+    /// The types of the rules that the repository's active rulesets (of the repository or
+    /// its organization) apply to `branch`, sorted, each once
+    /// (`GET /repos/{o}/{r}/rules/branches/{branch}`, all pages: `deletion`,
+    /// `non_fast_forward`, `pull_request`, `merge_queue`, ...). Rulesets only evaluated or
+    /// disabled are not listed, as GitHub does not list them; the branch need not exist.
+    ///
+    /// # Errors
+    /// [`GitHubError::NotFound`] when there is no such repository; see the trait
+    /// documentation.
+    async fn branch_rules(&self, repo: &RepoName, branch: &str)
+    -> Result<Vec<String>, GitHubError>;
+
     /// Issues matching a query (`GET /issues?state=&labels=`, all pages), pull requests
     /// included and marked.
     ///

@@ -1129,6 +1129,20 @@ impl GitHub for MemoryGitHub {
             })
     }
 
+    async fn branch_rules(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+    ) -> Result<Vec<String>, GitHubError> {
+        let state = self.call_on(Endpoint::ListBranchRules, repo, &[&branch])?;
+        let found = state.repo(repo)?;
+        // The branch need not exist, as on GitHub.
+        let mut rules = found.branch_rules.get(branch).cloned().unwrap_or_default();
+        rules.sort();
+        rules.dedup();
+        Ok(rules)
+    }
+
     async fn issues(&self, repo: &RepoName, query: &IssueQuery) -> Result<Vec<Issue>, GitHubError> {
         let listed = match query.state {
             None => "all",
@@ -1376,6 +1390,14 @@ impl GitHub for MemoryGitHub {
         }
         if !pull.mergeable {
             return Err(refuse("pull request is not mergeable"));
+        }
+        // A branch behind a merge queue refuses direct merges (405, GitHub's words).
+        if found
+            .branch_rules
+            .get(&pull.base_ref)
+            .is_some_and(|rules| mp_core::github_queue::protected_by_merge_queue(rules))
+        {
+            return Err(refuse("Changes must be made through the merge queue"));
         }
         if pull.head_sha != request.head_sha {
             return Err(GitHubError::HeadMoved {

@@ -169,9 +169,34 @@ pub(super) struct RawRepo {
     /// The rules active rulesets apply to each branch, by GitHub's rule type.
     #[serde(default)]
     pub(super) branch_rules: SpannedMap<Vec<Spanned<String>>>,
+    /// The parameters of the `merge_queue` rule of each branch behind GitHub's merge queue
+    /// (a branch named here has the rule).
+    #[serde(default)]
+    pub(super) merge_queues: SpannedMap<RawMergeQueue>,
     /// The deployment environments.
     #[serde(default)]
     pub(super) environments: Vec<RawEnvironment>,
+}
+
+/// The parameters of a branch's `merge_queue` rule, each optional (the fake's defaults,
+/// [`crate::world::MergeQueueSettings::default`]), as the REST description names them.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawMergeQueue {
+    #[serde(default)]
+    pub(super) check_response_timeout_minutes: Option<Spanned<u32>>,
+    #[serde(default)]
+    pub(super) grouping_strategy: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) max_entries_to_build: Option<Spanned<u32>>,
+    #[serde(default)]
+    pub(super) max_entries_to_merge: Option<Spanned<u32>>,
+    #[serde(default)]
+    pub(super) merge_method: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) min_entries_to_merge: Option<Spanned<u32>>,
+    #[serde(default)]
+    pub(super) min_entries_to_merge_wait_minutes: Option<Spanned<u32>>,
 }
 
 /// A deployment environment: `{name: mp, reviewers: [alice], branches: [main]}`.

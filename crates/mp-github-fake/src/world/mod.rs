@@ -292,8 +292,49 @@ pub struct Repo {
     /// rule type (`deletion`, `non_fast_forward`, `update`, `pull_request`, ...): what
     /// `GET /repos/{o}/{r}/rules/branches/{branch}` lists. A branch not named has none.
     pub branch_rules: BTreeMap<String, Vec<String>>,
+    /// The parameters of the `merge_queue` rule of each branch behind GitHub's merge queue
+    /// (each such branch also lists `merge_queue` in [`Repo::branch_rules`]); a branch with
+    /// the rule and no entry here has [`MergeQueueSettings::default`].
+    pub merge_queues: BTreeMap<String, MergeQueueSettings>,
     /// The deployment environments (`GET /repos/{o}/{r}/environments`).
     pub environments: Vec<Environment>,
+}
+
+/// The parameters of a `merge_queue` ruleset rule, as GitHub's REST description names
+/// them (`repository-rule`, `merge_queue`; GraphQL's `MergeQueueParameters`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeQueueSettings {
+    /// Minutes a required check may take to report before it counts as failed (1..360).
+    pub check_response_timeout_minutes: u32,
+    /// `ALLGREEN` (every entry's merge commit must pass) or `HEADGREEN` (only the group's
+    /// head must).
+    pub grouping_strategy: String,
+    /// How many queued pull requests request checks at the same time (0..100).
+    pub max_entries_to_build: u32,
+    /// The most pull requests merged together in a group (0..100).
+    pub max_entries_to_merge: u32,
+    /// `MERGE`, `SQUASH` or `REBASE`.
+    pub merge_method: String,
+    /// The fewest pull requests merged together in a group (0..100).
+    pub min_entries_to_merge: u32,
+    /// Minutes to wait for the minimum group size before merging a smaller group (0..360).
+    pub min_entries_to_merge_wait_minutes: u32,
+}
+
+impl Default for MergeQueueSettings {
+    /// The values GitHub's settings page starts a new queue with: 60 minutes, `ALLGREEN`,
+    /// 5 built, 1 to 5 merged, 5 minutes' wait, merge commits.
+    fn default() -> Self {
+        Self {
+            check_response_timeout_minutes: 60,
+            grouping_strategy: "ALLGREEN".to_owned(),
+            max_entries_to_build: 5,
+            max_entries_to_merge: 5,
+            merge_method: "MERGE".to_owned(),
+            min_entries_to_merge: 1,
+            min_entries_to_merge_wait_minutes: 5,
+        }
+    }
 }
 
 /// A deployment environment of a repository.
@@ -336,6 +377,7 @@ impl Repo {
             labels: Vec::new(),
             activity: BTreeMap::new(),
             branch_rules: BTreeMap::new(),
+            merge_queues: BTreeMap::new(),
             environments: Vec::new(),
         }
     }

@@ -42,12 +42,12 @@ const ACTIONS_APP: &str = "github-actions";
 
 use super::file::{
     RawCheck, RawCheckStatus, RawCi, RawComment, RawCommit, RawConfig, RawEnvironmentBranches,
-    RawEvent, RawFile, RawFileStatus, RawIssue, RawLabel, RawPull, RawPush, RawReaction, RawRepo,
-    RawState, RawWorld,
+    RawEvent, RawFile, RawFileStatus, RawIssue, RawLabel, RawMergeQueue, RawPull, RawPush,
+    RawReaction, RawRepo, RawState, RawWorld,
 };
 use super::{
-    CiSimulation, Commit, Environment, EnvironmentBranches, IssueRecord, LoadWorldError, Pull,
-    PullFile, Repo, World, commit_sha,
+    CiSimulation, Commit, Environment, EnvironmentBranches, IssueRecord, LoadWorldError,
+    MergeQueueSettings, Pull, PullFile, Repo, World, commit_sha,
 };
 
 type Result<T> = std::result::Result<T, LoadWorldError>;
@@ -633,6 +633,14 @@ fn resolve_repo(cx: Cx<'_>, raw: RawRepo, comment_ids: &mut u64) -> Result<Repo>
         }
         repo.branch_rules.insert(branch.value.clone(), types);
     }
+    for (branch, raw_queue) in &raw.merge_queues.0 {
+        let queue = merge_queue(cx, raw_queue)?;
+        let rules = repo.branch_rules.entry(branch.value.clone()).or_default();
+        if !rules.iter().any(|r| r == "merge_queue") {
+            rules.push("merge_queue".to_owned());
+        }
+        repo.merge_queues.insert(branch.value.clone(), queue);
+    }
     for (refused, from, to, at) in renames {
         if !repo.rename_label(&from, &to, at) {
             return Err(refused);
@@ -1172,4 +1180,95 @@ fn resolve_reactions(reactions: Vec<RawReaction>) -> Vec<Reaction> {
             created_at: reaction.at.map(|t| t.0),
         })
         .collect()
+}
+
+/// A branch's `merge_queue` parameters, each within the range GitHub's REST description
+/// gives it; the fake's default where the world leaves one out.
+fn merge_queue(cx: Cx<'_>, raw: &RawMergeQueue) -> Result<MergeQueueSettings> {
+    let mut queue = MergeQueueSettings::default();
+    let number = |value: &Option<Spanned<u32>>,
+                  name: &str,
+                  min: u32,
+                  max: u32,
+                  into: &mut u32|
+     -> Result<()> {
+        if let Some(value) = value {
+            if !(min..=max).contains(&value.value) {
+                return Err(cx.at(
+                    value,
+                    format!("{name} must be {min} to {max}, found {}", value.value),
+                ));
+            }
+            *into = value.value;
+        }
+        Ok(())
+    };
+    number(
+        &raw.check_response_timeout_minutes,
+        "check_response_timeout_minutes",
+        1,
+        360,
+        &mut queue.check_response_timeout_minutes,
+    )?;
+    number(
+        &raw.max_entries_to_build,
+        "max_entries_to_build",
+        0,
+        100,
+        &mut queue.max_entries_to_build,
+    )?;
+    number(
+        &raw.max_entries_to_merge,
+        "max_entries_to_merge",
+        0,
+        100,
+        &mut queue.max_entries_to_merge,
+    )?;
+    number(
+        &raw.min_entries_to_merge,
+        "min_entries_to_merge",
+        0,
+        100,
+        &mut queue.min_entries_to_merge,
+    )?;
+    number(
+        &raw.min_entries_to_merge_wait_minutes,
+        "min_entries_to_merge_wait_minutes",
+        0,
+        360,
+        &mut queue.min_entries_to_merge_wait_minutes,
+    )?;
+    let word = |value: &Option<Spanned<String>>,
+                name: &str,
+                allowed: &[&str],
+                into: &mut String|
+     -> Result<()> {
+        if let Some(value) = value {
+            if !allowed.contains(&value.value.as_str()) {
+                return Err(cx.at(
+                    value,
+                    format!(
+                        "unknown {name} `{}` (one of: {})",
+                        value.value,
+                        allowed.join(", ")
+                    ),
+                ));
+            }
+            value.value.clone_into(into);
+        }
+        Ok(())
+    };
+    word(
+        &raw.grouping_strategy,
+        "grouping_strategy",
+        &["ALLGREEN", "HEADGREEN"],
+        &mut queue.grouping_strategy,
+    )?;
+    word(
+        &raw.merge_method,
+        "merge_method",
+        &["MERGE", "SQUASH", "REBASE"],
+        &mut queue.merge_method,
+    )?;
+    Ok(queue)
 }

@@ -895,6 +895,60 @@ fn branch_rules_are_github_s_rule_types() {
 }
 
 #[test]
+fn a_merge_queue_declares_the_rule_and_its_parameters_within_github_s_ranges() {
+    let world = parse(
+        "now: 2026-03-01T12:00:00Z\nbot: mp-gate\nrepos:\n  - name: acme/app\n    branch_rules:\n      main: [deletion]\n    merge_queues:\n      main: {merge_method: SQUASH, max_entries_to_build: 10}\n      release: {}\n",
+    )
+    .expect("valid world");
+    let repo = &world.repos[0];
+    assert_eq!(
+        repo.branch_rules.get("main").map(Vec::as_slice),
+        Some(["deletion", "merge_queue"].map(str::to_owned).as_slice())
+    );
+    assert_eq!(
+        repo.branch_rules.get("release").map(Vec::as_slice),
+        Some(["merge_queue"].map(str::to_owned).as_slice())
+    );
+    let main = repo.merge_queues.get("main").expect("main's queue");
+    assert_eq!(
+        (main.merge_method.as_str(), main.max_entries_to_build),
+        ("SQUASH", 10)
+    );
+    assert_eq!(
+        (
+            main.grouping_strategy.as_str(),
+            main.check_response_timeout_minutes
+        ),
+        ("ALLGREEN", 60),
+        "the defaults where the world leaves a parameter out"
+    );
+    // What the world writer writes reads back the same.
+    let again = parse(&super::world_to_yaml(&world, None)).expect("the written world parses");
+    assert_eq!(again.repos[0].merge_queues, repo.merge_queues);
+    assert_eq!(again.repos[0].branch_rules, repo.branch_rules);
+    for (bad, says) in [
+        (
+            "{check_response_timeout_minutes: 0}",
+            "check_response_timeout_minutes must be 1 to 360, found 0",
+        ),
+        (
+            "{grouping_strategy: FIFO}",
+            "unknown grouping_strategy `FIFO`",
+        ),
+        (
+            "{max_entries_to_merge: 101}",
+            "max_entries_to_merge must be 0 to 100",
+        ),
+    ] {
+        let refused = parse(&format!(
+            "now: 2026-03-01T12:00:00Z\nbot: mp-gate\nrepos:\n  - name: acme/app\n    merge_queues:\n      main: {bad}\n"
+        ))
+        .expect_err("out of GitHub's range");
+        assert!(refused.to_string().contains(says), "{refused}");
+    }
+}
+
+#[test]
 fn environments_name_their_branches_and_reviewers() {
     let world = parse(
         "now: 2026-03-01T12:00:00Z\nbot: mp-gate\nrepos:\n  - name: acme/gov\n    environments:\n      - {name: mp, reviewers: [alice], branches: [main, 'tag:v*']}\n      - {name: open}\n      - {name: prot, branches: protected}\n",

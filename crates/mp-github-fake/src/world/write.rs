@@ -234,6 +234,7 @@ fn write_repo(out: &mut Writer, repo: &Repo) {
         labels,
         activity,
         branch_rules,
+        merge_queues,
         environments,
     } = repo;
     let names = CommitNames::new(repo);
@@ -321,6 +322,27 @@ fn write_repo(out: &mut Writer, repo: &Repo) {
         out.line(2, "branch_rules:");
         for (branch, rules) in branch_rules {
             out.line(3, &format!("{}: [{}]", quoted(branch), rules.join(", ")));
+        }
+    }
+    if !merge_queues.is_empty() {
+        out.line(2, "merge_queues:");
+        for (branch, queue) in merge_queues {
+            let crate::world::MergeQueueSettings {
+                check_response_timeout_minutes,
+                grouping_strategy,
+                max_entries_to_build,
+                max_entries_to_merge,
+                merge_method,
+                min_entries_to_merge,
+                min_entries_to_merge_wait_minutes,
+            } = queue;
+            out.line(
+                3,
+                &format!(
+                    "{}: {{check_response_timeout_minutes: {check_response_timeout_minutes}, grouping_strategy: {grouping_strategy}, max_entries_to_build: {max_entries_to_build}, max_entries_to_merge: {max_entries_to_merge}, merge_method: {merge_method}, min_entries_to_merge: {min_entries_to_merge}, min_entries_to_merge_wait_minutes: {min_entries_to_merge_wait_minutes}}}",
+                    quoted(branch)
+                ),
+            );
         }
     }
     if !environments.is_empty() {

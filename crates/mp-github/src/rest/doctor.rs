@@ -1,6 +1,7 @@
 //! The reads (and the one write) of `mp doctor` beyond the port: the App's installation on
-//! a repository, a repository's labels, creating a label, a directory listing, the
-//! ruleset rules that apply to a branch, and the deployment environments.
+//! a repository, a repository's labels, creating a label, a directory listing and the
+//! deployment environments (the ruleset rules that apply to a branch are a port read,
+//! `GitHub::branch_rules`, since the tick reads them too).
 
 use std::collections::BTreeMap;
 
@@ -21,8 +22,6 @@ const LIST_LABELS: &str = "GET /repos/{o}/{r}/labels";
 const CREATE_LABEL: &str = "POST /repos/{o}/{r}/labels";
 /// `PATCH /repos/{owner}/{repo}/labels/{name}`.
 const UPDATE_LABEL: &str = "PATCH /repos/{o}/{r}/labels/{name}";
-/// `GET /repos/{owner}/{repo}/rules/branches/{branch}`.
-const BRANCH_RULES: &str = "GET /repos/{o}/{r}/rules/branches/{branch}";
 /// `GET /repos/{owner}/{repo}/environments`.
 const LIST_ENVIRONMENTS: &str = "GET /repos/{o}/{r}/environments";
 /// `GET /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies`.
@@ -53,47 +52,6 @@ impl RestGitHub {
             .await;
         transport.record_external("GET /repos/{o}/{r}/installation", found.is_ok());
         found
-    }
-
-    /// The types of the rules that `repo`'s active rulesets (of the repository or its
-    /// organization) apply to `branch`, all pages (`GET /repos/{o}/{r}/rules/branches/{branch}`:
-    /// `deletion`, `non_fast_forward`, `update`, `pull_request`, ...). Rulesets only
-    /// evaluated or disabled are not listed, as GitHub does not list them. Who may bypass a
-    /// rule is not part of this answer.
-    ///
-    /// # Errors
-    /// A [`GitHubError`] when GitHub refuses or answers something unreadable.
-    pub async fn branch_rules(
-        &self,
-        repo: &RepoName,
-        branch: &str,
-    ) -> Result<Vec<String>, GitHubError> {
-        #[derive(Deserialize)]
-        struct RuleJson {
-            #[serde(rename = "type")]
-            kind: String,
-        }
-        let url = self.transport.url(
-            ["repos", repo.owner(), repo.name(), "rules", "branches"]
-                .into_iter()
-                .chain(branch.split('/')),
-        );
-        let url = listing(url, &[]);
-        let what = || format!("the rules of {repo}@{branch}");
-        let mut rules: Vec<String> = self
-            .transport
-            .get_pages(
-                BRANCH_RULES,
-                url,
-                repo,
-                &what,
-                None,
-                |page: Vec<RuleJson>| page.into_iter().map(|rule| rule.kind).collect(),
-            )
-            .await?;
-        rules.sort();
-        rules.dedup();
-        Ok(rules)
     }
 
     /// The deployment environments of `repo`, all pages (`GET /repos/{o}/{r}/environments`),

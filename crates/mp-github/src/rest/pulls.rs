@@ -504,6 +504,39 @@ impl GitHub for RestGitHub {
         Ok(json.default_branch)
     }
 
+    async fn branch_rules(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+    ) -> Result<Vec<String>, GitHubError> {
+        #[derive(serde::Deserialize)]
+        struct RuleJson {
+            #[serde(rename = "type")]
+            kind: String,
+        }
+        let endpoint = Endpoint::ListBranchRules;
+        let url = self.transport.url(
+            ["repos", repo.owner(), repo.name(), "rules", "branches"]
+                .into_iter()
+                .chain(branch.split('/')),
+        );
+        let what = || format!("the rules of {repo}@{branch}");
+        let mut rules: Vec<String> = self
+            .transport
+            .get_pages(
+                endpoint.route(),
+                listing(url, &[]),
+                repo,
+                &what,
+                None,
+                |page: Vec<RuleJson>| page.into_iter().map(|rule| rule.kind).collect(),
+            )
+            .await?;
+        rules.sort();
+        rules.dedup();
+        Ok(rules)
+    }
+
     async fn issues(&self, repo: &RepoName, query: &IssueQuery) -> Result<Vec<Issue>, GitHubError> {
         let endpoint = Endpoint::ListIssues;
         let state = match query.state {

@@ -206,6 +206,14 @@ impl GitHub for Held {
         }
         head
     }
+    async fn branch_rules(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+    ) -> Result<Vec<String>, GitHubError> {
+        self.github.branch_rules(repo, branch).await
+    }
+
     async fn default_branch(&self, repo: &RepoName) -> Result<String, GitHubError> {
         self.github.default_branch(repo).await
     }

@@ -222,25 +222,41 @@ pub(super) async fn get_repo(State(s): Ctx, RepoPath(name): RepoPath) -> ApiResu
 
 /// `GET /repos/{o}/{r}/rules/branches/{branch}`: the rules of the repository's active
 /// rulesets that apply to the branch (the world's `branch_rules`), one ruleset per
-/// repository in the fake. The branch need not exist, as on GitHub.
+/// repository in the fake; a `merge_queue` rule carries its `parameters` (the world's
+/// `merge_queues`, all seven as the REST description requires). The branch need not exist,
+/// as on GitHub. Served through the port's read, so the call is counted as the in-memory
+/// GitHub counts it.
 pub(super) async fn branch_rules(
     State(s): Ctx,
     RepoPathWith(name, branch): RepoPathWith,
     uri: Uri,
 ) -> ApiResult {
-    let rules = read(&s, |w| {
-        repo_of(w, &name).map(|repo| repo.branch_rules.get(&branch).cloned().unwrap_or_default())
+    let rules = s.memory.branch_rules(&name, &branch).await?;
+    let queue = read(&s, |w| {
+        repo_of(w, &name).map(|repo| repo.merge_queues.get(&branch).cloned().unwrap_or_default())
     })?;
     let ruleset_id = render::stable_id("ruleset", name.as_str());
     let items = rules
         .iter()
         .map(|rule| {
-            json!({
+            let mut item = json!({
                 "type": rule,
                 "ruleset_source_type": "Repository",
                 "ruleset_source": name.as_str(),
                 "ruleset_id": ruleset_id,
-            })
+            });
+            if rule == mp_core::github_queue::MERGE_QUEUE_RULE {
+                item["parameters"] = json!({
+                    "check_response_timeout_minutes": queue.check_response_timeout_minutes,
+                    "grouping_strategy": queue.grouping_strategy,
+                    "max_entries_to_build": queue.max_entries_to_build,
+                    "max_entries_to_merge": queue.max_entries_to_merge,
+                    "merge_method": queue.merge_method,
+                    "min_entries_to_merge": queue.min_entries_to_merge,
+                    "min_entries_to_merge_wait_minutes": queue.min_entries_to_merge_wait_minutes,
+                });
+            }
+            item
         })
         .collect();
     Ok(paged(&s, &uri, items))
