@@ -220,6 +220,14 @@ impl GitHub for Fenced<'_, '_> {
         self.inner.open_pulls(repo).await
     }
 
+    async fn branch_rules(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+    ) -> Result<Vec<String>, GitHubError> {
+        self.inner.branch_rules(repo, branch).await
+    }
+
     async fn pull(&self, repo: &RepoName, number: PrNumber) -> Result<PullRequest, GitHubError> {
         self.inner.pull(repo, number).await
     }

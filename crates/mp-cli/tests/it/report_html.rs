@@ -386,13 +386,14 @@ fn every_tick_with_an_audit_log_ends_with_one_tick_record() {
         last["inbox"],
         serde_json::json!([{"pr": "acme/infra#7", "issue": null, "state": "routed"}])
     );
-    // 98 calls of work (the supervisor's activity and compare reads, the activity of
-    // bot-state, and twice the timeline of the pending inbox question, read by the poll and
-    // by the pull-request path), the tick lease (one read, two writes), each of the three
-    // repositories' default branch, and 9 GraphQL label queries: GitHub's record of each
-    // approval label on a pull request and of the inbox's `decision:pending-owner`
-    // (decisions/0048).
-    assert_eq!(last["api_calls"], 113);
+    // 93 calls of work (the supervisor's activity and compare reads, the activity of
+    // bot-state, the head branches' activity read once per repository where two or more
+    // pull requests need it (decisions/0070), and twice the timeline of the pending inbox
+    // question, read by the poll and by the pull-request path), the tick lease (one read,
+    // two writes), each of the three repositories' default branch, and 9 GraphQL label
+    // queries: GitHub's record of each approval label on a pull request and of the inbox's
+    // `decision:pending-owner` (decisions/0048).
+    assert_eq!(last["api_calls"], 108);
     assert_eq!(last["http"], Value::Null);
 }
 

@@ -1686,8 +1686,8 @@ async fn back_off_waits_go_through_the_sleeper() {
     );
 }
 
-/// Pacing reads the sleeper's time: at 60 points a minute the bucket holds 18 points and
-/// refills 0.6 a second, so the 19th read waits 1/0.6 s, on the sleeper.
+/// Pacing reads the sleeper's time: at 60 points a minute the bucket holds 3 points and
+/// refills 0.9 a second, so the 4th read waits 1/0.9 s, on the sleeper.
 #[tokio::test]
 async fn pacing_waits_on_the_sleepers_clock() {
     let stub =
@@ -1696,7 +1696,7 @@ async fn pacing_waits_on_the_sleepers_clock() {
     let mut config = stub.config(RetryPolicy::fast());
     config.points_per_minute = Some(60);
     let (client, sleeper) = stub.stepped(config);
-    for _ in 0..19 {
+    for _ in 0..4 {
         check(
             "head",
             client.branch_head(&repo(), "main").await,
@@ -1706,7 +1706,7 @@ async fn pacing_waits_on_the_sleepers_clock() {
     check(
         "waits",
         sleeper.waits(),
-        vec![Duration::from_secs_f64(1.0 / 0.6)],
+        vec![Duration::from_secs_f64(1.0 / 0.9)],
     );
     check("paced", client.stats().total_paced(), 1);
 }
