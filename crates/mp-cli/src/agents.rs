@@ -123,8 +123,8 @@ const MALFORMED_SHOWN: usize = 5;
 
 /// Folds the lines of an audit log into the agents view: records at or after `since`
 /// (epoch seconds) only, grouped by `by`.
-pub fn view<'a>(
-    lines: impl Iterator<Item = &'a str>,
+pub fn view(
+    lines: impl IntoIterator<Item = impl AsRef<str>>,
     by: AgentKey,
     since: Option<i64>,
 ) -> AgentsView {
@@ -134,7 +134,8 @@ pub fn view<'a>(
     let mut records = 0;
     let mut malformed = Vec::new();
     let mut malformed_count = 0;
-    for (index, line) in lines.enumerate() {
+    for (index, line) in lines.into_iter().enumerate() {
+        let line = line.as_ref();
         // Only `pr` records matter here; anything else is skipped unread.
         if !line.contains("\"record\":\"pr\"") {
             continue;
@@ -276,7 +277,7 @@ mod tests {
     }
 
     fn view_of(lines: &[String], by: AgentKey) -> AgentsView {
-        view(lines.iter().map(String::as_str), by, None)
+        view(lines, by, None)
     }
 
     #[test]
@@ -362,7 +363,7 @@ mod tests {
             .collect();
         assert_eq!(names, [("box", 2), (UNDECLARED, 1)]);
         let since = epoch("2026-03-02T00:00:00Z");
-        let recent = view(lines.iter().map(String::as_str), AgentKey::Author, since);
+        let recent = view(&lines, AgentKey::Author, since);
         let names: Vec<&str> = recent.agents.iter().map(|a| a.agent.as_str()).collect();
         assert_eq!(names, ["(undeclared)", "bot-beta"]);
     }

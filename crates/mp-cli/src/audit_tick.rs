@@ -127,18 +127,10 @@ fn pr_record(outcome: &PrOutcome, ts: &Value, dry_run: bool) -> Value {
         blocked_by.push("inbox".to_owned());
     }
     let agent = outcome.agent.as_ref().map(|agent| {
-        let mut fields = serde_json::Map::new();
-        for key in AgentKey::ALL {
-            let value = match key {
-                AgentKey::Tool => agent.tool.as_deref(),
-                AgentKey::Model => agent.model.as_deref(),
-                AgentKey::Session => agent.session.as_deref(),
-                AgentKey::Machine => agent.machine.as_deref(),
-                AgentKey::Author => Some(agent.author.as_str()),
-            };
-            fields.insert(key.as_str().to_owned(), json!(value));
-        }
-        Value::Object(fields)
+        let fields = AgentKey::ALL
+            .into_iter()
+            .map(|key| (key.as_str().to_owned(), json!(agent.declared(key))));
+        Value::Object(fields.collect())
     });
     json!({
         "ts": ts,

@@ -96,16 +96,20 @@ impl AgentIdentity {
         }
     }
 
-    /// The value grouped by `key`; [`UNDECLARED`] for a trailer the commits do not carry.
-    pub fn value(&self, key: AgentKey) -> &str {
-        let declared = match key {
+    /// The value for `key`, `None` for a trailer the commits do not carry.
+    pub fn declared(&self, key: AgentKey) -> Option<&str> {
+        match key {
             AgentKey::Tool => self.tool.as_deref(),
             AgentKey::Model => self.model.as_deref(),
             AgentKey::Session => self.session.as_deref(),
             AgentKey::Machine => self.machine.as_deref(),
             AgentKey::Author => Some(self.author.as_str()),
-        };
-        declared.unwrap_or(UNDECLARED)
+        }
+    }
+
+    /// The value grouped by `key`; [`UNDECLARED`] for a trailer the commits do not carry.
+    pub fn value(&self, key: AgentKey) -> &str {
+        self.declared(key).unwrap_or(UNDECLARED)
     }
 }
 

@@ -75,13 +75,16 @@ pub fn run(args: &AgentsArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     };
     let file = std::fs::File::open(&args.audit_log)
         .with_context(|| format!("reading the audit log {}", args.audit_log.display()))?;
-    let mut lines = Vec::new();
-    for line in std::io::BufReader::new(file).lines() {
-        lines.push(
-            line.with_context(|| format!("reading the audit log {}", args.audit_log.display()))?,
-        );
+    // Read line by line, never whole: a log of a million records stays out of memory.
+    let mut unreadable = None;
+    let lines = std::io::BufReader::new(file)
+        .lines()
+        .map_while(|line| line.map_err(|e| unreadable = Some(e)).ok());
+    let view = view(lines, args.by.into(), since);
+    if let Some(error) = unreadable {
+        return Err(error)
+            .with_context(|| format!("reading the audit log {}", args.audit_log.display()));
     }
-    let view = view(lines.iter().map(String::as_str), args.by.into(), since);
     if view.malformed_count > 0 {
         let (line, problem) = view.malformed.first().cloned().unwrap_or_default();
         #[allow(clippy::print_stderr)]
