@@ -10,6 +10,10 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
+use crate::agents::AgentsView;
+
+mod agents_page;
+
 /// The quadrants, in stacking order.
 pub const QUADRANTS: [&str; 4] = ["A", "B", "C", "D"];
 
@@ -67,6 +71,8 @@ pub struct Log {
     pub classifications: u64,
     /// `skill_call` records read.
     pub skill_calls: u64,
+    /// `pr` records seen (the Agents page reads them through [`crate::agents::view`]).
+    pub pr_records: u64,
     /// Lines skipped, with their 1-based number and why.
     pub malformed: Vec<(usize, String)>,
 }
@@ -140,6 +146,7 @@ fn parse_line(line: &str, log: &mut Log, pending: &mut Pending) -> Result<(), St
             log.ticks.push(tick);
         }
         Some("skill_call") => log.skill_calls += 1,
+        Some("pr") => log.pr_records += 1,
         Some(_) => {}
         None => {
             let quadrant = object
@@ -327,7 +334,7 @@ pub fn escape_html(text: &str) -> String {
 }
 
 /// JSON that is safe inside a `<script>` element: no `<`, `>` or `&` left to close it.
-fn script_json(value: &Value) -> String {
+pub(crate) fn script_json(value: &Value) -> String {
     value
         .to_string()
         .replace('<', "\\u003c")
@@ -335,17 +342,23 @@ fn script_json(value: &Value) -> String {
         .replace('&', "\\u0026")
 }
 
-/// The whole page.
-pub fn render(log: &Log, title: &str) -> String {
+/// The whole page: the overview, and the Agents page drawn from `agents` (the fold of
+/// `mp agents` over the same log).
+pub fn render(log: &Log, agents: &AgentsView, title: &str) -> String {
     let mut out = String::new();
     let title = escape_html(title);
     let _ = write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{title}</title>\n<style>\n{}</style>\n</head>\n<body>\n<h1>{title}</h1>\n",
+         <title>{title}</title>\n<style>\n{}</style>\n</head>\n<body>\n<h1>{title}</h1>\n\
+         <nav id=\"pages\"><a href=\"#overview\">Overview</a> <a href=\"#agents\">Agents</a></nav>\n",
         include_str!("report_html/page.css")
     );
+    // The Agents page comes first so that, when it is the target, CSS can hide the
+    // overview after it (no script needed to switch pages).
+    agents_page::render(log, agents, &mut out);
+    out.push_str("<section id=\"overview\" class=\"page\">\n");
     if log.ticks.is_empty() {
         out.push_str(
             "<p id=\"no-data\" class=\"empty\">No data: the audit log holds no tick and no \
@@ -363,7 +376,7 @@ pub fn render(log: &Log, title: &str) -> String {
             include_str!("report_html/page.js")
         );
     }
-    out.push_str("</body>\n</html>\n");
+    out.push_str("</section>\n</body>\n</html>\n");
     out
 }
 

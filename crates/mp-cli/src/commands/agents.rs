@@ -153,7 +153,7 @@ fn write_text(view: &AgentsView, out: &mut dyn Write) -> std::io::Result<()> {
 }
 
 /// A duration for people: `45s`, `12m`, `3h05m`, `2d04h`.
-fn human(seconds: i64) -> String {
+pub(crate) fn human(seconds: i64) -> String {
     match seconds {
         s if s < 60 => format!("{s}s"),
         s if s < 3600 => format!("{}m", s / 60),

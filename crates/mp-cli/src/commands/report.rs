@@ -11,6 +11,7 @@ use serde_json::json;
 
 use crate::Exit;
 use crate::cli::Format;
+use crate::commands::agents::By;
 use crate::report_html;
 
 /// Arguments of `mp report`.
@@ -25,6 +26,10 @@ pub struct ReportArgs {
     /// The page title.
     #[arg(long, value_name = "T", default_value = "mp report")]
     pub title: String,
+    /// What an agent is on the Agents page, as `mp agents --by`: a declared trailer (tool,
+    /// model, session, machine) or the pull request's author on GitHub.
+    #[arg(long, value_enum, default_value_t = By::Tool)]
+    pub by: By,
     /// Output format of the summary printed on stdout.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -33,7 +38,10 @@ pub struct ReportArgs {
 pub fn run(args: &ReportArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
     let bytes = std::fs::read(&args.audit_log)
         .with_context(|| format!("reading the audit log {}", args.audit_log.display()))?;
-    let log = report_html::parse(&String::from_utf8_lossy(&bytes));
+    let text = String::from_utf8_lossy(&bytes);
+    let log = report_html::parse(&text);
+    // The Agents page: the fold of `mp agents`, over the same lines.
+    let agents = crate::agents::view(text.lines(), args.by.into(), None);
     if let Some((line, problem)) = log.malformed.first() {
         #[allow(clippy::print_stderr)]
         {
@@ -44,20 +52,23 @@ pub fn run(args: &ReportArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
             );
         }
     }
-    let page = report_html::render(&log, &args.title);
+    let page = report_html::render(&log, &agents, &args.title);
     let path = write_atomically(&args.out, "index.html", page.as_bytes())?;
     match args.format {
         Format::Text => writeln!(
             out,
-            "wrote {}: {} tick(s), {} classification record(s), {} malformed line(s) skipped",
+            "wrote {}: {} tick(s), {} classification record(s), {} agent(s) by {}, {} malformed line(s) skipped",
             path.display(),
             log.ticks.len(),
             log.classifications,
+            agents.agents.len(),
+            agents.by.as_str(),
             log.malformed.len()
         )?,
         Format::Json => {
             let mut doc = report_html::data_json(&log, &args.title);
             doc["page"] = json!(path.display().to_string());
+            doc["agents"] = agents.to_json();
             doc["malformed"] = log
                 .malformed
                 .iter()

@@ -140,6 +140,8 @@ pub struct TickRun {
     pub merge_mode: &'static str,
     /// The instant the tick ran at.
     pub now: String,
+    /// Whether the writes were only planned (`--dry-run`).
+    pub dry_run: bool,
 }
 
 /// What a tick needs besides the GitHub adapter.
@@ -376,6 +378,7 @@ fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Fail
         config_warnings: warnings,
         merge_mode: merge_mode_name(&options),
         now: now.to_string(),
+        dry_run: args.dry_run,
     }))
 }
 
