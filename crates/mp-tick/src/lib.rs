@@ -36,6 +36,7 @@
 //! and the time is the `now` argument.
 #![warn(missing_docs)]
 
+pub mod audit_records;
 pub mod drift_check;
 mod dry_run;
 mod evaluate;
@@ -66,6 +67,7 @@ pub use process::{RECEIPTS_UNAVAILABLE, with_priority_record};
 pub use progress::{ProgressSink, TickPhase, TickProgress};
 pub use queue::{QueueReport, QueueStanding, queue_standing};
 pub use report::{MAX_DETAIL_CHARS, PrAction, PrOutcome, TickMetrics, TickReport};
+pub use supervisor::{IncidentNote, RevertNote};
 pub use run::{FullTickReport, GovernanceReport, RATE_LIMIT_RESERVE, run_tick};
 pub use skills::USER_VALIDATOR_PASSED;
 
