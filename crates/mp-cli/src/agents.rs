@@ -540,22 +540,78 @@ mod tests {
         let lines = vec![
             // a#1 by alpha: head h1 seen with 2 then 3 runs, head h2 with 4: 7 runs; it waits
             // in the queue from 10:00 and merges at 10:20 as m1.
-            record("2026-03-01T09:00:00Z", "o/a#1", "blocked", "alpha", r#","head_sha":"h1","check_runs":2"#),
-            record("2026-03-01T09:05:00Z", "o/a#1", "blocked", "alpha", r#","head_sha":"h1","check_runs":3"#),
-            record("2026-03-01T10:00:00Z", "o/a#1", "queued", "alpha", r#","head_sha":"h2","check_runs":4"#),
-            record("2026-03-01T10:10:00Z", "o/a#1", "queued", "alpha", r#","head_sha":"h2","check_runs":4"#),
-            record("2026-03-01T10:20:00Z", "o/a#1", "merged", "alpha", &format!(r#","head_sha":"h2","check_runs":4,"merged_sha":"{m1}""#)),
+            record(
+                "2026-03-01T09:00:00Z",
+                "o/a#1",
+                "blocked",
+                "alpha",
+                r#","head_sha":"h1","check_runs":2"#,
+            ),
+            record(
+                "2026-03-01T09:05:00Z",
+                "o/a#1",
+                "blocked",
+                "alpha",
+                r#","head_sha":"h1","check_runs":3"#,
+            ),
+            record(
+                "2026-03-01T10:00:00Z",
+                "o/a#1",
+                "queued",
+                "alpha",
+                r#","head_sha":"h2","check_runs":4"#,
+            ),
+            record(
+                "2026-03-01T10:10:00Z",
+                "o/a#1",
+                "queued",
+                "alpha",
+                r#","head_sha":"h2","check_runs":4"#,
+            ),
+            record(
+                "2026-03-01T10:20:00Z",
+                "o/a#1",
+                "merged",
+                "alpha",
+                &format!(r#","head_sha":"h2","check_runs":4,"merged_sha":"{m1}""#),
+            ),
             // a#2 by alpha: 5 runs, never merged.
-            record("2026-03-01T09:00:00Z", "o/a#2", "blocked", "alpha", r#","head_sha":"h3","check_runs":5"#),
+            record(
+                "2026-03-01T09:00:00Z",
+                "o/a#2",
+                "blocked",
+                "alpha",
+                r#","head_sha":"h3","check_runs":5"#,
+            ),
             // a#3 by beta: merged as m2 with 1 run; it says it reverts m1.
-            record("2026-03-01T11:00:00Z", "o/a#3", "merged", "beta", &format!(r#","head_sha":"h4","check_runs":1,"merged_sha":"{m2}","reverts":["{m1}"]"#)),
+            record(
+                "2026-03-01T11:00:00Z",
+                "o/a#3",
+                "merged",
+                "beta",
+                &format!(
+                    r#","head_sha":"h4","check_runs":1,"merged_sha":"{m2}","reverts":["{m1}"]"#
+                ),
+            ),
             // Two incidents name m1 (one of them twice, from two ticks), one names an
             // unknown commit; a revert record names m2; a dry run's incident is left out.
-            format!(r#"{{"ts":"2026-03-01T10:30:00Z","record":"incident","repo":"o/a","label":"decision:post-merge-revalidation","shas":["{m1}"],"issue":7,"dry_run":false}}"#),
-            format!(r#"{{"ts":"2026-03-01T10:40:00Z","record":"incident","repo":"o/a","label":"decision:hallucination","shas":["{m1}","{}"],"issue":8}}"#, "3".repeat(40)),
-            format!(r#"{{"ts":"2026-03-01T10:40:00Z","record":"incident","repo":"o/a","label":"decision:hallucination","shas":["{}"],"issue":9}}"#, "4".repeat(40)),
-            format!(r#"{{"ts":"2026-03-01T11:30:00Z","record":"revert","repo":"o/a","sha":"{m2}","pull":10,"incident":11}}"#),
-            format!(r#"{{"ts":"2026-03-01T11:30:00Z","record":"incident","repo":"o/a","label":"decision:l2-stalled","shas":["{m2}"],"issue":12,"dry_run":true}}"#),
+            format!(
+                r#"{{"ts":"2026-03-01T10:30:00Z","record":"incident","repo":"o/a","label":"decision:post-merge-revalidation","shas":["{m1}"],"issue":7,"dry_run":false}}"#
+            ),
+            format!(
+                r#"{{"ts":"2026-03-01T10:40:00Z","record":"incident","repo":"o/a","label":"decision:hallucination","shas":["{m1}","{}"],"issue":8}}"#,
+                "3".repeat(40)
+            ),
+            format!(
+                r#"{{"ts":"2026-03-01T10:40:00Z","record":"incident","repo":"o/a","label":"decision:hallucination","shas":["{}"],"issue":9}}"#,
+                "4".repeat(40)
+            ),
+            format!(
+                r#"{{"ts":"2026-03-01T11:30:00Z","record":"revert","repo":"o/a","sha":"{m2}","pull":10,"incident":11}}"#
+            ),
+            format!(
+                r#"{{"ts":"2026-03-01T11:30:00Z","record":"incident","repo":"o/a","label":"decision:l2-stalled","shas":["{m2}"],"issue":12,"dry_run":true}}"#
+            ),
         ];
         let view = view_of(&lines, AgentKey::Tool);
         assert_eq!((view.incidents, view.incidents_unattributed), (3, 1));

@@ -11,7 +11,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
-use mp_tick::audit_records::{pr_records, supervisor_records};
+use mp_tick::audit_records::lines;
 use mp_tick::{FullTickReport, PrAction};
 use serde_json::{Value, json};
 
@@ -127,11 +127,8 @@ pub fn append(
 ) -> anyhow::Result<()> {
     let mut line = String::new();
     let ts = doc["now"].as_str().unwrap_or_default();
-    let agents = pr_records(&report.outcomes, ts, dry_run)
-        .into_iter()
-        .chain(supervisor_records(&report.supervisor, ts, dry_run));
-    for record in agents {
-        line.push_str(&record.to_string());
+    for record in lines(&report.outcomes, &report.supervisor, ts, dry_run) {
+        line.push_str(&record);
         line.push('\n');
     }
     line.push_str(&record(report, doc, dry_run).to_string());

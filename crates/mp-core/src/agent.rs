@@ -211,7 +211,10 @@ mod tests {
             "Revert \"y\"\n\nThis reverts commit 0123456.",
             &format!("again\n\nThis reverts commit {}.", full.to_uppercase()),
         ]);
-        assert_eq!(reverted_commits(&ctx), [CommitSha::parse(full).expect("a sha")]);
+        assert_eq!(
+            reverted_commits(&ctx),
+            [CommitSha::parse(full).expect("a sha")]
+        );
         assert!(reverted_commits(&Pr::new().build()).is_empty());
     }
 

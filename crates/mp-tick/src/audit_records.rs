@@ -24,7 +24,25 @@ pub fn pr_records(outcomes: &[PrOutcome], ts: &str, dry_run: bool) -> Vec<Value>
         .collect()
 }
 
-fn pr_record(outcome: &PrOutcome, ts: &str, dry_run: bool) -> Value {
+/// Every record of `outcomes` and `supervisors` at `ts`, one JSON line each (no newline):
+/// the `pr` records, then the `incident` and `revert` records.
+pub fn lines(
+    outcomes: &[PrOutcome],
+    supervisors: &[SupervisorReport],
+    ts: &str,
+    dry_run: bool,
+) -> Vec<String> {
+    pr_records(outcomes, ts, dry_run)
+        .into_iter()
+        .chain(supervisor_records(supervisors, ts, dry_run))
+        .map(|record| record.to_string())
+        .collect()
+}
+
+/// The stable codes of the conditions that blocked `outcome`, each once, and `inbox` when
+/// it went to the decision inbox: the `pr` record's `blocked_by`, and the condition label
+/// of `mp serve`'s per-agent counter.
+pub fn blocked_by(outcome: &PrOutcome) -> Vec<String> {
     let mut blocked_by: Vec<String> = outcome
         .gate
         .iter()
@@ -36,6 +54,11 @@ fn pr_record(outcome: &PrOutcome, ts: &str, dry_run: bool) -> Value {
     if matches!(outcome.action, PrAction::Inbox) {
         blocked_by.push("inbox".to_owned());
     }
+    blocked_by
+}
+
+fn pr_record(outcome: &PrOutcome, ts: &str, dry_run: bool) -> Value {
+    let blocked_by = blocked_by(outcome);
     let agent = outcome.agent.as_ref().map(|agent| {
         let fields = AgentKey::ALL
             .into_iter()

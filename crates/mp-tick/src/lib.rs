@@ -67,9 +67,9 @@ pub use process::{RECEIPTS_UNAVAILABLE, with_priority_record};
 pub use progress::{ProgressSink, TickPhase, TickProgress};
 pub use queue::{QueueReport, QueueStanding, queue_standing};
 pub use report::{MAX_DETAIL_CHARS, PrAction, PrOutcome, TickMetrics, TickReport};
-pub use supervisor::{IncidentNote, RevertNote};
 pub use run::{FullTickReport, GovernanceReport, RATE_LIMIT_RESERVE, run_tick};
 pub use skills::USER_VALIDATOR_PASSED;
+pub use supervisor::{IncidentNote, RevertNote};
 
 pub use dry_run::DryRun;
 pub use mp_core::config::{MAIN_BRANCH, ReadConcurrency};

@@ -301,7 +301,8 @@ pub struct RevertNote {
 }
 
 impl SupervisorReport {
-    fn new(repo: &RepoName) -> Self {
+    /// An empty report of `repo`: nothing done yet.
+    pub fn new(repo: &RepoName) -> Self {
         Self {
             repo: repo.clone(),
             metrics: SupervisorMetrics::default(),
