@@ -36,6 +36,7 @@
 //! and the time is the `now` argument.
 #![warn(missing_docs)]
 
+pub mod audit_records;
 pub mod drift_check;
 mod dry_run;
 mod evaluate;
@@ -68,6 +69,7 @@ pub use queue::{QueueReport, QueueStanding, queue_standing};
 pub use report::{MAX_DETAIL_CHARS, PrAction, PrOutcome, TickMetrics, TickReport};
 pub use run::{FullTickReport, GovernanceReport, RATE_LIMIT_RESERVE, run_tick};
 pub use skills::USER_VALIDATOR_PASSED;
+pub use supervisor::{IncidentNote, RevertNote};
 
 pub use dry_run::DryRun;
 pub use mp_core::config::{MAIN_BRANCH, ReadConcurrency};
