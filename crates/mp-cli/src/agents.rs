@@ -20,6 +20,7 @@
 //!   against the pull requests whose `merged` record names that commit.
 //! * Records of dry runs are left out: a dry run merges nothing.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use mp_core::agent::{AgentKey, UNDECLARED};
@@ -27,42 +28,73 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 /// One record of the log, as much of it as the view needs: `pr`, `incident` or `revert`.
+/// Its strings borrow from the line where they can (a line without escapes): a log of a
+/// million records is parsed without allocating its text again.
 #[derive(Debug, Deserialize)]
-struct Record {
-    ts: String,
-    record: String,
-    #[serde(default)]
-    pr: String,
-    #[serde(default)]
-    action: String,
-    #[serde(default)]
-    blocked_by: Vec<String>,
-    #[serde(default)]
-    agent: Option<BTreeMap<String, Option<String>>>,
-    #[serde(default)]
-    approved_at: Option<String>,
-    #[serde(default)]
-    head_sha: Option<String>,
+struct Record<'a> {
+    #[serde(borrow)]
+    ts: Cow<'a, str>,
+    #[serde(borrow)]
+    record: Cow<'a, str>,
+    #[serde(default, borrow)]
+    pr: Cow<'a, str>,
+    #[serde(default, borrow)]
+    action: Cow<'a, str>,
+    #[serde(default, borrow)]
+    blocked_by: Vec<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    agent: Option<Agent<'a>>,
+    #[serde(default, borrow)]
+    approved_at: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    head_sha: Option<Cow<'a, str>>,
     #[serde(default)]
     check_runs: Option<u64>,
-    #[serde(default)]
-    merged_sha: Option<String>,
-    #[serde(default)]
-    reverts: Vec<String>,
+    #[serde(default, borrow)]
+    merged_sha: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    reverts: Vec<Cow<'a, str>>,
     /// `incident` and `revert` records: the repository.
-    #[serde(default)]
-    repo: String,
+    #[serde(default, borrow)]
+    repo: Cow<'a, str>,
     /// `incident` records: the commits named.
-    #[serde(default)]
-    shas: Vec<String>,
+    #[serde(default, borrow)]
+    shas: Vec<Cow<'a, str>>,
     /// `incident` records: the issue.
     #[serde(default)]
     issue: Option<u64>,
     /// `revert` records: the reverted commit.
-    #[serde(default)]
-    sha: Option<String>,
+    #[serde(default, borrow)]
+    sha: Option<Cow<'a, str>>,
     #[serde(default)]
     dry_run: bool,
+}
+
+/// A record's `agent`: the declared trailers and the author.
+#[derive(Debug, Default, Deserialize)]
+struct Agent<'a> {
+    #[serde(default, borrow)]
+    tool: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    model: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    session: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    machine: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    author: Option<Cow<'a, str>>,
+}
+
+impl Agent<'_> {
+    fn value(&self, by: AgentKey) -> Option<&str> {
+        match by {
+            AgentKey::Tool => self.tool.as_deref(),
+            AgentKey::Model => self.model.as_deref(),
+            AgentKey::Session => self.session.as_deref(),
+            AgentKey::Machine => self.machine.as_deref(),
+            AgentKey::Author => self.author.as_deref(),
+        }
+    }
 }
 
 /// What the log says of one pull request.
@@ -185,9 +217,11 @@ const MALFORMED_SHOWN: usize = 5;
 
 /// Whether a line may be a record the view reads; anything else is skipped unparsed.
 fn wanted(line: &str) -> bool {
-    line.contains("\"record\":\"pr\"")
-        || line.contains("\"record\":\"incident\"")
-        || line.contains("\"record\":\"revert\"")
+    const KEY: &str = "\"record\":\"";
+    line.match_indices(KEY).any(|(at, _)| {
+        let kind = &line[at + KEY.len()..];
+        kind.starts_with("pr\"") || kind.starts_with("incident\"") || kind.starts_with("revert\"")
+    })
 }
 
 /// Folds the lines of an audit log into the agents view: records at or after `since`
@@ -214,7 +248,7 @@ pub fn view(
         if !wanted(line) {
             continue;
         }
-        let parsed = serde_json::from_str::<Record>(line)
+        let parsed = serde_json::from_str::<Record<'_>>(line)
             .map_err(|e| e.to_string())
             .and_then(|record| {
                 let at = epoch(&record.ts)
@@ -234,7 +268,7 @@ pub fn view(
         if record.dry_run || since.is_some_and(|since| at < since) {
             continue;
         }
-        match record.record.as_str() {
+        match record.record.as_ref() {
             "pr" => {}
             "incident" => {
                 if let Some(issue) = record.issue {
@@ -253,13 +287,25 @@ pub fn view(
             _ => continue,
         }
         records += 1;
-        let repo = record.pr.split('#').next().unwrap_or_default().to_owned();
-        let last = repo_last.entry(repo.clone()).or_insert(at);
-        *last = (*last).max(at);
-        let track = tracks.entry(record.pr.clone()).or_default();
+        let repo = record.pr.split('#').next().unwrap_or_default();
+        match repo_last.get_mut(repo) {
+            Some(last) => *last = (*last).max(at),
+            None => {
+                repo_last.insert(repo.to_owned(), at);
+            }
+        }
+        if !tracks.contains_key(record.pr.as_ref()) {
+            tracks.insert(record.pr.to_string(), Track::default());
+        }
+        let Some(track) = tracks.get_mut(record.pr.as_ref()) else {
+            continue;
+        };
         if at >= track.last_seen {
             track.last_seen = at;
-            track.group = group_of(record.agent.as_ref(), by);
+            let group = group_of(record.agent.as_ref(), by);
+            if track.group != group {
+                track.group = group.to_owned();
+            }
         }
         let approved = record.approved_at.as_deref().and_then(epoch);
         if record.action == "merged" {
@@ -271,7 +317,7 @@ pub fn view(
                     merges
                         .entry(format!("{repo}@{sha}"))
                         .or_default()
-                        .push(record.pr.clone());
+                        .push(record.pr.to_string());
                 }
                 reverted.extend(record.reverts.iter().map(|sha| format!("{repo}@{sha}")));
             }
@@ -286,11 +332,16 @@ pub fn view(
         if let (Some(head), Some(runs)) = (record.head_sha, record.check_runs) {
             match track.heads.iter_mut().find(|(seen, _)| *seen == head) {
                 Some((_, most)) => *most = (*most).max(runs),
-                None => track.heads.push((head, runs)),
+                None => track.heads.push((head.into_owned(), runs)),
             }
         }
         for code in record.blocked_by {
-            *track.blocks.entry(code).or_default() += 1;
+            match track.blocks.get_mut(code.as_ref()) {
+                Some(count) => *count += 1,
+                None => {
+                    track.blocks.insert(code.into_owned(), 1);
+                }
+            }
         }
     }
     // Incidents and reverts, to the pull requests that merged the commits they name.
@@ -403,11 +454,11 @@ pub fn view(
 }
 
 /// The group a record's agent falls in.
-fn group_of(agent: Option<&BTreeMap<String, Option<String>>>, by: AgentKey) -> String {
+fn group_of<'a>(agent: Option<&'a Agent<'_>>, by: AgentKey) -> &'a str {
     agent
-        .and_then(|fields| fields.get(by.as_str()).cloned().flatten())
+        .and_then(|fields| fields.value(by))
         .filter(|value| !value.is_empty())
-        .unwrap_or_else(|| UNDECLARED.to_owned())
+        .unwrap_or(UNDECLARED)
 }
 
 /// Epoch seconds of an RFC 3339 instant.

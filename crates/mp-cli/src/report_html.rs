@@ -99,23 +99,47 @@ fn partial_tick(ts: String, at: jiff::Timestamp, quadrants: [u64; 4]) -> Tick {
 
 /// Reads the audit log text. Never fails: a line that is not a JSON object with a valid
 /// `ts` is skipped and listed in [`Log::malformed`]; blank lines and records of other
-/// kinds are ignored.
+/// kinds are ignored. (`mp report` streams the file through a [`Parser`].)
+#[cfg(test)]
 pub fn parse(text: &str) -> Log {
-    let mut log = Log::default();
-    let mut pending = Pending::new();
-    for (index, line) in text.lines().enumerate() {
+    let mut parser = Parser::default();
+    for line in text.lines() {
+        parser.feed(line);
+    }
+    parser.finish()
+}
+
+/// The audit log read one line at a time (`mp report` streams the file through it, so a
+/// log of a million records is never held whole): what [`parse`] does, in steps.
+#[derive(Debug, Default)]
+pub struct Parser {
+    log: Log,
+    pending: Pending,
+    lines: usize,
+}
+
+impl Parser {
+    /// Reads the next line of the log.
+    pub fn feed(&mut self, line: &str) {
+        self.lines += 1;
         if line.trim().is_empty() {
-            continue;
+            return;
         }
-        if let Err(problem) = parse_line(line, &mut log, &mut pending) {
-            log.malformed.push((index + 1, problem));
+        if let Err(problem) = parse_line(line, &mut self.log, &mut self.pending) {
+            self.log.malformed.push((self.lines, problem));
         }
     }
-    for (ts, (at, quadrants)) in pending {
-        log.ticks.push(partial_tick(ts, at, quadrants));
+
+    /// The log read so far, its classification records without a tick record as ticks of
+    /// their own.
+    pub fn finish(self) -> Log {
+        let mut log = self.log;
+        for (ts, (at, quadrants)) in self.pending {
+            log.ticks.push(partial_tick(ts, at, quadrants));
+        }
+        log.ticks.sort_by_key(|t| t.at);
+        log
     }
-    log.ticks.sort_by_key(|t| t.at);
-    log
 }
 
 fn parse_line(line: &str, log: &mut Log, pending: &mut Pending) -> Result<(), String> {

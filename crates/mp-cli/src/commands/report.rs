@@ -2,7 +2,7 @@
 //! (docs/report.md). The page is written to a temporary file in `DIR` and renamed over
 //! `index.html`, so a reader never sees half a page.
 
-use std::io::Write;
+use std::io::{BufRead as _, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -36,12 +36,36 @@ pub struct ReportArgs {
 }
 
 pub fn run(args: &ReportArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
-    let bytes = std::fs::read(&args.audit_log)
+    let file = std::fs::File::open(&args.audit_log)
         .with_context(|| format!("reading the audit log {}", args.audit_log.display()))?;
-    let text = String::from_utf8_lossy(&bytes);
-    let log = report_html::parse(&text);
-    // The Agents page: the fold of `mp agents`, over the same lines.
-    let agents = crate::agents::view(text.lines(), args.by.into(), None);
+    // One pass over the file, a line at a time: the overview's parser and the Agents page's
+    // fold (the code of `mp agents`) read each line as it comes.
+    let mut reader = std::io::BufReader::new(file);
+    let mut parser = report_html::Parser::default();
+    let mut unreadable = None;
+    let mut buffer = Vec::new();
+    let lines = std::iter::from_fn(|| {
+        buffer.clear();
+        match reader.read_until(b'\n', &mut buffer) {
+            Ok(0) => None,
+            Ok(_) => {
+                let line = String::from_utf8_lossy(&buffer);
+                let line = line.strip_suffix('\n').unwrap_or(&line);
+                Some(line.strip_suffix('\r').unwrap_or(line).to_owned())
+            }
+            Err(error) => {
+                unreadable = Some(error);
+                None
+            }
+        }
+    })
+    .inspect(|line| parser.feed(line));
+    let agents = crate::agents::view(lines, args.by.into(), None);
+    if let Some(error) = unreadable {
+        return Err(error)
+            .with_context(|| format!("reading the audit log {}", args.audit_log.display()));
+    }
+    let log = parser.finish();
     if let Some((line, problem)) = log.malformed.first() {
         #[allow(clippy::print_stderr)]
         {

@@ -86,7 +86,8 @@ fn table(view: &AgentsView, out: &mut String) {
     out.push_str(
         "<table id=\"agents-table\">\n<tr><th>agent</th><th>pull requests</th><th>merged</th>\
          <th>closed</th><th>open</th><th>merge rate</th><th>median approval to merge</th>\
-         <th>p90</th><th>blocked (tick evaluations, on how many pull requests)</th></tr>\n",
+         <th>p90</th><th>CI runs per merged pull request</th><th>incidents</th><th>reverts</th>\
+         <th>blocked (tick evaluations, on how many pull requests)</th></tr>\n",
     );
     for agent in &view.agents {
         row(agent, out);
@@ -101,14 +102,23 @@ fn row(agent: &AgentFigures, out: &mut String) {
         .merge_rate
         .map_or_else(|| "-".to_owned(), |r| format!("{:.0}%", r * 100.0));
     let waits = &agent.approval_to_merge;
+    let ci = agent
+        .ci_runs_per_merged
+        .map(|r| r.to_string())
+        .unwrap_or_default();
+    let shown_ci = agent
+        .ci_runs_per_merged
+        .map_or_else(|| "-".to_owned(), |r| format!("{r:.1}"));
     let seconds = |s: Option<i64>| s.map(|s| s.to_string()).unwrap_or_default();
     let shown = |s: Option<i64>| s.map_or_else(|| "-".to_owned(), human);
     let _ = write!(
         out,
         "<tr class=\"agent\" data-agent=\"{name}\" data-prs=\"{}\" data-merged=\"{}\" \
          data-closed=\"{}\" data-open=\"{}\" data-merge-rate=\"{rate}\" data-waits=\"{}\" \
-         data-median-s=\"{}\" data-p90-s=\"{}\"><th>{name}</th><td>{}</td><td>{}</td>\
-         <td>{}</td><td>{}</td><td>{shown_rate}</td><td>{}</td><td>{}</td><td class=\"blocks\">",
+         data-median-s=\"{}\" data-p90-s=\"{}\" data-ci-runs=\"{}\" \
+         data-ci-runs-per-merged=\"{ci}\" data-incidents=\"{}\" data-reverts=\"{}\">\
+         <th>{name}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{shown_rate}</td>\
+         <td>{}</td><td>{}</td><td>{shown_ci}</td><td>{}</td><td>{}</td><td class=\"blocks\">",
         agent.prs,
         agent.merged,
         agent.closed,
@@ -116,12 +126,17 @@ fn row(agent: &AgentFigures, out: &mut String) {
         waits.count,
         seconds(waits.median_s),
         seconds(waits.p90_s),
+        agent.ci_runs,
+        agent.incidents,
+        agent.reverts,
         agent.prs,
         agent.merged,
         agent.closed,
         agent.open,
         shown(waits.median_s),
         shown(waits.p90_s),
+        agent.incidents,
+        agent.reverts,
     );
     let blocks: Vec<String> = agent
         .blocks

@@ -445,6 +445,13 @@ fn agents_page_agrees_with_mp_agents(log: &Path, page: &Path, dom: &str, dir: &P
                 agent["approval_to_merge"]["median_s"].as_f64(),
             ),
             ("data-p90-s", agent["approval_to_merge"]["p90_s"].as_f64()),
+            ("data-ci-runs", figure(agent, "ci_runs")),
+            (
+                "data-ci-runs-per-merged",
+                figure(agent, "ci_runs_per_merged"),
+            ),
+            ("data-incidents", figure(agent, "incidents")),
+            ("data-reverts", figure(agent, "reverts")),
         ] {
             assert_eq!(number(row, attribute), want, "{attribute} of {row:?}");
         }
