@@ -7,7 +7,8 @@
 //! (`mp serve`'s label-to-merge latency and idle cost against the loopback GitHub),
 //! `bench contracts` (`mp contract validate` against ajv on a large generated contract set,
 //! whole processes: wall time and peak memory), `gen-audit-log` (a synthetic audit log) and
-//! `bench agents` (`mp agents` over a million records: wall time and peak memory),
+//! `bench agents` (`mp agents` and `mp report` over a million records: wall time and
+//! peak memory),
 //! `openapi` (fetch GitHub's pinned REST description for the conformance test),
 //! `graphql` (fetch GitHub's pinned GraphQL schema for the query validation test),
 //! `pyclient` (install the pinned PyGithub for the third-party client test),
@@ -64,8 +65,8 @@ commands:
                     write a synthetic audit log of N records (default 1,000,000)
                     in the format mp tick --audit-log writes
   bench agents [--records N] [--runs K] [--mp PATH]
-                    mp agents over a generated log of N records (default
-                    1,000,000): wall time and peak memory, whole processes;
+                    mp agents and mp report over a generated log of N records
+                    (default 1,000,000): wall time and peak memory, whole processes;
                     fails over 10 s or 300 MiB
   bench api [--repos N] [--prs M] [--seed S] [--delay-ms D]
                     REST calls per tick through the loopback GitHub server, by
