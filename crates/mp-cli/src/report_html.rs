@@ -110,7 +110,7 @@ pub fn parse(text: &str) -> Log {
 }
 
 /// The audit log read one line at a time (`mp report` streams the file through it, so a
-/// log of a million records is never held whole): what [`parse`] does, in steps.
+/// log of a million records is never held whole): what `parse` does (in tests), in steps.
 #[derive(Debug, Default)]
 pub struct Parser {
     log: Log,
