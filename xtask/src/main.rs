@@ -57,9 +57,13 @@ commands:
   gen-world --repos N --prs M [--seed S] [--out FILE]
                     write a synthetic world: N repositories with M open pull requests
                     each (stdout without --out)
-  bench api [--repos N] [--prs M] [--seed S] [--delay-ms D]
+  bench api [--repos N] [--prs M] [--seed S] [--delay-ms D] [--live [--ticks K]]
                     REST calls per tick through the loopback GitHub server, by
-                    endpoint: a cold tick and three warm ones (default 6 x 5)
+                    endpoint: a cold tick and three warm ones (default 6 x 5);
+                    --live: ticks as mp tick runs them (paced as shipped, system
+                    clock, lease and pull-request time budget) until one leaves
+                    nothing for the next (at most K, default 8): wall time,
+                    requests, points and what each did and left
   bench drain [--skip-direct-50] [--batch-max N]
                     ready pull requests of several agents draining into main on a
                     simulated clock and CI, in today's mode and in queue mode (12
