@@ -68,9 +68,13 @@ commands:
                     mp agents and mp report over a generated log of N records
                     (default 1,000,000): wall time and peak memory, whole processes;
                     fails over 10 s or 300 MiB
-  bench api [--repos N] [--prs M] [--seed S] [--delay-ms D]
+  bench api [--repos N] [--prs M] [--seed S] [--delay-ms D] [--live [--ticks K]]
                     REST calls per tick through the loopback GitHub server, by
-                    endpoint: a cold tick and three warm ones (default 6 x 5)
+                    endpoint: a cold tick and three warm ones (default 6 x 5);
+                    --live: ticks as mp tick runs them (paced as shipped, system
+                    clock, lease and pull-request time budget) until one leaves
+                    nothing for the next (at most K, default 8): wall time,
+                    requests, points and what each did and left
   bench drain [--skip-direct-50] [--batch-max N]
                     ready pull requests of several agents draining into main on a
                     simulated clock and CI, in today's mode and in queue mode (12

@@ -406,6 +406,13 @@ impl GitHub for DryRun<'_> {
         self.inner.default_branch(repo).await
     }
 
+    async fn default_branches(
+        &self,
+        repos: &[RepoName],
+    ) -> Result<std::collections::BTreeMap<RepoName, String>, GitHubError> {
+        self.inner.default_branches(repos).await
+    }
+
     async fn open_pulls_with_reads(
         &self,
         repo: &RepoName,
@@ -426,6 +433,10 @@ impl GitHub for DryRun<'_> {
                 .reads
                 .comments
                 .map(|comments| overlay.comments(repo, number, comments));
+            // Read through the overlay instead: a planned write may have applied a label
+            // or moved the default branch.
+            l.reads.label_records = None;
+            l.reads.default_branch = None;
             l.pull = overlay.pull(l.pull);
             open.push(l);
         }
