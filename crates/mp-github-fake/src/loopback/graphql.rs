@@ -24,6 +24,9 @@ use mp_core::ids::{PrNumber, RepoName, Timestamp};
 use mp_core::port::{GitHub, GitHubError};
 use serde_json::{Value, json};
 
+#[path = "graphql_queue.rs"]
+mod queue;
+
 use super::render;
 use super::state::Shared;
 use mp_github::rest::graphql::{LABEL_QUERY, OPEN_PULLS_QUERY};
@@ -161,12 +164,15 @@ pub(super) async fn graphql(State(s): State<Arc<Shared>>, bytes: Bytes) -> Respo
     if query == LABEL_QUERY {
         return label(&s, &body["variables"]).await;
     }
+    if let Some(body) = queue::answer_queue(&s, query, &body["variables"]).await {
+        return answer(&s, &body);
+    }
     if query != OPEN_PULLS_QUERY {
         return answer(
             &s,
             &json!({ "errors": [error(
                 "LOOPBACK_UNSUPPORTED",
-                "the loopback GitHub answers only the queries mp sends (MpOpenPulls, MpLabel)",
+                "the loopback GitHub answers only the queries mp sends (MpOpenPulls, MpLabel, MpMergeQueue, MpQueueEntry, MpEnqueue, MpDequeue)",
                 &[],
             )] }),
         );
