@@ -46,7 +46,7 @@ pub fn record(report: &FullTickReport, doc: &Value, dry_run: bool) -> Value {
             // Not gated: the base is another branch.
             PrAction::Ignored => continue,
             PrAction::Waiting => "waiting",
-            PrAction::WouldEnqueue => "would_enqueue",
+            PrAction::Enqueued => "enqueued",
             _ => "skipped",
         };
         *repo(&mut repos, name).entry(counter).or_default() += 1;
@@ -132,7 +132,7 @@ fn pr_record(outcome: &PrOutcome, ts: &Value, dry_run: bool) -> Value {
             .map(|key| (key.as_str().to_owned(), json!(agent.declared(key))));
         Value::Object(fields.collect())
     });
-    json!({
+    let mut record = json!({
         "ts": ts,
         "record": "pr",
         "pr": outcome.pr,
@@ -143,7 +143,12 @@ fn pr_record(outcome: &PrOutcome, ts: &Value, dry_run: bool) -> Value {
         "opened_at": outcome.opened_at.map(|t| t.to_string()),
         "approved_at": outcome.approved_at.map(|t| t.to_string()),
         "dry_run": dry_run,
-    })
+    });
+    // `github-queue` mode: each enqueue, dequeue or refusal, with its reason (decisions/0078).
+    if !outcome.github_queue.is_empty() {
+        record["github_queue"] = crate::commands::tick::github_queue_json(&outcome.github_queue);
+    }
+    record
 }
 
 /// The counters of `name`, all zero when first seen.

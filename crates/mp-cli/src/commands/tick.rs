@@ -27,8 +27,8 @@ use crate::live::{
     rest_calls, rest_client, save_cache,
 };
 use crate::skills_load::SkillCalls;
-pub use json::result_json;
 use json::{Told, Writes, http_json, render_writes, run_json, summary_json};
+pub use json::{github_queue_json, result_json};
 use simulation::world_ticks;
 use text::{print_summary, print_text};
 

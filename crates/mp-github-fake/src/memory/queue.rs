@@ -65,15 +65,12 @@ fn land(repo: &mut Repo, ci: Option<&CiSimulation>, now: Timestamp) {
     let build = i64::from(ci.map_or(0, |ci| ci.minutes)) * 60;
     let branches: Vec<String> = repo.queue_entries.keys().cloned().collect();
     for branch in branches {
-        loop {
-            let Some(front) = repo
-                .queue_entries
-                .get(&branch)
-                .and_then(|q| q.first())
-                .cloned()
-            else {
-                break;
-            };
+        while let Some(front) = repo
+            .queue_entries
+            .get(&branch)
+            .and_then(|q| q.first())
+            .cloned()
+        {
             let due = front.enqueued_at.unix_seconds() + build;
             let ready = if build == 0 {
                 now > front.enqueued_at
