@@ -294,7 +294,8 @@ fn every_scenario_gives_the_same_writes_through_rest_as_in_memory() {
             "attack-pull-request-over-250-commits",
             "classify-path-rename-out-of-config-d",
             "github-pr-past-the-file-cap",
-            "github-queue-landing-approved"
+            "github-queue-landing-approved",
+            "github-queue-landing-squash"
         ]
     );
 }
