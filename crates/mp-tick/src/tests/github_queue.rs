@@ -230,3 +230,24 @@ fn observe_only_reads_no_queue_and_writes_nothing_to_it() {
     let calls = tick.github().calls();
     assert_eq!(calls.get(Endpoint::ListBranchRules.route()), None);
 }
+
+#[test]
+fn a_head_that_moves_between_the_read_and_the_enqueue_is_not_enqueued() {
+    // GitHub refuses the pinned enqueue: the head is no longer the one the gate passed.
+    let tick = github_queue_world(&[clean(1)], QUEUED);
+    tick.fail(mp_github_fake::Failure::on(
+        Endpoint::GraphqlEnqueue,
+        mp_core::port::GitHubError::HeadMoved {
+            pr: "acme/app#1".to_owned(),
+            expected: crate::testkit::sha("a1"),
+        },
+    ));
+    let lines = tick_lines(&tick, &options());
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some(
+            "=> acme/app#1 blocked: Quadrant A: GitHub's merge queue refused head a100000: the pull request's head moved; nothing enqueued (github_queue_head_moved)"
+        )
+    );
+    assert_eq!(queue_of(&tick), Vec::<String>::new());
+}
