@@ -176,7 +176,7 @@ fn display(path: &Path) -> String {
 }
 
 /// `cargo build --release --locked -p mp-cli`, and the binary it leaves.
-fn build_mp(root: &Path) -> anyhow::Result<PathBuf> {
+pub(crate) fn build_mp(root: &Path) -> anyhow::Result<PathBuf> {
     say("cargo build --release --locked -p mp-cli");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
@@ -253,7 +253,7 @@ impl Bench {
 
 /// How a process ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum End {
+pub(crate) enum End {
     Code(i32),
     Signal(i32),
 }
@@ -281,13 +281,13 @@ impl End {
 
 /// One run of a command.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Sample {
-    wall: Duration,
+pub(crate) struct Sample {
+    pub(crate) wall: Duration,
     /// Peak resident set, KiB.
-    max_rss_kib: u64,
-    end: End,
+    pub(crate) max_rss_kib: u64,
+    pub(crate) end: End,
     /// The last non-empty line of stdout, else of stderr.
-    last_line: String,
+    pub(crate) last_line: String,
 }
 
 /// The internal `--measure REPORT -- COMMAND...`: runs the command with this process's
@@ -316,8 +316,9 @@ fn measure_child(report: &Path, command: &[&str]) -> anyhow::Result<()> {
     .with_context(|| format!("writing {}", report.display()))
 }
 
-/// Runs `command` once under a fresh `--measure` copy of this binary.
-fn measure(root: &Path, command: &[String]) -> anyhow::Result<Sample> {
+/// Runs `command` once under a fresh `--measure` copy of this binary (also used by
+/// `bench agents`).
+pub(crate) fn measure(root: &Path, command: &[String]) -> anyhow::Result<Sample> {
     let report = root.join(format!(
         "target/bench-contracts-measure-{}.txt",
         std::process::id()

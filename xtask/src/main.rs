@@ -6,7 +6,9 @@
 //! `bench drain` (many agents' ready pull requests draining into `main`), `bench serve`
 //! (`mp serve`'s label-to-merge latency and idle cost against the loopback GitHub),
 //! `bench contracts` (`mp contract validate` against ajv on a large generated contract set,
-//! whole processes: wall time and peak memory),
+//! whole processes: wall time and peak memory), `gen-audit-log` (a synthetic audit log) and
+//! `bench agents` (`mp agents` and `mp report` over a million records: wall time and
+//! peak memory),
 //! `openapi` (fetch GitHub's pinned REST description for the conformance test),
 //! `graphql` (fetch GitHub's pinned GraphQL schema for the query validation test),
 //! `pyclient` (install the pinned PyGithub for the third-party client test),
@@ -17,10 +19,12 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod bench_agents;
 mod bench_api;
 mod bench_contracts;
 mod bench_drain;
 mod bench_serve;
+mod gen_audit_log;
 mod gen_world;
 mod graphql;
 mod openapi;
@@ -57,9 +61,20 @@ commands:
   gen-world --repos N --prs M [--seed S] [--out FILE]
                     write a synthetic world: N repositories with M open pull requests
                     each (stdout without --out)
-  bench api [--repos N] [--prs M] [--seed S] [--delay-ms D]
+  gen-audit-log [--records N] [--seed S] [--out FILE]
+                    write a synthetic audit log of N records (default 1,000,000)
+                    in the format mp tick --audit-log writes
+  bench agents [--records N] [--runs K] [--mp PATH]
+                    mp agents and mp report over a generated log of N records
+                    (default 1,000,000): wall time and peak memory, whole processes;
+                    fails over 10 s or 300 MiB
+  bench api [--repos N] [--prs M] [--seed S] [--delay-ms D] [--live [--ticks K]]
                     REST calls per tick through the loopback GitHub server, by
-                    endpoint: a cold tick and three warm ones (default 6 x 5)
+                    endpoint: a cold tick and three warm ones (default 6 x 5);
+                    --live: ticks as mp tick runs them (paced as shipped, system
+                    clock, lease and pull-request time budget) until one leaves
+                    nothing for the next (at most K, default 8): wall time,
+                    requests, points and what each did and left
   bench drain [--skip-direct-50] [--batch-max N]
                     ready pull requests of several agents draining into main on a
                     simulated clock and CI, in today's mode and in queue mode (12
@@ -102,7 +117,9 @@ fn main() -> ExitCode {
         ["schemas"] => schemas::run(&root, false),
         ["schemas", "--check"] => schemas::run(&root, true),
         ["gen-world", rest @ ..] => gen_world::run(rest),
+        ["gen-audit-log", rest @ ..] => gen_audit_log::run(rest),
         ["bench", "api", rest @ ..] => bench_api::run(rest),
+        ["bench", "agents", rest @ ..] => bench_agents::run(&root, rest),
         ["bench", "drain", rest @ ..] => bench_drain::run(rest),
         ["bench", "serve", rest @ ..] => bench_serve::run(rest),
         ["bench", "contracts", rest @ ..] => bench_contracts::run(&root, rest),

@@ -96,4 +96,9 @@ impl AuditLog for CliAuditLog {
         }
         Ok(())
     }
+
+    async fn append_agent_records(&self, lines: &[String]) -> Result<(), AuditError> {
+        self.append_lines(lines.iter().cloned())
+            .map_err(|e| AuditError(e.to_string()))
+    }
 }

@@ -1,7 +1,9 @@
 //! The tick's records of the audit log, appended at the end of every `mp tick --audit-log
 //! FILE` after its classification records and skill calls: one `{"record": "pr"}` line per
-//! pull request into a gated branch (what happened to it, why, and the agent behind it;
-//! `mp agents` reads these, decisions/0076), then one `{"record": "tick"}` summary. `mp
+//! pull request into a gated branch (what happened to it, why, and the agent behind it) and
+//! one `incident` or `revert` line per one the branch supervisor opened (`mp agents` reads
+//! these, decisions/0076, 0080; built by [`mp_tick::audit_records`], as `mp serve` does),
+//! then one `{"record": "tick"}` summary. `mp
 //! report` draws its timeline from the summaries (docs/report.md).
 
 use std::collections::BTreeMap;
@@ -9,8 +11,8 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
-use mp_core::agent::AgentKey;
-use mp_tick::{FullTickReport, PrAction, PrOutcome};
+use mp_tick::audit_records::lines;
+use mp_tick::{FullTickReport, PrAction};
 use serde_json::{Value, json};
 
 /// The per-repository counters of the record, in output order.
@@ -102,55 +104,6 @@ pub fn record(report: &FullTickReport, doc: &Value, dry_run: bool) -> Value {
     })
 }
 
-/// One `pr` record per pull request into a gated branch the tick decided on, at the tick's
-/// instant `ts`: the action, the quadrant, the conditions that blocked it (stable codes;
-/// `inbox` when it went to the decision inbox), the agent behind it and its times.
-pub fn pr_records(report: &FullTickReport, ts: &Value, dry_run: bool) -> Vec<Value> {
-    report
-        .outcomes
-        .iter()
-        .filter(|o| !matches!(o.action, PrAction::Ignored))
-        .map(|outcome| pr_record(outcome, ts, dry_run))
-        .collect()
-}
-
-fn pr_record(outcome: &PrOutcome, ts: &Value, dry_run: bool) -> Value {
-    let mut blocked_by: Vec<String> = outcome
-        .gate
-        .iter()
-        .flat_map(|gate| gate.blocking().map(|r| r.id.code().to_owned()))
-        .collect();
-    // A condition can block with several results (one per failing check, say): once here.
-    let mut seen = std::collections::BTreeSet::new();
-    blocked_by.retain(|code| seen.insert(code.clone()));
-    if matches!(outcome.action, PrAction::Inbox) {
-        blocked_by.push("inbox".to_owned());
-    }
-    let agent = outcome.agent.as_ref().map(|agent| {
-        let fields = AgentKey::ALL
-            .into_iter()
-            .map(|key| (key.as_str().to_owned(), json!(agent.declared(key))));
-        Value::Object(fields.collect())
-    });
-    let mut record = json!({
-        "ts": ts,
-        "record": "pr",
-        "pr": outcome.pr,
-        "action": outcome.action.as_str(),
-        "quadrant": outcome.quadrant.map(|q| q.as_str()),
-        "blocked_by": blocked_by,
-        "agent": agent,
-        "opened_at": outcome.opened_at.map(|t| t.to_string()),
-        "approved_at": outcome.approved_at.map(|t| t.to_string()),
-        "dry_run": dry_run,
-    });
-    // `github-queue` mode: each enqueue, dequeue or refusal, with its reason (decisions/0078).
-    if !outcome.github_queue.is_empty() {
-        record["github_queue"] = crate::commands::tick::github_queue_json(&outcome.github_queue);
-    }
-    record
-}
-
 /// The counters of `name`, all zero when first seen.
 fn repo<'a>(
     repos: &'a mut BTreeMap<String, BTreeMap<&'static str, u64>>,
@@ -173,8 +126,9 @@ pub fn append(
     dry_run: bool,
 ) -> anyhow::Result<()> {
     let mut line = String::new();
-    for record in pr_records(report, &doc["now"], dry_run) {
-        line.push_str(&record.to_string());
+    let ts = doc["now"].as_str().unwrap_or_default();
+    for record in lines(&report.outcomes, &report.supervisor, ts, dry_run) {
+        line.push_str(&record);
         line.push('\n');
     }
     line.push_str(&record(report, doc, dry_run).to_string());

@@ -10,6 +10,10 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
+use crate::agents::AgentsView;
+
+mod agents_page;
+
 /// The quadrants, in stacking order.
 pub const QUADRANTS: [&str; 4] = ["A", "B", "C", "D"];
 
@@ -67,6 +71,8 @@ pub struct Log {
     pub classifications: u64,
     /// `skill_call` records read.
     pub skill_calls: u64,
+    /// `pr` records seen (the Agents page reads them through [`crate::agents::view`]).
+    pub pr_records: u64,
     /// Lines skipped, with their 1-based number and why.
     pub malformed: Vec<(usize, String)>,
 }
@@ -93,23 +99,47 @@ fn partial_tick(ts: String, at: jiff::Timestamp, quadrants: [u64; 4]) -> Tick {
 
 /// Reads the audit log text. Never fails: a line that is not a JSON object with a valid
 /// `ts` is skipped and listed in [`Log::malformed`]; blank lines and records of other
-/// kinds are ignored.
+/// kinds are ignored. (`mp report` streams the file through a [`Parser`].)
+#[cfg(test)]
 pub fn parse(text: &str) -> Log {
-    let mut log = Log::default();
-    let mut pending = Pending::new();
-    for (index, line) in text.lines().enumerate() {
+    let mut parser = Parser::default();
+    for line in text.lines() {
+        parser.feed(line);
+    }
+    parser.finish()
+}
+
+/// The audit log read one line at a time (`mp report` streams the file through it, so a
+/// log of a million records is never held whole): what `parse` does (in tests), in steps.
+#[derive(Debug, Default)]
+pub struct Parser {
+    log: Log,
+    pending: Pending,
+    lines: usize,
+}
+
+impl Parser {
+    /// Reads the next line of the log.
+    pub fn feed(&mut self, line: &str) {
+        self.lines += 1;
         if line.trim().is_empty() {
-            continue;
+            return;
         }
-        if let Err(problem) = parse_line(line, &mut log, &mut pending) {
-            log.malformed.push((index + 1, problem));
+        if let Err(problem) = parse_line(line, &mut self.log, &mut self.pending) {
+            self.log.malformed.push((self.lines, problem));
         }
     }
-    for (ts, (at, quadrants)) in pending {
-        log.ticks.push(partial_tick(ts, at, quadrants));
+
+    /// The log read so far, its classification records without a tick record as ticks of
+    /// their own.
+    pub fn finish(self) -> Log {
+        let mut log = self.log;
+        for (ts, (at, quadrants)) in self.pending {
+            log.ticks.push(partial_tick(ts, at, quadrants));
+        }
+        log.ticks.sort_by_key(|t| t.at);
+        log
     }
-    log.ticks.sort_by_key(|t| t.at);
-    log
 }
 
 fn parse_line(line: &str, log: &mut Log, pending: &mut Pending) -> Result<(), String> {
@@ -140,6 +170,7 @@ fn parse_line(line: &str, log: &mut Log, pending: &mut Pending) -> Result<(), St
             log.ticks.push(tick);
         }
         Some("skill_call") => log.skill_calls += 1,
+        Some("pr") => log.pr_records += 1,
         Some(_) => {}
         None => {
             let quadrant = object
@@ -327,7 +358,7 @@ pub fn escape_html(text: &str) -> String {
 }
 
 /// JSON that is safe inside a `<script>` element: no `<`, `>` or `&` left to close it.
-fn script_json(value: &Value) -> String {
+pub(crate) fn script_json(value: &Value) -> String {
     value
         .to_string()
         .replace('<', "\\u003c")
@@ -335,17 +366,23 @@ fn script_json(value: &Value) -> String {
         .replace('&', "\\u0026")
 }
 
-/// The whole page.
-pub fn render(log: &Log, title: &str) -> String {
+/// The whole page: the overview, and the Agents page drawn from `agents` (the fold of
+/// `mp agents` over the same log).
+pub fn render(log: &Log, agents: &AgentsView, title: &str) -> String {
     let mut out = String::new();
     let title = escape_html(title);
     let _ = write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{title}</title>\n<style>\n{}</style>\n</head>\n<body>\n<h1>{title}</h1>\n",
+         <title>{title}</title>\n<style>\n{}</style>\n</head>\n<body>\n<h1>{title}</h1>\n\
+         <nav id=\"pages\"><a href=\"#overview\">Overview</a> <a href=\"#agents\">Agents</a></nav>\n",
         include_str!("report_html/page.css")
     );
+    // The Agents page comes first so that, when it is the target, CSS can hide the
+    // overview after it (no script needed to switch pages).
+    agents_page::render(log, agents, &mut out);
+    out.push_str("<section id=\"overview\" class=\"page\">\n");
     if log.ticks.is_empty() {
         out.push_str(
             "<p id=\"no-data\" class=\"empty\">No data: the audit log holds no tick and no \
@@ -363,7 +400,7 @@ pub fn render(log: &Log, title: &str) -> String {
             include_str!("report_html/page.js")
         );
     }
-    out.push_str("</body>\n</html>\n");
+    out.push_str("</section>\n</body>\n</html>\n");
     out
 }
 

@@ -10,7 +10,7 @@
 
 use crate::approval::READY_TO_MERGE;
 use crate::context::{LabelAction, PrContext};
-use crate::ids::{Login, Timestamp};
+use crate::ids::{CommitSha, Login, Timestamp};
 use crate::trailers::TrailerKey;
 
 /// The longest trailer value kept, in characters; longer ones are cut and end in `…`.
@@ -123,6 +123,27 @@ pub fn approved_at(ctx: &PrContext) -> Option<Timestamp> {
         .and_then(|e| e.at)
 }
 
+/// The commits `ctx`'s commits say they revert: each `This reverts commit <sha>.` line of
+/// a commit's body (the line `git revert` writes) naming a full SHA, each once,
+/// in commit order. What a commit says, not a proof: the agents view uses it to count a
+/// revert against the pull request that merged that commit.
+pub fn reverted_commits(ctx: &PrContext) -> Vec<CommitSha> {
+    let mut found: Vec<CommitSha> = Vec::new();
+    for commit in &ctx.commits {
+        for line in commit.body.lines() {
+            let Some(rest) = line.trim().strip_prefix("This reverts commit ") else {
+                continue;
+            };
+            if let Ok(sha) = CommitSha::parse(rest.trim_end_matches('.').trim())
+                && !found.contains(&sha)
+            {
+                found.push(sha);
+            }
+        }
+    }
+    found
+}
+
 /// `value` cut to [`MAX_VALUE_CHARS`] characters, control characters replaced.
 fn cut(value: &str) -> String {
     let mut kept: String = value
@@ -180,6 +201,21 @@ mod tests {
         assert_eq!(tool.chars().count(), MAX_VALUE_CHARS);
         assert!(tool.ends_with('…'));
         assert_eq!(who.model.as_deref(), Some("a b"));
+    }
+
+    #[test]
+    fn reverted_commits_are_the_full_shas_git_revert_names() {
+        let full = "0123456789abcdef0123456789abcdef01234567";
+        let ctx = ctx(&[
+            &format!("Revert \"x\"\n\nThis reverts commit {full}.\n\nAgent-Tool: t"),
+            "Revert \"y\"\n\nThis reverts commit 0123456.",
+            &format!("again\n\nThis reverts commit {}.", full.to_uppercase()),
+        ]);
+        assert_eq!(
+            reverted_commits(&ctx),
+            [CommitSha::parse(full).expect("a sha")]
+        );
+        assert!(reverted_commits(&Pr::new().build()).is_empty());
     }
 
     #[test]

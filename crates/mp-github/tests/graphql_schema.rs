@@ -214,7 +214,11 @@ fn open_pulls_answer() -> Value {
         "headRepository": { "nameWithOwner": "acme/widgets" },
         "baseRefName": "main",
         "baseRefOid": "b".repeat(40),
-        "labels": { "totalCount": 1, "nodes": [{ "name": "mp:ready" }] },
+        "labels": { "totalCount": 1, "nodes": [{
+            "name": "mp:ready",
+            "createdAt": "2025-12-01T00:00:00Z",
+            "updatedAt": "2025-12-01T00:00:00Z"
+        }] },
         "commits": commits,
         "files": files,
         "timelineItems": timeline,
@@ -224,6 +228,7 @@ fn open_pulls_answer() -> Value {
     json!({
         "rateLimit": { "cost": 1, "remaining": 4999, "resetAt": "2026-01-01T01:00:00Z" },
         "repository": {
+            "defaultBranchRef": { "name": "main", "target": { "oid": "c".repeat(40) } },
             "pullRequests": {
                 "pageInfo": { "hasNextPage": false, "endCursor": "Y3Vyc29yOnYyOpHOAAAAAQ==" },
                 "nodes": [pull]
@@ -259,6 +264,9 @@ fn a_well_formed_answer_has_no_problems() {
 #[test]
 fn null_is_accepted_where_the_schema_allows_it() {
     let problems = problems_after(|data| {
+        // Label: times GitHub does not give; Ref: an empty repository's, or a dangling one.
+        *pull(data, "/labels/nodes/0/createdAt") = Value::Null;
+        data["repository"]["defaultBranchRef"]["target"] = Value::Null;
         *pull(data, "/author") = Value::Null; // Actor: a deleted account
         *pull(data, "/headRepository") = Value::Null; // Repository: a deleted fork
         data["repository"] = Value::Null; // Repository: not found
@@ -407,6 +415,43 @@ fn without_typename_the_fragments_cannot_be_chosen() {
             format!("{item}.__typename: missing"),
         ]
     );
+}
+
+/// The default branches query, as the client builds it for one, two and fifty
+/// repositories, validates; an answer as the loopback server renders it fits it
+/// (decisions/0075).
+#[test]
+fn the_default_branches_query_validates_and_its_answers_fit() {
+    use mp_github::rest::graphql::{DEFAULT_BRANCHES_PER_QUERY, default_branches_query};
+    let github = github();
+    for count in [1, 2, DEFAULT_BRANCHES_PER_QUERY] {
+        validate(
+            &github.schema,
+            &default_branches_query(count),
+            &format!("MpDefaultBranches({count})"),
+        )
+        .unwrap_or_else(|errors| panic!("{errors}"));
+    }
+    let document = validate(&github.schema, &default_branches_query(2), "two")
+        .unwrap_or_else(|errors| panic!("{errors}"));
+    let rate = json!({ "cost": 1, "remaining": 4999, "resetAt": "2026-03-10T13:00:00Z" });
+    let answer = json!({
+        "rateLimit": rate,
+        "r0": { "defaultBranchRef": { "name": "trunk" } },
+        "r1": null,
+    });
+    assert_eq!(
+        response_problems(&github.schema, &document, "MpDefaultBranches", &answer),
+        Vec::<String>::new()
+    );
+    let empty = json!({ "rateLimit": rate, "r0": { "defaultBranchRef": null }, "r1": null });
+    assert_eq!(
+        response_problems(&github.schema, &document, "MpDefaultBranches", &empty),
+        Vec::<String>::new()
+    );
+    let broken =
+        json!({ "rateLimit": rate, "r0": { "defaultBranchRef": { "name": 3 } }, "r1": null });
+    assert!(!response_problems(&github.schema, &document, "MpDefaultBranches", &broken).is_empty());
 }
 
 #[test]

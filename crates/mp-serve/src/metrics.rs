@@ -40,6 +40,104 @@ struct RepoLabels {
     repo: String,
 }
 
+/// Who a per-agent counter counts: the declared tool and model and GitHub's author, each
+/// bounded by [`AgentLabelBounds`].
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct AgentLabels {
+    tool: String,
+    model: String,
+    author: String,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct AgentConditionLabels {
+    tool: String,
+    model: String,
+    author: String,
+    condition: String,
+}
+
+/// At most this many distinct declared tools get their own label value (decisions/0081).
+pub const MAX_AGENT_TOOLS: usize = 16;
+/// At most this many distinct declared models get their own label value.
+pub const MAX_AGENT_MODELS: usize = 32;
+/// At most this many distinct authors get their own label value.
+pub const MAX_AGENT_AUTHORS: usize = 64;
+/// At most this many distinct (tool, model, author) label sets; past it a new set is
+/// counted as all `other`.
+pub const MAX_AGENT_SERIES: usize = 256;
+/// The label value of everything past a cap.
+pub const OTHER: &str = "other";
+/// The label values of an incident whose commits no merge the service saw names.
+pub const UNATTRIBUTED: &str = "(unattributed)";
+/// How many merges the service remembers (their commit and agent) to attribute later
+/// incidents to; the oldest is forgotten first.
+pub const REMEMBERED_MERGES: usize = 10_000;
+
+/// The label values the per-agent counters have handed out: the first values seen of each
+/// dimension, up to its cap. Hostile agents can declare any tool or model they like; past
+/// the caps every new value is `other`, so the series stay bounded.
+#[derive(Debug, Default)]
+struct AgentLabelBounds {
+    tools: std::collections::BTreeSet<String>,
+    models: std::collections::BTreeSet<String>,
+    authors: std::collections::BTreeSet<String>,
+    series: std::collections::HashSet<AgentLabels>,
+    /// Merged commits (`repo@sha`) to the labels of their pull request, oldest first.
+    merges: std::collections::VecDeque<(String, AgentLabels)>,
+}
+
+impl AgentLabelBounds {
+    fn labels(&mut self, tool: &str, model: &str, author: &str) -> AgentLabels {
+        fn bounded(
+            seen: &mut std::collections::BTreeSet<String>,
+            cap: usize,
+            value: &str,
+        ) -> String {
+            if seen.contains(value) {
+                return value.to_owned();
+            }
+            if seen.len() < cap {
+                seen.insert(value.to_owned());
+                return value.to_owned();
+            }
+            OTHER.to_owned()
+        }
+        let labels = AgentLabels {
+            tool: bounded(&mut self.tools, MAX_AGENT_TOOLS, tool),
+            model: bounded(&mut self.models, MAX_AGENT_MODELS, model),
+            author: bounded(&mut self.authors, MAX_AGENT_AUTHORS, author),
+        };
+        if self.series.contains(&labels) {
+            return labels;
+        }
+        if self.series.len() < MAX_AGENT_SERIES {
+            self.series.insert(labels.clone());
+            return labels;
+        }
+        AgentLabels {
+            tool: OTHER.to_owned(),
+            model: OTHER.to_owned(),
+            author: OTHER.to_owned(),
+        }
+    }
+
+    fn remember_merge(&mut self, commit: String, labels: AgentLabels) {
+        if self.merges.len() >= REMEMBERED_MERGES {
+            self.merges.pop_front();
+        }
+        self.merges.push_back((commit, labels));
+    }
+
+    fn merge_of(&self, commit: &str) -> Vec<AgentLabels> {
+        self.merges
+            .iter()
+            .filter(|(seen, _)| seen == commit)
+            .map(|(_, labels)| labels.clone())
+            .collect()
+    }
+}
+
 /// What the adapter reports at any moment: requests sent, those answered 304, and the
 /// points left in the REST and GraphQL windows.
 pub type ApiSnapshot = (u64, u64, Option<u32>, Option<u32>);
@@ -84,6 +182,10 @@ pub struct Metrics {
     last_resync: Gauge,
     last_resync_age: Gauge<f64, AtomicU64>,
     lag: Family<RepoLabels, Gauge<f64, AtomicU64>>,
+    agent_merged: Family<AgentLabels, Counter>,
+    agent_blocked: Family<AgentConditionLabels, Counter>,
+    agent_incidents: Family<AgentLabels, Counter>,
+    agent_bounds: Mutex<AgentLabelBounds>,
     /// The adapter's last totals, to turn them into counter increments.
     api_seen: std::sync::Mutex<(u64, u64)>,
     live: Mutex<Live>,
@@ -190,6 +292,24 @@ impl Metrics {
         );
         rate_limit_remaining.set(-1);
         graphql_remaining.set(-1);
+        let agent_merged = Family::<AgentLabels, Counter>::default();
+        let agent_blocked = Family::<AgentConditionLabels, Counter>::default();
+        let agent_incidents = Family::<AgentLabels, Counter>::default();
+        registry.register(
+            "agent_merged",
+            "Pull requests merged, per agent (declared tool and model, author; bounded, past the caps `other`)",
+            agent_merged.clone(),
+        );
+        registry.register(
+            "agent_blocked",
+            "Evaluations that blocked a pull request, per agent and condition (stable code; `inbox` for the decision inbox)",
+            agent_blocked.clone(),
+        );
+        registry.register(
+            "agent_incidents",
+            "Post-merge incident issues opened, per agent whose merge they name (`(unattributed)` when none the service saw)",
+            agent_incidents.clone(),
+        );
         Self {
             registry,
             deliveries,
@@ -206,6 +326,10 @@ impl Metrics {
             last_resync,
             last_resync_age,
             lag,
+            agent_merged,
+            agent_blocked,
+            agent_incidents,
+            agent_bounds: Mutex::new(AgentLabelBounds::default()),
             api_seen: std::sync::Mutex::new((0, 0)),
             live: Mutex::new(Live::default()),
         }
@@ -296,6 +420,76 @@ impl Metrics {
             .inc();
     }
 
+    /// Counts the agents' part of a job's decisions, as the audit log's `pr`, `incident`
+    /// records say them (decisions/0081): merges and blocks per agent, and each incident
+    /// the supervisor opened against the agents whose merges it names.
+    pub fn agents(
+        &self,
+        outcomes: &[mp_tick::PrOutcome],
+        supervisors: &[mp_tick::supervisor::SupervisorReport],
+    ) {
+        use mp_core::agent::{AgentKey, UNDECLARED};
+        let mut bounds = self
+            .agent_bounds
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        for outcome in outcomes {
+            if matches!(outcome.action, mp_tick::PrAction::Ignored) {
+                continue;
+            }
+            let value = |key: AgentKey| {
+                outcome
+                    .agent
+                    .as_ref()
+                    .map_or(UNDECLARED, |agent| agent.value(key))
+                    .to_owned()
+            };
+            let labels = bounds.labels(
+                &value(AgentKey::Tool),
+                &value(AgentKey::Model),
+                &value(AgentKey::Author),
+            );
+            if let mp_tick::PrAction::Merged { sha } = &outcome.action {
+                self.agent_merged.get_or_create(&labels).inc();
+                let repo = outcome.pr.split('#').next().unwrap_or_default();
+                bounds.remember_merge(format!("{repo}@{sha}"), labels.clone());
+            }
+            for condition in mp_tick::audit_records::blocked_by(outcome) {
+                self.agent_blocked
+                    .get_or_create(&AgentConditionLabels {
+                        tool: labels.tool.clone(),
+                        model: labels.model.clone(),
+                        author: labels.author.clone(),
+                        condition,
+                    })
+                    .inc();
+            }
+        }
+        for report in supervisors {
+            for incident in &report.incidents {
+                let mut agents: Vec<AgentLabels> = incident
+                    .shas
+                    .iter()
+                    .flat_map(|sha| bounds.merge_of(&format!("{}@{sha}", report.repo)))
+                    .collect();
+                agents.sort_by(|a, b| {
+                    (&a.tool, &a.model, &a.author).cmp(&(&b.tool, &b.model, &b.author))
+                });
+                agents.dedup();
+                if agents.is_empty() {
+                    agents.push(AgentLabels {
+                        tool: UNATTRIBUTED.to_owned(),
+                        model: UNATTRIBUTED.to_owned(),
+                        author: UNATTRIBUTED.to_owned(),
+                    });
+                }
+                for labels in agents {
+                    self.agent_incidents.get_or_create(&labels).inc();
+                }
+            }
+        }
+    }
+
     /// Counts a finished job and, for a job that folded events in, its event-to-decision
     /// time.
     pub fn job_done(&self, kind: &str, seconds: Option<f64>) {
@@ -380,5 +574,107 @@ mod tests {
             assert!(text.contains(line), "{line} missing from:\n{text}");
         }
         assert!(text.ends_with("# EOF\n"));
+    }
+
+    fn merged(pr: &str, sha: char, tool: &str, model: &str, author: &str) -> mp_tick::PrOutcome {
+        let sha = mp_core::ids::CommitSha::parse(&sha.to_string().repeat(40)).expect("a sha");
+        let mut outcome = mp_tick::PrOutcome::new(pr, mp_tick::PrAction::Merged { sha }, "merged");
+        outcome.agent = Some(mp_core::agent::AgentIdentity {
+            tool: Some(tool.to_owned()),
+            model: Some(model.to_owned()),
+            session: None,
+            machine: None,
+            author: mp_core::ids::Login::parse(author).expect("a login"),
+        });
+        outcome
+    }
+
+    /// The series of `name` in `text`, and the sum of their values.
+    fn series(text: &str, name: &str) -> (usize, u64) {
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with(&format!("{name}{{")))
+            .collect();
+        let sum = lines
+            .iter()
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+            .sum();
+        (lines.len(), sum)
+    }
+
+    #[test]
+    fn ten_thousand_declared_models_stay_within_the_bounded_series() {
+        let metrics = Metrics::new();
+        // One hostile agent declares a new model (and a new author) on every pull request.
+        let outcomes: Vec<mp_tick::PrOutcome> = (0..10_000)
+            .map(|i| {
+                merged(
+                    &format!("o/r#{i}"),
+                    'a',
+                    "hostile",
+                    &format!("model-{i}"),
+                    &format!("bot-{i}"),
+                )
+            })
+            .collect();
+        metrics.agents(&outcomes, &[]);
+        let text = metrics.render();
+        let (count, sum) = series(&text, "mp_serve_agent_merged_total");
+        assert_eq!(sum, 10_000, "every merge is counted");
+        // The first 32 models and 64 authors get their own label values, every later one
+        // is `other`: 32 + 32 series with one merge each, and one for the rest.
+        assert_eq!(count, MAX_AGENT_AUTHORS + 1);
+        assert!(text.contains(
+            "mp_serve_agent_merged_total{tool=\"hostile\",model=\"other\",author=\"other\"} 9936"
+        ));
+        assert!(text.contains(
+            "mp_serve_agent_merged_total{tool=\"hostile\",model=\"model-0\",author=\"bot-0\"} 1"
+        ));
+        // Many tools, models and authors at once: never more than the series cap.
+        let metrics = Metrics::new();
+        let outcomes: Vec<mp_tick::PrOutcome> = (0..10_000)
+            .map(|i| {
+                merged(
+                    &format!("o/r#{i}"),
+                    'a',
+                    &format!("tool-{}", i % 50),
+                    &format!("model-{}", i % 97),
+                    &format!("bot-{}", i % 101),
+                )
+            })
+            .collect();
+        metrics.agents(&outcomes, &[]);
+        let (count, sum) = series(&metrics.render(), "mp_serve_agent_merged_total");
+        assert_eq!(sum, 10_000);
+        assert!(count <= MAX_AGENT_SERIES + 1, "{count} series");
+    }
+
+    #[test]
+    fn blocks_by_condition_and_incidents_per_agent() {
+        let metrics = Metrics::new();
+        let mut blocked = mp_tick::PrOutcome::new("o/r#2", mp_tick::PrAction::Inbox, "inbox");
+        blocked.agent = merged("o/r#2", 'b', "beta", "m", "bot-b").agent;
+        metrics.agents(&[merged("o/r#1", 'a', "alpha", "m", "bot-a"), blocked], &[]);
+        let repo = mp_core::ids::RepoName::parse("o/r").expect("a repo");
+        let mut scan = mp_tick::supervisor::SupervisorReport::new(&repo);
+        for (issue, sha) in [(7, 'a'), (8, 'c')] {
+            scan.incidents.push(mp_tick::IncidentNote {
+                label: mp_core::branch::IncidentLabel::PostMergeRevalidation,
+                shas: vec![
+                    mp_core::ids::CommitSha::parse(&sha.to_string().repeat(40)).expect("a sha"),
+                ],
+                issue: mp_core::ids::PrNumber::new(issue),
+            });
+        }
+        metrics.agents(&[], &[scan]);
+        let text = metrics.render();
+        for line in [
+            "mp_serve_agent_merged_total{tool=\"alpha\",model=\"m\",author=\"bot-a\"} 1",
+            "mp_serve_agent_blocked_total{tool=\"beta\",model=\"m\",author=\"bot-b\",condition=\"inbox\"} 1",
+            "mp_serve_agent_incidents_total{tool=\"alpha\",model=\"m\",author=\"bot-a\"} 1",
+            "mp_serve_agent_incidents_total{tool=\"(unattributed)\",model=\"(unattributed)\",author=\"(unattributed)\"} 1",
+        ] {
+            assert!(text.contains(line), "{line} missing from:\n{text}");
+        }
     }
 }

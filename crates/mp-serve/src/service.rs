@@ -677,6 +677,26 @@ impl Inner {
         self.api_totals();
     }
 
+    /// The agents' part of a job's decisions: the same `pr`, `incident` and `revert`
+    /// records `mp tick --audit-log` appends (built by [`mp_tick::audit_records`]), and
+    /// the per-agent counters of `/metrics` from the same outcomes (decisions/0081). A
+    /// record that cannot be appended is a warning: the decisions are already taken.
+    async fn record_agents(
+        &self,
+        outcomes: &[mp_tick::PrOutcome],
+        supervisors: &[mp_tick::supervisor::SupervisorReport],
+        now: mp_core::ids::Timestamp,
+    ) {
+        self.metrics.agents(outcomes, supervisors);
+        let lines = mp_tick::audit_records::lines(outcomes, supervisors, &now.to_string(), false);
+        if lines.is_empty() {
+            return;
+        }
+        if let Err(error) = self.audit.append_agent_records(&lines).await {
+            tracing::warn!(%error, "the agents' records were not appended to the audit log");
+        }
+    }
+
     /// Readiness and progress after the queue's resync moved.
     fn note_resync(&self, progress: crate::queue::ResyncProgress) {
         let mut readiness = lock(&self.readiness);
@@ -715,6 +735,7 @@ impl Inner {
         if let Some(pulls) = pulls {
             match run_pr_path(github, self.audit.as_ref(), config, &pulls, now).await {
                 Ok(report) => {
+                    self.record_agents(&report.outcomes, &[], now).await;
                     for outcome in &report.outcomes {
                         self.metrics.evaluation(outcome.action.as_str());
                         tracing::info!(pr = %outcome.pr, action = outcome.action.as_str(), detail = %outcome.detail, "decision");
@@ -765,6 +786,8 @@ impl Inner {
             for warning in &scan.warnings {
                 tracing::warn!(%warning, repo = %repo, "branch supervisor");
             }
+            self.record_agents(&[], std::slice::from_ref(&scan), now)
+                .await;
         }
         let saved = match options.shard {
             Some(shard) => store.save_shard(github, &state, shard).await,
@@ -798,6 +821,8 @@ impl Inner {
         .await
         {
             Ok(report) => {
+                self.record_agents(&report.outcomes, &report.supervisor, now)
+                    .await;
                 for outcome in &report.outcomes {
                     self.metrics.evaluation(outcome.action.as_str());
                 }
@@ -849,6 +874,8 @@ impl Inner {
         .await
         {
             Ok(report) => {
+                self.record_agents(&report.outcomes, &report.supervisor, now)
+                    .await;
                 for outcome in &report.outcomes {
                     self.metrics.evaluation(outcome.action.as_str());
                     tracing::info!(pr = %outcome.pr, action = outcome.action.as_str(), detail = %outcome.detail, "decision");

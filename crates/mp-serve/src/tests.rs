@@ -22,11 +22,13 @@ mod connections;
 
 const SECRET: &str = "webhook-secret";
 
-/// An audit log that panics on the records chosen, counting the others.
+/// An audit log that panics on the records chosen, counting the others, and keeps the
+/// agents' records.
 #[derive(Default)]
 struct Audit {
     panic_on: Option<usize>,
     seen: AtomicUsize,
+    agent_lines: std::sync::Mutex<Vec<String>>,
 }
 
 #[async_trait::async_trait]
@@ -34,6 +36,14 @@ impl AuditLog for Audit {
     async fn append(&self, _record: &AuditRecord) -> Result<(), AuditError> {
         let index = self.seen.fetch_add(1, Ordering::SeqCst);
         assert!(self.panic_on != Some(index), "an evaluation panics");
+        Ok(())
+    }
+
+    async fn append_agent_records(&self, lines: &[String]) -> Result<(), AuditError> {
+        self.agent_lines
+            .lock()
+            .expect("not poisoned")
+            .extend_from_slice(lines);
         Ok(())
     }
 }
@@ -428,6 +438,54 @@ async fn run_until(service: &Service, until: impl Fn() -> bool) {
     wait_until(service, until).await;
     let _ = stop.send(());
     worker.await.expect("the workers stop");
+}
+
+/// The sum of the values of the series of `name` in the exposition `text`.
+fn metric_sum(text: &str, name: &str) -> u64 {
+    text.lines()
+        .filter(|l| l.starts_with(&format!("{name}{{")) || l.starts_with(&format!("{name} ")))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
+}
+
+#[test]
+fn the_resync_appends_the_agents_records_and_counts_them_per_agent() {
+    runtime().block_on(async {
+        let audit = Arc::new(Audit::default());
+        let (service, _) = demo(audit.clone());
+        service.start().await.expect("the service starts");
+        run_until(&service, || service.readiness().ready()).await;
+        let lines = audit.agent_lines.lock().expect("not poisoned").clone();
+        let records: Vec<Value> = lines
+            .iter()
+            .map(|l| serde_json::from_str(l).expect("one JSON record a line"))
+            .collect();
+        let prs: Vec<&Value> = records.iter().filter(|r| r["record"] == "pr").collect();
+        assert!(!prs.is_empty(), "the resync decided on pull requests");
+        for record in &prs {
+            assert_eq!(record["dry_run"], false);
+            assert!(record["head_sha"].is_string(), "{record}");
+            assert!(record["agent"]["author"].is_string(), "{record}");
+        }
+        // The metrics count what the records say: every merge, every block per condition.
+        let text = service.metrics_text();
+        let merged = prs.iter().filter(|r| r["action"] == "merged").count() as u64;
+        assert!(merged > 0, "the demo merges something");
+        assert_eq!(metric_sum(&text, "mp_serve_agent_merged_total"), merged);
+        let blocks: u64 = prs
+            .iter()
+            .map(|r| r["blocked_by"].as_array().map_or(0, Vec::len) as u64)
+            .sum();
+        assert!(blocks > 0, "the demo blocks something");
+        assert_eq!(metric_sum(&text, "mp_serve_agent_blocked_total"), blocks);
+        let evaluated = metric_sum(&text, "mp_serve_evaluations_total");
+        let ignored = text
+            .lines()
+            .find(|l| l.starts_with("mp_serve_evaluations_total{outcome=\"ignored\"}"))
+            .and_then(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+            .unwrap_or(0);
+        assert_eq!(prs.len() as u64, evaluated - ignored);
+    });
 }
 
 #[test]

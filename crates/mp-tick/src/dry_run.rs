@@ -4,12 +4,14 @@
 //! Reads after a planned write see it (copy-on-write): a planned label is on the pull
 //! request and in its label events, a planned comment is among its comments, an edited
 //! comment reads edited, a planned merge closes the pull request and moves its base
-//! branch, and a planned ref update or merge into a branch moves that branch (a merge to a
-//! synthetic commit, since GitHub's SHA cannot be known). So a label the inbox applies counts for the gate later in the same tick, as it
-//! would on GitHub. What GitHub would do on its own after a write (CI on a merge commit,
-//! the commit itself in the branch's history) is not invented.
+//! branch, a planned close closes the pull request or issue (the inbox's `/reject`, so the
+//! pull-request path does not evaluate what the tick would have closed), and a planned ref
+//! update or merge into a branch moves that branch (a merge to a synthetic commit, since
+//! GitHub's SHA cannot be known). So a label the inbox applies counts for the gate later in
+//! the same tick, as it would on GitHub. What GitHub would do on its own after a write (CI
+//! on a merge commit, the commit itself in the branch's history) is not invented.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::{Mutex, PoisonError};
 
@@ -43,6 +45,9 @@ struct Overlay {
     edits: BTreeMap<(RepoName, CommentId), String>,
     /// Planned merges: the commit each pull request lands as.
     merges: BTreeMap<Number, CommitSha>,
+    /// Pull requests and issues a planned write closes (the inbox's `/reject` closes the
+    /// pull request before the pull-request path lists the open ones).
+    closed: BTreeSet<Number>,
     /// The base branch of every pull request read, for the merges.
     bases: BTreeMap<Number, String>,
     /// Branch heads moved by planned writes (pull-request merges, ref updates, merges
@@ -80,12 +85,16 @@ impl Overlay {
             pull.state = mp_core::context::PrState::Closed;
             pull.merged = true;
             pull.merge_commit = Some(sha.clone());
+        } else if self.closed.contains(&key) {
+            pull.state = mp_core::context::PrState::Closed;
         }
         pull
     }
 
-    fn merged(&self, repo: &RepoName, number: PrNumber) -> bool {
-        self.merges.contains_key(&(repo.clone(), number))
+    /// Whether a planned write merged or closed the pull request: no longer open.
+    fn ended(&self, repo: &RepoName, number: PrNumber) -> bool {
+        let key = (repo.clone(), number);
+        self.merges.contains_key(&key) || self.closed.contains(&key)
     }
 
     fn label_events(
@@ -255,7 +264,7 @@ impl GitHub for DryRun<'_> {
         let mut overlay = self.overlay();
         let mut open = Vec::with_capacity(pulls.len());
         for pull in pulls {
-            if !overlay.merged(&pull.repo, pull.number) {
+            if !overlay.ended(&pull.repo, pull.number) {
                 open.push(overlay.pull(pull));
             }
         }
@@ -397,6 +406,13 @@ impl GitHub for DryRun<'_> {
         self.inner.default_branch(repo).await
     }
 
+    async fn default_branches(
+        &self,
+        repos: &[RepoName],
+    ) -> Result<std::collections::BTreeMap<RepoName, String>, GitHubError> {
+        self.inner.default_branches(repos).await
+    }
+
     async fn open_pulls_with_reads(
         &self,
         repo: &RepoName,
@@ -406,7 +422,7 @@ impl GitHub for DryRun<'_> {
         let mut open = Vec::with_capacity(listed.len());
         for mut l in listed {
             let number = l.pull.number;
-            if overlay.merged(repo, number) {
+            if overlay.ended(repo, number) {
                 continue;
             }
             l.reads.label_events = l
@@ -417,6 +433,10 @@ impl GitHub for DryRun<'_> {
                 .reads
                 .comments
                 .map(|comments| overlay.comments(repo, number, comments));
+            // Read through the overlay instead: a planned write may have applied a label
+            // or moved the default branch.
+            l.reads.label_records = None;
+            l.reads.default_branch = None;
             l.pull = overlay.pull(l.pull);
             open.push(l);
         }
@@ -424,7 +444,18 @@ impl GitHub for DryRun<'_> {
     }
 
     async fn issues(&self, repo: &RepoName, query: &IssueQuery) -> Result<Vec<Issue>, GitHubError> {
-        self.inner.issues(repo, query).await
+        let mut issues = self.inner.issues(repo, query).await?;
+        let overlay = self.overlay();
+        for issue in &mut issues {
+            if overlay.closed.contains(&(repo.clone(), issue.number)) {
+                issue.state = IssueState::Closed;
+            }
+        }
+        // An issue a planned write closed is no longer among the open ones.
+        if query.state == Some(IssueState::Open) {
+            issues.retain(|issue| issue.state == IssueState::Open);
+        }
+        Ok(issues)
     }
 
     async fn create_comment(
@@ -547,6 +578,8 @@ impl GitHub for DryRun<'_> {
             repo: repo.clone(),
             number,
         });
+        // GitHub closes a pull request through its issue as well: later reads see it closed.
+        self.overlay().closed.insert((repo.clone(), number));
         Ok(())
     }
 

@@ -1,8 +1,8 @@
-//! The lease a running tick keeps (docs/decisions/0065, 0071): renewed every third of its
-//! duration as the tick goes — at its steps' boundaries, before each repository and before
-//! each pull request of the pull-request path — and checked before every write of that
-//! path ([`Fenced`]): a tick that has not renewed its lease within the renew deadline, or
-//! found it lost, writes nothing more and stops.
+//! The lease a running tick keeps (docs/decisions/0065, 0071, 0077): renewed every third of
+//! its duration as the tick goes — at its steps' boundaries, before each repository and
+//! before each pull request of the pull-request path — and checked before every write of
+//! every step ([`Fenced`]): a tick that has not renewed its lease within the renew
+//! deadline, or found it lost, writes nothing more and stops.
 
 use std::sync::{Mutex, PoisonError};
 
@@ -13,8 +13,8 @@ use mp_core::context::{
 };
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use mp_core::port::{
-    GitHub, GitHubError, GitHubHistory, Issue, IssueQuery, MergeRequest, NewIssue, PullRequest,
-    UpdateBranchOutcome,
+    CommitPull, Comparison, FileContent, FileWrite, GitHub, GitHubError, GitHubHistory, Issue,
+    IssueQuery, MergeRequest, NewIssue, NewPull, PullRequest, Tree, UpdateBranchOutcome,
 };
 
 use super::LeaseClock;
@@ -177,18 +177,20 @@ impl<'a> Keeper<'a> {
     }
 }
 
-/// The GitHub port of the pull-request path with the lease checked before every write:
-/// reads go through; a write when the lease is lost or past its renew deadline is refused
-/// without calling GitHub ([`GitHubError::Unavailable`] naming the lease), and the path
-/// stops after that pull request.
-pub(crate) struct Fenced<'a, 'b> {
-    inner: &'a dyn GitHub,
+/// A GitHub port with the lease checked before every write: reads go through; a write
+/// when the lease is lost or past its renew deadline is refused without calling GitHub
+/// ([`GitHubError::Unavailable`] naming the lease). The pull-request path writes through
+/// it ([`GitHub`]) and stops after the pull request at hand; the decision inbox, the burn-in
+/// clock, the queues, the branch supervisor and the drift check write through it too
+/// ([`GitHubHistory`]), and the tick stops at its next step (decisions/0077).
+pub(crate) struct Fenced<'a, 'b, G: ?Sized = dyn GitHub> {
+    inner: &'a G,
     keeper: &'a Keeper<'b>,
 }
 
-impl<'a, 'b> Fenced<'a, 'b> {
+impl<'a, 'b, G: ?Sized> Fenced<'a, 'b, G> {
     /// `inner`, its writes checked against `keeper`.
-    pub(crate) fn new(inner: &'a dyn GitHub, keeper: &'a Keeper<'b>) -> Self {
+    pub(crate) fn new(inner: &'a G, keeper: &'a Keeper<'b>) -> Self {
         Self { inner, keeper }
     }
 
@@ -203,7 +205,7 @@ impl<'a, 'b> Fenced<'a, 'b> {
 }
 
 #[async_trait::async_trait]
-impl GitHub for Fenced<'_, '_> {
+impl<G: GitHub + ?Sized> GitHub for Fenced<'_, '_, G> {
     async fn bot_login(&self) -> Result<Login, GitHubError> {
         self.inner.bot_login().await
     }
@@ -329,6 +331,13 @@ impl GitHub for Fenced<'_, '_> {
         self.inner.default_branch(repo).await
     }
 
+    async fn default_branches(
+        &self,
+        repos: &[RepoName],
+    ) -> Result<std::collections::BTreeMap<RepoName, String>, GitHubError> {
+        self.inner.default_branches(repos).await
+    }
+
     async fn open_pulls_with_reads(
         &self,
         repo: &RepoName,
@@ -439,5 +448,117 @@ impl GitHub for Fenced<'_, '_> {
     ) -> Result<UpdateBranchOutcome, GitHubError> {
         self.may_write()?;
         self.inner.update_branch(repo, number, expected_head).await
+    }
+}
+
+#[async_trait::async_trait]
+impl<G: GitHubHistory + ?Sized> GitHubHistory for Fenced<'_, '_, G> {
+    async fn commit(&self, repo: &RepoName, sha: &CommitSha) -> Result<CommitContext, GitHubError> {
+        self.inner.commit(repo, sha).await
+    }
+
+    async fn branch_commits(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+        limit: usize,
+    ) -> Result<Vec<CommitContext>, GitHubError> {
+        self.inner.branch_commits(repo, branch, limit).await
+    }
+
+    async fn compare(
+        &self,
+        repo: &RepoName,
+        base: &CommitSha,
+        head: &CommitSha,
+        limit: usize,
+    ) -> Result<Comparison, GitHubError> {
+        self.inner.compare(repo, base, head, limit).await
+    }
+
+    async fn file(
+        &self,
+        repo: &RepoName,
+        path: &str,
+        git_ref: &str,
+    ) -> Result<Option<FileContent>, GitHubError> {
+        self.inner.file(repo, path, git_ref).await
+    }
+
+    async fn put_file(&self, repo: &RepoName, write: &FileWrite) -> Result<String, GitHubError> {
+        self.may_write()?;
+        self.inner.put_file(repo, write).await
+    }
+
+    async fn tree(&self, repo: &RepoName, git_ref: &str) -> Result<Tree, GitHubError> {
+        self.inner.tree(repo, git_ref).await
+    }
+
+    async fn create_branch(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+        sha: &CommitSha,
+    ) -> Result<(), GitHubError> {
+        self.may_write()?;
+        self.inner.create_branch(repo, branch, sha).await
+    }
+
+    async fn update_branch_ref(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+        sha: &CommitSha,
+        force: bool,
+    ) -> Result<(), GitHubError> {
+        self.may_write()?;
+        self.inner.update_branch_ref(repo, branch, sha, force).await
+    }
+
+    async fn merge_into_branch(
+        &self,
+        repo: &RepoName,
+        base: &str,
+        head: &CommitSha,
+        commit_message: &str,
+    ) -> Result<Option<CommitSha>, GitHubError> {
+        self.may_write()?;
+        self.inner
+            .merge_into_branch(repo, base, head, commit_message)
+            .await
+    }
+
+    async fn commit_pulls(
+        &self,
+        repo: &RepoName,
+        sha: &CommitSha,
+    ) -> Result<Vec<CommitPull>, GitHubError> {
+        self.inner.commit_pulls(repo, sha).await
+    }
+
+    async fn update_issue_body(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        body: &str,
+    ) -> Result<(), GitHubError> {
+        self.may_write()?;
+        self.inner.update_issue_body(repo, number, body).await
+    }
+
+    async fn create_pull(&self, repo: &RepoName, pull: &NewPull) -> Result<PrNumber, GitHubError> {
+        self.may_write()?;
+        self.inner.create_pull(repo, pull).await
+    }
+
+    async fn push_revert(
+        &self,
+        repo: &RepoName,
+        sha: &CommitSha,
+        branch: &str,
+        message: &str,
+    ) -> Result<CommitSha, GitHubError> {
+        self.may_write()?;
+        self.inner.push_revert(repo, sha, branch, message).await
     }
 }

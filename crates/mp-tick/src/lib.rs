@@ -36,6 +36,7 @@
 //! and the time is the `now` argument.
 #![warn(missing_docs)]
 
+pub mod audit_records;
 pub mod drift_check;
 mod dry_run;
 mod evaluate;
@@ -68,6 +69,7 @@ pub use queue::{QueueReport, QueueStanding, queue_standing};
 pub use report::{MAX_DETAIL_CHARS, PrAction, PrOutcome, TickMetrics, TickReport};
 pub use run::{FullTickReport, GovernanceReport, RATE_LIMIT_RESERVE, run_tick};
 pub use skills::USER_VALIDATOR_PASSED;
+pub use supervisor::{IncidentNote, RevertNote};
 
 pub use dry_run::DryRun;
 pub use mp_core::config::{MAIN_BRANCH, ReadConcurrency};
@@ -113,8 +115,8 @@ impl DefaultBranches {
 }
 
 /// Resolves the gated branch of the governance repository and of every supervised
-/// repository `options` covers: the configured override, else one `GET /repos/{o}/{r}`
-/// each. A repository GitHub does not answer for keeps `main`, with a warning; one GitHub
+/// repository `options` covers: the configured override, else what the adapter reads of
+/// them together ([`GitHub::default_branches`]), else one `GET /repos/{o}/{r}` each. A repository GitHub does not answer for keeps `main`, with a warning; one GitHub
 /// does not know (404) keeps it silently, since listing its pull requests reports it as an
 /// operator error, and no override would help.
 pub async fn resolve_default_branches(
@@ -131,14 +133,25 @@ pub async fn resolve_default_branches(
             .filter(|repo| options.covers(repo) && *repo != projects.governance_repo())
             .cloned(),
     );
-    // Read with `read_concurrency` in flight, answered in the order of the repositories.
+    // Those without an override together where the adapter can (one GraphQL query), any
+    // left over on their own with `read_concurrency` in flight, answered in the order of
+    // the repositories (decisions/0075).
+    let configured = |repo: &RepoName| {
+        projects
+            .repo_override(repo)
+            .and_then(|o| o.default_branch())
+            .map(str::to_owned)
+    };
+    let unset: Vec<RepoName> = repos
+        .iter()
+        .filter(|repo| configured(repo).is_none())
+        .cloned()
+        .collect();
+    let together = github.default_branches(&unset).await.unwrap_or_default();
+    let together = &together;
     let answers: Vec<(RepoName, Result<String, GitHubError>)> = futures_util::stream::iter(repos)
         .map(|repo| async move {
-            let configured = projects
-                .repo_override(&repo)
-                .and_then(|o| o.default_branch())
-                .map(str::to_owned);
-            let branch = match configured {
+            let branch = match configured(&repo).or_else(|| together.get(&repo).cloned()) {
                 Some(branch) => Ok(branch),
                 None => github.default_branch(&repo).await,
             };

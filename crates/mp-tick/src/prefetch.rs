@@ -3,8 +3,9 @@
 //! Before the pull-request path acts on a repository, it takes every read its pull
 //! requests need with at most [`ReadConcurrency`] calls in flight: commits, files, head
 //! check runs, label timeline, comments, the head branch's activity log and the records of
-//! the approval labels when one is present, and the gated branch's head. Parts the adapter already returned with
-//! the list ([`GitHub::open_pulls_with_reads`], the GraphQL path) are not read again. The
+//! the approval labels when one is present, and the gated branch's head. Parts the adapter
+//! already returned with the list ([`GitHub::open_pulls_with_reads`], the GraphQL path:
+//! everything but the activity log, decisions/0075) are not read again. The
 //! writes then go one at a time, in the order the serial tick makes them, each pull request
 //! deciding over the reads taken for it: nothing the tick writes to one pull request is
 //! read back by another.
@@ -118,6 +119,37 @@ struct Parts {
     comments: Option<Result<Vec<Comment>, GitHubError>>,
 }
 
+/// The records of the approval labels on a listed pull request, when it needs none
+/// (`NotRead`) or its listing carried GitHub's record of every label on it: the same
+/// `Label` objects [`GitHub::label_records`] reads by name (decisions/0075). A label the
+/// listing has no record of is left out, as the read by name leaves out a name GitHub has
+/// no label for.
+fn records_listed(listed: &ListedPull) -> Option<Result<LabelRecords, GitHubError>> {
+    let names = approval_labels(&listed.pull);
+    if names.is_empty() {
+        return Some(Ok(LabelRecords::NotRead));
+    }
+    let records = listed.reads.label_records.as_ref()?;
+    Some(Ok(LabelRecords::Read(
+        records
+            .iter()
+            .filter(|record| names.contains(&record.name))
+            .cloned()
+            .collect(),
+    )))
+}
+
+/// The gated branch's head as the listing read it, when the listing carried the head of
+/// the repository's default branch and that is the gated branch (decisions/0075).
+fn head_listed(pulls: &[&ListedPull], gated: &str) -> Option<CommitSha> {
+    pulls
+        .iter()
+        .rev()
+        .find_map(|listed| listed.reads.default_branch.as_ref())
+        .filter(|(branch, _)| branch == gated)
+        .map(|(_, head)| head.clone())
+}
+
 /// A part no read answered: a bug, reported as the read that failed rather than a panic.
 fn unanswered<T>(pull: &PullRequest, part: &str) -> Result<T, GitHubError> {
     Err(GitHubError::Unavailable {
@@ -135,9 +167,7 @@ impl Parts {
             checks: reads.check_runs.clone().map(Ok),
             labels: reads.label_events.clone().map(Ok),
             history: head_history_unread(&listed.pull).map(Ok),
-            records: approval_labels(&listed.pull)
-                .is_empty()
-                .then_some(Ok(LabelRecords::NotRead)),
+            records: records_listed(listed),
             comments: reads.comments.clone().map(Ok),
         }
     }
@@ -188,7 +218,8 @@ pub(crate) async fn read_repo(
     let mut parts: Vec<Parts> = pulls.iter().map(|listed| Parts::of(listed)).collect();
     read_repo_activity(github, stop, repo, pulls, &mut parts).await;
     let mut jobs: Vec<BoxFuture<'_, Answer>> = Vec::new();
-    if !pulls.is_empty() {
+    let listed_head = head_listed(pulls, gated);
+    if !pulls.is_empty() && listed_head.is_none() {
         jobs.push(Box::pin(async move {
             Answer::Main(stop.read(github, github.branch_head(repo, gated)).await)
         }));
@@ -261,7 +292,7 @@ pub(crate) async fn read_repo(
         .buffer_unordered(limit.get())
         .collect()
         .await;
-    let mut main_head = None;
+    let mut main_head = listed_head.map(Ok);
     for answer in answers {
         match answer {
             Answer::Main(head) => main_head = Some(head),

@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 
-use mp_core::agent::AgentIdentity;
 use mp_core::approval::{render_receipt, unchanged_since};
 use mp_core::classifier::Verdict;
 use mp_core::config::RepoMergeMode;
@@ -180,11 +179,12 @@ impl<'a> Runner<'a> {
     /// not into the gated branch), records its outcome and says whether to go on.
     pub(crate) async fn process_pr(&mut self, pull: &PullRequest, reads: Option<PullData>) -> Flow {
         let reference = format!("{}#{}", pull.repo, pull.number);
-        // Who is behind it and when it was approved, read before `decide` takes the reads.
+        // Who is behind it, when it was approved, its head's check runs and what it
+        // reverts, read before `decide` takes the reads (an outcome carrying only those).
         let who = reads
             .as_ref()
             .and_then(|r| r.context.as_ref().ok())
-            .map(|ctx| (AgentIdentity::of(ctx), mp_core::agent::approved_at(ctx)));
+            .map(|ctx| PrOutcome::new("", PrAction::Skipped, "").with_agent(ctx));
         let (mut outcome, flow) = match self.decide(pull, reads).await {
             Ok(outcome) => (outcome, Flow::Continue),
             Err(skip) => {
@@ -202,9 +202,13 @@ impl<'a> Runner<'a> {
         };
         outcome.opened_at = pull.created_at;
         outcome.github_queue = std::mem::take(&mut self.github_queue_steps);
-        if let Some((agent, approved_at)) = who {
-            outcome.agent = Some(agent);
-            outcome.approved_at = approved_at;
+        outcome.head_sha = Some(pull.head_sha.clone());
+        if let Some(who) = who {
+            outcome.agent = who.agent;
+            outcome.approved_at = who.approved_at;
+            outcome.head_sha = who.head_sha;
+            outcome.check_runs = who.check_runs;
+            outcome.reverts = who.reverts;
         }
         self.report.metrics.count(&outcome.action);
         self.report.outcomes.push(outcome);

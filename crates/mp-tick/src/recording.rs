@@ -200,6 +200,13 @@ impl GitHub for Recording<'_> {
         self.inner.default_branch(repo).await
     }
 
+    async fn default_branches(
+        &self,
+        repos: &[RepoName],
+    ) -> Result<std::collections::BTreeMap<RepoName, String>, GitHubError> {
+        self.inner.default_branches(repos).await
+    }
+
     async fn open_pulls_with_reads(
         &self,
         repo: &RepoName,

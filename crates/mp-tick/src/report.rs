@@ -105,6 +105,14 @@ pub struct PrOutcome {
     /// `github-queue` mode: what mp did with the pull request in GitHub's merge queue
     /// this tick, in order (a dequeue, an enqueue; decisions/0078); empty otherwise.
     pub github_queue: Vec<GitHubQueueOutcome>,
+    /// The head commit the tick saw.
+    pub head_sha: Option<CommitSha>,
+    /// The check runs GitHub lists on that head (every run, re-runs included: the CI runs
+    /// spent on it so far), when the tick read them (decisions/0080).
+    pub check_runs: Option<u32>,
+    /// The commits the pull request's commits say they revert (`This reverts commit
+    /// <sha>.`), full SHAs only.
+    pub reverts: Vec<CommitSha>,
 }
 
 impl PrOutcome {
@@ -122,15 +130,22 @@ impl PrOutcome {
             opened_at: None,
             approved_at: None,
             github_queue: Vec::new(),
+            head_sha: None,
+            check_runs: None,
+            reverts: Vec::new(),
         }
     }
 
-    /// The same outcome, carrying who is behind the pull request and when the approval
-    /// label was last applied, from its context.
+    /// The same outcome, carrying who is behind the pull request, when the approval label
+    /// was last applied, its head, the check runs on it and the commits it reverts, from
+    /// its context.
     #[must_use]
     pub fn with_agent(mut self, ctx: &PrContext) -> Self {
         self.agent = Some(AgentIdentity::of(ctx));
         self.approved_at = mp_core::agent::approved_at(ctx);
+        self.head_sha = Some(ctx.head_sha.clone());
+        self.check_runs = Some(u32::try_from(ctx.check_runs.len()).unwrap_or(u32::MAX));
+        self.reverts = mp_core::agent::reverted_commits(ctx);
         self
     }
 

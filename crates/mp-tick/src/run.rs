@@ -44,7 +44,7 @@ use mp_core::state::Watermarks;
 
 use super::drift_check::{DriftIncident, DriftReport, check_drift};
 use super::inbox_poll::{InboxReport, poll_inbox};
-use super::keeper::Keeper;
+use super::keeper::{Fenced, Keeper};
 use super::lease::{Lease, LeaseError};
 use super::progress::TickPhase;
 use super::queue::{Driver, QueueReport};
@@ -317,6 +317,8 @@ impl Tick<'_> {
     }
 
     async fn save(&mut self) -> Result<(), TickError> {
+        // The state too is written only under the lease (decisions/0077).
+        self.keeper.may_write()?;
         let outcome = match self.shard {
             Some(shard) => {
                 self.store
@@ -342,20 +344,17 @@ impl Tick<'_> {
         now: Timestamp,
     ) -> Result<(), TickError> {
         let mut options = options.clone();
+        // Every write of the steps below is checked against the lease, as the pull-request
+        // path's are (decisions/0077): past the renew deadline it is refused without
+        // calling GitHub, and the tick stops at its next step.
+        let fenced = Fenced::new(self.github, self.keeper);
+        let github: &dyn GitHubHistory = &fenced;
 
         // The decision inbox first: an owner's approval then merges this very tick, and a
         // rejected pull request is already closed when the pull-request path lists them.
         options.progress.phase(TickPhase::Inbox, 0);
         let availability = self.availability(config).await;
-        let inbox = poll_inbox(
-            self.github,
-            config,
-            &options,
-            bot,
-            availability.as_deref(),
-            now,
-        )
-        .await;
+        let inbox = poll_inbox(github, config, &options, bot, availability.as_deref(), now).await;
         let reset = inbox.resets_burn_in();
         self.report.warnings.extend(inbox.warnings.iter().cloned());
         self.report.governance.inbox = Some(inbox);
@@ -396,7 +395,7 @@ impl Tick<'_> {
         if options.merge_mode == super::MergeMode::Merge {
             self.keep_lease().await?;
             drive_queues(
-                self.github,
+                github,
                 self.report,
                 config,
                 &options,
@@ -429,8 +428,7 @@ impl Tick<'_> {
                 ));
                 break;
             }
-            let scan =
-                run_branch_supervisor(self.github, config, self.state, repo, &mut run, now).await;
+            let scan = run_branch_supervisor(github, config, self.state, repo, &mut run, now).await;
             self.report.supervisor_metrics.add(&scan.metrics);
             self.report.metrics.skill_failures += scan.metrics.skill_failures;
             self.report.warnings.extend(scan.warnings.iter().cloned());
@@ -467,7 +465,7 @@ impl Tick<'_> {
             let authority =
                 IncidentAuthority::new(bot.clone(), config.projects().governance_repo().clone())
                     .with_key(options.receipt_key.clone());
-            let drift = check_drift(self.github, config, &authority, now).await;
+            let drift = check_drift(github, config, &authority, now).await;
             if matches!(drift.incident, Some(DriftIncident::Opened { .. })) {
                 run.take_issue_slot();
             }
@@ -554,7 +552,8 @@ impl Tick<'_> {
             let Some(write) = &outcome.write else {
                 break outcome;
             };
-            match self.store.save_burn_in(self.github, write).await {
+            let fenced = Fenced::new(self.github, self.keeper);
+            match self.store.save_burn_in(&fenced, write).await {
                 Ok(()) => break outcome,
                 Err(GitHubError::Conflict { .. }) if attempt < attempts => {}
                 Err(error) => {

@@ -272,16 +272,47 @@ pub struct SupervisorReport {
     pub warnings: Vec<String>,
     /// Set when the scan stopped early.
     pub stopped: Option<SupervisorStop>,
+    /// The incident issues opened this tick, with the commits each names (the audit log's
+    /// `incident` records, decisions/0080).
+    pub incidents: Vec<IncidentNote>,
+    /// The revert pull requests opened this tick (the audit log's `revert` records).
+    pub reverts: Vec<RevertNote>,
+}
+
+/// An incident issue the supervisor opened: its label, the commits of the default branch
+/// it names, and the issue in the governance repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IncidentNote {
+    /// The incident's label, e.g. `decision:post-merge-revalidation`.
+    pub label: IncidentLabel,
+    /// The commits it is about.
+    pub shas: Vec<CommitSha>,
+    /// The issue in the governance repository.
+    pub issue: mp_core::ids::PrNumber,
+}
+
+/// A revert pull request the supervisor opened for a commit of the default branch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RevertNote {
+    /// The commit it reverts.
+    pub sha: CommitSha,
+    /// The revert pull request, in the supervised repository.
+    pub pull: mp_core::ids::PrNumber,
+    /// The incident issue it answers.
+    pub incident: mp_core::ids::PrNumber,
 }
 
 impl SupervisorReport {
-    fn new(repo: &RepoName) -> Self {
+    /// An empty report of `repo`: nothing done yet.
+    pub fn new(repo: &RepoName) -> Self {
         Self {
             repo: repo.clone(),
             metrics: SupervisorMetrics::default(),
             events: Vec::new(),
             warnings: Vec::new(),
             stopped: None,
+            incidents: Vec::new(),
+            reverts: Vec::new(),
         }
     }
 }

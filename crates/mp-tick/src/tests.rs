@@ -713,6 +713,40 @@ fn reads_after_a_dry_run_s_planned_writes_see_them() {
     assert_eq!(tick.github().actions(), Vec::new(), "GitHub saw no write");
 }
 
+/// The inbox closes a rejected pull request before the pull-request path lists the open
+/// ones; in a dry run the planned close must hide it the same way, or the dry run evaluates
+/// (and may plan to merge) a pull request the tick would have closed.
+#[test]
+fn a_pull_request_a_dry_run_plans_to_close_is_closed_for_later_reads() {
+    let tick = Tick::new(vec![clean(1), clean(2)]);
+    let dry = DryRun::new(&tick.port).at(now());
+    let app = repo("acme/app");
+    block_on(dry.close_issue(&app, PrNumber::new(1))).expect("planned");
+    let pull = block_on(dry.pull(&app, PrNumber::new(1))).expect("a pull request");
+    assert_eq!(pull.state, mp_core::context::PrState::Closed);
+    assert!(!pull.merged, "closed, not merged");
+    let open = block_on(dry.open_pulls(&app)).expect("the open pull requests");
+    assert_eq!(open.iter().map(|p| p.number.get()).collect::<Vec<_>>(), [2]);
+    let listed = block_on(dry.open_pulls_with_reads(&app)).expect("the open pull requests");
+    assert_eq!(
+        listed
+            .iter()
+            .map(|l| l.pull.number.get())
+            .collect::<Vec<_>>(),
+        [2]
+    );
+    // The pull-request path then evaluates #2 only.
+    let report =
+        block_on(run_pr_path(&dry, &tick, &config(), &merging(), now())).expect("the tick runs");
+    let evaluated: Vec<&str> = report.outcomes.iter().map(|o| o.pr.as_str()).collect();
+    assert_eq!(evaluated, ["acme/app#2"]);
+    assert_eq!(tick.github().actions(), Vec::new(), "GitHub saw no write");
+    assert_eq!(
+        tick.pull("acme/app", 1).state,
+        mp_core::context::PrState::Open
+    );
+}
+
 #[test]
 fn explain_shows_the_same_tick_outcome_without_writing() {
     let tick = Tick::new(vec![clean(1)]);

@@ -1,6 +1,7 @@
 //! `mp agents`: per agent, what the audit log says of its pull requests — opened, merged,
-//! closed, merge rate, time from approval to merge, blocks by condition (docs/agents.md,
-//! decisions/0076). Read-only: it reads the log and prints.
+//! closed, merge rate, time from approval to merge, blocks by condition, CI runs per
+//! merged pull request, post-merge incidents and reverts (docs/agents.md, decisions/0076,
+//! 0080). Read-only: it reads the log and prints.
 
 use std::io::{BufRead as _, Write};
 use std::path::PathBuf;
@@ -120,17 +121,30 @@ fn write_text(view: &AgentsView, out: &mut dyn Write) -> std::io::Result<()> {
     )?;
     writeln!(
         out,
-        "{:<24} {:>5} {:>6} {:>6} {:>5} {:>6} {:>12} {:>12}",
-        "agent", "prs", "merged", "closed", "open", "rate", "median wait", "p90 wait"
+        "{:<24} {:>5} {:>6} {:>6} {:>5} {:>6} {:>12} {:>12} {:>9} {:>9} {:>7}",
+        "agent",
+        "prs",
+        "merged",
+        "closed",
+        "open",
+        "rate",
+        "median wait",
+        "p90 wait",
+        "ci/merge",
+        "incidents",
+        "reverts"
     )?;
     for agent in &view.agents {
         let rate = agent
             .merge_rate
             .map_or_else(|| "-".to_owned(), |r| format!("{:.0}%", r * 100.0));
         let wait = |s: Option<i64>| s.map_or_else(|| "-".to_owned(), human);
+        let ci = agent
+            .ci_runs_per_merged
+            .map_or_else(|| "-".to_owned(), |c| format!("{c:.1}"));
         writeln!(
             out,
-            "{:<24} {:>5} {:>6} {:>6} {:>5} {:>6} {:>12} {:>12}",
+            "{:<24} {:>5} {:>6} {:>6} {:>5} {:>6} {:>12} {:>12} {:>9} {:>9} {:>7}",
             agent.agent,
             agent.prs,
             agent.merged,
@@ -138,8 +152,20 @@ fn write_text(view: &AgentsView, out: &mut dyn Write) -> std::io::Result<()> {
             agent.open,
             rate,
             wait(agent.approval_to_merge.median_s),
-            wait(agent.approval_to_merge.p90_s)
+            wait(agent.approval_to_merge.p90_s),
+            ci,
+            agent.incidents,
+            agent.reverts
         )?;
+        if agent.queue_wait.count > 0 {
+            writeln!(
+                out,
+                "  queue: {} merged out of the merge queue, median wait {}, p90 {}",
+                agent.queue_wait.count,
+                wait(agent.queue_wait.median_s),
+                wait(agent.queue_wait.p90_s)
+            )?;
+        }
         if !agent.blocks.is_empty() {
             let blocks: Vec<String> = agent
                 .blocks
@@ -149,11 +175,18 @@ fn write_text(view: &AgentsView, out: &mut dyn Write) -> std::io::Result<()> {
             writeln!(out, "  blocked: {}", blocks.join(", "))?;
         }
     }
+    if view.incidents_unattributed > 0 || view.reverts_unattributed > 0 {
+        writeln!(
+            out,
+            "not attributed (no merge of the log names their commits): {} incident(s), {} revert(s)",
+            view.incidents_unattributed, view.reverts_unattributed
+        )?;
+    }
     Ok(())
 }
 
 /// A duration for people: `45s`, `12m`, `3h05m`, `2d04h`.
-fn human(seconds: i64) -> String {
+pub(crate) fn human(seconds: i64) -> String {
     match seconds {
         s if s < 60 => format!("{s}s"),
         s if s < 3600 => format!("{}m", s / 60),

@@ -2,7 +2,7 @@
 //! (docs/report.md). The page is written to a temporary file in `DIR` and renamed over
 //! `index.html`, so a reader never sees half a page.
 
-use std::io::Write;
+use std::io::{BufRead as _, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -11,6 +11,7 @@ use serde_json::json;
 
 use crate::Exit;
 use crate::cli::Format;
+use crate::commands::agents::By;
 use crate::report_html;
 
 /// Arguments of `mp report`.
@@ -25,15 +26,46 @@ pub struct ReportArgs {
     /// The page title.
     #[arg(long, value_name = "T", default_value = "mp report")]
     pub title: String,
+    /// What an agent is on the Agents page, as `mp agents --by`: a declared trailer (tool,
+    /// model, session, machine) or the pull request's author on GitHub.
+    #[arg(long, value_enum, default_value_t = By::Tool)]
+    pub by: By,
     /// Output format of the summary printed on stdout.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 }
 
 pub fn run(args: &ReportArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
-    let bytes = std::fs::read(&args.audit_log)
+    let file = std::fs::File::open(&args.audit_log)
         .with_context(|| format!("reading the audit log {}", args.audit_log.display()))?;
-    let log = report_html::parse(&String::from_utf8_lossy(&bytes));
+    // One pass over the file, a line at a time: the overview's parser and the Agents page's
+    // fold (the code of `mp agents`) read each line as it comes.
+    let mut reader = std::io::BufReader::new(file);
+    let mut parser = report_html::Parser::default();
+    let mut unreadable = None;
+    let mut buffer = Vec::new();
+    let lines = std::iter::from_fn(|| {
+        buffer.clear();
+        match reader.read_until(b'\n', &mut buffer) {
+            Ok(0) => None,
+            Ok(_) => {
+                let line = String::from_utf8_lossy(&buffer);
+                let line = line.strip_suffix('\n').unwrap_or(&line);
+                Some(line.strip_suffix('\r').unwrap_or(line).to_owned())
+            }
+            Err(error) => {
+                unreadable = Some(error);
+                None
+            }
+        }
+    })
+    .inspect(|line| parser.feed(line));
+    let agents = crate::agents::view(lines, args.by.into(), None);
+    if let Some(error) = unreadable {
+        return Err(error)
+            .with_context(|| format!("reading the audit log {}", args.audit_log.display()));
+    }
+    let log = parser.finish();
     if let Some((line, problem)) = log.malformed.first() {
         #[allow(clippy::print_stderr)]
         {
@@ -44,20 +76,23 @@ pub fn run(args: &ReportArgs, out: &mut dyn Write) -> anyhow::Result<Exit> {
             );
         }
     }
-    let page = report_html::render(&log, &args.title);
+    let page = report_html::render(&log, &agents, &args.title);
     let path = write_atomically(&args.out, "index.html", page.as_bytes())?;
     match args.format {
         Format::Text => writeln!(
             out,
-            "wrote {}: {} tick(s), {} classification record(s), {} malformed line(s) skipped",
+            "wrote {}: {} tick(s), {} classification record(s), {} agent(s) by {}, {} malformed line(s) skipped",
             path.display(),
             log.ticks.len(),
             log.classifications,
+            agents.agents.len(),
+            agents.by.as_str(),
             log.malformed.len()
         )?,
         Format::Json => {
             let mut doc = report_html::data_json(&log, &args.title);
             doc["page"] = json!(path.display().to_string());
+            doc["agents"] = agents.to_json();
             doc["malformed"] = log
                 .malformed
                 .iter()

@@ -68,7 +68,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = 512,
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub max_connections: u32,
-    /// Also append the classifier audit records to this JSON Lines file.
+    /// Also append the classifier audit records and the agents' records (`pr`,
+    /// `incident`, `revert`; read by `mp agents`) to this JSON Lines file.
     #[arg(long, value_name = "FILE")]
     pub audit_log: Option<PathBuf>,
 }

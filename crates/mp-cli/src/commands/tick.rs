@@ -27,8 +27,8 @@ use crate::live::{
     rest_calls, rest_client, save_cache,
 };
 use crate::skills_load::SkillCalls;
+pub use json::result_json;
 use json::{Told, Writes, http_json, render_writes, run_json, summary_json};
-pub use json::{github_queue_json, result_json};
 use simulation::world_ticks;
 use text::{print_summary, print_text};
 
@@ -140,6 +140,8 @@ pub struct TickRun {
     pub merge_mode: &'static str,
     /// The instant the tick ran at.
     pub now: String,
+    /// Whether the writes were only planned (`--dry-run`).
+    pub dry_run: bool,
 }
 
 /// What a tick needs besides the GitHub adapter.
@@ -376,6 +378,7 @@ fn live_tick(args: &TickArgs, dir: &Path) -> anyhow::Result<Result<TickRun, Fail
         config_warnings: warnings,
         merge_mode: merge_mode_name(&options),
         now: now.to_string(),
+        dry_run: args.dry_run,
     }))
 }
 

@@ -107,6 +107,63 @@ fn per_agent_figures_agree_with_the_ticks_outcomes() {
     assert_eq!(c4, blocked);
 }
 
+/// A world with known CI runs and a post-merge incident (fixtures/worlds/agents.yaml), three
+/// ticks half an hour apart: the figures are exactly what the world says.
+#[test]
+fn ci_runs_and_an_incident_from_real_ticks() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let log = dir.path().join("audit.jsonl");
+    let world = workspace_root().join("fixtures/worlds/agents.yaml");
+    mp().args(["tick", "--ticks", "3", "--every", "30m", "--world"])
+        .arg(&world)
+        .arg("--audit-log")
+        .arg(&log)
+        .assert()
+        .success();
+    let view = agents(&log, "tool");
+    assert_eq!(view["incidents"], 1);
+    assert_eq!(view["incidents_unattributed"], 0);
+    let by_name: BTreeMap<&str, &Value> = view["agents"]
+        .as_array()
+        .expect("agents")
+        .iter()
+        .map(|a| (a["agent"].as_str().expect("a name"), a))
+        .collect();
+    // alpha: merged at the first tick with its head's two runs (the listed `deploy`, the
+    // simulated `test`); its squash commit never gets `deploy`, so L2 opens an incident
+    // an hour later.
+    let alpha = by_name["alpha"];
+    assert_eq!(alpha["merged"], 1);
+    assert_eq!(alpha["ci_runs"], 2);
+    assert_eq!(alpha["ci_runs_merged"], 2);
+    assert_eq!(alpha["ci_runs_per_merged"], 2.0);
+    assert_eq!(alpha["incidents"], 1);
+    assert_eq!(alpha["reverts"], 0);
+    // The existing fields keep their names.
+    assert_eq!(alpha["approval_to_merge"]["median_s"], 1800);
+    // beta: blocked three ticks on C1, C2 and C4 with one run on its one head.
+    let beta = by_name["beta"];
+    assert_eq!(
+        (&beta["merged"], &beta["ci_runs"], &beta["incidents"]),
+        (&Value::from(0), &Value::from(1), &Value::from(0))
+    );
+    assert_eq!(beta["ci_runs_per_merged"], Value::Null);
+    assert_eq!(beta["blocks"]["c1_ready_to_merge"], 3);
+    assert_eq!(beta["blocked_prs"]["c1_ready_to_merge"], 1);
+    let text = mp()
+        .args(["agents", "--audit-log"])
+        .arg(&log)
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&text.get_output().stdout).into_owned();
+    let alpha_line = text
+        .lines()
+        .find(|l| l.starts_with("alpha "))
+        .expect("a line for alpha");
+    let columns: Vec<&str> = alpha_line.split_whitespace().collect();
+    assert_eq!(columns[columns.len() - 3..], ["2.0", "1", "0"], "{text}");
+}
+
 #[test]
 fn a_bad_since_or_a_missing_log_exits_2() {
     mp().args(["agents", "--audit-log", "/nonexistent/log.jsonl"])

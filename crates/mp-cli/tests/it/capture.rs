@@ -441,3 +441,83 @@ fn capture_help_says_what_is_captured_and_what_is_not() {
         assert!(help.contains(words), "{words}: {help}");
     }
 }
+
+/// The owner's `/reject` on the inbox closes the pull request before the pull-request
+/// path lists the open ones. A live dry run plans that close and must then leave the pull
+/// request alone, as the tick would, saying it would close it; the captured world's
+/// replay (a dry run over a copy of the world, whose close is real) says the same.
+#[test]
+fn a_live_dry_run_does_not_evaluate_a_pull_request_the_inbox_would_close() {
+    let world = workspace_root().join("fixtures/scenarios/inbox-reject-closes-pr/world.yaml");
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let served = serve(&world, dir.path());
+    let captured = dir.path().join("captured.yaml");
+    json_of(
+        &mp_live()
+            .args([
+                "dev",
+                "capture",
+                "--format",
+                "json",
+                "--api-url",
+                &served.url,
+            ])
+            .arg("--config")
+            .arg(&served.config)
+            .arg("--out")
+            .arg(&captured)
+            .output()
+            .expect("mp dev capture runs"),
+    );
+    let live = |format: &str| {
+        mp_live()
+            .args([
+                "tick",
+                "--dry-run",
+                "--format",
+                format,
+                "--api-url",
+                &served.url,
+            ])
+            .arg("--config")
+            .arg(&served.config)
+            .output()
+            .expect("mp tick runs")
+    };
+    let replay = |format: &str| {
+        mp().args(["tick", "--dry-run", "--format", format, "--world"])
+            .arg(&captured)
+            .env_remove("MP_RECEIPT_KEY")
+            .output()
+            .expect("mp tick runs")
+    };
+    for (name, json, text) in [
+        ("live", json_of(&live("json")), live("text")),
+        ("replay", json_of(&replay("json")), replay("text")),
+    ] {
+        assert_eq!(
+            decisions(&json),
+            Vec::new(),
+            "{name}: the rejected pull request is not evaluated"
+        );
+        let inbox = json["inbox"].to_string();
+        assert!(
+            inbox.contains("acme/governance#2 (acme/app#1) rejected"),
+            "{name}: {inbox}"
+        );
+        let text = String::from_utf8_lossy(&text.stdout).into_owned();
+        assert!(
+            text.contains(
+                "acme/app#1 would close (rejected by the owner alice in acme/governance#2)"
+            ),
+            "{name}:\n{text}"
+        );
+        assert!(text.contains("would close acme/app#1"), "{name}:\n{text}");
+        assert!(!text.contains("would merge"), "{name}:\n{text}");
+    }
+    assert!(
+        served.server.memory().actions().is_empty(),
+        "nothing was written: {:?}",
+        served.server.memory().actions()
+    );
+}

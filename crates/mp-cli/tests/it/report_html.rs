@@ -88,9 +88,9 @@ fn expected(records: &[Value]) -> Expected {
     }
 }
 
-/// Runs Chromium headless on `page` with `args`, killing it after [`CHROMIUM_TIMEOUT`];
-/// returns its standard output.
-fn chromium(page: &Path, profile: &Path, args: &[String]) -> Vec<u8> {
+/// Runs Chromium headless on `page` (its `#fragment` when given) with `args`, killing it
+/// after [`CHROMIUM_TIMEOUT`]; returns its standard output.
+fn chromium(page: &Path, fragment: Option<&str>, profile: &Path, args: &[String]) -> Vec<u8> {
     assert!(
         Path::new(CHROMIUM).exists(),
         "{CHROMIUM} is missing: install Debian's `chromium` package \
@@ -110,7 +110,11 @@ fn chromium(page: &Path, profile: &Path, args: &[String]) -> Vec<u8> {
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(args)
-        .arg(format!("file://{}", page.display()))
+        .arg(format!(
+            "file://{}{}",
+            page.display(),
+            fragment.map(|f| format!("#{f}")).unwrap_or_default()
+        ))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -302,6 +306,7 @@ fn the_report_of_real_ticks_renders_its_charts_in_headless_chromium() {
 
     let dom = chromium(
         &page,
+        None,
         &dir.path().join("profile-dom"),
         &["--dump-dom".into()],
     );
@@ -329,6 +334,7 @@ fn the_report_of_real_ticks_renders_its_charts_in_headless_chromium() {
     let shot = dir.path().join("shot.png");
     chromium(
         &page,
+        None,
         &dir.path().join("profile-shot"),
         &[format!("--screenshot={}", shot.display())],
     );
@@ -349,6 +355,248 @@ fn the_report_of_real_ticks_renders_its_charts_in_headless_chromium() {
             "{name}: {count} pixels of {colour:?} in the screenshot, fewer than {least}"
         );
     }
+
+    agents_page_agrees_with_mp_agents(&log, &page, &dom, dir.path());
+}
+
+/// The colours agents.js paints the Agents page's marks in, with the fewest pixels each
+/// must cover in its screenshot.
+const AGENT_COLOURS: [(&str, [u8; 3], usize); 5] = [
+    ("merged bars", [0x2e, 0x7d, 0x32], 1000),
+    ("open bars", [0x64, 0xb5, 0xf6], 1000),
+    (
+        "approval-to-merge dots and their swatch",
+        [0x00, 0x83, 0x8f],
+        180,
+    ),
+    ("c4_base_is_main blocks", [0x39, 0x49, 0xab], 1000),
+    ("c1_ready_to_merge blocks", [0x5e, 0x35, 0xb1], 500),
+];
+
+/// The attributes of every `<TAG ...>` start tag of `html` that has the attribute `has`.
+fn tags(html: &str, tag: &str, has: &str) -> Vec<BTreeMap<String, String>> {
+    let mut found = Vec::new();
+    for (at, _) in html.match_indices(&format!("<{tag} ")) {
+        let end = html[at..].find('>').expect("a closed tag") + at;
+        let mut rest = &html[at + tag.len() + 2..end];
+        let mut attributes = BTreeMap::new();
+        while let Some(eq) = rest.find("=\"") {
+            let name = rest[..eq].trim().to_owned();
+            let value_end = rest[eq + 2..].find('"').expect("a closed value") + eq + 2;
+            attributes.insert(name, rest[eq + 2..value_end].replace("&amp;", "&"));
+            rest = &rest[value_end + 1..];
+        }
+        if attributes.contains_key(has) {
+            found.push(attributes);
+        }
+    }
+    found
+}
+
+/// A number attribute: `None` when empty (the figure is null).
+fn number(attributes: &BTreeMap<String, String>, name: &str) -> Option<f64> {
+    let text = attributes.get(name).unwrap_or_else(|| panic!("no {name}"));
+    (!text.is_empty()).then(|| text.parse().expect("a number"))
+}
+
+/// The Agents page, as Chromium renders it, shows the figures `mp agents --format json`
+/// prints over the same log: in its table and in each chart's marks; its screenshot shows
+/// the charts and not the overview.
+fn agents_page_agrees_with_mp_agents(log: &Path, page: &Path, dom: &str, dir: &Path) {
+    let assert = mp()
+        .args(["agents", "--format", "json", "--audit-log"])
+        .arg(log)
+        .assert()
+        .success();
+    let cli: Value = serde_json::from_slice(&assert.get_output().stdout).expect("json");
+    let agents = cli["agents"].as_array().expect("agents");
+    // The world has what the page must show: two agents, merges, blocks, waits.
+    assert!(agents.len() >= 2, "{cli}");
+    assert!(
+        agents.iter().all(|a| a["merged"].as_u64() > Some(0)),
+        "{cli}"
+    );
+    assert!(
+        agents
+            .iter()
+            .all(|a| a["blocks"].as_object().is_some_and(|b| !b.is_empty())),
+        "{cli}"
+    );
+    let figure = |a: &Value, name: &str| a[name].as_f64();
+    assert!(
+        dom.contains("data-agents-charts=\"drawn\""),
+        "the agents script did not run:\n{dom}"
+    );
+
+    // The table.
+    let rows = tags(dom, "tr", "data-agent");
+    assert_eq!(rows.len(), agents.len(), "{rows:?}");
+    for (row, agent) in rows.iter().zip(agents) {
+        assert_eq!(row["data-agent"], agent["agent"].as_str().expect("a name"));
+        for (attribute, want) in [
+            ("data-prs", figure(agent, "prs")),
+            ("data-merged", figure(agent, "merged")),
+            ("data-closed", figure(agent, "closed")),
+            ("data-open", figure(agent, "open")),
+            ("data-merge-rate", figure(agent, "merge_rate")),
+            ("data-waits", agent["approval_to_merge"]["count"].as_f64()),
+            (
+                "data-median-s",
+                agent["approval_to_merge"]["median_s"].as_f64(),
+            ),
+            ("data-p90-s", agent["approval_to_merge"]["p90_s"].as_f64()),
+            ("data-ci-runs", figure(agent, "ci_runs")),
+            (
+                "data-ci-runs-per-merged",
+                figure(agent, "ci_runs_per_merged"),
+            ),
+            ("data-incidents", figure(agent, "incidents")),
+            ("data-reverts", figure(agent, "reverts")),
+        ] {
+            assert_eq!(number(row, attribute), want, "{attribute} of {row:?}");
+        }
+    }
+    let start = dom
+        .find("<table id=\"agents-table\"")
+        .expect("the agents table");
+    let table = &dom[start..dom[start..].find("</table>").expect("closed") + start];
+    for (agent, cells) in agents
+        .iter()
+        .zip(table.split("<tr class=\"agent\"").skip(1))
+    {
+        let shown: BTreeMap<String, (f64, f64)> = tags(cells, "span", "data-code")
+            .iter()
+            .map(|b| {
+                let value = number(b, "data-value").expect("a value");
+                (
+                    b["data-code"].clone(),
+                    (value, number(b, "data-prs").expect("prs")),
+                )
+            })
+            .collect();
+        let want: BTreeMap<String, (f64, f64)> = agent["blocks"]
+            .as_object()
+            .expect("blocks")
+            .iter()
+            .map(|(code, ticks)| {
+                let prs = agent["blocked_prs"][code].as_f64().expect("prs");
+                (code.clone(), (ticks.as_f64().expect("ticks"), prs))
+            })
+            .collect();
+        assert_eq!(shown, want, "blocks of {}", agent["agent"]);
+    }
+
+    // The charts: every mark names its agent and figure.
+    let find = |name: &str| {
+        agents
+            .iter()
+            .find(|a| a["agent"] == name)
+            .unwrap_or_else(|| panic!("a mark for {name}, an agent mp agents does not list"))
+    };
+    let bars = tags(svg(dom, "chart-agents-multiples"), "rect", "data-figure");
+    assert_eq!(bars.len(), 3 * agents.len(), "{bars:?}");
+    for bar in &bars {
+        let agent = find(&bar["data-agent"]);
+        assert_eq!(
+            number(bar, "data-value"),
+            figure(agent, &bar["data-figure"]),
+            "{bar:?}"
+        );
+    }
+    let waits = svg(dom, "chart-agents-wait");
+    let dots = tags(waits, "circle", "data-wait-s");
+    let merges: u64 = agents
+        .iter()
+        .map(|a| a["approval_to_merge"]["count"].as_u64().expect("count"))
+        .sum();
+    assert_eq!(dots.len() as u64, merges, "{dots:?}");
+    assert!(
+        waits.contains(&format!("data-drawn=\"{merges}\"")),
+        "{waits}"
+    );
+    let marks = tags(waits, "line", "data-figure");
+    assert_eq!(
+        marks.len(),
+        2 * agents
+            .iter()
+            .filter(|a| a["approval_to_merge"]["count"].as_u64() > Some(0))
+            .count()
+    );
+    for mark in &marks {
+        let agent = find(&mark["data-agent"]);
+        let want = agent["approval_to_merge"][&mark["data-figure"]].as_f64();
+        assert_eq!(number(mark, "data-value"), want, "{mark:?}");
+    }
+    for agent in agents {
+        let name = agent["agent"].as_str().expect("a name");
+        let mut at: Vec<f64> = dots
+            .iter()
+            .filter(|d| d["data-agent"] == name)
+            .map(|d| number(d, "data-wait-s").expect("seconds"))
+            .collect();
+        at.sort_by(f64::total_cmp);
+        assert_eq!(
+            at.len() as u64,
+            agent["approval_to_merge"]["count"].as_u64().expect("count")
+        );
+        // The median by nearest rank, as mp agents computes it.
+        if let Some(median) = at.get(at.len().div_ceil(2).saturating_sub(1)) {
+            assert_eq!(
+                Some(*median),
+                agent["approval_to_merge"]["median_s"].as_f64()
+            );
+        }
+    }
+    let segments = tags(svg(dom, "chart-agents-blocks"), "rect", "data-code");
+    let mut stacked: BTreeMap<(String, String), f64> = BTreeMap::new();
+    for segment in &segments {
+        let value = number(segment, "data-value").expect("a value");
+        stacked.insert(
+            (segment["data-agent"].clone(), segment["data-code"].clone()),
+            value,
+        );
+    }
+    let want: BTreeMap<(String, String), f64> = agents
+        .iter()
+        .flat_map(|a| {
+            a["blocks"]
+                .as_object()
+                .expect("blocks")
+                .iter()
+                .map(|(code, ticks)| {
+                    let name = a["agent"].as_str().expect("a name").to_owned();
+                    ((name, code.clone()), ticks.as_f64().expect("ticks"))
+                })
+        })
+        .collect();
+    assert_eq!(stacked, want);
+    assert_eq!(segments.len(), want.len());
+
+    // The Agents page seen: its charts painted, the overview's hidden.
+    let shot = dir.join("agents.png");
+    chromium(
+        page,
+        Some("agents"),
+        &dir.join("profile-agents"),
+        &[format!("--screenshot={}", shot.display())],
+    );
+    let (width, height, pixels) = decode_png(&std::fs::read(&shot).expect("the screenshot"));
+    assert_eq!((width, height), (1280, 2000));
+    for (name, colour, least) in AGENT_COLOURS {
+        let count = pixels.iter().filter(|p| near(**p, colour)).count();
+        assert!(
+            count >= least,
+            "{name}: {count} pixels of {colour:?} in the Agents screenshot, fewer than {least}"
+        );
+    }
+    let quadrant_b = pixels
+        .iter()
+        .filter(|p| near(**p, [0x15, 0x65, 0xc0]))
+        .count();
+    assert_eq!(
+        quadrant_b, 0,
+        "the overview's quadrant B bars show on the Agents page"
+    );
 }
 
 #[test]

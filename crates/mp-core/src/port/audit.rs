@@ -69,4 +69,16 @@ pub trait AuditLog: Send + Sync {
     /// [`AuditError`] when the record could not be stored; the tick then stops processing
     /// the pull request (a decision that cannot be audited is not acted on).
     async fn append(&self, record: &AuditRecord) -> Result<(), AuditError>;
+
+    /// Appends the agents' records (`pr`, `incident`, `revert`: decisions/0076, 0080),
+    /// one JSON object per line, in one write where the sink can. A sink that keeps only
+    /// classification records ignores them, which is the default.
+    ///
+    /// # Errors
+    /// [`AuditError`] when the lines could not be stored. The decisions they record are
+    /// already taken: the caller warns and goes on.
+    async fn append_agent_records(&self, lines: &[String]) -> Result<(), AuditError> {
+        let _ = lines;
+        Ok(())
+    }
 }

@@ -61,6 +61,14 @@ pub struct PullReads {
     pub label_events: Option<Vec<LabelEvent>>,
     /// The comments, oldest first, as [`GitHub::comments`] answers them.
     pub comments: Option<Vec<Comment>>,
+    /// GitHub's record of every label on the pull request (when each was created and last
+    /// edited), as [`GitHub::label_records`] answers it for those names: the same `Label`
+    /// objects, read with the listing (decisions/0075).
+    pub label_records: Option<Vec<LabelRecord>>,
+    /// The repository's default branch and the commit it pointed at when the listing was
+    /// read, as [`GitHub::default_branch`] and [`GitHub::branch_head`] answer them: the
+    /// same for every pull request of one listing (decisions/0075).
+    pub default_branch: Option<(String, CommitSha)>,
 }
 
 /// An open pull request with what was read of it along with the list.
@@ -573,6 +581,22 @@ pub trait GitHub: Send + Sync {
     async fn default_branch(&self, repo: &RepoName) -> Result<String, GitHubError> {
         let _ = repo;
         Ok(DEFAULT_BRANCH_FALLBACK.to_owned())
+    }
+
+    /// The default branches of several repositories in as few calls as the adapter can
+    /// (a GraphQL adapter: one query for them all), each exactly as
+    /// [`GitHub::default_branch`] answers it. A repository left out of the answer is read
+    /// with [`GitHub::default_branch`] by the caller. The default reads none together (an
+    /// empty answer); wrappers must forward it.
+    ///
+    /// # Errors
+    /// Any error of the batched read: the caller then reads each repository on its own.
+    async fn default_branches(
+        &self,
+        repos: &[RepoName],
+    ) -> Result<std::collections::BTreeMap<RepoName, String>, GitHubError> {
+        let _ = repos;
+        Ok(std::collections::BTreeMap::new())
     }
 
     /// The types of the rules that the repository's active rulesets (of the repository or

@@ -1,5 +1,6 @@
-//! `POST /graphql`: the loopback GitHub answers the two queries mp sends
-//! ([`OPEN_PULLS_QUERY`], decisions/0035, and [`LABEL_QUERY`], decisions/0048), resolved
+//! `POST /graphql`: the loopback GitHub answers the queries mp sends
+//! ([`OPEN_PULLS_QUERY`], decisions/0035 and 0075, [`LABEL_QUERY`], decisions/0048, and
+//! [`default_branches_query`], decisions/0075), resolved
 //! from the world through the same port reads and renderings as the REST routes, so both
 //! paths read the same facts.
 //!
@@ -29,7 +30,7 @@ mod queue;
 
 use super::render;
 use super::state::Shared;
-use mp_github::rest::graphql::{LABEL_QUERY, OPEN_PULLS_QUERY};
+use mp_github::rest::graphql::{LABEL_QUERY, OPEN_PULLS_QUERY, default_branches_query};
 
 /// GitHub's GraphQL budget per hour for an installation.
 pub(super) const GRAPHQL_LIMIT: u32 = 5_000;
@@ -167,12 +168,16 @@ pub(super) async fn graphql(State(s): State<Arc<Shared>>, bytes: Bytes) -> Respo
     if let Some(body) = queue::answer_queue(&s, query, &body["variables"]).await {
         return answer(&s, &body);
     }
+    let repos = body["variables"].as_object().map_or(0, |v| v.len() / 2);
+    if repos > 0 && query == default_branches_query(repos) {
+        return default_branches(&s, &body["variables"], repos);
+    }
     if query != OPEN_PULLS_QUERY {
         return answer(
             &s,
             &json!({ "errors": [error(
                 "LOOPBACK_UNSUPPORTED",
-                "the loopback GitHub answers only the queries mp sends (MpOpenPulls, MpLabel, MpMergeQueue, MpQueueEntry, MpEnqueue, MpDequeue)",
+                "the loopback GitHub answers only the queries mp sends (MpOpenPulls, MpLabel, MpDefaultBranches, MpMergeQueue, MpQueueEntry, MpEnqueue, MpDequeue)",
                 &[],
             )] }),
         );
@@ -224,6 +229,19 @@ pub(super) async fn graphql(State(s): State<Arc<Shared>>, bytes: Bytes) -> Respo
         .unwrap_or(0);
     let first = usize::try_from(first).unwrap_or(100);
     let base = s.base_url.clone();
+    // The default branch and its head, as `GET /repos/{o}/{r}` and `GET /branches/{b}`
+    // answer them (`target: null` for a branch without a commit).
+    let default_branch: Value = s.memory.read(|w| {
+        w.repo(&repo).map_or(Value::Null, |repository| {
+            let branch = &repository.default_branch;
+            json!({
+                "name": branch,
+                "target": repository
+                    .branch_head(branch)
+                    .map_or(Value::Null, |head| json!({ "oid": head.as_str() })),
+            })
+        })
+    });
     let listed: Option<Vec<(PrNumber, Value)>> = s.memory.read(|w| {
         let repository = w.repo(&repo)?;
         let mut pulls: Vec<_> = repository
@@ -261,6 +279,7 @@ pub(super) async fn graphql(State(s): State<Arc<Shared>>, bytes: Bytes) -> Respo
         "data": {
             "rateLimit": rate_limit,
             "repository": {
+                "defaultBranchRef": default_branch,
                 "pullRequests": {
                     "pageInfo": {
                         "hasNextPage": has_next,
@@ -319,6 +338,52 @@ async fn label(s: &Shared, variables: &Value) -> Response {
     }
 }
 
+/// `MpDefaultBranches`: the default branch of each aliased repository (`r{i}`, from the
+/// variables `o{i}` and `n{i}`), `null` with `NOT_FOUND` for one that does not exist; one
+/// point for the whole query, as GitHub charges a query without connections.
+fn default_branches(s: &Shared, variables: &Value, repos: usize) -> Response {
+    let Some(rate_limit) = spend(s, 1) else {
+        return rate_limited(s);
+    };
+    let mut data = serde_json::Map::new();
+    data.insert("rateLimit".to_owned(), rate_limit);
+    let mut errors = Vec::new();
+    for i in 0..repos {
+        let alias = format!("r{i}");
+        let text = |name: String| variables.get(name).and_then(Value::as_str);
+        let (Some(owner), Some(name)) = (text(format!("o{i}")), text(format!("n{i}"))) else {
+            return answer(
+                s,
+                &json!({ "errors": [error("INVALID_VARIABLES", format!("o{i} and n{i} are required"), &[])] }),
+            );
+        };
+        let branch = RepoName::parse(&format!("{owner}/{name}"))
+            .ok()
+            .and_then(|repo| {
+                s.memory
+                    .read(|w| w.repo(&repo).map(|r| r.default_branch.clone()))
+            });
+        match branch {
+            Some(branch) => {
+                data.insert(alias, json!({ "defaultBranchRef": { "name": branch } }));
+            }
+            None => {
+                data.insert(alias.clone(), Value::Null);
+                errors.push(error(
+                    "NOT_FOUND",
+                    format!("Could not resolve to a Repository with the name '{owner}/{name}'."),
+                    &[json!(alias)],
+                ));
+            }
+        }
+    }
+    let mut out = json!({ "data": data });
+    if !errors.is_empty() {
+        out["errors"] = Value::Array(errors);
+    }
+    answer(s, &out)
+}
+
 fn not_found(owner: &str, name: &str, rate_limit: Value) -> Value {
     json!({
         "data": { "rateLimit": rate_limit, "repository": Value::Null },
@@ -340,11 +405,27 @@ async fn pull_node(
     path: &[Value],
 ) -> Value {
     let base = s.base_url.as_str();
+    // Each label with GitHub's record of it, as `MpLabel` reads it by name.
+    let known = s
+        .memory
+        .read(|w| w.repo(repo).map(crate::world::Repo::all_labels))
+        .unwrap_or_default();
     let labels: Vec<Value> = rest["labels"]
         .as_array()
         .into_iter()
         .flatten()
-        .map(|l| json!({ "name": l["name"] }))
+        .map(|l| {
+            let name = l["name"].as_str().unwrap_or_default();
+            let record = known
+                .iter()
+                .find(|label| label.name.eq_ignore_ascii_case(name))
+                .map(crate::world::RepoLabel::record);
+            json!({
+                "name": name,
+                "createdAt": record.as_ref().and_then(|r| r.created_at).map(|t| t.to_string()),
+                "updatedAt": record.as_ref().and_then(|r| r.updated_at).map(|t| t.to_string()),
+            })
+        })
         .collect();
     let head_sha = rest["head"]["sha"].as_str().unwrap_or_default().to_owned();
     let commits = commits(s, repo, number).await;

@@ -24,7 +24,7 @@ pub mod queue;
 mod tests;
 
 use std::collections::BTreeMap;
-use std::fmt::Display;
+use std::fmt::{self, Display};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use mp_core::context::{
@@ -56,6 +56,19 @@ pub struct MemoryGitHub {
     state: Mutex<State>,
 }
 
+/// Someone else's change a test schedules right after one of the bot's writes
+/// ([`MemoryGitHub::after_write`]).
+struct Interleaved {
+    when: Box<dyn Fn(&Write) -> bool + Send>,
+    then: Box<dyn FnOnce(&mut World) + Send>,
+}
+
+impl fmt::Debug for Interleaved {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Interleaved")
+    }
+}
+
 #[derive(Debug)]
 struct State {
     world: World,
@@ -75,6 +88,8 @@ struct State {
     /// Drops of the rate limit a test scheduled: at the first call of the route on the
     /// repository, the calls left become the number.
     rate_limit_drops: Vec<(Endpoint, RepoName, u32)>,
+    /// Changes scheduled after a write; each runs once, after the first write it matches.
+    interleaved: Vec<Interleaved>,
     next_comment_id: u64,
 }
 
@@ -109,6 +124,7 @@ impl MemoryGitHub {
                 failures: Vec::new(),
                 answering: None,
                 rate_limit_drops: Vec::new(),
+                interleaved: Vec::new(),
                 next_comment_id: largest + 1,
             }),
         }
@@ -471,6 +487,21 @@ impl MemoryGitHub {
         self.lock().failures.push(failure);
     }
 
+    /// Right after the first later write of the bot that `when` matches is applied, `then`
+    /// changes the world as someone else would ([`MemoryGitHub::edit_world`]): an agent
+    /// pushing to a branch between two of the bot's writes, a race a test cannot stage
+    /// from outside a tick. Runs once.
+    pub fn after_write(
+        &self,
+        when: impl Fn(&Write) -> bool + Send + 'static,
+        then: impl FnOnce(&mut World) + Send + 'static,
+    ) {
+        self.lock().interleaved.push(Interleaved {
+            when: Box::new(when),
+            then: Box::new(then),
+        });
+    }
+
     /// Removes every injected failure: later calls answer from the world again.
     pub fn heal(&self) {
         self.lock().failures.clear();
@@ -586,6 +617,10 @@ impl State {
     /// first [`Failure::answer_lost`] that matches the call being answered, if any, answers
     /// instead of GitHub's answer (and that failure is spent once).
     fn applied(&mut self, write: Write) -> Result<(), GitHubError> {
+        if let Some(position) = self.interleaved.iter().position(|i| (i.when)(&write)) {
+            let interleaved = self.interleaved.remove(position);
+            (interleaved.then)(&mut self.world);
+        }
         self.actions.push(write);
         let Some(call) = self.answering.take() else {
             return Ok(());

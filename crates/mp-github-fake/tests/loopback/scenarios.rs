@@ -522,6 +522,99 @@ fn a_label_renamed_over_rest_shows_its_new_name_and_its_edit_in_both_adapters() 
     });
 }
 
+#[test]
+fn the_listing_carries_the_same_label_records_and_default_branch_as_the_reads_by_name() {
+    // Over GraphQL the listing brings GitHub's record of every label on a pull request and
+    // the default branch with its head (decisions/0075): the same facts `MpLabel`,
+    // `GET /repos/{o}/{r}` and `GET /branches/{b}` answer, before and after an agent
+    // renames a label, and the default branches read together equal those read one by one.
+    use mp_core::ids::RepoName;
+    use mp_core::port::GitHub as _;
+    let runtime = runtime();
+    let (name, path) = scenario_worlds()
+        .into_iter()
+        .find(|(name, _)| name == "c1-pass")
+        .expect("the c1-pass scenario exists");
+    let scenario = Scenario::load(&name, &path);
+    runtime.block_on(async {
+        let server = serve(&scenario, FaultScript::default()).await;
+        let client = client_reading(&server, ReadPath::Graphql);
+        let repo = RepoName::parse("acme/app").expect("a repository name");
+        let same_facts = |when: &'static str| {
+            let (client, repo) = (&client, &repo);
+            async move {
+                let listed = client
+                    .open_pulls_with_reads(repo)
+                    .await
+                    .expect("the listing reads");
+                assert!(!listed.is_empty(), "{when}: nothing listed");
+                let branch = client.default_branch(repo).await.expect("the repository");
+                let head = client.branch_head(repo, &branch).await.expect("the branch");
+                for item in &listed {
+                    let records = item
+                        .reads
+                        .label_records
+                        .clone()
+                        .unwrap_or_else(|| panic!("{when}: no label records listed"));
+                    assert_eq!(records.len(), item.pull.labels.len(), "{when}: {records:?}");
+                    let by_name = client
+                        .label_records(repo, &item.pull.labels)
+                        .await
+                        .expect("the records read");
+                    assert_eq!(records, by_name, "{when}");
+                    assert_eq!(
+                        item.reads.default_branch,
+                        Some((branch.clone(), head.clone())),
+                        "{when}"
+                    );
+                }
+            }
+        };
+        same_facts("before the rename").await;
+        let renamed = reqwest::Client::new()
+            .patch(format!(
+                "{}/repos/acme/app/labels/ready-to-merge",
+                server.base_url()
+            ))
+            .bearer_auth("ghp_loopback")
+            .json(&serde_json::json!({ "new_name": "merge-me" }))
+            .send()
+            .await
+            .expect("the rename is answered");
+        assert_eq!(renamed.status().as_u16(), 200);
+        same_facts("after the rename").await;
+        let listed = client
+            .open_pulls_with_reads(&repo)
+            .await
+            .expect("the listing reads");
+        let edited = listed
+            .iter()
+            .filter_map(|item| item.reads.label_records.as_ref())
+            .flatten()
+            .find(|record| record.name == "merge-me")
+            .expect("the renamed label is listed");
+        assert_eq!(edited.updated_at, Some(scenario.world.now));
+        let repos: Vec<RepoName> = scenario
+            .world
+            .repos
+            .iter()
+            .map(|r| r.name.clone())
+            .collect();
+        let together = client
+            .default_branches(&repos)
+            .await
+            .expect("the default branches read");
+        assert_eq!(together.len(), repos.len(), "{together:?}");
+        for repo in &repos {
+            assert_eq!(
+                together.get(repo),
+                Some(&client.default_branch(repo).await.expect("the repository")),
+            );
+        }
+        server.shutdown().await;
+    });
+}
+
 /// A `delay` longer than the client's timeout times the request out on the clock the
 /// server and its client share (`harness::serve`), without waiting it out: the server's
 /// clock moves by the whole delay, the write is applied and its answer lost.

@@ -1,6 +1,9 @@
 //! The GraphQL read path (decisions/0035): a repository's open pull requests with their
-//! commits, files, label events, comments and head check runs, one query per page of pull
-//! requests (`graphql/open_pulls.graphql`), mapped to exactly what the REST reads answer.
+//! commits, files, label events, comments, head check runs and the records of their labels,
+//! and the repository's default branch with its head, one query per page of pull requests
+//! (`graphql/open_pulls.graphql`), mapped to exactly what the REST reads answer
+//! (decisions/0075). The default branches of all repositories come in one more query
+//! ([`default_branches_query`]).
 //!
 //! A part that does not fit (a connection cut at its `first`, a renamed or copied file,
 //! whose previous path GraphQL does not give, a commit with more parents than asked for, a
@@ -30,6 +33,30 @@ pub const OPEN_PULLS_QUERY: &str = include_str!("graphql/open_pulls.graphql");
 /// GitHub's record of one label (`graphql/label.graphql`), read in both read paths: REST's
 /// label object has no times (decisions/0048).
 pub const LABEL_QUERY: &str = include_str!("graphql/label.graphql");
+
+/// The default branches of `count` repositories in one query, `MpDefaultBranches`: each
+/// repository under the alias `r{i}` with the variables `o{i}` (owner) and `n{i}` (name).
+/// GitHub's `Repository.defaultBranchRef.name` is REST's `default_branch`
+/// (decisions/0075).
+#[must_use]
+pub fn default_branches_query(count: usize) -> String {
+    let mut variables = Vec::with_capacity(count);
+    let mut fields = String::new();
+    for i in 0..count {
+        variables.push(format!("$o{i}: String!, $n{i}: String!"));
+        fields.push_str(&format!(
+            "  r{i}: repository(owner: $o{i}, name: $n{i}) {{\n    defaultBranchRef {{\n      name\n    }}\n  }}\n"
+        ));
+    }
+    format!(
+        "query MpDefaultBranches({}) {{\n  rateLimit {{\n    cost\n    remaining\n    resetAt\n  }}\n{fields}}}\n",
+        variables.join(", ")
+    )
+}
+
+/// Repositories per [`default_branches_query`]: GitHub limits a query's nodes, and a query
+/// of this many costs one point.
+pub const DEFAULT_BRANCHES_PER_QUERY: usize = 50;
 
 /// The route the query is counted under.
 pub const GRAPHQL_ROUTE: &str = "POST /graphql";
@@ -85,7 +112,23 @@ struct RateLimit {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Repository {
+    default_branch_ref: Option<RefNode>,
     pull_requests: Connection<PullNode>,
+}
+
+/// A branch and the object it points at (`null` when the object does not exist).
+#[derive(Debug, Deserialize)]
+struct RefNode {
+    name: String,
+    target: Option<Oid>,
+}
+
+impl RefNode {
+    /// The branch and its head, when both are there.
+    fn tip(&self) -> Option<(String, CommitSha)> {
+        let head = CommitSha::parse(&self.target.as_ref()?.oid).ok()?;
+        Some((self.name.clone(), head))
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -135,7 +178,7 @@ struct PullNode {
     head_repository: Option<NameWithOwner>,
     base_ref_name: String,
     base_ref_oid: String,
-    labels: Option<Connection<Named>>,
+    labels: Option<Connection<LabelNode>>,
     commits: Option<Connection<PullCommit>>,
     files: Option<Connection<FileNode>>,
     timeline_items: Option<Connection<TimelineNode>>,
@@ -296,6 +339,16 @@ fn listed_pull(repo: &RepoName, node: PullNode) -> Result<(ListedPull, bool), St
     let head_sha = sha(&node.head_ref_oid)?;
     let labels = node.labels.and_then(Connection::whole);
     let labels_fit = labels.is_some();
+    let label_records: Option<Vec<LabelRecord>> = labels.as_ref().map(|labels| {
+        labels
+            .iter()
+            .map(|label| LabelRecord {
+                name: label.name.clone(),
+                created_at: timestamp(label.created_at.as_deref()),
+                updated_at: timestamp(label.updated_at.as_deref()),
+            })
+            .collect()
+    });
     let pull = PullRequest {
         repo: repo.clone(),
         number: PrNumber::new(node.number),
@@ -328,6 +381,7 @@ fn listed_pull(repo: &RepoName, node: PullNode) -> Result<(ListedPull, bool), St
         .and_then(|head| check_runs(head, &head_sha));
     reads.label_events = node.timeline_items.and_then(label_events);
     reads.comments = node.comments.and_then(comments);
+    reads.label_records = label_records;
     Ok((ListedPull { pull, reads }, labels_fit))
 }
 
@@ -588,6 +642,94 @@ impl RestGitHub {
         Ok(records)
     }
 
+    /// The default branches of `repos`, [`DEFAULT_BRANCHES_PER_QUERY`] to a query. A
+    /// repository GitHub answers `null` for (not visible, or no default branch yet: an
+    /// empty repository) is left out, and the caller reads it over REST. Under the GraphQL
+    /// reserve, nothing is read (an empty answer).
+    ///
+    /// # Errors
+    /// A query that fails, is refused, meets GraphQL's rate limit or does not decode.
+    pub(crate) async fn default_branches_graphql(
+        &self,
+        repos: &[RepoName],
+    ) -> Result<std::collections::BTreeMap<RepoName, String>, GitHubError> {
+        #[derive(Debug, Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct BranchRepository {
+            default_branch_ref: Option<Named>,
+        }
+        #[derive(Debug, Deserialize)]
+        struct BranchAnswer {
+            data: Option<serde_json::Map<String, serde_json::Value>>,
+            #[serde(default)]
+            errors: Vec<QueryError>,
+        }
+        let failed = |message: String| GitHubError::Unavailable {
+            route: GRAPHQL_ROUTE.to_owned(),
+            message,
+        };
+        let mut branches = std::collections::BTreeMap::new();
+        for chunk in repos.chunks(DEFAULT_BRANCHES_PER_QUERY) {
+            if self
+                .transport
+                .graphql_remaining()
+                .is_some_and(|left| left < GRAPHQL_RESERVE)
+            {
+                return Ok(branches);
+            }
+            let Some(first) = chunk.first() else {
+                continue;
+            };
+            let mut variables = serde_json::Map::new();
+            for (i, repo) in chunk.iter().enumerate() {
+                variables.insert(format!("o{i}"), json!(repo.owner()));
+                variables.insert(format!("n{i}"), json!(repo.name()));
+            }
+            let body = json!({
+                "query": default_branches_query(chunk.len()),
+                "operationName": "MpDefaultBranches",
+                "variables": variables,
+            });
+            let request = Request::graphql(GRAPHQL_ROUTE, self.graphql_url(), first, body);
+            let answer = self.transport.send(&request).await?;
+            if !answer.is_success() {
+                return Err(answer.refusal(|| "GraphQL default branches".to_owned()));
+            }
+            let decoded: BranchAnswer = answer.json()?;
+            if let Some(error) = decoded
+                .errors
+                .iter()
+                .find(|e| e.kind.as_deref() == Some("RATE_LIMITED"))
+            {
+                return Err(failed(format!("RATE_LIMITED: {}", error.message)));
+            }
+            let Some(mut data) = decoded.data else {
+                let said: Vec<&str> = decoded.errors.iter().map(|e| e.message.as_str()).collect();
+                return Err(failed(format!("no data: {}", said.join("; "))));
+            };
+            if let Some(rate) = data
+                .remove("rateLimit")
+                .and_then(|rate| serde_json::from_value::<RateLimit>(rate).ok())
+            {
+                self.transport.note_graphql_remaining(rate.remaining);
+            }
+            for (i, repo) in chunk.iter().enumerate() {
+                let Some(value) = data.remove(&format!("r{i}")) else {
+                    continue;
+                };
+                let Ok(Some(repository)) =
+                    serde_json::from_value::<Option<BranchRepository>>(value)
+                else {
+                    continue;
+                };
+                if let Some(branch) = repository.default_branch_ref {
+                    branches.insert(repo.clone(), branch.name);
+                }
+            }
+        }
+        Ok(branches)
+    }
+
     async fn rest_listing(&self, repo: &RepoName) -> Result<Vec<ListedPull>, GitHubError> {
         use mp_core::port::GitHub as _;
         Ok(self
@@ -662,6 +804,10 @@ impl RestGitHub {
                 }
                 return Err(GiveUp::Fallback("the repository is not visible".to_owned()));
             };
+            let tip = repository
+                .default_branch_ref
+                .as_ref()
+                .and_then(RefNode::tip);
             let connection = repository.pull_requests;
             let page_info = connection.page_info;
             for node in connection.nodes.unwrap_or_default() {
@@ -671,6 +817,7 @@ impl RestGitHub {
                     return Err(GiveUp::Fallback("a pull request came back null".to_owned()));
                 };
                 let (mut item, labels_fit) = listed_pull(repo, node).map_err(GiveUp::Fallback)?;
+                item.reads.default_branch.clone_from(&tip);
                 if !labels_fit {
                     item.pull = self
                         .pull(repo, item.pull.number)

@@ -491,6 +491,18 @@ impl GitHub for RestGitHub {
         Self::convert(endpoint).sha(&json.commit.sha)
     }
 
+    async fn default_branches(
+        &self,
+        repos: &[RepoName],
+    ) -> Result<std::collections::BTreeMap<RepoName, String>, GitHubError> {
+        // One query for them all on the GraphQL path; one REST read each otherwise, which
+        // the ETag cache makes free on warm ticks (decisions/0075).
+        if self.reads != super::ReadPath::Graphql || repos.len() < 2 {
+            return Ok(std::collections::BTreeMap::new());
+        }
+        self.default_branches_graphql(repos).await
+    }
+
     async fn default_branch(&self, repo: &RepoName) -> Result<String, GitHubError> {
         #[derive(serde::Deserialize)]
         struct RepoJson {

@@ -1049,3 +1049,92 @@ fn take_calls(world: &World) -> Vec<Endpoint> {
         .map(|call| call.endpoint)
         .collect()
 }
+
+/// A clock frozen at NOW until the in-memory GitHub was asked for the reactions on the
+/// inbox question, then `jump` seconds later: a tick that froze (or was stopped) inside the
+/// inbox step, after the step's renewal of its lease.
+struct FreezesInTheInbox {
+    github: std::sync::Arc<MemoryGitHub>,
+    jump: i64,
+}
+
+impl mp_core::port::Clock for FreezesInTheInbox {
+    fn now(&self) -> Timestamp {
+        let asked = self
+            .github
+            .call_log()
+            .iter()
+            .any(|call| call.endpoint == Endpoint::ListReactions);
+        now().plus_seconds(if asked { self.jump } else { 0 })
+    }
+}
+
+/// The inbox's writes go through the lease's fence one by one (decisions/0077): the
+/// owner's 👍 is read, then the clock passes the renew deadline (two thirds of the
+/// three-minute lease) inside the step: the approval label, its receipt and the close
+/// are refused before GitHub is called, and the tick stops. With the clock frozen the
+/// same tick applies the approval.
+#[test]
+fn the_inbox_writes_nothing_past_the_renew_deadline_inside_its_step() {
+    let run = |jump: i64| {
+        let poll = Poll::new();
+        let world = asked(&poll, quadrant_d());
+        world.react(&inbox(), 100, "+1", OWNER, LATER);
+        let World { github, audit, .. } = world;
+        let github = std::sync::Arc::new(github);
+        github.take_call_log();
+        let before = github.actions().len();
+        let clock = FreezesInTheInbox {
+            github: github.clone(),
+            jump,
+        };
+        let options = poll
+            .options
+            .clone()
+            .with_lease_clock(std::sync::Arc::new(clock));
+        let result = block_on(crate::run_tick(
+            github.as_ref(),
+            &audit,
+            &poll.config,
+            &options,
+            poll.now,
+        ));
+        let writes: Vec<String> = github.actions()[before..]
+            .iter()
+            .map(Write::log_line)
+            .collect();
+        let label_calls = github
+            .call_log()
+            .iter()
+            .filter(|call| call.endpoint == Endpoint::AddLabels)
+            .count();
+        (
+            result.map(drop).map_err(|e| e.to_string()),
+            writes,
+            label_calls,
+        )
+    };
+    let approved = |writes: &[String]| {
+        writes
+            .iter()
+            .any(|w| w == "add labels acme/app#1: decision:approved-A")
+    };
+    let (result, writes, label_calls) = run(0);
+    result.expect("the tick runs");
+    assert!(approved(&writes), "{writes:#?}");
+    assert!(label_calls >= 1);
+    let (result, writes, label_calls) = run(130);
+    let error = result.expect_err("the lease is lost");
+    assert!(
+        error.starts_with("the tick lease (all) was lost: not renewed within the renew deadline"),
+        "{error}"
+    );
+    assert!(!approved(&writes), "{writes:#?}");
+    assert_eq!(label_calls, 0, "{writes:#?}");
+    assert!(
+        writes
+            .iter()
+            .all(|w| !w.starts_with("close ") && !w.starts_with("comment acme/app#1")),
+        "{writes:#?}"
+    );
+}

@@ -1169,3 +1169,87 @@ fn the_pull_request_path_leaves_the_repositories_past_its_time_budget_for_the_ne
     // The supervisor still runs, and the state is saved.
     assert!(log.iter().any(|l| l == PUT_STATE), "{log:?}");
 }
+
+/// A clock frozen at NOW until the in-memory GitHub has been asked `endpoint` about
+/// `repo`, then `jump` seconds later: a tick that froze (or was stopped) in the middle
+/// of a step, after that step's last renewal of its lease.
+struct JumpsAfter {
+    github: std::sync::Arc<MemoryGitHub>,
+    endpoint: Endpoint,
+    repo: RepoName,
+    jump: i64,
+}
+
+impl mp_core::port::Clock for JumpsAfter {
+    fn now(&self) -> Timestamp {
+        let asked =
+            self.github.call_log().iter().any(|call| {
+                call.endpoint == self.endpoint && call.repo.as_ref() == Some(&self.repo)
+            });
+        at(NOW).plus_seconds(if asked { self.jump } else { 0 })
+    }
+}
+
+/// The branch supervisor's writes go through the lease's fence one by one
+/// (decisions/0077): a tick whose clock passes the renew deadline while the supervisor
+/// scans `acme/old` (after the step renewed its lease) writes neither the incident nor
+/// anything after it, and never calls GitHub for them. With the clock frozen it does.
+#[test]
+fn the_supervisor_writes_nothing_past_the_renew_deadline_inside_its_step() {
+    let run = |jump: i64| {
+        let fake = world(vec![1], Some(&settled()));
+        land(
+            &fake,
+            "acme/old",
+            vec![commit_by("c2", "direct push", Some("mallory"))],
+        );
+        let github = std::sync::Arc::new(fake.github);
+        github.log_calls();
+        let clock = JumpsAfter {
+            github: github.clone(),
+            endpoint: Endpoint::ListCommits,
+            repo: repo("acme/old"),
+            jump,
+        };
+        let options = TickOptions::from_config(&config_with(&[]))
+            .with_lease_clock(std::sync::Arc::new(clock));
+        let result = block_on(run_tick(
+            github.as_ref(),
+            &NoAudit,
+            &config_with(&[]),
+            &options,
+            at(NOW),
+        ));
+        let writes: Vec<String> = github
+            .actions()
+            .iter()
+            .map(crate::testkit::write_line)
+            .collect();
+        let issue_calls = github
+            .call_log()
+            .iter()
+            .filter(|call| call.endpoint == Endpoint::CreateIssue)
+            .count();
+        (result, writes, issue_calls)
+    };
+    // Frozen: the supervisor opens its incident for the direct push on acme/old.
+    let (result, frozen, issue_calls) = run(0);
+    result.expect("the tick runs");
+    let incident = frozen
+        .iter()
+        .position(|w| w.starts_with("issue acme/governance#"))
+        .unwrap_or_else(|| panic!("no incident: {frozen:#?}"));
+    assert_eq!(issue_calls, 1);
+    // 130 s pass inside the scan of acme/old: past the renew deadline (two thirds of the
+    // three-minute lease), the incident is refused before GitHub is called, and the tick
+    // stops there: what it wrote is what the frozen tick wrote before the incident (no
+    // state save after it, no give-back).
+    let (result, writes, issue_calls) = run(130);
+    let error = lease_error(result).unwrap_or_default();
+    assert!(
+        error.starts_with("the tick lease (all) was lost: not renewed within the renew deadline"),
+        "{error}"
+    );
+    assert_eq!(issue_calls, 0, "{writes:#?}");
+    assert_eq!(writes, frozen[..incident], "{frozen:#?}");
+}

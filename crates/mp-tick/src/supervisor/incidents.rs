@@ -128,6 +128,11 @@ impl Scan<'_> {
                     .entry(label)
                     .or_default()
                     .push(issue.clone());
+                self.report.incidents.push(super::IncidentNote {
+                    label,
+                    shas: incident.shas.clone(),
+                    issue: issue.number,
+                });
                 Ok(Surfaced::Opened(issue))
             }
             Err(error) => {

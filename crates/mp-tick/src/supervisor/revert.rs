@@ -223,6 +223,11 @@ impl Scan<'_> {
         match self.github.create_pull(repo, &pull).await {
             Ok(number) => {
                 self.report.metrics.auto_revert_prs += 1;
+                self.report.reverts.push(super::RevertNote {
+                    sha: sha.clone(),
+                    pull: number,
+                    incident,
+                });
                 let from = if existed {
                     "the existing branch"
                 } else {

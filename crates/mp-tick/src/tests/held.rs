@@ -217,6 +217,13 @@ impl GitHub for Held {
     async fn default_branch(&self, repo: &RepoName) -> Result<String, GitHubError> {
         self.github.default_branch(repo).await
     }
+
+    async fn default_branches(
+        &self,
+        repos: &[RepoName],
+    ) -> Result<std::collections::BTreeMap<RepoName, String>, GitHubError> {
+        self.github.default_branches(repos).await
+    }
     async fn issues(&self, repo: &RepoName, query: &IssueQuery) -> Result<Vec<Issue>, GitHubError> {
         self.github.issues(repo, query).await
     }

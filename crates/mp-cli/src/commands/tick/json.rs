@@ -51,7 +51,7 @@ fn outcome_json(outcome: &PrOutcome) -> Value {
 }
 
 /// GitHub merge queue steps as `[{"code", "line"}]` (decisions/0078).
-pub fn github_queue_json(steps: &[GitHubQueueOutcome]) -> Value {
+fn github_queue_json(steps: &[GitHubQueueOutcome]) -> Value {
     steps
         .iter()
         .map(|step| json!({"code": step.code(), "line": step.to_string()}))

@@ -79,6 +79,7 @@ pub(super) fn world_ticks(args: &TickArgs, path: &Path) -> anyhow::Result<WorldR
                     config_warnings: config_warnings.clone(),
                     merge_mode,
                     now: at.to_string(),
+                    dry_run,
                 });
                 Ok(true)
             }

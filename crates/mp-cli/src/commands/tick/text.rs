@@ -6,6 +6,32 @@ use serde_json::Value;
 
 use super::{TickRun, all_warnings};
 
+/// The pull requests the decision inbox closed on the owner's `/reject` before the
+/// pull-request path ran (a dry run: would close), which the tick therefore did not
+/// evaluate.
+fn closed_by_inbox(run: &TickRun) -> Vec<String> {
+    let Some(inbox) = &run.report.governance.inbox else {
+        return Vec::new();
+    };
+    let verb = if run.dry_run { "would close" } else { "closed" };
+    inbox
+        .rejections
+        .iter()
+        .map(|rejection| {
+            let pr = format!("{}#{}", rejection.repo, rejection.number);
+            let issue = inbox
+                .outcomes
+                .iter()
+                .find(|o| o.pr.as_deref() == Some(pr.as_str()) && o.resolution.code() == "rejected")
+                .map_or_else(|| format!("#{}", rejection.issue), |o| o.issue.clone());
+            format!(
+                "{pr} {verb} (rejected by the owner {} in {issue}); not evaluated for merging",
+                rejection.actor
+            )
+        })
+        .collect()
+}
+
 pub(super) fn print_text(run: &TickRun, out: &mut dyn Write) -> anyhow::Result<()> {
     match run.report.shard {
         Some(shard) => writeln!(
@@ -17,8 +43,12 @@ pub(super) fn print_text(run: &TickRun, out: &mut dyn Write) -> anyhow::Result<(
     }
     writeln!(out)?;
     writeln!(out, "pull requests:")?;
-    if run.report.outcomes.is_empty() {
+    let closed = closed_by_inbox(run);
+    if run.report.outcomes.is_empty() && closed.is_empty() {
         writeln!(out, "  (none open)")?;
+    }
+    for line in &closed {
+        writeln!(out, "  {line}")?;
     }
     for outcome in &run.report.outcomes {
         let quadrant = outcome.quadrant.map_or("-".to_owned(), |q| q.to_string());
