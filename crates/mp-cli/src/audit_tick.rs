@@ -48,7 +48,7 @@ pub fn record(report: &FullTickReport, doc: &Value, dry_run: bool) -> Value {
             // Not gated: the base is another branch.
             PrAction::Ignored => continue,
             PrAction::Waiting => "waiting",
-            PrAction::WouldEnqueue => "would_enqueue",
+            PrAction::Enqueued => "enqueued",
             _ => "skipped",
         };
         *repo(&mut repos, name).entry(counter).or_default() += 1;

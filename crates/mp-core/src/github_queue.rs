@@ -12,7 +12,7 @@ mod tests;
 
 use std::fmt;
 
-use crate::ids::CommitSha;
+use crate::ids::{CommitSha, Login};
 
 /// The rule type of GitHub's rulesets that puts a branch behind a merge queue.
 pub const MERGE_QUEUE_RULE: &str = "merge_queue";
@@ -22,12 +22,12 @@ pub fn protected_by_merge_queue(rules: &[String]) -> bool {
     rules.iter().any(|rule| rule == MERGE_QUEUE_RULE)
 }
 
-/// What the tick does, in `github-queue` mode, with a pull request whose gate passed.
-/// Enqueueing is not built yet: both outcomes write nothing, and neither merges.
+/// What the tick does, in `github-queue` mode, with a pull request whose gate passed:
+/// enqueue it, pinned to the approved head, or nothing when no queue protects the branch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum GitHubQueueStep {
-    /// The branch has a merge queue: mp would enqueue this head, bound to the approval.
+    /// The branch has a merge queue: mp enqueues this head, bound to the approval.
     WouldEnqueue {
         /// The gated branch.
         branch: String,
@@ -72,7 +72,7 @@ impl fmt::Display for GitHubQueueStep {
         match self {
             Self::WouldEnqueue { branch, head } => write!(
                 f,
-                "would enqueue head {} in GitHub's merge queue of {branch}; enqueueing is not built yet, so mp writes nothing",
+                "would enqueue head {} in GitHub's merge queue of {branch}",
                 head.short()
             ),
             Self::NoQueue { branch } => write!(
@@ -81,4 +81,139 @@ impl fmt::Display for GitHubQueueStep {
             ),
         }
     }
+}
+
+/// What became of a pull request in GitHub's merge queue this tick (decisions/0078): each
+/// with a stable code and one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum GitHubQueueOutcome {
+    /// Enqueued, pinned to the head the owner's approval is bound to.
+    Enqueued {
+        /// The gated branch.
+        branch: String,
+        /// The approved head (`expectedHeadOid`).
+        head: CommitSha,
+        /// Its position, as GitHub answered (0: not known, a dry run).
+        position: u32,
+    },
+    /// Already in the queue at the approved head: left alone.
+    AlreadyQueued {
+        /// The gated branch.
+        branch: String,
+        /// The approved head, which the entry carries.
+        head: CommitSha,
+        /// Its position.
+        position: u32,
+    },
+    /// GitHub refused the enqueue because the head is no longer the approved one; nothing
+    /// was enqueued.
+    HeadMoved {
+        /// The approved head mp pinned the enqueue to.
+        head: CommitSha,
+    },
+    /// GitHub's queue refused the enqueue for another reason, in its words.
+    Refused {
+        /// GitHub's words.
+        message: String,
+    },
+    /// Removed from the queue: a condition of the gate stopped holding, or the entry's
+    /// head is not the one the owner approved.
+    Dequeued {
+        /// The head the entry carried.
+        entry_head: CommitSha,
+        /// Who enqueued it, as GitHub says (`None`: GitHub did not say).
+        enqueuer: Option<Login>,
+        /// Why, one line (the gate's blocking reasons, or the head mismatch).
+        why: String,
+    },
+}
+
+impl GitHubQueueOutcome {
+    /// Stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Enqueued { .. } => "github_queue_enqueued",
+            Self::AlreadyQueued { .. } => "github_queue_queued",
+            Self::HeadMoved { .. } => "github_queue_head_moved",
+            Self::Refused { .. } => "github_queue_refused",
+            Self::Dequeued { .. } => "github_queue_dequeued",
+        }
+    }
+}
+
+impl fmt::Display for GitHubQueueOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Enqueued {
+                branch,
+                head,
+                position,
+            } => {
+                write!(
+                    f,
+                    "enqueued head {} in GitHub's merge queue of {branch}",
+                    head.short()
+                )?;
+                if *position > 0 {
+                    write!(f, " at position {position}")?;
+                }
+                Ok(())
+            }
+            Self::AlreadyQueued {
+                branch,
+                head,
+                position,
+            } => write!(
+                f,
+                "in GitHub's merge queue of {branch} at position {position} with the approved head {}; left alone",
+                head.short()
+            ),
+            Self::HeadMoved { head } => write!(
+                f,
+                "GitHub's merge queue refused head {}: the pull request's head moved; nothing enqueued",
+                head.short()
+            ),
+            Self::Refused { message } => {
+                write!(
+                    f,
+                    "GitHub's merge queue refused the pull request: {message}"
+                )
+            }
+            Self::Dequeued {
+                entry_head,
+                enqueuer,
+                why,
+            } => {
+                write!(
+                    f,
+                    "dequeued from GitHub's merge queue (entry at head {}",
+                    entry_head.short()
+                )?;
+                if let Some(enqueuer) = enqueuer {
+                    write!(f, ", enqueued by {enqueuer}")?;
+                }
+                write!(f, "): {why}")
+            }
+        }
+    }
+}
+
+/// Why a queued pull request must leave GitHub's merge queue, or `None` when it may stay.
+/// `current_head` is the head the gate judged; `blocking` says why the gate refuses it
+/// (`None`: it passes, or waits only for checks on a head the owner approved). An entry at
+/// any other head leaves whatever the gate says: the queue would land a head the owner did
+/// not approve.
+pub fn dequeue_reason(
+    entry_head: &CommitSha,
+    current_head: &CommitSha,
+    blocking: Option<&str>,
+) -> Option<String> {
+    if entry_head != current_head {
+        return Some(format!(
+            "the entry's head is not the pull request's head {} that the gate judged",
+            current_head.short()
+        ));
+    }
+    blocking.map(str::to_owned)
 }

@@ -85,6 +85,15 @@ pub enum Endpoint {
     /// record of one label. GraphQL has its own budget, so it spends nothing of the REST
     /// limit.
     GraphqlLabel,
+    /// `POST /graphql` with the merge queue query (`repository { mergeQueue(branch:) }`).
+    GraphqlMergeQueue,
+    /// `POST /graphql` with a pull request's queue entry (`pullRequest { isInMergeQueue
+    /// mergeQueueEntry }`).
+    GraphqlQueueEntry,
+    /// `POST /graphql` with the `enqueuePullRequest` mutation.
+    GraphqlEnqueue,
+    /// `POST /graphql` with the `dequeuePullRequest` mutation.
+    GraphqlDequeue,
 }
 
 impl Endpoint {
@@ -127,14 +136,27 @@ impl Endpoint {
             Self::Compare => "GET /repos/{o}/{r}/compare/{basehead}",
             Self::CreatePull => "POST /repos/{o}/{r}/pulls",
             Self::GitPush => "git push {o}/{r}",
-            Self::GraphqlLabel => "POST /graphql",
+            Self::GraphqlLabel
+            | Self::GraphqlMergeQueue
+            | Self::GraphqlQueueEntry
+            | Self::GraphqlEnqueue
+            | Self::GraphqlDequeue => "POST /graphql",
         }
     }
 
     /// Whether a call spends the installation's primary rate limit (`GET /app` is made
     /// with the App's JWT, which has its own budget; a git push is not a REST call).
     pub fn spends_rate_limit(self) -> bool {
-        !matches!(self, Self::GetApp | Self::GitPush | Self::GraphqlLabel)
+        !matches!(
+            self,
+            Self::GetApp
+                | Self::GitPush
+                | Self::GraphqlLabel
+                | Self::GraphqlMergeQueue
+                | Self::GraphqlQueueEntry
+                | Self::GraphqlEnqueue
+                | Self::GraphqlDequeue
+        )
     }
 }
 

@@ -14,6 +14,7 @@ pub mod git_revert;
 pub mod graphql;
 mod history;
 mod link;
+pub mod merge_queue;
 mod model;
 mod pace;
 mod pulls;

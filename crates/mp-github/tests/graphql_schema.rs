@@ -465,3 +465,82 @@ fn an_unknown_operation_is_a_problem() {
         ["data: the document has no operation NoSuchQuery"]
     );
 }
+
+// --- GitHub's merge queue (decisions/0078) ---------------------------------------------------
+
+/// Problems of `data` as the answer to `operation` of the document `text`.
+fn queue_problems(text: &str, file: &str, operation: &str, data: &Value) -> Vec<String> {
+    let github = github();
+    let document = validate(&github.schema, text, file).unwrap_or_else(|errors| panic!("{errors}"));
+    response_problems(&github.schema, &document, operation, data)
+}
+
+#[test]
+fn the_merge_queue_answers_the_loopback_server_gives_fit_the_schema() {
+    // As the fake GitHub's `loopback/graphql_queue.rs` renders them.
+    let rate = json!({ "cost": 1, "remaining": 4999, "resetAt": "2026-03-10T13:00:00Z" });
+    let entry = json!({
+        "position": 1,
+        "state": "QUEUED",
+        "enqueuedAt": "2026-03-10T12:00:00Z",
+        "enqueuer": { "__typename": "Bot", "login": "mp-gate" },
+        "headCommit": { "oid": "a".repeat(40) },
+    });
+    let mut listed = entry.clone();
+    listed["pullRequest"] = json!({ "number": 7 });
+    let queue = json!({
+        "rateLimit": rate,
+        "repository": { "mergeQueue": {
+            "configuration": { "mergeMethod": "MERGE", "mergingStrategy": "ALLGREEN" },
+            "entries": { "totalCount": 1, "nodes": [listed] },
+        } },
+    });
+    let text = include_str!("../src/rest/graphql/merge_queue.graphql");
+    assert_eq!(
+        queue_problems(text, "merge_queue.graphql", "MpMergeQueue", &queue),
+        Vec::<String>::new()
+    );
+    let none = json!({ "rateLimit": rate, "repository": { "mergeQueue": null } });
+    assert_eq!(
+        queue_problems(text, "merge_queue.graphql", "MpMergeQueue", &none),
+        Vec::<String>::new()
+    );
+
+    let pull = json!({
+        "rateLimit": rate,
+        "repository": { "pullRequest": {
+            "id": "PR_acme/app#7",
+            "headRefOid": "a".repeat(40),
+            "isInMergeQueue": true,
+            "mergeQueueEntry": entry,
+        } },
+    });
+    let text = include_str!("../src/rest/graphql/queue_entry.graphql");
+    assert_eq!(
+        queue_problems(text, "queue_entry.graphql", "MpQueueEntry", &pull),
+        Vec::<String>::new()
+    );
+
+    let enqueued = json!({ "enqueuePullRequest": { "mergeQueueEntry": entry } });
+    let text = include_str!("../src/rest/graphql/enqueue.graphql");
+    assert_eq!(
+        queue_problems(text, "enqueue.graphql", "MpEnqueue", &enqueued),
+        Vec::<String>::new()
+    );
+    let refused = json!({ "enqueuePullRequest": null });
+    assert_eq!(
+        queue_problems(text, "enqueue.graphql", "MpEnqueue", &refused),
+        Vec::<String>::new()
+    );
+    // A state GitHub does not have is refused.
+    let mut broken = enqueued.clone();
+    broken["enqueuePullRequest"]["mergeQueueEntry"]["state"] = json!("WAITING");
+    assert!(!queue_problems(text, "enqueue.graphql", "MpEnqueue", &broken).is_empty());
+
+    let dequeued = json!({ "dequeuePullRequest": { "clientMutationId": null } });
+    let text = include_str!("../src/rest/graphql/dequeue.graphql");
+    assert_eq!(
+        queue_problems(text, "dequeue.graphql", "MpDequeue", &dequeued),
+        Vec::<String>::new()
+    );
+}

@@ -206,6 +206,41 @@ pub struct InstallationRepositoriesEvent {
     pub repositories_removed: Vec<InstalledRepository>,
 }
 
+/// The merge group of a `merge_group` delivery: a temporary branch of GitHub's merge queue
+/// (`refs/heads/gh-readonly-queue/<base>/pr-<N>-<sha>`) that tests a queued pull request
+/// merged onto the branch and the entries ahead of it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct MergeGroup {
+    /// The group's commit.
+    pub head_sha: String,
+    /// The group's full ref.
+    pub head_ref: String,
+    /// The full ref of the branch it lands on.
+    pub base_ref: String,
+}
+
+impl MergeGroup {
+    /// The pull request the group was made for, from its ref's `pr-<N>-` (GitHub's
+    /// naming, not evidence: only where to look).
+    pub fn pull_number(&self) -> Option<u64> {
+        let name = self.head_ref.rsplit('/').next()?;
+        let digits = name.strip_prefix("pr-")?.split('-').next()?;
+        digits.parse().ok()
+    }
+}
+
+/// `merge_group`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct MergeGroupEvent {
+    /// `checks_requested` or `destroyed`.
+    pub action: String,
+    /// The group.
+    pub merge_group: MergeGroup,
+    /// The repository (GitHub's schema does not require it).
+    #[serde(default)]
+    pub repository: Option<Repository>,
+}
+
 /// A delivery mp routes, by its `X-GitHub-Event`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -228,10 +263,12 @@ pub enum Event {
     Push(Box<PushEvent>),
     /// `installation_repositories`.
     InstallationRepositories(Box<InstallationRepositoriesEvent>),
+    /// `merge_group` (GitHub's merge queue).
+    MergeGroup(Box<MergeGroupEvent>),
 }
 
 /// The events [`Event::parse`] knows, by `X-GitHub-Event`.
-pub const KNOWN_EVENTS: [&str; 9] = [
+pub const KNOWN_EVENTS: [&str; 10] = [
     "ping",
     "pull_request",
     "check_run",
@@ -241,6 +278,7 @@ pub const KNOWN_EVENTS: [&str; 9] = [
     "issue_comment",
     "push",
     "installation_repositories",
+    "merge_group",
 ];
 
 /// Why a delivery cannot be parsed.
@@ -289,6 +327,7 @@ impl Event {
             "issue_comment" => Self::IssueComment(json(event, body)?),
             "push" => Self::Push(json(event, body)?),
             "installation_repositories" => Self::InstallationRepositories(json(event, body)?),
+            "merge_group" => Self::MergeGroup(json(event, body)?),
             other => return Err(ParseError::Unknown(other.to_owned())),
         })
     }

@@ -9,6 +9,7 @@
 //! | `issues`, `issue_comment` on a `decision:pending-owner` issue of the governance repository | a resync (the inbox poll runs in it, so an approval merges in it) |
 //! | `push` to a repository's gated branch | the branch supervisor of that repository and its ready pull requests (the race guard) |
 //! | `installation_repositories` | a resync |
+//! | `merge_group` checks_requested, into a gated branch | the pull request the group was made for (`gh-readonly-queue/<base>/pr-<N>-...`): its gate is judged again at once, so one it refuses leaves GitHub's merge queue before the group's checks finish (decisions/0079) |
 //! | `ping` | nothing (answered `pong`) |
 //!
 //! Everything else is ignored with its reason: other actions, other branches, repositories
@@ -21,7 +22,7 @@ use mp_core::ids::{CommitSha, PrNumber, RepoName};
 use mp_core::inbox::PENDING_OWNER;
 use mp_tick::{DefaultBranches, Shard};
 
-use crate::payload::{Event, IssueEvent, PullRef, Repository};
+use crate::payload::{Event, IssueEvent, MergeGroupEvent, PullRef, Repository};
 
 /// The work a delivery asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -192,7 +193,43 @@ fn route_or_why(event: &Event, cx: &RouteContext<'_>) -> Result<Routed, String> 
             Routed::Work(vec![Work::BranchMoved { repo, gated }])
         }
         Event::InstallationRepositories(_) => Routed::Work(vec![Work::Resync]),
+        Event::MergeGroup(e) => merge_group(e, cx)?,
     })
+}
+
+/// `merge_group` `checks_requested`: GitHub's queue starts testing a group; the pull request
+/// it was made for is judged again. A `destroyed` group is not: a pull request the queue
+/// removed for a failing group would be enqueued again at once (decisions/0079).
+fn merge_group(e: &MergeGroupEvent, cx: &RouteContext<'_>) -> Result<Routed, String> {
+    let Some(repository) = &e.repository else {
+        return Ok(ignored("merge_group without a repository"));
+    };
+    let repo = cx.gated(repository)?;
+    let group = &e.merge_group;
+    if e.action != "checks_requested" {
+        return Ok(ignored(format!(
+            "merge_group {} of {} in {repo} changes no verdict",
+            e.action, group.head_ref
+        )));
+    }
+    let branch = cx.branches.of(&repo);
+    if group.base_ref.strip_prefix("refs/heads/") != Some(branch) {
+        return Ok(ignored(format!(
+            "merge_group into {}, not the gated branch {branch} of {repo}",
+            group.base_ref
+        )));
+    }
+    let Some(number) = group.pull_number() else {
+        return Ok(ignored(format!(
+            "merge_group {} names no pull request",
+            group.head_ref
+        )));
+    };
+    Ok(Routed::Work(vec![Work::Pulls {
+        repo,
+        numbers: vec![PrNumber::new(number)],
+        heads: Vec::new(),
+    }]))
 }
 
 fn inbox(e: &IssueEvent, cx: &RouteContext<'_>) -> Result<Routed, String> {

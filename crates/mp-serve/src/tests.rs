@@ -602,6 +602,69 @@ mod routing {
         json!({"action": "created", "issue": issue, "repository": repo(name)})
     }
 
+    fn merge_group(action: &str, name: &str, base: &str, head_ref: &str) -> Value {
+        json!({"action": action, "reason": "dequeued", "repository": repo(name),
+               "merge_group": {"head_sha": "d".repeat(40), "head_ref": head_ref,
+                               "base_sha": "e".repeat(40), "base_ref": base}})
+    }
+
+    #[test]
+    fn a_merge_group_s_checks_request_judges_its_pull_request_again() {
+        let group =
+            "refs/heads/gh-readonly-queue/trunk/pr-104-929f8209d40f77f4abc622a499c93a83babdbe64";
+        assert_eq!(
+            routed(
+                "merge_group",
+                &merge_group("checks_requested", "acme/webapp", "refs/heads/trunk", group),
+                None
+            ),
+            Routed::Work(vec![Work::Pulls {
+                repo: "acme/webapp".parse().expect("a name"),
+                numbers: vec![mp_core::ids::PrNumber::new(104)],
+                heads: Vec::new(),
+            }])
+        );
+        // A destroyed group changes no verdict: the queue removed it, and judging it again
+        // would enqueue a pull request whose group just failed.
+        assert_eq!(
+            ignored(&routed(
+                "merge_group",
+                &merge_group("destroyed", "acme/webapp", "refs/heads/trunk", group),
+                None
+            )),
+            format!("merge_group destroyed of {group} in acme/webapp changes no verdict")
+        );
+        assert_eq!(
+            ignored(&routed(
+                "merge_group",
+                &merge_group("checks_requested", "acme/webapp", "refs/heads/main", group),
+                None
+            )),
+            "merge_group into refs/heads/main, not the gated branch trunk of acme/webapp"
+        );
+        assert_eq!(
+            ignored(&routed(
+                "merge_group",
+                &merge_group(
+                    "checks_requested",
+                    "acme/webapp",
+                    "refs/heads/trunk",
+                    "refs/heads/odd"
+                ),
+                None
+            )),
+            "merge_group refs/heads/odd names no pull request"
+        );
+        assert_eq!(
+            ignored(&routed(
+                "merge_group",
+                &merge_group("checks_requested", "acme/infra", "refs/heads/main", group),
+                None
+            )),
+            "acme/infra is audit-only: its pull requests are not gated"
+        );
+    }
+
     #[test]
     fn a_push_to_the_gated_branch_supervises_and_other_pushes_are_ignored() {
         assert_eq!(

@@ -16,7 +16,8 @@ use std::sync::LazyLock;
 use mp_serve::payload::{
     CheckRun, CheckRunEvent, CheckSuite, CheckSuiteEvent, Event, GitSide,
     InstallationRepositoriesEvent, InstalledRepository, Issue, IssueEvent, KNOWN_EVENTS, Label,
-    PullRef, PullRequest, PullRequestEvent, PushEvent, Repository, StatusEvent, User,
+    MergeGroup, MergeGroupEvent, PullRef, PullRequest, PullRequestEvent, PushEvent, Repository,
+    StatusEvent, User,
 };
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -35,7 +36,7 @@ const SCHEMA_DEFAULT: &str = "target/webhooks/openapi-webhooks.api.github.com.js
 
 /// The fewest example deliveries each event must have (the pinned package has exactly
 /// these), so the examples test cannot pass on an empty or truncated file.
-const MIN_EXAMPLES: [(&str, usize); 9] = [
+const MIN_EXAMPLES: [(&str, usize); 10] = [
     ("ping", 4),
     ("pull_request", 29),
     ("check_run", 9),
@@ -45,10 +46,11 @@ const MIN_EXAMPLES: [(&str, usize); 9] = [
     ("issue_comment", 9),
     ("push", 7),
     ("installation_repositories", 3),
+    ("merge_group", 2),
 ];
 
 /// The fewest schemas (one per action) each event must have in the pinned description.
-const MIN_SCHEMAS: [(&str, usize); 9] = [
+const MIN_SCHEMAS: [(&str, usize); 10] = [
     ("ping", 1),
     ("pull_request", 21),
     ("check_run", 4),
@@ -58,6 +60,7 @@ const MIN_SCHEMAS: [(&str, usize); 9] = [
     ("issue_comment", 3),
     ("push", 1),
     ("installation_repositories", 2),
+    ("merge_group", 2),
 ];
 
 /// Known differences between a model and a schema, each with why it is accepted: the
@@ -304,6 +307,23 @@ fn project(event: &Event) -> Option<Value> {
                 "repositories_removed": installed(repositories_removed),
             })
         }
+        Event::MergeGroup(event) => {
+            let MergeGroupEvent {
+                action,
+                merge_group,
+                repository: repo,
+            } = &**event;
+            let MergeGroup {
+                head_sha,
+                head_ref,
+                base_ref,
+            } = merge_group;
+            json!({
+                "action": action,
+                "merge_group": { "head_sha": head_sha, "head_ref": head_ref, "base_ref": base_ref },
+                "repository": repo.as_ref().map(repository),
+            })
+        }
         other => panic!("no projection for {other:?}: add one"),
     })
 }
@@ -481,6 +501,18 @@ fn fields(event: &str) -> Vec<Field> {
                 ("/repositories_removed", Defaulted, Array),
                 ("/repositories_removed/*", Required, Object),
                 ("/repositories_removed/*/full_name", Required, String),
+            ];
+        }
+        "merge_group" => {
+            return vec![
+                ("/action", Required, String),
+                ("/merge_group", Required, Object),
+                ("/merge_group/head_sha", Required, String),
+                ("/merge_group/head_ref", Required, String),
+                ("/merge_group/base_ref", Required, String),
+                ("/repository", Optional, Object),
+                ("/repository/full_name", Required, String),
+                ("/repository/default_branch", Optional, String),
             ];
         }
         _ => return Vec::new(),

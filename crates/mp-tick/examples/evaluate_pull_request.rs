@@ -421,6 +421,35 @@ impl GitHub for Catalog {
         Err(self.read_only("PATCH /issues/{n}"))
     }
 
+    async fn merge_queue(
+        &self,
+        _repo: &RepoName,
+        _branch: &str,
+    ) -> Result<Option<Vec<mp_core::port::QueueEntry>>, GitHubError> {
+        Ok(None)
+    }
+
+    async fn queue_entry(
+        &self,
+        _repo: &RepoName,
+        _number: PrNumber,
+    ) -> Result<Option<mp_core::port::QueueEntry>, GitHubError> {
+        Ok(None)
+    }
+
+    async fn enqueue_pull(
+        &self,
+        _repo: &RepoName,
+        _number: PrNumber,
+        _expected_head: &CommitSha,
+    ) -> Result<mp_core::port::QueueEntry, GitHubError> {
+        Err(self.read_only("POST /graphql (enqueuePullRequest)"))
+    }
+
+    async fn dequeue_pull(&self, _repo: &RepoName, _number: PrNumber) -> Result<(), GitHubError> {
+        Err(self.read_only("POST /graphql (dequeuePullRequest)"))
+    }
+
     async fn merge_pull(
         &self,
         _repo: &RepoName,

@@ -91,6 +91,14 @@ fn pr_record(outcome: &PrOutcome, ts: &str, dry_run: bool) -> Value {
                 .collect::<Vec<_>>()
         );
     }
+    // `github-queue` mode: each enqueue, dequeue or refusal, with its reason (decisions/0078).
+    if !outcome.github_queue.is_empty() {
+        record["github_queue"] = outcome
+            .github_queue
+            .iter()
+            .map(|step| json!({"code": step.code(), "line": step.to_string()}))
+            .collect();
+    }
     record
 }
 

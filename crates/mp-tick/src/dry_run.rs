@@ -583,6 +583,53 @@ impl GitHub for DryRun<'_> {
         Ok(())
     }
 
+    async fn merge_queue(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+    ) -> Result<Option<Vec<mp_core::port::QueueEntry>>, GitHubError> {
+        self.inner.merge_queue(repo, branch).await
+    }
+
+    async fn queue_entry(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Option<mp_core::port::QueueEntry>, GitHubError> {
+        self.inner.queue_entry(repo, number).await
+    }
+
+    async fn enqueue_pull(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        expected_head: &CommitSha,
+    ) -> Result<mp_core::port::QueueEntry, GitHubError> {
+        self.plan(Write::EnqueuePull {
+            repo: repo.clone(),
+            number,
+            expected_head: expected_head.clone(),
+            answer: None,
+        });
+        // GitHub would place it; the dry run cannot know where.
+        Ok(mp_core::port::QueueEntry {
+            number,
+            head: expected_head.clone(),
+            position: 0,
+            state: mp_core::port::QueueEntryState::Queued,
+            enqueued_at: None,
+            enqueuer: None,
+        })
+    }
+
+    async fn dequeue_pull(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError> {
+        self.plan(Write::DequeuePull {
+            repo: repo.clone(),
+            number,
+        });
+        Ok(())
+    }
+
     async fn merge_pull(
         &self,
         repo: &RepoName,

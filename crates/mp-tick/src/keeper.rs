@@ -399,6 +399,37 @@ impl<G: GitHub + ?Sized> GitHub for Fenced<'_, '_, G> {
         self.inner.close_issue(repo, number).await
     }
 
+    async fn merge_queue(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+    ) -> Result<Option<Vec<mp_core::port::QueueEntry>>, GitHubError> {
+        self.inner.merge_queue(repo, branch).await
+    }
+
+    async fn queue_entry(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Option<mp_core::port::QueueEntry>, GitHubError> {
+        self.inner.queue_entry(repo, number).await
+    }
+
+    async fn enqueue_pull(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        expected_head: &CommitSha,
+    ) -> Result<mp_core::port::QueueEntry, GitHubError> {
+        self.may_write()?;
+        self.inner.enqueue_pull(repo, number, expected_head).await
+    }
+
+    async fn dequeue_pull(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError> {
+        self.may_write()?;
+        self.inner.dequeue_pull(repo, number).await
+    }
+
     async fn merge_pull(
         &self,
         repo: &RepoName,

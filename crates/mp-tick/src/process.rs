@@ -11,11 +11,11 @@ use mp_core::gate::GateReport;
 use mp_core::gate::diagnostic::{
     BLOCKED_HEADER, DIAGNOSTIC_PREFIX, latest_diagnostic, render_diagnostic, should_post,
 };
-use mp_core::github_queue::GitHubQueueStep;
+use mp_core::github_queue::{GitHubQueueOutcome, GitHubQueueStep, dequeue_reason};
 use mp_core::ids::{CommitSha, PrNumber, RepoName, Timestamp};
 use mp_core::port::{
     AuditLog, GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeMethod, MergeRequest,
-    PullRequest, UpdateBranchOutcome,
+    PullRequest, QueueEntry, UpdateBranchOutcome,
 };
 use mp_core::queue::{Candidate, candidate, order};
 use mp_core::trailers::identity_block;
@@ -119,6 +119,12 @@ pub(crate) struct Runner<'a> {
     /// `github-queue` mode: the rule types of each repository's gated branch, read when its
     /// first pull request passes the gate.
     branch_rules: BTreeMap<RepoName, Vec<String>>,
+    /// `github-queue` mode: the entries of each repository's merge queue (`None`: no
+    /// queue), read when first needed.
+    github_queues: BTreeMap<RepoName, Option<Vec<QueueEntry>>>,
+    /// `github-queue` mode: what became of the current pull request in GitHub's merge
+    /// queue, moved into its outcome when it is recorded.
+    github_queue_steps: Vec<GitHubQueueOutcome>,
     pub(crate) report: TickReport,
 }
 
@@ -147,6 +153,8 @@ impl<'a> Runner<'a> {
             pending_record: None,
             queued: BTreeMap::new(),
             branch_rules: BTreeMap::new(),
+            github_queues: BTreeMap::new(),
+            github_queue_steps: Vec::new(),
             report: TickReport::default(),
         }
     }
@@ -193,6 +201,7 @@ impl<'a> Runner<'a> {
             }
         };
         outcome.opened_at = pull.created_at;
+        outcome.github_queue = std::mem::take(&mut self.github_queue_steps);
         outcome.head_sha = Some(pull.head_sha.clone());
         if let Some(who) = who {
             outcome.agent = who.agent;
@@ -289,7 +298,34 @@ impl<'a> Runner<'a> {
             self.report.metrics.receipts_written += 1;
         }
 
+        let github_queue = evaluation.policy.merge_mode == RepoMergeMode::GitHubQueue;
         let outcome = match evaluation.route() {
+            // GitHub's queue would land what the gate refuses: it leaves the queue.
+            Route::Blocked if github_queue => match self.blocked(&evaluation).await {
+                Ok(done) => {
+                    let why = evaluation.blocking_summary();
+                    self.github_dequeue_if_queued(&evaluation, Some(why), done)
+                        .await
+                }
+                Err(skip) => Err(skip),
+            },
+            Route::Inbox if github_queue => match self.inbox(&evaluation).await {
+                Ok(done) => {
+                    let why = format!(
+                        "Quadrant {} waits for the owner's decision",
+                        evaluation.verdict.quadrant
+                    );
+                    self.github_dequeue_if_queued(&evaluation, Some(why), done)
+                        .await
+                }
+                Err(skip) => Err(skip),
+            },
+            // Only checks still to come fail, on a head the owner approved: an entry at
+            // that head may stay (the queue tests its merge group), any other leaves.
+            Route::Waiting if github_queue => match self.waiting(&evaluation).await {
+                Ok(done) => self.github_dequeue_if_queued(&evaluation, None, done).await,
+                Err(skip) => Err(skip),
+            },
             Route::Blocked => self.blocked(&evaluation).await,
             Route::Inbox => self.inbox(&evaluation).await,
             Route::Mergeable => self.merge(&evaluation).await,
@@ -626,11 +662,91 @@ impl<'a> Runner<'a> {
         self.report.queues.insert(repo.clone(), ordered);
     }
 
+    /// `github-queue` mode: the entries of the repository's merge queue, read once per
+    /// repository and tick (`None`: no queue on the gated branch).
+    async fn github_queue_entries(
+        &mut self,
+        repo: &RepoName,
+    ) -> Result<Option<Vec<QueueEntry>>, Skip> {
+        if let Some(entries) = self.github_queues.get(repo) {
+            return Ok(entries.clone());
+        }
+        let branch = self.setup.options.gated_branch(repo).to_owned();
+        let entries = self
+            .github
+            .merge_queue(repo, &branch)
+            .await
+            .map_err(|e| Skip::github("cannot read GitHub's merge queue", &e))?;
+        self.github_queues.insert(repo.clone(), entries.clone());
+        Ok(entries)
+    }
+
+    /// `github-queue` mode, a pull request whose gate does not pass (C4 aside; `blocking`
+    /// says why, `None` when only required checks still to come fail): when it is in
+    /// GitHub's merge queue, mp dequeues it if the queue would land what the gate refuses:
+    /// an agent that enqueued its own pull request, a label removed, an inbox reject, the
+    /// classifier sending it to the owner, or an entry at a head other than the one the
+    /// gate judged (decisions/0078). The outcome's detail says so first. Observe-only mode
+    /// writes nothing.
+    async fn github_dequeue_if_queued(
+        &mut self,
+        evaluation: &PrEvaluation,
+        blocking: Option<String>,
+        (action, detail): (PrAction, String),
+    ) -> Result<(PrAction, String), Skip> {
+        let pr = &evaluation.pr;
+        if self.setup.options().merge_mode == MergeMode::Observe {
+            return Ok((action, detail));
+        }
+        let Some(entries) = self.github_queue_entries(&pr.repo).await? else {
+            return Ok((action, detail));
+        };
+        let Some(entry) = entries.iter().find(|e| e.number == pr.number).cloned() else {
+            return Ok((action, detail));
+        };
+        let Some(why) = dequeue_reason(&entry.head, &pr.head_sha, blocking.as_deref()) else {
+            return Ok((action, detail));
+        };
+        let step = self.github_dequeue(pr, entry, why.clone()).await?;
+        // The step says why first; the route's own detail follows unless it is that why.
+        let mut line = format!("{step} ({})", step.code());
+        if detail != why {
+            line = format!("{line}; {detail}");
+        }
+        Ok((action, line))
+    }
+
+    /// Removes the pull request's `entry` from GitHub's merge queue, saying `why`; the step
+    /// joins the pull request's outcome.
+    async fn github_dequeue(
+        &mut self,
+        pr: &PrContext,
+        entry: QueueEntry,
+        why: String,
+    ) -> Result<GitHubQueueOutcome, Skip> {
+        self.github
+            .dequeue_pull(&pr.repo, pr.number)
+            .await
+            .map_err(|e| Skip::github("cannot dequeue from GitHub's merge queue", &e))?;
+        if let Some(Some(entries)) = self.github_queues.get_mut(&pr.repo) {
+            entries.retain(|e| e.number != pr.number);
+        }
+        let step = GitHubQueueOutcome::Dequeued {
+            entry_head: entry.head,
+            enqueuer: entry.enqueuer,
+            why,
+        };
+        self.github_queue_steps.push(step.clone());
+        Ok(step)
+    }
+
     /// `github-queue` mode: the pull request passed the gate (C4 aside). GitHub's merge queue
-    /// lands this repository and enqueueing is not built yet, so this path writes nothing
-    /// and never merges or updates a branch: the outcome says which head mp would enqueue,
-    /// or that no merge queue protects the branch (decisions/0074). The branch's rules are
-    /// read once per repository and tick, and judged by the predicate `mp doctor` uses.
+    /// lands this repository: mp enqueues the head the owner's approval is bound to (the
+    /// head the gate passed on) with `expectedHeadOid`, so GitHub refuses any other head;
+    /// a pull request already queued at that head is left alone, one queued at another
+    /// head is dequeued first. It never merges or updates a branch. Where no merge queue
+    /// protects the branch, nothing is written (decisions/0074, 0078). The branch's rules
+    /// and its queue are read once per repository and tick.
     async fn github_queue(
         &mut self,
         evaluation: &PrEvaluation,
@@ -659,14 +775,62 @@ impl<'a> Runner<'a> {
             }
         };
         let step = GitHubQueueStep::decide(&rules, &branch, &pr.head_sha);
-        let action = match step {
-            GitHubQueueStep::WouldEnqueue { .. } => PrAction::WouldEnqueue,
+        let GitHubQueueStep::WouldEnqueue { head, .. } = &step else {
+            return Ok((
+                PrAction::Blocked,
+                format!("Quadrant {quadrant}: {step} ({})", step.code()),
+            ));
+        };
+        let head = head.clone();
+        let entries = self
+            .github_queue_entries(&pr.repo)
+            .await?
+            .unwrap_or_default();
+        let mut before = String::new();
+        if let Some(entry) = entries.iter().find(|e| e.number == pr.number).cloned() {
+            match dequeue_reason(&entry.head, &head, None) {
+                None => {
+                    let outcome = GitHubQueueOutcome::AlreadyQueued {
+                        branch,
+                        head,
+                        position: entry.position,
+                    };
+                    self.github_queue_steps.push(outcome.clone());
+                    return Ok((
+                        PrAction::Queued,
+                        format!("Quadrant {quadrant}: {outcome} ({})", outcome.code()),
+                    ));
+                }
+                Some(why) => {
+                    let step = self.github_dequeue(pr, entry, why).await?;
+                    before = format!("{step} ({}); ", step.code());
+                }
+            }
+        }
+        let outcome = match self.github.enqueue_pull(&pr.repo, pr.number, &head).await {
+            Ok(entry) => GitHubQueueOutcome::Enqueued {
+                branch,
+                head,
+                position: entry.position,
+            },
+            Err(GitHubError::HeadMoved { .. }) => GitHubQueueOutcome::HeadMoved { head },
+            Err(GitHubError::NotMergeable { message, .. }) => {
+                GitHubQueueOutcome::Refused { message }
+            }
+            Err(e) => {
+                return Err(Skip::github("cannot enqueue in GitHub's merge queue", &e));
+            }
+        };
+        let action = match outcome {
+            GitHubQueueOutcome::Enqueued { .. } => PrAction::Enqueued,
             _ => PrAction::Blocked,
         };
-        Ok((
-            action,
-            format!("Quadrant {quadrant}: {step} ({})", step.code()),
-        ))
+        let detail = format!(
+            "Quadrant {quadrant}: {before}{outcome} ({})",
+            outcome.code()
+        );
+        self.github_queue_steps.push(outcome);
+        Ok((action, detail))
     }
 
     /// (8)-(11) Race guard, observe or merge, and the B/C audit issue.

@@ -293,6 +293,45 @@ impl GitHub for Recording<'_> {
         })
     }
 
+    async fn merge_queue(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+    ) -> Result<Option<Vec<mp_core::port::QueueEntry>>, GitHubError> {
+        self.inner.merge_queue(repo, branch).await
+    }
+
+    async fn queue_entry(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Option<mp_core::port::QueueEntry>, GitHubError> {
+        self.inner.queue_entry(repo, number).await
+    }
+
+    async fn enqueue_pull(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        expected_head: &CommitSha,
+    ) -> Result<mp_core::port::QueueEntry, GitHubError> {
+        let result = self.inner.enqueue_pull(repo, number, expected_head).await;
+        self.keep(result, |entry| Write::EnqueuePull {
+            repo: repo.clone(),
+            number,
+            expected_head: expected_head.clone(),
+            answer: Some(entry.position),
+        })
+    }
+
+    async fn dequeue_pull(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError> {
+        let result = self.inner.dequeue_pull(repo, number).await;
+        self.keep(result, |()| Write::DequeuePull {
+            repo: repo.clone(),
+            number,
+        })
+    }
+
     async fn merge_pull(
         &self,
         repo: &RepoName,

@@ -7,6 +7,7 @@ use mp_core::agent::AgentIdentity;
 use mp_core::classifier::Verdict;
 use mp_core::context::PrContext;
 use mp_core::gate::GateReport;
+use mp_core::github_queue::GitHubQueueOutcome;
 use mp_core::ids::{CommitSha, Timestamp};
 use mp_core::quadrant::Quadrant;
 
@@ -40,15 +41,14 @@ pub enum PrAction {
     /// Queue mode: the gate passed (C4 aside) and the pull request is in the merge queue,
     /// or held out of it; the detail says its position or why it is held.
     Queued,
-    /// `github-queue` mode: the gate passed (C4 aside) and GitHub's merge queue protects
-    /// the branch; mp would enqueue the head but writes nothing (enqueueing is not built
-    /// yet, decisions/0074).
-    WouldEnqueue,
+    /// `github-queue` mode: the gate passed (C4 aside) and mp enqueued the approved head in
+    /// GitHub's merge queue (decisions/0078); one already queued at that head is `queued`.
+    Enqueued,
 }
 
 impl PrAction {
     /// The stable name: `merged`, `observe`, `inbox`, `blocked`, `race-rebased`, `skipped`,
-    /// `ignored`, `waiting`, `queued`, `would-enqueue`.
+    /// `ignored`, `waiting`, `queued`, `enqueued`.
     pub fn as_str(&self) -> &'static str {
         match self {
             Self::Merged { .. } => "merged",
@@ -60,7 +60,7 @@ impl PrAction {
             Self::Ignored => "ignored",
             Self::Waiting => "waiting",
             Self::Queued => "queued",
-            Self::WouldEnqueue => "would-enqueue",
+            Self::Enqueued => "enqueued",
         }
     }
 }
@@ -102,6 +102,9 @@ pub struct PrOutcome {
     pub opened_at: Option<Timestamp>,
     /// When the approval label was last applied, by GitHub's timeline.
     pub approved_at: Option<Timestamp>,
+    /// `github-queue` mode: what mp did with the pull request in GitHub's merge queue
+    /// this tick, in order (a dequeue, an enqueue; decisions/0078); empty otherwise.
+    pub github_queue: Vec<GitHubQueueOutcome>,
     /// The head commit the tick saw.
     pub head_sha: Option<CommitSha>,
     /// The check runs GitHub lists on that head (every run, re-runs included: the CI runs
@@ -126,6 +129,7 @@ impl PrOutcome {
             agent: None,
             opened_at: None,
             approved_at: None,
+            github_queue: Vec::new(),
             head_sha: None,
             check_runs: None,
             reverts: Vec::new(),
@@ -206,8 +210,8 @@ pub struct TickMetrics {
     pub waiting: u32,
     /// Queue mode: pull requests in the merge queue (or held out of it) after the tick.
     pub queued: u32,
-    /// `github-queue` mode: pull requests mp would enqueue in GitHub's merge queue.
-    pub would_enqueue: u32,
+    /// `github-queue` mode: pull requests mp enqueued in GitHub's merge queue.
+    pub enqueued: u32,
     /// Pull requests classified (one audit record each).
     pub classified: u32,
     /// Receipt comments written.
@@ -247,23 +251,23 @@ impl TickMetrics {
             PrAction::Ignored => &mut self.ignored,
             PrAction::Waiting => &mut self.waiting,
             PrAction::Queued => &mut self.queued,
-            PrAction::WouldEnqueue => &mut self.would_enqueue,
+            PrAction::Enqueued => &mut self.enqueued,
         };
         *counter += 1;
     }
 
     /// The metrics as the `tick complete` JSON object, with the reference's key names
     /// (`race-rebased` keeps its dash); `queued` only when a repository is in queue mode
-    /// and something was queued, `would_enqueue` only when something would have been
-    /// enqueued in GitHub's merge queue.
+    /// and something was queued, `enqueued` only when something was enqueued in GitHub's
+    /// merge queue.
     pub fn to_json(&self) -> serde_json::Value {
         let mut json = self.direct_json();
         if let serde_json::Value::Object(map) = &mut json {
             if self.queued > 0 {
                 map.insert("queued".to_owned(), self.queued.into());
             }
-            if self.would_enqueue > 0 {
-                map.insert("would_enqueue".to_owned(), self.would_enqueue.into());
+            if self.enqueued > 0 {
+                map.insert("enqueued".to_owned(), self.enqueued.into());
             }
         }
         json

@@ -642,7 +642,7 @@ fn uncount(metrics: &mut TickMetrics, action: &super::PrAction) {
         PrAction::Ignored => &mut metrics.ignored,
         PrAction::Waiting => &mut metrics.waiting,
         PrAction::Queued => &mut metrics.queued,
-        PrAction::WouldEnqueue => &mut metrics.would_enqueue,
+        PrAction::Enqueued => &mut metrics.enqueued,
     };
     *counter = counter.saturating_sub(1);
 }

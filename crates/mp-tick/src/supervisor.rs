@@ -21,7 +21,8 @@
 //! 4. L5 ([`Layer::L5`]): the break-glass audit (pusher allowlisted, an ADR naming the full
 //!    SHA within the deadline counted from the push; earlier break-glass commits still
 //!    inside their deadline are audited again), unauthorized push (landed by anyone but
-//!    mp or an allowlisted person) and the hallucination guard (unless `skills.yml`
+//!    mp or an allowlisted person, or by GitHub's merge queue with a pull request the owner
+//!    did not approve at the head it merged: `queue_landing`) and the hallucination guard (unless `skills.yml`
 //!    disables it), then the user branch hooks (`decision:skill-hook-incident`; a hook that
 //!    fails is a warning and raises nothing). Incidents of one label roll up into one issue
 //!    per scan.
@@ -46,6 +47,7 @@
 mod incidents;
 mod l2;
 mod l5;
+mod queue_landing;
 mod revert;
 
 #[cfg(test)]

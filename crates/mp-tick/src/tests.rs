@@ -16,6 +16,7 @@ use mp_core::port::Write;
 use mp_github_fake::world::commit_sha;
 use mp_github_fake::{Call, Endpoint, Failure};
 
+mod github_queue;
 mod held;
 mod world;
 
@@ -1084,92 +1085,4 @@ fn a_403_that_is_not_a_rate_limit_names_the_missing_permission() {
     ] {
         assert_eq!(super::permission_refusal(&error), None, "{error}");
     }
-}
-
-/// `acme/app` in `github-queue` mode (decisions/0074).
-fn github_queue_config() -> mp_core::config::Config {
-    config_with(&[(
-        mp_core::config::PROJECTS_FILE,
-        "governance_repo: acme/governance\nsupervised_repos: [acme/app, acme/old]\naudit_only_repos: [acme/old]\nrepo_overrides:\n  acme/app:\n    merge:\n      mode: github-queue\n",
-    )])
-}
-
-/// A tick of `pulls` in `github-queue` mode whose `main` has the rule types `rules`: the
-/// writes and the outcomes, and how often the rules were read.
-fn github_queue_tick(
-    pulls: Vec<world::Pr>,
-    rules: &[&str],
-    options: &TickOptions,
-) -> (Vec<String>, u64) {
-    let mut world = world_of(&pulls);
-    if let Some(app) = world.repos.iter_mut().find(|r| r.name == repo("acme/app")) {
-        app.branch_rules.insert(
-            "main".to_owned(),
-            rules.iter().map(|r| (*r).to_owned()).collect(),
-        );
-    }
-    let tick = Tick::serving(world, Setup::default());
-    let report = tick
-        .run(&github_queue_config(), options)
-        .expect("the tick runs");
-    let mut lines = tick.take_log();
-    lines.extend(report.outcomes.iter().map(|o| format!("=> {o}")));
-    let reads = tick
-        .github()
-        .calls()
-        .get(Endpoint::ListBranchRules.route())
-        .copied()
-        .unwrap_or(0);
-    (lines, reads)
-}
-
-#[test]
-fn github_queue_mode_never_merges_it_says_what_it_would_enqueue_and_writes_no_more() {
-    let options = TickOptions::from_config(&github_queue_config());
-    let (lines, reads) = github_queue_tick(
-        vec![clean(1), clean(2)],
-        &["deletion", "merge_queue", "pull_request"],
-        &options,
-    );
-    // The receipts of the approvals are the gate's, in every mode; no merge, no branch
-    // update, no comment: the outcome says what mp would enqueue.
-    assert_eq!(
-        lines,
-        [
-            AUDIT_1_A.to_owned(),
-            RECEIPT_1.to_owned(),
-            "audit acme/app#2 @ a200000: A (6 votes)".to_owned(),
-            "comment acme/app#2 (id 2): Merge Gate: recorded `ready-to-merge` for head `a200000`; this receipt holds for that head only.".to_owned(),
-            "=> acme/app#1 would-enqueue: Quadrant A: would enqueue head a100000 in GitHub's merge queue of main; enqueueing is not built yet, so mp writes nothing (github_queue_would_enqueue)".to_owned(),
-            "=> acme/app#2 would-enqueue: Quadrant A: would enqueue head a200000 in GitHub's merge queue of main; enqueueing is not built yet, so mp writes nothing (github_queue_would_enqueue)".to_owned(),
-        ]
-    );
-    assert_eq!(reads, 1, "the rules are read once per repository and tick");
-}
-
-#[test]
-fn github_queue_mode_without_a_queue_on_the_branch_neither_merges_nor_enqueues() {
-    let options = TickOptions::from_config(&github_queue_config());
-    let (lines, _) = github_queue_tick(vec![clean(1)], &["deletion", "pull_request"], &options);
-    assert_eq!(
-        lines,
-        [
-            AUDIT_1_A,
-            RECEIPT_1,
-            "=> acme/app#1 blocked: Quadrant A: merge.mode is github-queue but no merge queue protects main: mp neither merges nor enqueues; add a ruleset with the merge_queue rule, or change merge.mode (github_queue_missing)",
-        ]
-    );
-    // Observe mode reads no rules and says what it would have done.
-    let (lines, reads) = github_queue_tick(
-        vec![clean(1)],
-        &["merge_queue"],
-        &options.clone().with_merge_mode(MergeMode::Observe),
-    );
-    assert_eq!(
-        lines.last().map(String::as_str),
-        Some(
-            "=> acme/app#1 observe: observe-only: would have enqueued in GitHub's merge queue as Quadrant A (set merge_enabled: true in env.yml to enable merging)"
-        )
-    );
-    assert_eq!(reads, 0);
 }

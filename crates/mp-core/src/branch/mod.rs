@@ -37,4 +37,7 @@ pub use l2::{
     WorkflowBinding, l2_stall, revalidate, revalidate_bound, revert_eligibility,
 };
 pub use landing::{Behind, Since, updates_since};
-pub use unauthorized_push::{PushVerdict, check_push};
+pub use unauthorized_push::{
+    MERGE_QUEUE_MERGE, PushVerdict, QueueLanded, QueueLanding, check_push, check_queue_push,
+    is_queue_landing,
+};

@@ -7,16 +7,34 @@
 //! made the commit and prove nothing: an agent can commit as the owner, or as mp's App.
 //!
 //! A commit is sanctioned when mp's identity landed it (its own squash merge), when its
-//! subject is a break-glass subject (the break-glass audit owns those), or when an
-//! allowlisted person landed it (a push, or a merge in the web interface). Anything else,
-//! an update GitHub names no actor for included, is an unauthorized push.
+//! subject is a break-glass subject (the break-glass audit owns those), when an
+//! allowlisted person landed it (a push, or a merge in the web interface), or when
+//! GitHub's merge queue landed it (`merge_queue_merge`) as part of pull requests each
+//! approved by the owner at the head the queue merged (decisions/0078). Anything else, an
+//! update GitHub names no actor for included, is an unauthorized push.
 
 use std::fmt;
 
 use crate::branch::break_glass::is_break_glass;
 use crate::branch::incident::IncidentLabel;
-use crate::context::{CommitContext, RefUpdate};
-use crate::ids::{CommitSha, Login, Timestamp};
+use crate::context::{CommitContext, RefUpdate, RefUpdateKind};
+use crate::ids::{CommitSha, Login, PrNumber, Timestamp};
+
+/// GitHub's activity type of a branch moved by its merge queue.
+pub const MERGE_QUEUE_MERGE: &str = "merge_queue_merge";
+
+/// A pull request that GitHub's merge queue landed, as GitHub's records show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueLanded {
+    /// The pull request.
+    pub pr: PrNumber,
+    /// Its head when it merged: what the queue landed.
+    pub head: CommitSha,
+}
+
+/// What the supervisor learnt of an update GitHub's merge queue made: the pull requests
+/// it landed, each approved by the owner at the head it landed, or why not.
+pub type QueueLanding = Result<Vec<QueueLanded>, String>;
 
 /// Whether one commit on the default branch was a sanctioned write.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,6 +48,12 @@ pub enum PushVerdict {
     AllowlistedPusher {
         /// Who landed it.
         pusher: Login,
+    },
+    /// GitHub's merge queue landed it, with pull requests the owner approved at the heads
+    /// it landed (decisions/0078).
+    GitHubQueue {
+        /// The pull requests the update landed, and their heads.
+        landed: Vec<QueueLanded>,
     },
     /// None of the above: an unauthorized push.
     Unauthorized {
@@ -45,6 +69,8 @@ pub enum PushVerdict {
         claimed_committer: Option<Login>,
         /// The commit subject.
         subject: String,
+        /// Why a merge queue's landing is not sanctioned (`None`: not a queue's landing).
+        queue: Option<String>,
     },
 }
 
@@ -55,6 +81,7 @@ impl PushVerdict {
             Self::BotCommit => "push_by_bot",
             Self::BreakGlass => "push_break_glass",
             Self::AllowlistedPusher { .. } => "push_by_allowlisted",
+            Self::GitHubQueue { .. } => "push_by_github_queue",
             Self::Unauthorized { .. } => "unauthorized_push",
         }
     }
@@ -73,6 +100,7 @@ impl PushVerdict {
             at,
             claimed_committer,
             subject,
+            queue,
         } = self
         else {
             return None;
@@ -86,9 +114,14 @@ impl PushVerdict {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
+        let queue = queue
+            .as_ref()
+            .map(|why| format!("- GitHub's merge queue: {why}\n"))
+            .unwrap_or_default();
         Some(format!(
             "Commit `{short}` reached the default branch outside the merge gate.\n\n\
              - landed by: `{pusher}` ({kind}{at}, GitHub's activity log)\n\
+             {queue}\
              - committer the commit claims: `{claimed}` (not evidence)\n\
              - subject: {subject:?}\n\n\
              mp (`{bot}`) did not land it, its subject is not a `[break-glass-*]` subject, \
@@ -121,6 +154,14 @@ impl fmt::Display for PushVerdict {
             Self::BreakGlass => f.write_str("break-glass commit, audited separately"),
             Self::AllowlistedPusher { pusher } => {
                 write!(f, "landed by allowlisted actor '{pusher}'")
+            }
+            Self::GitHubQueue { landed } => {
+                f.write_str("landed by GitHub's merge queue: ")?;
+                let prs: Vec<String> = landed
+                    .iter()
+                    .map(|l| format!("#{} at its approved head {}", l.pr, l.head.short()))
+                    .collect();
+                f.write_str(&prs.join(", "))
             }
             Self::Unauthorized {
                 sha, pusher, kind, ..
@@ -159,6 +200,50 @@ pub fn check_push(
             at: landing.at,
             claimed_committer: commit.committer_login.clone(),
             subject: commit.subject.clone(),
+            queue: None,
+        },
+    }
+}
+
+/// Whether `landing` is an update GitHub's merge queue made.
+pub fn is_queue_landing(landing: &RefUpdate) -> bool {
+    landing.kind == RefUpdateKind::Other(MERGE_QUEUE_MERGE.to_owned())
+}
+
+/// [`check_push`] for a commit of an update GitHub's merge queue made, given what its
+/// pull requests' records show (`queue`): sanctioned when the queue landed only pull
+/// requests the owner approved at the heads it landed; otherwise judged as any update,
+/// and an unauthorized push says why the queue's landing is not sanctioned.
+pub fn check_queue_push(
+    commit: &CommitContext,
+    landing: &RefUpdate,
+    queue: &QueueLanding,
+    bot: &Login,
+    allowlist: &[Login],
+) -> PushVerdict {
+    match queue {
+        Ok(landed) if is_queue_landing(landing) && !landed.is_empty() => PushVerdict::GitHubQueue {
+            landed: landed.clone(),
+        },
+        _ => match check_push(commit, landing, bot, allowlist) {
+            PushVerdict::Unauthorized {
+                sha,
+                pusher,
+                kind,
+                at,
+                claimed_committer,
+                subject,
+                ..
+            } => PushVerdict::Unauthorized {
+                sha,
+                pusher,
+                kind,
+                at,
+                claimed_committer,
+                subject,
+                queue: queue.as_ref().err().cloned(),
+            },
+            other => other,
         },
     }
 }

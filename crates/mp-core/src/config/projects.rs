@@ -262,7 +262,7 @@ struct MergeSection {
     /// head), `queue` (approved pull requests are built together on `mp-queue/<branch>`
     /// and the default branch is fast-forwarded to the tested commit) or `github-queue`
     /// (the default branch is protected by GitHub's merge queue: mp never merges directly;
-    /// it will enqueue, and until then reports what it would enqueue).
+    /// it enqueues the approved head and dequeues what its gate refuses).
     #[serde(default)]
     #[cfg_attr(
         feature = "schema",

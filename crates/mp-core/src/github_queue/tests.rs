@@ -37,7 +37,7 @@ fn a_queued_branch_would_enqueue_the_passed_head() {
     assert_eq!(step.code(), "github_queue_would_enqueue");
     assert_eq!(
         step.to_string(),
-        "would enqueue head ab12cd3 in GitHub's merge queue of main; enqueueing is not built yet, so mp writes nothing"
+        "would enqueue head ab12cd3 in GitHub's merge queue of main"
     );
 }
 
@@ -48,5 +48,54 @@ fn a_branch_without_a_queue_is_neither_merged_nor_enqueued() {
     assert_eq!(
         step.to_string(),
         "merge.mode is github-queue but no merge queue protects trunk: mp neither merges nor enqueues; add a ruleset with the merge_queue rule, or change merge.mode"
+    );
+}
+
+fn other() -> CommitSha {
+    CommitSha::parse(&"9f8e7d6".repeat(6)[..40]).expect("a sha")
+}
+
+#[test]
+fn a_queued_entry_leaves_when_its_head_is_not_the_judged_one_or_the_gate_fails() {
+    // The agent pushed and enqueued its new head: whatever the gate says, it leaves.
+    let moved = dequeue_reason(&other(), &head(), None);
+    assert_eq!(
+        moved.as_deref(),
+        Some("the entry's head is not the pull request's head ab12cd3 that the gate judged")
+    );
+    // The gate stopped passing (label removed, inbox reject, owner review): it leaves.
+    assert_eq!(
+        dequeue_reason(&head(), &head(), Some("C1: no ready-to-merge label")).as_deref(),
+        Some("C1: no ready-to-merge label")
+    );
+    // Approved head, passing gate: it stays.
+    assert_eq!(dequeue_reason(&head(), &head(), None), None);
+}
+
+#[test]
+fn every_queue_outcome_has_its_code_and_line() {
+    let dequeued = GitHubQueueOutcome::Dequeued {
+        entry_head: other(),
+        enqueuer: Login::parse("agent-a").ok(),
+        why: "C1: no ready-to-merge label".to_owned(),
+    };
+    assert_eq!(dequeued.code(), "github_queue_dequeued");
+    assert_eq!(
+        dequeued.to_string(),
+        "dequeued from GitHub's merge queue (entry at head 9f8e7d6, enqueued by agent-a): C1: no ready-to-merge label"
+    );
+    let enqueued = GitHubQueueOutcome::Enqueued {
+        branch: "main".to_owned(),
+        head: head(),
+        position: 2,
+    };
+    assert_eq!(enqueued.code(), "github_queue_enqueued");
+    assert_eq!(
+        enqueued.to_string(),
+        "enqueued head ab12cd3 in GitHub's merge queue of main at position 2"
+    );
+    assert_eq!(
+        GitHubQueueOutcome::HeadMoved { head: head() }.code(),
+        "github_queue_head_moved"
     );
 }

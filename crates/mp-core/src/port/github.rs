@@ -186,6 +186,67 @@ pub struct MergeRequest {
     pub commit_message: Option<String>,
 }
 
+/// The state of a pull request's entry in GitHub's merge queue (GraphQL
+/// `MergeQueueEntryState`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueEntryState {
+    /// Waiting for the checks of its merge group.
+    AwaitingChecks,
+    /// Locked: being merged.
+    Locked,
+    /// Its checks passed: it merges with its group.
+    Mergeable,
+    /// Waiting in the queue.
+    Queued,
+    /// Cannot merge (a failed check, a conflict).
+    Unmergeable,
+}
+
+impl QueueEntryState {
+    /// GitHub's enum value, e.g. `AWAITING_CHECKS`.
+    pub fn as_graphql(self) -> &'static str {
+        match self {
+            Self::AwaitingChecks => "AWAITING_CHECKS",
+            Self::Locked => "LOCKED",
+            Self::Mergeable => "MERGEABLE",
+            Self::Queued => "QUEUED",
+            Self::Unmergeable => "UNMERGEABLE",
+        }
+    }
+
+    /// The state GitHub's enum value names, if any.
+    pub fn from_graphql(value: &str) -> Option<Self> {
+        [
+            Self::AwaitingChecks,
+            Self::Locked,
+            Self::Mergeable,
+            Self::Queued,
+            Self::Unmergeable,
+        ]
+        .into_iter()
+        .find(|state| state.as_graphql() == value)
+    }
+}
+
+/// A pull request in GitHub's merge queue of its base branch (GraphQL `MergeQueueEntry`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueEntry {
+    /// The pull request.
+    pub number: PrNumber,
+    /// The head commit the entry was enqueued with (`headCommit.oid`): what the queue
+    /// lands.
+    pub head: CommitSha,
+    /// Its place in the queue, from 1 at the front.
+    pub position: u32,
+    /// Its state.
+    pub state: QueueEntryState,
+    /// When it was enqueued.
+    pub enqueued_at: Option<Timestamp>,
+    /// Who enqueued it (`enqueuer`, a bot's login with its `[bot]` suffix); `None` when
+    /// GitHub does not say.
+    pub enqueuer: Option<Login>,
+}
+
 /// What `update-branch` did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UpdateBranchOutcome {
@@ -549,6 +610,52 @@ pub trait GitHub: Send + Sync {
     /// documentation.
     async fn branch_rules(&self, repo: &RepoName, branch: &str)
     -> Result<Vec<String>, GitHubError>;
+
+    /// The entries of GitHub's merge queue of `branch`, front first
+    /// (`Repository.mergeQueue(branch) { entries }` over GraphQL); `None` when the branch
+    /// has no merge queue (`mergeQueue: null`).
+    ///
+    /// # Errors
+    /// See the trait documentation.
+    async fn merge_queue(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+    ) -> Result<Option<Vec<QueueEntry>>, GitHubError>;
+
+    /// The pull request's entry in its base branch's merge queue, `None` when it is not in
+    /// one (`PullRequest.isInMergeQueue`, `mergeQueueEntry` over GraphQL).
+    ///
+    /// # Errors
+    /// See the trait documentation.
+    async fn queue_entry(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Option<QueueEntry>, GitHubError>;
+
+    /// Adds the pull request to its base branch's merge queue, pinned to its head
+    /// (`enqueuePullRequest(input: {pullRequestId, expectedHeadOid})` over GraphQL; there is
+    /// no REST call). Returns the new entry.
+    ///
+    /// # Errors
+    /// [`GitHubError::HeadMoved`] when the head is not `expected_head` (nothing is
+    /// enqueued); [`GitHubError::NotMergeable`] when GitHub refuses (no queue on the base
+    /// branch, a closed pull request).
+    async fn enqueue_pull(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        expected_head: &CommitSha,
+    ) -> Result<QueueEntry, GitHubError>;
+
+    /// Removes the pull request from its base branch's merge queue
+    /// (`dequeuePullRequest(input: {id})` over GraphQL).
+    ///
+    /// # Errors
+    /// [`GitHubError::NotMergeable`] when it is not in a queue; see the trait
+    /// documentation.
+    async fn dequeue_pull(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError>;
 
     /// Issues matching a query (`GET /issues?state=&labels=`, all pages), pull requests
     /// included and marked.

@@ -92,6 +92,25 @@ pub enum Write {
         /// The squash commit.
         answer: Option<Merged>,
     },
+    /// `enqueuePullRequest` (GraphQL): the pull request added to its base branch's merge
+    /// queue, pinned to a head.
+    EnqueuePull {
+        /// The repository.
+        repo: RepoName,
+        /// The pull request.
+        number: PrNumber,
+        /// The head the entry is pinned to (`expectedHeadOid`).
+        expected_head: CommitSha,
+        /// The entry's position in the queue.
+        answer: Option<u32>,
+    },
+    /// `dequeuePullRequest` (GraphQL): the pull request removed from its merge queue.
+    DequeuePull {
+        /// The repository.
+        repo: RepoName,
+        /// The pull request.
+        number: PrNumber,
+    },
     /// `PUT /pulls/{n}/update-branch`.
     UpdateBranch {
         /// The repository.
@@ -227,6 +246,8 @@ impl Write {
             Self::CreateIssue { .. } => "create_issue",
             Self::CloseIssue { .. } => "close_issue",
             Self::MergePull { .. } => "merge_pull",
+            Self::EnqueuePull { .. } => "enqueue_pull",
+            Self::DequeuePull { .. } => "dequeue_pull",
             Self::UpdateBranch { .. } => "update_branch",
             Self::PutFile { .. } => "put_file",
             Self::CreateBranch { .. } => "create_branch",
@@ -248,6 +269,8 @@ impl Write {
             | Self::CreateIssue { repo, .. }
             | Self::CloseIssue { repo, .. }
             | Self::MergePull { repo, .. }
+            | Self::EnqueuePull { repo, .. }
+            | Self::DequeuePull { repo, .. }
             | Self::UpdateBranch { repo, .. }
             | Self::PutFile { repo, .. }
             | Self::CreateBranch { repo, .. }
@@ -360,6 +383,22 @@ impl fmt::Display for Phrase<'_> {
                 "{} {repo}#{number} pinned to head {} (squash)",
                 verb("merge", "merged"),
                 request.head_sha.short()
+            ),
+            Write::EnqueuePull {
+                repo,
+                number,
+                expected_head,
+                ..
+            } => write!(
+                f,
+                "{} {repo}#{number} in GitHub's merge queue pinned to head {}",
+                verb("enqueue", "enqueued"),
+                expected_head.short()
+            ),
+            Write::DequeuePull { repo, number } => write!(
+                f,
+                "{} {repo}#{number} from GitHub's merge queue",
+                verb("dequeue", "dequeued")
             ),
             Write::UpdateBranch {
                 repo,
@@ -509,6 +548,18 @@ impl fmt::Display for Logged<'_> {
                 request.head_sha.short(),
                 short(answer.as_ref().map(|m| &m.sha))
             ),
+            Write::EnqueuePull {
+                repo,
+                number,
+                expected_head,
+                answer,
+            } => write!(
+                f,
+                "enqueue {repo}#{number}: head {} at position {}",
+                expected_head.short(),
+                known(*answer)
+            ),
+            Write::DequeuePull { repo, number } => write!(f, "dequeue {repo}#{number}"),
             Write::UpdateBranch {
                 repo,
                 number,
@@ -654,6 +705,21 @@ impl Serialize for Write {
                     map.serialize_entry("merge_sha", merged.sha.as_str())?;
                     map.serialize_entry("message", &merged.message)?;
                 }
+            }
+            Self::EnqueuePull {
+                number,
+                expected_head,
+                answer,
+                ..
+            } => {
+                map.serialize_entry("number", &number.get())?;
+                map.serialize_entry("head_sha", expected_head.as_str())?;
+                if let Some(position) = answer {
+                    map.serialize_entry("position", position)?;
+                }
+            }
+            Self::DequeuePull { number, .. } => {
+                map.serialize_entry("number", &number.get())?;
             }
             Self::UpdateBranch {
                 number,

@@ -25,6 +25,9 @@ use mp_core::ids::{PrNumber, RepoName, Timestamp};
 use mp_core::port::{GitHub, GitHubError};
 use serde_json::{Value, json};
 
+#[path = "graphql_queue.rs"]
+mod queue;
+
 use super::render;
 use super::state::Shared;
 use mp_github::rest::graphql::{LABEL_QUERY, OPEN_PULLS_QUERY, default_branches_query};
@@ -162,6 +165,9 @@ pub(super) async fn graphql(State(s): State<Arc<Shared>>, bytes: Bytes) -> Respo
     if query == LABEL_QUERY {
         return label(&s, &body["variables"]).await;
     }
+    if let Some(body) = queue::answer_queue(&s, query, &body["variables"]).await {
+        return answer(&s, &body);
+    }
     let repos = body["variables"].as_object().map_or(0, |v| v.len() / 2);
     if repos > 0 && query == default_branches_query(repos) {
         return default_branches(&s, &body["variables"], repos);
@@ -171,7 +177,7 @@ pub(super) async fn graphql(State(s): State<Arc<Shared>>, bytes: Bytes) -> Respo
             &s,
             &json!({ "errors": [error(
                 "LOOPBACK_UNSUPPORTED",
-                "the loopback GitHub answers only the queries mp sends (MpOpenPulls, MpLabel, MpDefaultBranches)",
+                "the loopback GitHub answers only the queries mp sends (MpOpenPulls, MpLabel, MpDefaultBranches, MpMergeQueue, MpQueueEntry, MpEnqueue, MpDequeue)",
                 &[],
             )] }),
         );

@@ -1029,6 +1029,9 @@ pub(super) fn changes(write: &Write, before: &World, after: &World) -> Vec<Chang
             changes.push(thread(*number, ThreadChange::Closed));
             changes
         }
+        // GitHub's `pull_request` `enqueued`/`dequeued` and `merge_group` deliveries are
+        // not simulated yet (docs/queue.md, "GitHub's merge queue").
+        Write::EnqueuePull { .. } | Write::DequeuePull { .. } => Vec::new(),
         Write::UpdateBranch {
             number,
             expected_head,

@@ -18,6 +18,7 @@ mod call;
 mod ci;
 pub(crate) mod history;
 mod index;
+pub mod queue;
 
 #[cfg(test)]
 mod tests;
@@ -33,7 +34,7 @@ use mp_core::context::{
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use mp_core::port::{
     ACTIVITY_PAGE, BranchUpdated, GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeRequest,
-    Merged, NewIssue, PullRequest, RepoActivity, UpdateBranchOutcome, Write,
+    Merged, NewIssue, PullRequest, QueueEntry, RepoActivity, UpdateBranchOutcome, Write,
 };
 
 use crate::world::{
@@ -135,6 +136,73 @@ impl MemoryGitHub {
         let mut state = self.lock();
         state.world.now = now;
         ci::advance(&mut state.world);
+        queue::advance(&mut state.world);
+    }
+
+    /// Adds pull request `number` to its base branch's merge queue as `login` (an agent or
+    /// a person with write access), pinned to its current head: not a bot action, so
+    /// nothing is logged or counted.
+    ///
+    /// # Errors
+    /// [`GitHubError::NotFound`] for an unknown repository; [`GitHubError::NotMergeable`]
+    /// when the queue refuses it.
+    pub fn enqueue_as(
+        &self,
+        login: &Login,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<QueueEntry, GitHubError> {
+        let mut state = self.lock();
+        let at = state.world.stamp();
+        let found = state.repo_mut(repo)?;
+        found
+            .enqueue(number, None, login.clone(), at, false)
+            .map_err(|refused| enqueue_error(repo, number, None, refused))
+    }
+
+    /// Pushes a new commit (`id`, one parent: the current head) to pull request `number`'s
+    /// head branch as `login`, as an author does; a queued pull request leaves the queue
+    /// (decisions/0078). Not a bot action. Returns the new head.
+    ///
+    /// # Errors
+    /// [`GitHubError::NotFound`] for an unknown repository or pull request.
+    pub fn push_to_head(
+        &self,
+        login: &Login,
+        repo: &RepoName,
+        number: PrNumber,
+        id: &str,
+    ) -> Result<CommitSha, GitHubError> {
+        let mut state = self.lock();
+        let at = state.world.stamp();
+        let found = state.repo_mut(repo)?;
+        let pull = pull_of(found, number)?.clone();
+        let (id, sha) = fresh_commit_id(found, id);
+        found.commits.push(Commit {
+            check_workflows: Default::default(),
+            id,
+            sha: sha.clone(),
+            message: format!("Push to #{number}"),
+            parents: vec![pull.head_sha.clone()],
+            author: Some(login.clone()),
+            committer: Some(login.clone()),
+            date: Some(at),
+            checks: Vec::new(),
+        });
+        found.move_branch(
+            &pull.head_ref,
+            Some(sha.clone()),
+            RefUpdateKind::Push,
+            login.clone(),
+            at,
+        );
+        if let Some(pull) = found.pull_mut(number) {
+            pull.head_sha = sha.clone();
+            pull.commits.push(sha.clone());
+        }
+        found.prune_queues();
+        ci::advance(&mut state.world);
+        Ok(sha)
     }
 
     /// Publishes a check run on commit `sha` of `repo`, as a CI App does (not a bot
@@ -379,11 +447,13 @@ impl MemoryGitHub {
 
     /// Calls so far by endpoint route (e.g. `GET /repos/{o}/{r}/pulls`), failed ones included.
     pub fn calls(&self) -> BTreeMap<String, u64> {
-        self.lock()
-            .calls
-            .iter()
-            .map(|(endpoint, count)| (endpoint.route().to_owned(), *count))
-            .collect()
+        // Several endpoints share a route (every GraphQL document is `POST /graphql`):
+        // their counts add up.
+        let mut calls = BTreeMap::new();
+        for (endpoint, count) in &self.lock().calls {
+            *calls.entry(endpoint.route().to_owned()).or_default() += *count;
+        }
+        calls
     }
 
     /// All calls so far.
@@ -515,6 +585,8 @@ impl MemoryGitHub {
         }
         // Runs started by a write of this tick (a new head) show at once, as on GitHub.
         ci::advance(&mut state.world);
+        // A queued pull request whose head moved is out of the queue at once.
+        queue::prune(&mut state.world);
         if endpoint.spends_rate_limit()
             && let Some(remaining) = state.world.rate_limit_remaining.as_mut()
         {
@@ -638,6 +710,25 @@ impl State {
         self.world
             .repo_mut(name)
             .ok_or_else(|| repo_not_found(name))
+    }
+}
+
+/// The port's error for a refused enqueue.
+fn enqueue_error(
+    repo: &RepoName,
+    number: PrNumber,
+    expected: Option<&CommitSha>,
+    refused: crate::world::EnqueueRefused,
+) -> GitHubError {
+    match refused {
+        crate::world::EnqueueRefused::HeadMoved => GitHubError::HeadMoved {
+            pr: reference(repo, number),
+            expected: expected.cloned().unwrap_or_else(|| commit_sha(repo, "")),
+        },
+        crate::world::EnqueueRefused::Refused(message) => GitHubError::NotMergeable {
+            pr: reference(repo, number),
+            message,
+        },
     }
 }
 
@@ -1176,6 +1267,65 @@ impl GitHub for MemoryGitHub {
         rules.sort();
         rules.dedup();
         Ok(rules)
+    }
+
+    async fn merge_queue(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+    ) -> Result<Option<Vec<QueueEntry>>, GitHubError> {
+        let state = self.call_on(Endpoint::GraphqlMergeQueue, repo, &[&branch])?;
+        Ok(state.repo(repo)?.merge_queue_view(branch))
+    }
+
+    async fn queue_entry(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Option<QueueEntry>, GitHubError> {
+        let state = self.call_on(Endpoint::GraphqlQueueEntry, repo, &[&number])?;
+        let found = state.repo(repo)?;
+        pull_of(found, number)?;
+        Ok(found.queue_entry_of(number))
+    }
+
+    async fn enqueue_pull(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        expected_head: &CommitSha,
+    ) -> Result<QueueEntry, GitHubError> {
+        let mut state = self.call_on(Endpoint::GraphqlEnqueue, repo, &[&number])?;
+        let bot = state.bot(Endpoint::GraphqlEnqueue)?;
+        let at = state.world.stamp();
+        let found = state.repo_mut(repo)?;
+        pull_of(found, number)?;
+        let entry = found
+            .enqueue(number, Some(expected_head), bot, at, false)
+            .map_err(|refused| enqueue_error(repo, number, Some(expected_head), refused))?;
+        state.applied(Write::EnqueuePull {
+            repo: repo.clone(),
+            number,
+            expected_head: expected_head.clone(),
+            answer: Some(entry.position),
+        })?;
+        Ok(entry)
+    }
+
+    async fn dequeue_pull(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError> {
+        let mut state = self.call_on(Endpoint::GraphqlDequeue, repo, &[&number])?;
+        let found = state.repo_mut(repo)?;
+        pull_of(found, number)?;
+        if !found.dequeue(number) {
+            return Err(GitHubError::NotMergeable {
+                pr: reference(repo, number),
+                message: "Pull request is not in a merge queue".to_owned(),
+            });
+        }
+        state.applied(Write::DequeuePull {
+            repo: repo.clone(),
+            number,
+        })
     }
 
     async fn issues(&self, repo: &RepoName, query: &IssueQuery) -> Result<Vec<Issue>, GitHubError> {

@@ -197,6 +197,26 @@ pub(super) struct RawMergeQueue {
     pub(super) min_entries_to_merge: Option<Spanned<u32>>,
     #[serde(default)]
     pub(super) min_entries_to_merge_wait_minutes: Option<Spanned<u32>>,
+    /// The queue's entries, front first.
+    #[serde(default)]
+    pub(super) entries: Vec<Spanned<RawQueueEntry>>,
+}
+
+/// A pull request in a branch's merge queue: `{pull: 7, by: alice, at: <time>}`, pinned to
+/// the pull request's head unless `head` names another commit.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawQueueEntry {
+    pub(super) pull: Spanned<u64>,
+    pub(super) by: LoginText,
+    pub(super) at: TimeText,
+    #[serde(default)]
+    pub(super) head: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) jump: bool,
+    /// `QUEUED` (the default), `AWAITING_CHECKS`, `MERGEABLE`, `UNMERGEABLE` or `LOCKED`.
+    #[serde(default)]
+    pub(super) state: Option<Spanned<String>>,
 }
 
 /// A deployment environment: `{name: mp, reviewers: [alice], branches: [main]}`.

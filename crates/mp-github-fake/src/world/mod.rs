@@ -10,6 +10,7 @@
 pub mod drain;
 mod error;
 mod file;
+mod queue;
 mod resolve;
 pub mod synthetic;
 mod write;
@@ -31,6 +32,7 @@ use mp_core::state::BOT_STATE_BRANCH;
 use sha1::{Digest, Sha1};
 
 pub use error::LoadWorldError;
+pub use queue::{EnqueueRefused, QueueRecord, STALE_HEAD_MESSAGE};
 pub use synthetic::synthetic_world;
 pub use write::world_to_yaml;
 
@@ -296,6 +298,9 @@ pub struct Repo {
     /// (each such branch also lists `merge_queue` in [`Repo::branch_rules`]); a branch with
     /// the rule and no entry here has [`MergeQueueSettings::default`].
     pub merge_queues: BTreeMap<String, MergeQueueSettings>,
+    /// The entries of each branch's merge queue, front first (the world file's
+    /// `merge_queues.<branch>.entries`; decisions/0078). A branch not named has none.
+    pub queue_entries: BTreeMap<String, Vec<QueueRecord>>,
     /// The deployment environments (`GET /repos/{o}/{r}/environments`).
     pub environments: Vec<Environment>,
 }
@@ -378,6 +383,7 @@ impl Repo {
             activity: BTreeMap::new(),
             branch_rules: BTreeMap::new(),
             merge_queues: BTreeMap::new(),
+            queue_entries: BTreeMap::new(),
             environments: Vec::new(),
         }
     }

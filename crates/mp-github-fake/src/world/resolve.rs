@@ -640,6 +640,60 @@ fn resolve_repo(cx: Cx<'_>, raw: RawRepo, comment_ids: &mut u64) -> Result<Repo>
             rules.push("merge_queue".to_owned());
         }
         repo.merge_queues.insert(branch.value.clone(), queue);
+        let mut entries = Vec::new();
+        for spanned in &raw_queue.entries {
+            let entry = &spanned.value;
+            let number = PrNumber::new(entry.pull.value);
+            let Some(pull) = repo.pull(number) else {
+                return Err(cx.at(
+                    &entry.pull,
+                    format!("no pull request #{number} in the repository"),
+                ));
+            };
+            if pull.base_ref != branch.value {
+                return Err(cx.at(
+                    &entry.pull,
+                    format!(
+                        "#{number} is based on `{}`, not `{}`",
+                        pull.base_ref, branch.value
+                    ),
+                ));
+            }
+            if entries
+                .iter()
+                .any(|e: &crate::world::QueueRecord| e.number == number)
+            {
+                return Err(cx.at(&entry.pull, format!("#{number} is queued twice")));
+            }
+            let head = match &entry.head {
+                Some(head) => resolve_ref(cx, &repo, head)?,
+                None => pull.head_sha.clone(),
+            };
+            let state = match &entry.state {
+                None => mp_core::port::QueueEntryState::Queued,
+                Some(state) => mp_core::port::QueueEntryState::from_graphql(&state.value)
+                    .ok_or_else(|| {
+                        cx.at(
+                            state,
+                            format!(
+                                "unknown state `{}` (one of: QUEUED, AWAITING_CHECKS, MERGEABLE, UNMERGEABLE, LOCKED)",
+                                state.value
+                            ),
+                        )
+                    })?,
+            };
+            entries.push(crate::world::QueueRecord {
+                number,
+                head,
+                enqueued_at: entry.at.0,
+                enqueuer: entry.by.0.clone(),
+                jump: entry.jump,
+                state,
+            });
+        }
+        if !entries.is_empty() {
+            repo.queue_entries.insert(branch.value.clone(), entries);
+        }
     }
     for (refused, from, to, at) in renames {
         if !repo.rename_label(&from, &to, at) {

@@ -235,6 +235,7 @@ fn write_repo(out: &mut Writer, repo: &Repo) {
         activity,
         branch_rules,
         merge_queues,
+        queue_entries,
         environments,
     } = repo;
     let names = CommitNames::new(repo);
@@ -336,10 +337,31 @@ fn write_repo(out: &mut Writer, repo: &Repo) {
                 min_entries_to_merge,
                 min_entries_to_merge_wait_minutes,
             } = queue;
+            let entries: Vec<String> = queue_entries
+                .get(branch)
+                .into_iter()
+                .flatten()
+                .map(|entry| {
+                    format!(
+                        "{{pull: {}, by: {}, at: {}, head: {}, jump: {}, state: {}}}",
+                        entry.number,
+                        quoted(entry.enqueuer.as_str()),
+                        quoted(&entry.enqueued_at.to_string()),
+                        quoted(&names.name(&entry.head)),
+                        entry.jump,
+                        entry.state.as_graphql()
+                    )
+                })
+                .collect();
+            let entries = if entries.is_empty() {
+                String::new()
+            } else {
+                format!(", entries: [{}]", entries.join(", "))
+            };
             out.line(
                 3,
                 &format!(
-                    "{}: {{check_response_timeout_minutes: {check_response_timeout_minutes}, grouping_strategy: {grouping_strategy}, max_entries_to_build: {max_entries_to_build}, max_entries_to_merge: {max_entries_to_merge}, merge_method: {merge_method}, min_entries_to_merge: {min_entries_to_merge}, min_entries_to_merge_wait_minutes: {min_entries_to_merge_wait_minutes}}}",
+                    "{}: {{check_response_timeout_minutes: {check_response_timeout_minutes}, grouping_strategy: {grouping_strategy}, max_entries_to_build: {max_entries_to_build}, max_entries_to_merge: {max_entries_to_merge}, merge_method: {merge_method}, min_entries_to_merge: {min_entries_to_merge}, min_entries_to_merge_wait_minutes: {min_entries_to_merge_wait_minutes}{entries}}}",
                     quoted(branch)
                 ),
             );

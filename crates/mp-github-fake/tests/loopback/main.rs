@@ -4,6 +4,7 @@
 
 mod conformance;
 // Shared with the fault matrix (`tests/faults/`), which uses parts this binary does not.
+mod github_queue;
 #[allow(dead_code)]
 mod harness;
 mod queue_git;

@@ -284,13 +284,18 @@ fn every_scenario_gives_the_same_writes_through_rest_as_in_memory() {
     );
     // A pull request past GitHub's commit cap and one past its file cap (more commits or
     // files than the query asks for), and a renamed file (GraphQL gives no previous path)
-    // are read over REST; nothing else is.
+    // are read over REST, and so is the pull request a landing of GitHub's merge queue
+    // merged, which the supervisor reads back as `mp explain` does (decisions/0078);
+    // nothing else is.
     assert_eq!(
         tally.rest_parts_in,
         [
+            "attack-github-queue-landed-unapproved",
             "attack-pull-request-over-250-commits",
             "classify-path-rename-out-of-config-d",
-            "github-pr-past-the-file-cap"
+            "github-pr-past-the-file-cap",
+            "github-queue-landing-approved",
+            "github-queue-landing-squash"
         ]
     );
 }

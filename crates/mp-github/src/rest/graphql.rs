@@ -549,7 +549,7 @@ enum GiveUp {
 impl RestGitHub {
     /// The GraphQL endpoint: `/graphql` at the API root, `/api/graphql` on GitHub
     /// Enterprise Server (whose REST root is `/api/v3`).
-    fn graphql_url(&self) -> reqwest::Url {
+    pub(super) fn graphql_url(&self) -> reqwest::Url {
         let root = self.transport.api_url().trim_end_matches('/');
         let url = match root.strip_suffix("/api/v3") {
             Some(host) => format!("{host}/api/graphql"),

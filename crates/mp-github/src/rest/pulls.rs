@@ -549,6 +549,35 @@ impl GitHub for RestGitHub {
         Ok(rules)
     }
 
+    async fn merge_queue(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+    ) -> Result<Option<Vec<mp_core::port::QueueEntry>>, GitHubError> {
+        self.merge_queue_graphql(repo, branch).await
+    }
+
+    async fn queue_entry(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Option<mp_core::port::QueueEntry>, GitHubError> {
+        self.queue_entry_graphql(repo, number).await
+    }
+
+    async fn enqueue_pull(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        expected_head: &CommitSha,
+    ) -> Result<mp_core::port::QueueEntry, GitHubError> {
+        self.enqueue_graphql(repo, number, expected_head).await
+    }
+
+    async fn dequeue_pull(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError> {
+        self.dequeue_graphql(repo, number).await
+    }
+
     async fn issues(&self, repo: &RepoName, query: &IssueQuery) -> Result<Vec<Issue>, GitHubError> {
         let endpoint = Endpoint::ListIssues;
         let state = match query.state {

@@ -57,6 +57,24 @@ impl<'a> Request<'a> {
         }
     }
 
+    /// A GraphQL mutation (`POST /graphql`) with its JSON body: a write, so neither retried
+    /// nor cached, and serialised with the other writes.
+    pub(crate) fn graphql_mutation(
+        route: &'static str,
+        url: Url,
+        repo: &'a RepoName,
+        body: serde_json::Value,
+    ) -> Self {
+        Self {
+            method: Method::POST,
+            route,
+            url,
+            repo: Some(repo),
+            body: Some(body),
+            query: false,
+        }
+    }
+
     /// A GraphQL query (`POST /graphql`) with its JSON body.
     pub(crate) fn graphql(
         route: &'static str,

@@ -4,8 +4,9 @@
 
 use mp_core::branch::break_glass::break_glass_tag;
 use mp_core::branch::{
-    BreakGlassPolicy, BreakGlassVerdict, CommitIncident, PathLookup, audit_adr, audit_break_glass,
-    candidate_paths, check_push, hallucination_verdict, roll_up,
+    BreakGlassPolicy, BreakGlassVerdict, CommitIncident, PathLookup, QueueLanding, audit_adr,
+    audit_break_glass, candidate_paths, check_push, check_queue_push, hallucination_verdict,
+    is_queue_landing, roll_up,
 };
 use mp_core::context::{CommitContext, RefUpdate};
 use mp_core::ids::{CommitSha, Timestamp};
@@ -66,6 +67,16 @@ impl Scan<'_> {
 
         let mut last: Option<CommitSha> = None;
         'updates: for Landed { update, commits } in landed {
+            // GitHub's merge queue landed it: which pull requests, approved at which heads.
+            let queue = if is_queue_landing(update) {
+                let Some(queue) = self.queue_landing(update, commits).await? else {
+                    // GitHub could not be read: this update and the rest wait.
+                    break 'updates;
+                };
+                Some(queue)
+            } else {
+                None
+            };
             for commit in commits {
                 if break_glass_tag(&commit.subject).is_some() {
                     let Some(verdict) = self.break_glass(commit, update).await? else {
@@ -84,7 +95,7 @@ impl Scan<'_> {
                     }
                     found.extend(break_glass_incident(&verdict));
                 }
-                found.extend(self.unauthorized_push(commit, update));
+                found.extend(self.unauthorized_push(commit, update, queue.as_ref()));
                 if self
                     .config
                     .skills()
@@ -224,15 +235,20 @@ impl Scan<'_> {
         Ok(Some(adrs))
     }
 
-    /// The unauthorized-push incident of one commit, judged by the update that landed it.
+    /// The unauthorized-push incident of one commit, judged by the update that landed it
+    /// and, for an update of GitHub's merge queue, by what it landed (`queue`).
     fn unauthorized_push(
         &mut self,
         commit: &CommitContext,
         update: &RefUpdate,
+        queue: Option<&QueueLanding>,
     ) -> Option<CommitIncident> {
         let allowlist = self.config.allowlist();
         let bot = self.run.bot().clone();
-        let verdict = check_push(commit, update, &bot, allowlist);
+        let verdict = match queue {
+            Some(queue) => check_queue_push(commit, update, queue, &bot, allowlist),
+            None => check_push(commit, update, &bot, allowlist),
+        };
         let label = verdict.incident()?;
         Some(CommitIncident {
             label,

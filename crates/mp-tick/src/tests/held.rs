@@ -265,6 +265,31 @@ impl GitHub for Held {
     async fn close_issue(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError> {
         self.github.close_issue(repo, number).await
     }
+    async fn merge_queue(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+    ) -> Result<Option<Vec<mp_core::port::QueueEntry>>, GitHubError> {
+        self.github.merge_queue(repo, branch).await
+    }
+    async fn queue_entry(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Option<mp_core::port::QueueEntry>, GitHubError> {
+        self.github.queue_entry(repo, number).await
+    }
+    async fn enqueue_pull(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+        expected_head: &CommitSha,
+    ) -> Result<mp_core::port::QueueEntry, GitHubError> {
+        self.github.enqueue_pull(repo, number, expected_head).await
+    }
+    async fn dequeue_pull(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError> {
+        self.github.dequeue_pull(repo, number).await
+    }
     async fn merge_pull(
         &self,
         repo: &RepoName,

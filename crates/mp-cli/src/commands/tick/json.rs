@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use mp_core::gate::ConditionResult;
+use mp_core::github_queue::GitHubQueueOutcome;
 use mp_core::port::Write;
 use mp_github::rest::RestGitHub;
 use mp_tick::PrOutcome;
@@ -34,14 +35,27 @@ fn outcome_json(outcome: &PrOutcome) -> Value {
         .iter()
         .flat_map(|gate| gate.warnings().map(ToString::to_string))
         .collect();
-    json!({
+    let mut json = json!({
         "pr": outcome.pr,
         "action": outcome.action.as_str(),
         "detail": outcome.detail,
         "quadrant": outcome.quadrant.map(|q| q.as_str()),
         "blocking": blocking,
         "warnings": warnings,
-    })
+    });
+    // `github-queue` mode only: what mp did in GitHub's merge queue, each step whole.
+    if !outcome.github_queue.is_empty() {
+        json["github_queue"] = github_queue_json(&outcome.github_queue);
+    }
+    json
+}
+
+/// GitHub merge queue steps as `[{"code", "line"}]` (decisions/0078).
+fn github_queue_json(steps: &[GitHubQueueOutcome]) -> Value {
+    steps
+        .iter()
+        .map(|step| json!({"code": step.code(), "line": step.to_string()}))
+        .collect()
 }
 
 /// The writes of a tick: lines for people and JSON objects for machines.

@@ -119,3 +119,72 @@ fn a_merge_by_an_agent_in_the_web_interface_is_unauthorized_and_the_body_says_wh
     );
     assert!(body.contains("allowlisted actor (owner)"), "{body}");
 }
+
+fn queue_landing() -> RefUpdate {
+    landed_by(
+        Some("github-merge-queue[bot]"),
+        RefUpdateKind::Other(MERGE_QUEUE_MERGE.to_owned()),
+    )
+}
+
+fn check_queue(landing: &RefUpdate, queue: &QueueLanding) -> PushVerdict {
+    check_queue_push(
+        &commit(
+            "Merge pull request #7 from agent/x",
+            Some("github-merge-queue[bot]"),
+        ),
+        landing,
+        queue,
+        &login("mp-gate[bot]"),
+        &[login("owner")],
+    )
+}
+
+#[test]
+fn a_queue_landing_of_approved_heads_is_sanctioned() {
+    let head = CommitSha::parse(SHA).expect("valid sha");
+    let verdict = check_queue(
+        &queue_landing(),
+        &Ok(vec![QueueLanded {
+            pr: PrNumber::new(7),
+            head,
+        }]),
+    );
+    assert_eq!(
+        format!("{}: {verdict}", verdict.code()),
+        "push_by_github_queue: landed by GitHub's merge queue: #7 at its approved head abcdef0"
+    );
+    assert_eq!(verdict.incident(), None);
+}
+
+#[test]
+fn a_queue_landing_the_owner_did_not_approve_is_an_unauthorized_push_that_says_why() {
+    let why = "it landed #7 at head abcdef0, which the owner did not approve".to_owned();
+    let verdict = check_queue(&queue_landing(), &Err(why));
+    assert_eq!(verdict.code(), "unauthorized_push");
+    let body = verdict
+        .incident_body(&login("mp-gate[bot]"), &[login("owner")])
+        .expect("an incident");
+    assert!(
+        body.contains(
+            "- GitHub's merge queue: it landed #7 at head abcdef0, which the owner did not approve\n"
+        ),
+        "{body}"
+    );
+    // Only GitHub's own activity type makes a queue's landing: a push is judged as a push,
+    // whatever the supervisor read of pull requests.
+    let pushed = landed_by(Some("github-merge-queue[bot]"), RefUpdateKind::Push);
+    let verdict = check_queue(
+        &pushed,
+        &Ok(vec![QueueLanded {
+            pr: PrNumber::new(7),
+            head: CommitSha::parse(SHA).expect("valid sha"),
+        }]),
+    );
+    assert_eq!(verdict.code(), "unauthorized_push");
+    // An update that landed nothing the supervisor could name is no sanction either.
+    assert_eq!(
+        check_queue(&queue_landing(), &Ok(Vec::new())).code(),
+        "unauthorized_push"
+    );
+}
