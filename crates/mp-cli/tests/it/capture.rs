@@ -285,12 +285,8 @@ fn capture_fails(args: &[&std::ffi::OsStr], token: bool) -> (Option<i32>, String
     )
 }
 
-/// Captures `world` served over the loopback GitHub, then asserts that a dry run over the
-/// captured world decides for every pull request what a live dry run decides.
-fn assert_replays(world: &Path) {
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let served = serve(world, dir.path());
-    let captured = dir.path().join("captured.yaml");
+/// `mp dev capture` of the served world into `out`; its JSON summary must parse.
+fn capture(served: &Served, out: &Path) -> Value {
     json_of(
         &mp_live()
             .args([
@@ -304,10 +300,19 @@ fn assert_replays(world: &Path) {
             .arg("--config")
             .arg(&served.config)
             .arg("--out")
-            .arg(&captured)
+            .arg(out)
             .output()
             .expect("mp dev capture runs"),
-    );
+    )
+}
+
+/// Captures `world` served over the loopback GitHub, then asserts that a dry run over the
+/// captured world decides for every pull request what a live dry run decides.
+fn assert_replays(world: &Path) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let served = serve(world, dir.path());
+    let captured = dir.path().join("captured.yaml");
+    capture(&served, &captured);
     let live = json_of(
         &mp_live()
             .args([
@@ -452,23 +457,7 @@ fn a_live_dry_run_does_not_evaluate_a_pull_request_the_inbox_would_close() {
     let dir = tempfile::tempdir().expect("a temp dir");
     let served = serve(&world, dir.path());
     let captured = dir.path().join("captured.yaml");
-    json_of(
-        &mp_live()
-            .args([
-                "dev",
-                "capture",
-                "--format",
-                "json",
-                "--api-url",
-                &served.url,
-            ])
-            .arg("--config")
-            .arg(&served.config)
-            .arg("--out")
-            .arg(&captured)
-            .output()
-            .expect("mp dev capture runs"),
-    );
+    capture(&served, &captured);
     let live = |format: &str| {
         mp_live()
             .args([
