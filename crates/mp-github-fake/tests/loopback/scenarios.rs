@@ -306,11 +306,7 @@ fn a_second_tick_is_answered_from_the_etag_cache() {
     // of unchanged resources come back 304 and do not spend the rate limit. The label
     // queries (`POST /graphql`, decisions/0048) spend GraphQL's own budget, not REST's.
     let runtime = runtime();
-    let (name, path) = scenario_worlds()
-        .into_iter()
-        .find(|(name, _)| name == "mode-observe")
-        .expect("the mode-observe scenario exists");
-    let scenario = Scenario::load(&name, &path);
+    let scenario = scenario_named("mode-observe");
     runtime.block_on(async {
         let server = serve(&scenario, FaultScript::default()).await;
         let client = client_for(&server);
@@ -342,11 +338,7 @@ fn a_second_tick_is_answered_from_the_etag_cache() {
 #[test]
 fn a_pull_request_past_github_s_file_cap_goes_to_the_owner() {
     let runtime = runtime();
-    let (name, path) = scenario_worlds()
-        .into_iter()
-        .find(|(name, _)| name == "c1-pass")
-        .expect("the c1-pass scenario exists");
-    let mut scenario = Scenario::load(&name, &path);
+    let mut scenario = scenario_named("c1-pass");
     let pull = &mut scenario.world.repos[0].pulls[0];
     for i in 0..3001 {
         pull.files.push(mp_github_fake::world::PullFile {
@@ -386,11 +378,7 @@ fn a_pull_request_past_github_s_file_cap_goes_to_the_owner() {
 #[test]
 fn two_ticks_at_once_act_once() {
     let runtime = runtime();
-    let (name, path) = scenario_worlds()
-        .into_iter()
-        .find(|(name, _)| name == "many-two-ready-prs-both-merge")
-        .expect("the many-two-ready-prs-both-merge scenario exists");
-    let scenario = Scenario::load(&name, &path);
+    let scenario = scenario_named("many-two-ready-prs-both-merge");
     // The writes of work (each tick also takes and gives back its lease), as text.
     let work = |server: &mp_github_fake::LoopbackServer| -> Vec<String> {
         server
@@ -421,7 +409,7 @@ fn two_ticks_at_once_act_once() {
             .expect("the loopback server starts");
         let ticks = ["cron", "manual"].map(|holder| {
             let client = client_for(&server);
-            let mut scenario = Scenario::load(&name, &path);
+            let mut scenario = scenario_named("many-two-ready-prs-both-merge");
             scenario.options = scenario.options.clone().with_lease_holder(holder);
             tokio::spawn(async move { tick_over(&client, &scenario).await.report })
         });
@@ -460,11 +448,7 @@ fn a_label_renamed_over_rest_shows_its_new_name_and_its_edit_in_both_adapters() 
     use mp_core::ids::{PrNumber, RepoName};
     use mp_core::port::GitHub as _;
     let runtime = runtime();
-    let (name, path) = scenario_worlds()
-        .into_iter()
-        .find(|(name, _)| name == "c1-pass")
-        .expect("the c1-pass scenario exists");
-    let scenario = Scenario::load(&name, &path);
+    let scenario = scenario_named("c1-pass");
     runtime.block_on(async {
         let server = serve(&scenario, FaultScript::default()).await;
         let client = client_for(&server);
@@ -475,18 +459,7 @@ fn a_label_renamed_over_rest_shows_its_new_name_and_its_edit_in_both_adapters() 
             .await
             .expect("the records read");
         assert_eq!(before.len(), 1, "{before:?}");
-        let http = reqwest::Client::new();
-        let renamed = http
-            .patch(format!(
-                "{}/repos/acme/app/labels/ready-to-merge",
-                server.base_url()
-            ))
-            .bearer_auth("ghp_loopback")
-            .json(&serde_json::json!({ "new_name": "merge-me" }))
-            .send()
-            .await
-            .expect("the rename is answered");
-        assert_eq!(renamed.status().as_u16(), 200);
+        rename_ready_to_merge(&server).await;
         let after = client
             .label_records(&repo, &["merge-me".to_owned()])
             .await
@@ -531,11 +504,7 @@ fn the_listing_carries_the_same_label_records_and_default_branch_as_the_reads_by
     use mp_core::ids::RepoName;
     use mp_core::port::GitHub as _;
     let runtime = runtime();
-    let (name, path) = scenario_worlds()
-        .into_iter()
-        .find(|(name, _)| name == "c1-pass")
-        .expect("the c1-pass scenario exists");
-    let scenario = Scenario::load(&name, &path);
+    let scenario = scenario_named("c1-pass");
     runtime.block_on(async {
         let server = serve(&scenario, FaultScript::default()).await;
         let client = client_reading(&server, ReadPath::Graphql);
@@ -571,17 +540,7 @@ fn the_listing_carries_the_same_label_records_and_default_branch_as_the_reads_by
             }
         };
         same_facts("before the rename").await;
-        let renamed = reqwest::Client::new()
-            .patch(format!(
-                "{}/repos/acme/app/labels/ready-to-merge",
-                server.base_url()
-            ))
-            .bearer_auth("ghp_loopback")
-            .json(&serde_json::json!({ "new_name": "merge-me" }))
-            .send()
-            .await
-            .expect("the rename is answered");
-        assert_eq!(renamed.status().as_u16(), 200);
+        rename_ready_to_merge(&server).await;
         same_facts("after the rename").await;
         let listed = client
             .open_pulls_with_reads(&repo)
@@ -622,11 +581,7 @@ fn the_listing_carries_the_same_label_records_and_default_branch_as_the_reads_by
 fn a_delay_times_the_request_out_on_the_shared_clock() {
     use mp_core::port::GitHub as _;
     let runtime = runtime();
-    let (name, path) = scenario_worlds()
-        .into_iter()
-        .find(|(name, _)| name == "c1-pass")
-        .expect("the c1-pass scenario exists");
-    let scenario = Scenario::load(&name, &path);
+    let scenario = scenario_named("c1-pass");
     runtime.block_on(async {
         let faults: FaultScript = "POST /repos/{o}/{r}/issues/{n}/comments #1 delay 60000"
             .parse()
@@ -649,4 +604,29 @@ fn a_delay_times_the_request_out_on_the_shared_clock() {
         assert_eq!(server.memory().actions().len(), 1, "the comment was posted");
         server.shutdown().await;
     });
+}
+
+/// The scenario of that name under fixtures/scenarios.
+fn scenario_named(wanted: &str) -> Scenario {
+    let (name, path) = scenario_worlds()
+        .into_iter()
+        .find(|(name, _)| name == wanted)
+        .unwrap_or_else(|| panic!("the {wanted} scenario exists"));
+    Scenario::load(&name, &path)
+}
+
+/// An agent renames acme/app's `ready-to-merge` label to `merge-me` over REST
+/// (`PATCH /repos/{o}/{r}/labels/{name}`); GitHub answers 200.
+async fn rename_ready_to_merge(server: &mp_github_fake::LoopbackServer) {
+    let renamed = reqwest::Client::new()
+        .patch(format!(
+            "{}/repos/acme/app/labels/ready-to-merge",
+            server.base_url()
+        ))
+        .bearer_auth("ghp_loopback")
+        .json(&serde_json::json!({ "new_name": "merge-me" }))
+        .send()
+        .await
+        .expect("the rename is answered");
+    assert_eq!(renamed.status().as_u16(), 200);
 }
