@@ -424,10 +424,34 @@ fn level_rank(level: &str) -> u8 {
     }
 }
 
+/// What a repository in `merge.mode: github-queue` needs besides [`NEEDED_PERMISSIONS`]:
+/// enqueueing and dequeueing, and publishing mp's check on the queue's merge groups
+/// (decisions/0078, 0084).
+pub const GITHUB_QUEUE_PERMISSIONS: &[(&str, &str, &str)] = &[
+    ("checks", "write", "Checks"),
+    ("merge_queues", "write", "Merge queues"),
+];
+
 /// The needed permissions `granted` lacks, e.g. `Contents: write (has read)`.
 pub fn missing_permissions(granted: &BTreeMap<String, String>) -> Vec<String> {
-    NEEDED_PERMISSIONS
+    missing_from(NEEDED_PERMISSIONS.iter(), granted)
+}
+
+/// [`missing_permissions`] of a repository in `merge.mode: github-queue`, which also needs
+/// [`GITHUB_QUEUE_PERMISSIONS`] (a higher level of the same permission replaces the lower).
+pub fn missing_permissions_github_queue(granted: &BTreeMap<String, String>) -> Vec<String> {
+    let needed = NEEDED_PERMISSIONS
         .iter()
+        .filter(|(key, _, _)| !GITHUB_QUEUE_PERMISSIONS.iter().any(|(k, _, _)| k == key))
+        .chain(GITHUB_QUEUE_PERMISSIONS.iter());
+    missing_from(needed, granted)
+}
+
+fn missing_from<'a>(
+    needed: impl Iterator<Item = &'a (&'a str, &'a str, &'a str)>,
+    granted: &BTreeMap<String, String>,
+) -> Vec<String> {
+    needed
         .filter_map(|(key, level, shown)| {
             let has = granted.get(*key).map(String::as_str);
             (level_rank(has.unwrap_or("")) < level_rank(level)).then(|| match has {
@@ -444,7 +468,12 @@ pub fn access_check(config: &Config, repo: &RepoName, access: &Access) -> Check 
     let slug = config.env().bot_app_slug();
     match access {
         Access::Installation(granted) => {
-            let missing = missing_permissions(granted);
+            let missing =
+                if config.projects().merge_settings(repo).mode() == RepoMergeMode::GitHubQueue {
+                    missing_permissions_github_queue(granted)
+                } else {
+                    missing_permissions(granted)
+                };
             if missing.is_empty() {
                 Check::ok(
                     name,

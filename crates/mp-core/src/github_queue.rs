@@ -127,6 +127,18 @@ pub enum GitHubQueueOutcome {
         /// Why, one line (the gate's blocking reasons, or the head mismatch).
         why: String,
     },
+    /// mp published its check ([`GATE_CHECK`]) on the head of the merge group GitHub's
+    /// queue made for this pull request (decisions/0084).
+    GroupChecked {
+        /// The group's branch (`gh-readonly-queue/<base>/pr-<N>-<sha>`).
+        group: String,
+        /// The group's head, which the check reports on.
+        head: CommitSha,
+        /// Whether the check passed.
+        passes: bool,
+        /// The check's title (which pull requests the gate refuses, or that it passes all).
+        title: String,
+    },
 }
 
 impl GitHubQueueOutcome {
@@ -138,6 +150,8 @@ impl GitHubQueueOutcome {
             Self::HeadMoved { .. } => "github_queue_head_moved",
             Self::Refused { .. } => "github_queue_refused",
             Self::Dequeued { .. } => "github_queue_dequeued",
+            Self::GroupChecked { passes: true, .. } => "github_queue_group_passed",
+            Self::GroupChecked { passes: false, .. } => "github_queue_group_failed",
         }
     }
 }
@@ -195,6 +209,17 @@ impl fmt::Display for GitHubQueueOutcome {
                 }
                 write!(f, "): {why}")
             }
+            Self::GroupChecked {
+                group,
+                head,
+                passes,
+                title,
+            } => write!(
+                f,
+                "check '{GATE_CHECK}' {} on merge group {group} (head {}): {title}",
+                if *passes { "passed" } else { "failed" },
+                head.short()
+            ),
         }
     }
 }
@@ -216,4 +241,117 @@ pub fn dequeue_reason(
         ));
     }
     blocking.map(str::to_owned)
+}
+
+/// The name of the check run mp publishes on a merge group's head: its gate's verdict on
+/// every pull request the group holds (decisions/0084). A ruleset that requires it must
+/// pin it to mp's App, or any App could report it.
+pub const GATE_CHECK: &str = "mp-gate";
+
+/// The prefix of the branches GitHub's merge queue makes for its merge groups of `base`
+/// (`gh-readonly-queue/<base>/`).
+pub fn merge_group_prefix(base: &str) -> String {
+    format!("gh-readonly-queue/{base}/")
+}
+
+/// The pull request a merge group's branch was made for, from its name
+/// (`gh-readonly-queue/<base>/pr-<N>-<sha>`, with or without `refs/heads/`): GitHub's
+/// naming, not evidence, only where to look. `None` for a branch of another base or
+/// another shape.
+pub fn merge_group_pull(branch: &str, base: &str) -> Option<crate::ids::PrNumber> {
+    let branch = branch.strip_prefix("refs/heads/").unwrap_or(branch);
+    let name = branch.strip_prefix(&merge_group_prefix(base))?;
+    let digits = name.strip_prefix("pr-")?.split('-').next()?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok().map(crate::ids::PrNumber::new)
+}
+
+/// mp's verdict, this pass, on one pull request a merge group holds (decisions/0084).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GroupMember {
+    /// Its gate passed (C4 aside) and its entry is at the head the gate judged, which the
+    /// owner's approval binds.
+    Passes {
+        /// The pull request.
+        number: crate::ids::PrNumber,
+        /// The head the group brings.
+        head: CommitSha,
+    },
+    /// The gate refuses it, or its entry is at another head.
+    Refused {
+        /// The pull request.
+        number: crate::ids::PrNumber,
+        /// Why, in the gate's words.
+        why: String,
+    },
+    /// Not judged in this pass (not evaluated, or not in the queue any more): the group
+    /// waits for a pass that judges it.
+    Unjudged {
+        /// The pull request.
+        number: crate::ids::PrNumber,
+    },
+}
+
+/// The check run mp publishes on a merge group's head: passes only when the gate passes
+/// every pull request the group holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupVerdict {
+    /// Whether the group may land.
+    pub passes: bool,
+    /// The check's title: one line.
+    pub title: String,
+    /// The check's summary: one line per pull request, with its reason.
+    pub summary: String,
+}
+
+/// mp's verdict on a merge group from its members' verdicts, front first; `None` while any
+/// is unjudged (mp publishes nothing, and the queue waits for the check), or for a group
+/// with no members.
+pub fn judge_group(members: &[GroupMember]) -> Option<GroupVerdict> {
+    if members.is_empty()
+        || members
+            .iter()
+            .any(|m| matches!(m, GroupMember::Unjudged { .. }))
+    {
+        return None;
+    }
+    let refused: Vec<&GroupMember> = members
+        .iter()
+        .filter(|m| matches!(m, GroupMember::Refused { .. }))
+        .collect();
+    let lines: Vec<String> = members
+        .iter()
+        .map(|member| match member {
+            GroupMember::Passes { number, head } => {
+                format!(
+                    "- #{number}: the gate passes on {}, the head the owner approved",
+                    head.short()
+                )
+            }
+            GroupMember::Refused { number, why } => format!("- #{number}: refused: {why}"),
+            GroupMember::Unjudged { number } => format!("- #{number}: not judged"),
+        })
+        .collect();
+    let title = if refused.is_empty() {
+        format!(
+            "the gate passes all {} pull request(s) of the group",
+            members.len()
+        )
+    } else {
+        let numbers: Vec<String> = refused
+            .iter()
+            .filter_map(|m| match m {
+                GroupMember::Refused { number, .. } => Some(format!("#{number}")),
+                _ => None,
+            })
+            .collect();
+        format!("the gate refuses {}", numbers.join(", "))
+    };
+    Some(GroupVerdict {
+        passes: refused.is_empty(),
+        title,
+        summary: lines.join("\n"),
+    })
 }

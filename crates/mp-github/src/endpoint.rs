@@ -81,6 +81,10 @@ pub enum Endpoint {
     /// `git push` of a revert commit to `https://github.com/{o}/{r}.git` (git's smart
     /// HTTP protocol, not the REST API).
     GitPush,
+    /// `GET /repos/{o}/{r}/git/matching-refs/{ref}` (the merge queue's group branches).
+    ListMatchingRefs,
+    /// `POST /repos/{o}/{r}/check-runs`.
+    CreateCheckRun,
     /// `POST /graphql` with the label query (`repository { label(name:) }`): GitHub's
     /// record of one label. GraphQL has its own budget, so it spends nothing of the REST
     /// limit.
@@ -136,6 +140,8 @@ impl Endpoint {
             Self::Compare => "GET /repos/{o}/{r}/compare/{basehead}",
             Self::CreatePull => "POST /repos/{o}/{r}/pulls",
             Self::GitPush => "git push {o}/{r}",
+            Self::ListMatchingRefs => "GET /repos/{o}/{r}/git/matching-refs/{ref}",
+            Self::CreateCheckRun => "POST /repos/{o}/{r}/check-runs",
             Self::GraphqlLabel
             | Self::GraphqlMergeQueue
             | Self::GraphqlQueueEntry

@@ -250,6 +250,9 @@ fn describe(work: &crate::route::Work) -> String {
         Work::BranchMoved { repo, .. } => {
             format!("{repo}: gated branch moved; branch supervisor and open pull requests")
         }
+        Work::MergeGroup { repo, number } => format!(
+            "{repo}#{number}: merge group checks requested; its ready pull requests and mp's check on the groups"
+        ),
         Work::Resync => "resync".to_owned(),
         #[allow(unreachable_patterns)]
         _ => "work".to_owned(),

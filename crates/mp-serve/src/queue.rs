@@ -133,6 +133,11 @@ impl Queue {
                     lane(self, repo, at).ready_pulls = true;
                 }
             }
+            Work::MergeGroup { repo, number } => {
+                let lane = lane(self, repo, at);
+                lane.numbers.insert(number);
+                lane.ready_pulls = true;
+            }
             Work::Resync => {
                 self.resync.get_or_insert(at);
             }
@@ -353,6 +358,29 @@ mod tests {
             numbers: numbers.iter().copied().map(PrNumber::new).collect(),
             heads: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_merge_group_asks_for_its_pull_request_and_the_ready_ones() {
+        let mut queue = Queue::default();
+        let now = Instant::now();
+        queue.push(
+            Work::MergeGroup {
+                repo: repo("acme/app"),
+                number: PrNumber::new(7),
+            },
+            now,
+        );
+        let lane = &queue.lanes[&repo("acme/app")];
+        assert!(
+            lane.ready_pulls,
+            "the entries ahead are ready pull requests"
+        );
+        assert_eq!(
+            lane.numbers.iter().copied().collect::<Vec<_>>(),
+            [PrNumber::new(7)]
+        );
+        assert!(queue.supervise.is_empty(), "no branch moved");
     }
 
     #[test]

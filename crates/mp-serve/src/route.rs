@@ -9,7 +9,7 @@
 //! | `issues`, `issue_comment` on a `decision:pending-owner` issue of the governance repository | a resync (the inbox poll runs in it, so an approval merges in it) |
 //! | `push` to a repository's gated branch | the branch supervisor of that repository and its ready pull requests (the race guard) |
 //! | `installation_repositories` | a resync |
-//! | `merge_group` checks_requested, into a gated branch | the pull request the group was made for (`gh-readonly-queue/<base>/pr-<N>-...`): its gate is judged again at once, so one it refuses leaves GitHub's merge queue before the group's checks finish (decisions/0079) |
+//! | `merge_group` checks_requested, into a gated branch | the pull request the group was made for (`gh-readonly-queue/<base>/pr-<N>-...`): its gate is judged again at once, with every ready pull request of the repository, so one it refuses leaves GitHub's merge queue before the group's checks finish and mp's check on the group is published (decisions/0079, 0084) |
 //! | `ping` | nothing (answered `pong`) |
 //!
 //! Everything else is ignored with its reason: other actions, other branches, repositories
@@ -44,6 +44,15 @@ pub enum Work {
         repo: RepoName,
         /// Whether its pull requests are gated (not audit-only).
         gated: bool,
+    },
+    /// GitHub's merge queue asks for the checks of a group made for pull request `number`:
+    /// that pull request and every ready one of `repo` (the group holds the entries ahead
+    /// of it), then mp's check on the repository's groups (decisions/0084).
+    MergeGroup {
+        /// The repository.
+        repo: RepoName,
+        /// The pull request the group was made for.
+        number: PrNumber,
     },
     /// The whole tick: inbox, every pull request, every supervisor, the drift check.
     Resync,
@@ -225,10 +234,9 @@ fn merge_group(e: &MergeGroupEvent, cx: &RouteContext<'_>) -> Result<Routed, Str
             group.head_ref
         )));
     };
-    Ok(Routed::Work(vec![Work::Pulls {
+    Ok(Routed::Work(vec![Work::MergeGroup {
         repo,
-        numbers: vec![PrNumber::new(number)],
-        heads: Vec::new(),
+        number: PrNumber::new(number),
     }]))
 }
 

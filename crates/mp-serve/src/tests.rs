@@ -618,10 +618,9 @@ mod routing {
                 &merge_group("checks_requested", "acme/webapp", "refs/heads/trunk", group),
                 None
             ),
-            Routed::Work(vec![Work::Pulls {
+            Routed::Work(vec![Work::MergeGroup {
                 repo: "acme/webapp".parse().expect("a name"),
-                numbers: vec![mp_core::ids::PrNumber::new(104)],
-                heads: Vec::new(),
+                number: mp_core::ids::PrNumber::new(104),
             }])
         );
         // A destroyed group changes no verdict: the queue removed it, and judging it again

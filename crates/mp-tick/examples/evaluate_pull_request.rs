@@ -450,6 +450,22 @@ impl GitHub for Catalog {
         Err(self.read_only("POST /graphql (dequeuePullRequest)"))
     }
 
+    async fn merge_groups(
+        &self,
+        _repo: &RepoName,
+        _base: &str,
+    ) -> Result<Vec<mp_core::port::MergeGroupRef>, GitHubError> {
+        Ok(Vec::new())
+    }
+
+    async fn create_check_run(
+        &self,
+        _repo: &RepoName,
+        _run: &mp_core::port::NewCheckRun,
+    ) -> Result<(), GitHubError> {
+        Err(self.read_only("POST /check-runs"))
+    }
+
     async fn merge_pull(
         &self,
         _repo: &RepoName,

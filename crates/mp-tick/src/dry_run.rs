@@ -630,6 +630,26 @@ impl GitHub for DryRun<'_> {
         Ok(())
     }
 
+    async fn merge_groups(
+        &self,
+        repo: &RepoName,
+        base: &str,
+    ) -> Result<Vec<mp_core::port::MergeGroupRef>, GitHubError> {
+        self.inner.merge_groups(repo, base).await
+    }
+
+    async fn create_check_run(
+        &self,
+        repo: &RepoName,
+        run: &mp_core::port::NewCheckRun,
+    ) -> Result<(), GitHubError> {
+        self.plan(Write::CreateCheckRun {
+            repo: repo.clone(),
+            run: run.clone(),
+        });
+        Ok(())
+    }
+
     async fn merge_pull(
         &self,
         repo: &RepoName,

@@ -430,6 +430,23 @@ impl<G: GitHub + ?Sized> GitHub for Fenced<'_, '_, G> {
         self.inner.dequeue_pull(repo, number).await
     }
 
+    async fn merge_groups(
+        &self,
+        repo: &RepoName,
+        base: &str,
+    ) -> Result<Vec<mp_core::port::MergeGroupRef>, GitHubError> {
+        self.inner.merge_groups(repo, base).await
+    }
+
+    async fn create_check_run(
+        &self,
+        repo: &RepoName,
+        run: &mp_core::port::NewCheckRun,
+    ) -> Result<(), GitHubError> {
+        self.may_write()?;
+        self.inner.create_check_run(repo, run).await
+    }
+
     async fn merge_pull(
         &self,
         repo: &RepoName,

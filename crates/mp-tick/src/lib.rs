@@ -898,6 +898,7 @@ async fn process_repo(
         }
     }
     runner.order_queue(repo);
+    runner.judge_merge_groups(repo).await;
     true
 }
 

@@ -31,6 +31,8 @@ use super::report::{PrAction, PrOutcome, TickReport, one_line};
 use super::skills::failure_warning;
 use super::{MergeMode, TickSetup};
 
+mod merge_groups;
+
 /// The skip detail when a pull request's comments cannot be read (bot.md §5.1).
 pub const RECEIPTS_UNAVAILABLE: &str = "approval receipts unavailable";
 
@@ -125,6 +127,12 @@ pub(crate) struct Runner<'a> {
     /// `github-queue` mode: what became of the current pull request in GitHub's merge
     /// queue, moved into its outcome when it is recorded.
     github_queue_steps: Vec<GitHubQueueOutcome>,
+    /// `github-queue` mode: each repository's merge queue as first read in this pass,
+    /// before mp's own enqueues and dequeues.
+    github_queue_first_read: BTreeMap<RepoName, Vec<QueueEntry>>,
+    /// `github-queue` mode: the entries mp removed from each repository's queue in this
+    /// pass, with their positions in the queue as first read.
+    github_dequeued: BTreeMap<RepoName, Vec<(PrNumber, u32)>>,
     pub(crate) report: TickReport,
 }
 
@@ -155,6 +163,8 @@ impl<'a> Runner<'a> {
             branch_rules: BTreeMap::new(),
             github_queues: BTreeMap::new(),
             github_queue_steps: Vec::new(),
+            github_queue_first_read: BTreeMap::new(),
+            github_dequeued: BTreeMap::new(),
             report: TickReport::default(),
         }
     }
@@ -678,6 +688,10 @@ impl<'a> Runner<'a> {
             .await
             .map_err(|e| Skip::github("cannot read GitHub's merge queue", &e))?;
         self.github_queues.insert(repo.clone(), entries.clone());
+        if let Some(first) = &entries {
+            self.github_queue_first_read
+                .insert(repo.clone(), first.clone());
+        }
         Ok(entries)
     }
 
@@ -731,6 +745,10 @@ impl<'a> Runner<'a> {
         if let Some(Some(entries)) = self.github_queues.get_mut(&pr.repo) {
             entries.retain(|e| e.number != pr.number);
         }
+        self.github_dequeued
+            .entry(pr.repo.clone())
+            .or_default()
+            .push((pr.number, entry.position));
         let step = GitHubQueueOutcome::Dequeued {
             entry_head: entry.head,
             enqueuer: entry.enqueuer,

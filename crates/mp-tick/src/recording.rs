@@ -332,6 +332,26 @@ impl GitHub for Recording<'_> {
         })
     }
 
+    async fn merge_groups(
+        &self,
+        repo: &RepoName,
+        base: &str,
+    ) -> Result<Vec<mp_core::port::MergeGroupRef>, GitHubError> {
+        self.inner.merge_groups(repo, base).await
+    }
+
+    async fn create_check_run(
+        &self,
+        repo: &RepoName,
+        run: &mp_core::port::NewCheckRun,
+    ) -> Result<(), GitHubError> {
+        let result = self.inner.create_check_run(repo, run).await;
+        self.keep(result, |()| Write::CreateCheckRun {
+            repo: repo.clone(),
+            run: run.clone(),
+        })
+    }
+
     async fn merge_pull(
         &self,
         repo: &RepoName,

@@ -212,6 +212,10 @@ pub struct TickMetrics {
     pub queued: u32,
     /// `github-queue` mode: pull requests mp enqueued in GitHub's merge queue.
     pub enqueued: u32,
+    /// `github-queue` mode: merge groups on whose head mp published a passing check.
+    pub group_checks_passed: u32,
+    /// `github-queue` mode: merge groups on whose head mp published a failing check.
+    pub group_checks_failed: u32,
     /// Pull requests classified (one audit record each).
     pub classified: u32,
     /// Receipt comments written.
@@ -268,6 +272,16 @@ impl TickMetrics {
             }
             if self.enqueued > 0 {
                 map.insert("enqueued".to_owned(), self.enqueued.into());
+            }
+            if self.group_checks_passed + self.group_checks_failed > 0 {
+                map.insert(
+                    "group_checks_passed".to_owned(),
+                    self.group_checks_passed.into(),
+                );
+                map.insert(
+                    "group_checks_failed".to_owned(),
+                    self.group_checks_failed.into(),
+                );
             }
         }
         json

@@ -160,6 +160,36 @@ fn a_missing_or_weaker_permission_is_named() {
 }
 
 #[test]
+fn github_queue_mode_needs_checks_and_merge_queues_write() {
+    let granted = all_granted();
+    assert_eq!(
+        missing_permissions_github_queue(&granted),
+        [
+            "Checks: write (has read)",
+            "Merge queues: write (not granted)"
+        ]
+    );
+    let mut enough = granted.clone();
+    enough.insert("checks".to_owned(), "write".to_owned());
+    enough.insert("merge_queues".to_owned(), "write".to_owned());
+    assert!(missing_permissions_github_queue(&enough).is_empty());
+    // The repository's mode decides which list applies.
+    let queued = config_with(
+        "bot_app_slug: gate\nrequired_checks: [test]\nmerge_enabled: true\n",
+        "governance_repo: org/gov\nsupervised_repos: [org/app, org/lib, org/gov]\nrepo_overrides:\n  org/app:\n    merge:\n      mode: github-queue\n",
+    );
+    let app = access_check(
+        &queued,
+        &repo("org/app"),
+        &Access::Installation(granted.clone()),
+    );
+    assert_eq!(app.status, Status::Fail);
+    assert!(app.detail.contains("Merge queues: write"), "{}", app.detail);
+    let lib = access_check(&queued, &repo("org/lib"), &Access::Installation(granted));
+    assert_eq!(lib.status, Status::Ok, "{}", lib.detail);
+}
+
+#[test]
 fn a_repository_without_the_installation_fails_with_the_install_link() {
     let check = access_check(&config(), &repo("org/app"), &Access::NotInstalled);
     assert_eq!(check.status, Status::Fail);

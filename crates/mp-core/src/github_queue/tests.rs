@@ -99,3 +99,77 @@ fn every_queue_outcome_has_its_code_and_line() {
         "github_queue_head_moved"
     );
 }
+
+#[test]
+fn a_merge_group_names_its_pull_request_only_under_its_base() {
+    use crate::ids::PrNumber;
+    let sha = "929f8209a8f2c0a2de6a0f0b3f3c7b7d5f0d1e2f";
+    assert_eq!(
+        merge_group_pull(&format!("gh-readonly-queue/main/pr-104-{sha}"), "main"),
+        Some(PrNumber::new(104))
+    );
+    assert_eq!(
+        merge_group_pull(
+            &format!("refs/heads/gh-readonly-queue/release/1.x/pr-7-{sha}"),
+            "release/1.x"
+        ),
+        Some(PrNumber::new(7))
+    );
+    // Another base's group, an agent's look-alike branch, a name without a number.
+    assert_eq!(
+        merge_group_pull(&format!("gh-readonly-queue/dev/pr-104-{sha}"), "main"),
+        None
+    );
+    assert_eq!(
+        merge_group_pull("agent/gh-readonly-queue/main/pr-1-x", "main"),
+        None
+    );
+    assert_eq!(
+        merge_group_pull("gh-readonly-queue/main/pr--x", "main"),
+        None
+    );
+    assert_eq!(
+        merge_group_pull("gh-readonly-queue/main/pr-+1-x", "main"),
+        None
+    );
+}
+
+#[test]
+fn a_group_passes_only_when_every_member_passes() {
+    use crate::ids::PrNumber;
+    let pass = |n| GroupMember::Passes {
+        number: PrNumber::new(n),
+        head: head(),
+    };
+    let all = judge_group(&[pass(1), pass(2)]).expect("judged");
+    assert!(all.passes, "{all:?}");
+    assert!(all.summary.contains("#1") && all.summary.contains("#2"));
+
+    let refused = judge_group(&[
+        pass(1),
+        GroupMember::Refused {
+            number: PrNumber::new(2),
+            why: "Quadrant D waits for the owner's decision".to_owned(),
+        },
+    ])
+    .expect("judged");
+    assert!(!refused.passes);
+    assert_eq!(refused.title, "the gate refuses #2");
+    assert!(
+        refused.summary.contains("Quadrant D waits"),
+        "{}",
+        refused.summary
+    );
+
+    // One member not judged: nothing is published.
+    assert_eq!(
+        judge_group(&[
+            pass(1),
+            GroupMember::Unjudged {
+                number: PrNumber::new(2)
+            }
+        ]),
+        None
+    );
+    assert_eq!(judge_group(&[]), None);
+}

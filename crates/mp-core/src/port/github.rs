@@ -247,6 +247,32 @@ pub struct QueueEntry {
     pub enqueuer: Option<Login>,
 }
 
+/// A merge group of GitHub's merge queue: the temporary branch
+/// `gh-readonly-queue/<base>/pr-<N>-<sha>` whose head the queue tests and lands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeGroupRef {
+    /// The branch, without `refs/heads/`.
+    pub branch: String,
+    /// Its head: the commit the queue tests, and lands when its required checks pass.
+    pub head: CommitSha,
+}
+
+/// A check run mp publishes, completed at once (`POST /check-runs` with `status:
+/// completed`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewCheckRun {
+    /// The check's name.
+    pub name: String,
+    /// The commit it reports on.
+    pub head_sha: CommitSha,
+    /// `success` or `failure`.
+    pub conclusion: crate::context::CheckConclusion,
+    /// `output.title`: one line.
+    pub title: String,
+    /// `output.summary`: Markdown.
+    pub summary: String,
+}
+
 /// What `update-branch` did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UpdateBranchOutcome {
@@ -656,6 +682,26 @@ pub trait GitHub: Send + Sync {
     /// [`GitHubError::NotMergeable`] when it is not in a queue; see the trait
     /// documentation.
     async fn dequeue_pull(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError>;
+
+    /// The merge groups GitHub's merge queue of `base` is testing: its branches
+    /// `gh-readonly-queue/<base>/...` with their heads
+    /// (`GET /git/matching-refs/heads/gh-readonly-queue/<base>/`), in GitHub's order.
+    ///
+    /// # Errors
+    /// See the trait documentation.
+    async fn merge_groups(
+        &self,
+        repo: &RepoName,
+        base: &str,
+    ) -> Result<Vec<MergeGroupRef>, GitHubError>;
+
+    /// Publishes a completed check run on a commit (`POST /check-runs`; the App's
+    /// *Checks: write* permission).
+    ///
+    /// # Errors
+    /// See the trait documentation.
+    async fn create_check_run(&self, repo: &RepoName, run: &NewCheckRun)
+    -> Result<(), GitHubError>;
 
     /// Issues matching a query (`GET /issues?state=&labels=`, all pages), pull requests
     /// included and marked.

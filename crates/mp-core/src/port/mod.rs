@@ -16,8 +16,8 @@ pub use audit::{AuditError, AuditLog, AuditRecord, AuditVote};
 pub use clock::{Clock, FixedClock};
 pub use github::{
     ACTIVITY_PAGE, DEFAULT_BRANCH_FALLBACK, GitHub, GitHubError, Issue, IssueQuery, IssueState,
-    ListedPull, MergeMethod, MergeRequest, NewIssue, PullReads, PullRequest, QueueEntry,
-    QueueEntryState, RepoActivity, UpdateBranchOutcome,
+    ListedPull, MergeGroupRef, MergeMethod, MergeRequest, NewCheckRun, NewIssue, PullReads,
+    PullRequest, QueueEntry, QueueEntryState, RepoActivity, UpdateBranchOutcome,
 };
 pub use history::{
     CommitPull, Comparison, FileContent, FileWrite, GitHubHistory, NewPull, Tree, TreeEntry,

@@ -12,7 +12,7 @@ use std::fmt;
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use super::{FileWrite, MergeRequest, NewIssue, NewPull};
+use super::{FileWrite, MergeRequest, NewCheckRun, NewIssue, NewPull};
 use crate::context::CommentId;
 use crate::ids::{CommitSha, PrNumber, RepoName};
 
@@ -110,6 +110,13 @@ pub enum Write {
         repo: RepoName,
         /// The pull request.
         number: PrNumber,
+    },
+    /// `POST /check-runs`: a completed check run published on a commit.
+    CreateCheckRun {
+        /// The repository.
+        repo: RepoName,
+        /// The run.
+        run: NewCheckRun,
     },
     /// `PUT /pulls/{n}/update-branch`.
     UpdateBranch {
@@ -248,6 +255,7 @@ impl Write {
             Self::MergePull { .. } => "merge_pull",
             Self::EnqueuePull { .. } => "enqueue_pull",
             Self::DequeuePull { .. } => "dequeue_pull",
+            Self::CreateCheckRun { .. } => "create_check_run",
             Self::UpdateBranch { .. } => "update_branch",
             Self::PutFile { .. } => "put_file",
             Self::CreateBranch { .. } => "create_branch",
@@ -271,6 +279,7 @@ impl Write {
             | Self::MergePull { repo, .. }
             | Self::EnqueuePull { repo, .. }
             | Self::DequeuePull { repo, .. }
+            | Self::CreateCheckRun { repo, .. }
             | Self::UpdateBranch { repo, .. }
             | Self::PutFile { repo, .. }
             | Self::CreateBranch { repo, .. }
@@ -399,6 +408,14 @@ impl fmt::Display for Phrase<'_> {
                 f,
                 "{} {repo}#{number} from GitHub's merge queue",
                 verb("dequeue", "dequeued")
+            ),
+            Write::CreateCheckRun { repo, run } => write!(
+                f,
+                "{} check '{}' on {repo}@{}: {}",
+                verb("publish", "published"),
+                run.name,
+                run.head_sha.short(),
+                run.conclusion.as_str()
             ),
             Write::UpdateBranch {
                 repo,
@@ -560,6 +577,13 @@ impl fmt::Display for Logged<'_> {
                 known(*answer)
             ),
             Write::DequeuePull { repo, number } => write!(f, "dequeue {repo}#{number}"),
+            Write::CreateCheckRun { repo, run } => write!(
+                f,
+                "check run {repo}@{}: {} {}",
+                run.head_sha.short(),
+                run.name,
+                run.conclusion.as_str()
+            ),
             Write::UpdateBranch {
                 repo,
                 number,
@@ -720,6 +744,12 @@ impl Serialize for Write {
             }
             Self::DequeuePull { number, .. } => {
                 map.serialize_entry("number", &number.get())?;
+            }
+            Self::CreateCheckRun { run, .. } => {
+                map.serialize_entry("name", &run.name)?;
+                map.serialize_entry("head_sha", run.head_sha.as_str())?;
+                map.serialize_entry("conclusion", run.conclusion.as_str())?;
+                map.serialize_entry("title", &run.title)?;
             }
             Self::UpdateBranch {
                 number,

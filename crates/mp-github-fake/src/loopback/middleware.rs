@@ -27,7 +27,7 @@ const GRAPHQL_TEMPLATE: &str = "POST /graphql";
 
 /// The routes made with the App's JWT (their own budget) or not REST at all: they do not
 /// spend the installation's primary limit, as in the in-memory port.
-const FREE_ROUTES: [&str; 7] = [
+const FREE_ROUTES: [&str; 5] = [
     "GET /app",
     "POST /app/installations/{id}/access_tokens",
     "POST /repos/{o}/{r}/_loopback/revert",
@@ -35,6 +35,11 @@ const FREE_ROUTES: [&str; 7] = [
     "POST /repos/{o}/{r}/_loopback/label",
     // Another App's calls (CI publishing its runs) spend that App's budget, not mp's.
     "POST /_loopback/apps/{slug}/token",
+];
+
+/// The check-run writes: free for another App's token (CI publishing its runs spends that
+/// App's budget), spent from mp's limit when the bot publishes its own (decisions/0084).
+const CHECK_RUN_ROUTES: [&str; 2] = [
     "POST /repos/{o}/{r}/check-runs",
     "PATCH /repos/{o}/{r}/check-runs/{id}",
 ];
@@ -163,7 +168,11 @@ pub(super) async fn around_handler(
     }
     // GraphQL keeps its own budget of points, spent and reported by its handler.
     let graphql = template == GRAPHQL_TEMPLATE;
-    let spends = !FREE_ROUTES.contains(&template.as_str()) && !graphql;
+    let another_app = CHECK_RUN_ROUTES.contains(&template.as_str())
+        && shared
+            .token_app(request.headers())
+            .is_some_and(|app| app != shared.memory.read(|w| w.bot_slug.clone()));
+    let spends = !FREE_ROUTES.contains(&template.as_str()) && !graphql && !another_app;
     let fault = shared.fault_for(&template);
     if let Some(fault) = fault.as_ref().filter(|f| f.answers_before_handler()) {
         return answer_early(&shared, fault, spends);

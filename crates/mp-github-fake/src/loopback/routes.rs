@@ -232,6 +232,10 @@ pub(super) fn router(shared: Arc<Shared>) -> Router {
         ),
         ("/repos/{o}/{r}/git/trees/{*ref}", get(contents::get_tree)),
         ("/repos/{o}/{r}/git/ref/{*ref}", get(contents::get_ref)),
+        (
+            "/repos/{o}/{r}/git/matching-refs/{*ref}",
+            get(contents::list_matching_refs),
+        ),
         ("/repos/{o}/{r}/git/refs", post(contents::create_ref)),
         (
             "/repos/{o}/{r}/git/refs/{*ref}",

@@ -1610,12 +1610,31 @@ async fn an_app_publishes_and_completes_check_runs_over_github_routes() {
     let head = sha_of(REPO, "f1");
     let start = json!({"name": "ci", "head_sha": head, "status": "in_progress"});
 
-    // A token that is no App's installation token cannot write check runs.
-    let refused = call(&server, reqwest::Method::POST, runs, start.clone()).await;
+    // A token the server did not issue is the bot's installation token, as on every
+    // route: its completed run is the bot App's, written through the port.
+    let bot_run = json!({
+        "name": "mp-gate", "head_sha": head, "status": "completed",
+        "conclusion": "failure",
+        "output": {"title": "the gate refuses #1", "summary": "- #1: refused"},
+    });
+    let published = call(&server, reqwest::Method::POST, runs, bot_run).await;
+    let bot_slug = server.memory().read(|w| w.bot_slug.clone());
     check(
-        &refused,
-        403,
-        &[("/message", json!("You must authenticate via a GitHub App."))],
+        &published,
+        201,
+        &[
+            ("/app/slug", json!(bot_slug)),
+            ("/conclusion", json!("failure")),
+            ("/output/summary", json!("- #1: refused")),
+        ],
+    );
+    assert!(
+        server
+            .memory()
+            .actions()
+            .iter()
+            .any(|w| w.code() == "create_check_run"),
+        "the bot's run is one of its writes"
     );
 
     let minted = call(

@@ -1032,6 +1032,8 @@ pub(super) fn changes(write: &Write, before: &World, after: &World) -> Vec<Chang
         // GitHub's `pull_request` `enqueued`/`dequeued` and `merge_group` deliveries are
         // not simulated yet (docs/queue.md, "GitHub's merge queue").
         Write::EnqueuePull { .. } | Write::DequeuePull { .. } => Vec::new(),
+        // The check-run route delivers `check_run` itself, for the bot as for any App.
+        Write::CreateCheckRun { .. } => Vec::new(),
         Write::UpdateBranch {
             number,
             expected_head,

@@ -33,8 +33,9 @@ use mp_core::context::{
 };
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
 use mp_core::port::{
-    ACTIVITY_PAGE, BranchUpdated, GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeRequest,
-    Merged, NewIssue, PullRequest, QueueEntry, RepoActivity, UpdateBranchOutcome, Write,
+    ACTIVITY_PAGE, BranchUpdated, GitHub, GitHubError, Issue, IssueQuery, IssueState,
+    MergeGroupRef, MergeRequest, Merged, NewCheckRun, NewIssue, PullRequest, QueueEntry,
+    RepoActivity, UpdateBranchOutcome, Write,
 };
 
 use crate::world::{
@@ -1325,6 +1326,55 @@ impl GitHub for MemoryGitHub {
         state.applied(Write::DequeuePull {
             repo: repo.clone(),
             number,
+        })
+    }
+
+    async fn merge_groups(
+        &self,
+        repo: &RepoName,
+        base: &str,
+    ) -> Result<Vec<MergeGroupRef>, GitHubError> {
+        let prefix = mp_core::github_queue::merge_group_prefix(base);
+        let state = self.call_on(Endpoint::ListMatchingRefs, repo, &[&prefix])?;
+        let found = state.repo(repo)?;
+        Ok(found
+            .branches
+            .range(prefix.clone()..)
+            .take_while(|(branch, _)| branch.starts_with(&prefix))
+            .map(|(branch, head)| MergeGroupRef {
+                branch: branch.clone(),
+                head: head.clone(),
+            })
+            .collect())
+    }
+
+    async fn create_check_run(
+        &self,
+        repo: &RepoName,
+        run: &NewCheckRun,
+    ) -> Result<(), GitHubError> {
+        let mut state = self.call_on(Endpoint::CreateCheckRun, repo, &[&run.head_sha])?;
+        let now = state.world.stamp();
+        let app = state.world.bot_slug.clone();
+        let found = state.repo_mut(repo)?;
+        let Some(commit) = found.commits.iter_mut().find(|c| c.sha == run.head_sha) else {
+            return Err(GitHubError::NotFound {
+                what: format!("commit {} in {repo}", run.head_sha),
+            });
+        };
+        commit.checks.push(CheckRun {
+            id: None,
+            name: run.name.clone(),
+            status: mp_core::context::CheckStatus::Completed,
+            conclusion: Some(run.conclusion.clone()),
+            started_at: Some(now),
+            completed_at: Some(now),
+            app_slug: Some(app),
+            output_summary: Some(run.summary.clone()),
+        });
+        state.applied(Write::CreateCheckRun {
+            repo: repo.clone(),
+            run: run.clone(),
         })
     }
 

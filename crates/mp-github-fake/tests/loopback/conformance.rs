@@ -80,6 +80,7 @@ const OPERATIONS: &[&str] = &[
     "PUT /repos/{owner}/{repo}/contents/{path}",
     "GET /repos/{owner}/{repo}/git/trees/{tree_sha}",
     "GET /repos/{owner}/{repo}/git/ref/{ref}",
+    "GET /repos/{owner}/{repo}/git/matching-refs/{ref}",
     "POST /repos/{owner}/{repo}/git/refs",
 ];
 
@@ -388,6 +389,13 @@ async fn walk_reads(checker: &mut Checker<'_>, world: &World) {
                 .get(
                     "/repos/{owner}/{repo}/git/ref/{ref}",
                     &format!("{r}/git/ref/heads/{b}"),
+                )
+                .await;
+            // The branches under it (the merge queue's groups are listed this way).
+            checker
+                .get(
+                    "/repos/{owner}/{repo}/git/matching-refs/{ref}",
+                    &format!("{r}/git/matching-refs/heads/{b}"),
                 )
                 .await;
         }
@@ -813,6 +821,20 @@ async fn walk_writes(checker: &mut Checker<'_>) {
             &post(&format!("/check-runs/{id}")),
             Some(&json!({ "conclusion": "success", "output": { "title": "test", "summary": "All green." } })),
             &token,
+        )
+        .await;
+    // mp's own check, completed at once, as the port's `create_check_run` sends it.
+    checker
+        .send(
+            M::POST,
+            "/repos/{owner}/{repo}/check-runs",
+            &post("/check-runs"),
+            Some(&json!({
+                "name": "mp-gate", "head_sha": parser.as_str(), "status": "completed",
+                "conclusion": "failure",
+                "output": { "title": "the gate refuses #1", "summary": "- #1: refused" },
+            })),
+            USER_TOKEN,
         )
         .await;
 }

@@ -206,3 +206,88 @@ fn a_push_drops_a_queued_pull_request_and_the_queue_lands_a_green_entry() {
         assert!(repo.queue_entries.is_empty());
     });
 }
+
+/// The merge groups of `main` and mp's check on one, through `gh`: the groups listed, a
+/// branch of another base and a look-alike left out, the check published, a check on an
+/// unknown commit refused.
+async fn groups_walk(gh: &dyn GitHub) -> Vec<String> {
+    use mp_core::context::CheckConclusion;
+    use mp_core::port::NewCheckRun;
+    let mut lines = Vec::new();
+    let groups = gh.merge_groups(&app(), "main").await;
+    lines.push(line(groups.map(|g| {
+        g.iter()
+            .map(|g| format!("{}@{}", g.branch, g.head.short()))
+            .collect::<Vec<_>>()
+    })));
+    let run = |head: CommitSha| NewCheckRun {
+        name: "mp-gate".to_owned(),
+        head_sha: head,
+        conclusion: CheckConclusion::Failure,
+        title: "the gate refuses #1".to_owned(),
+        summary: "- #1: refused".to_owned(),
+    };
+    lines.push(line(gh.create_check_run(&app(), &run(sha("a1"))).await));
+    let runs = gh.check_runs(&app(), &sha("a1")).await;
+    lines.push(line(runs.map(|runs| {
+        runs.iter()
+            .map(|r| {
+                format!(
+                    "{} {} by {}",
+                    r.name,
+                    r.conclusion.as_ref().map_or("-", |c| c.as_str()),
+                    r.app_slug.as_deref().unwrap_or("?")
+                )
+            })
+            .collect::<Vec<_>>()
+    })));
+    let unknown = CommitSha::parse(&"f".repeat(40)).expect("a sha");
+    lines.push(match gh.create_check_run(&app(), &run(unknown)).await {
+        Ok(()) => "published on an unknown commit".to_owned(),
+        Err(_) => "refused".to_owned(),
+    });
+    lines
+}
+
+#[test]
+fn merge_groups_and_mp_s_check_answer_alike_over_rest_and_in_memory() {
+    let grouped = || {
+        let mut world = world();
+        let repo = world.repo_mut(&app()).expect("acme/app");
+        for branch in [
+            "gh-readonly-queue/main/pr-1-0000000000000000000000000000000000000000",
+            "gh-readonly-queue/main-next/pr-3-0000000000000000000000000000000000000000",
+            "agent/gh-readonly-queue/main/pr-4-x",
+            "gh-readonly-queue/release/pr-4-0000000000000000000000000000000000000000",
+        ] {
+            repo.branches.insert(branch.to_owned(), sha("a1"));
+        }
+        world
+    };
+    let memory = MemoryGitHub::new(grouped());
+    let direct = runtime().block_on(groups_walk(&memory));
+    let (over_rest, actions) = runtime().block_on(async {
+        let server = LoopbackServer::start(grouped(), FaultScript::default())
+            .await
+            .expect("the loopback server starts");
+        let lines = groups_walk(&client_for(&server)).await;
+        let actions = server.memory().actions();
+        server.shutdown().await;
+        (lines, actions)
+    });
+    let a1 = sha("a1");
+    assert_eq!(
+        direct,
+        [
+            format!(
+                "[\"gh-readonly-queue/main/pr-1-0000000000000000000000000000000000000000@{}\"]",
+                a1.short()
+            ),
+            "()".to_owned(),
+            "[\"mp-gate failure by mp-gate\"]".to_owned(),
+            "refused".to_owned(),
+        ]
+    );
+    assert_eq!(over_rest, direct, "over REST");
+    assert_eq!(actions, memory.actions(), "the same writes were made");
+}

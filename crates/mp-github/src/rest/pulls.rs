@@ -7,8 +7,8 @@ use mp_core::context::{
 };
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName};
 use mp_core::port::{
-    GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeMethod, MergeRequest, NewIssue,
-    PullRequest, RepoActivity, UpdateBranchOutcome,
+    GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeGroupRef, MergeMethod, MergeRequest,
+    NewCheckRun, NewIssue, PullRequest, RepoActivity, UpdateBranchOutcome,
 };
 use reqwest::{Method, Url};
 use serde_json::json;
@@ -576,6 +576,71 @@ impl GitHub for RestGitHub {
 
     async fn dequeue_pull(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError> {
         self.dequeue_graphql(repo, number).await
+    }
+
+    async fn merge_groups(
+        &self,
+        repo: &RepoName,
+        base: &str,
+    ) -> Result<Vec<MergeGroupRef>, GitHubError> {
+        #[derive(serde::Deserialize)]
+        struct RefJson {
+            #[serde(rename = "ref")]
+            name: String,
+            object: RefObject,
+        }
+        #[derive(serde::Deserialize)]
+        struct RefObject {
+            sha: String,
+        }
+        let endpoint = Endpoint::ListMatchingRefs;
+        let prefix = mp_core::github_queue::merge_group_prefix(base);
+        let mut segments = vec!["git", "matching-refs", "heads"];
+        // GitHub matches by prefix; the last segment goes without its slash and the
+        // answer is filtered, so `main-next/...` never counts as `main/...`.
+        segments.extend(prefix.trim_end_matches('/').split('/'));
+        let url = self.transport.repo_url(repo, &segments);
+        let refs: Vec<RefJson> = self
+            .read(endpoint, url, repo, || format!("repository {repo}"))
+            .await?;
+        let convert = Self::convert(endpoint);
+        let mut groups = Vec::new();
+        for found in refs {
+            let Some(branch) = found.name.strip_prefix("refs/heads/") else {
+                continue;
+            };
+            if !branch.starts_with(&prefix) {
+                continue;
+            }
+            groups.push(MergeGroupRef {
+                branch: branch.to_owned(),
+                head: convert.sha(&found.object.sha)?,
+            });
+        }
+        Ok(groups)
+    }
+
+    async fn create_check_run(
+        &self,
+        repo: &RepoName,
+        run: &NewCheckRun,
+    ) -> Result<(), GitHubError> {
+        let endpoint = Endpoint::CreateCheckRun;
+        let url = self.transport.repo_url(repo, &["check-runs"]);
+        let body = json!({
+            "name": run.name,
+            "head_sha": run.head_sha.as_str(),
+            "status": "completed",
+            "conclusion": run.conclusion.as_str(),
+            "output": { "title": run.title, "summary": run.summary },
+        });
+        let answer = self
+            .write(Method::POST, endpoint, url, repo, Some(body))
+            .await?;
+        if answer.is_success() {
+            return Ok(());
+        }
+        Err(answer.refusal(|| format!("commit {} of {repo}", run.head_sha)))
     }
 
     async fn issues(&self, repo: &RepoName, query: &IssueQuery) -> Result<Vec<Issue>, GitHubError> {

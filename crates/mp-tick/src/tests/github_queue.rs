@@ -251,3 +251,196 @@ fn a_head_that_moves_between_the_read_and_the_enqueue_is_not_enqueued() {
     );
     assert_eq!(queue_of(&tick), Vec::<String>::new());
 }
+
+/// GitHub's queue makes the merge group of `#number` on top of `base` (`None`: `main`'s
+/// head): a merge commit of `base` and the entry's head on
+/// `gh-readonly-queue/main/pr-<number>-<base>`. Its branch and head.
+fn make_group(
+    tick: &Tick,
+    number: u64,
+    base: Option<&mp_core::ids::CommitSha>,
+) -> (String, mp_core::ids::CommitSha) {
+    tick.github().edit_world(|world| {
+        let name = repo("acme/app");
+        let app = world.repo_mut(&name).expect("acme/app");
+        let base = base
+            .cloned()
+            .unwrap_or_else(|| app.branches["main"].clone());
+        let entry = app
+            .queue_entries
+            .get("main")
+            .and_then(|q| q.iter().find(|e| e.number == PrNumber::new(number)))
+            .expect("the pull request is queued")
+            .head
+            .clone();
+        let id = format!("group-{number}-{}", base.short());
+        let sha = mp_github_fake::world::commit_sha(&name, &id);
+        app.commits.push(mp_github_fake::world::Commit {
+            id,
+            sha: sha.clone(),
+            message: format!("Merge pull request #{number} from agent/pr-{number}"),
+            parents: vec![base.clone(), entry],
+            author: None,
+            committer: Some(login("github-merge-queue[bot]")),
+            date: None,
+            checks: Vec::new(),
+            check_workflows: Default::default(),
+        });
+        let branch = format!("gh-readonly-queue/main/pr-{number}-{base}");
+        app.branches.insert(branch.clone(), sha.clone());
+        (branch, sha)
+    })
+}
+
+/// The check runs named `mp-gate` on `sha`, as `conclusion by app: title-less summary`.
+fn gate_checks(tick: &Tick, sha: &mp_core::ids::CommitSha) -> Vec<String> {
+    tick.github().read(|world| {
+        let app = world.repo(&repo("acme/app")).expect("acme/app");
+        app.commit(sha)
+            .map(|c| {
+                c.checks
+                    .iter()
+                    .filter(|r| r.name == mp_core::github_queue::GATE_CHECK)
+                    .map(|r| {
+                        format!(
+                            "{} by {}",
+                            r.conclusion.as_ref().map_or("none", |c| c.as_str()),
+                            r.app_slug.as_deref().unwrap_or("?")
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    })
+}
+
+#[test]
+fn mp_passes_a_merge_group_whose_every_pull_request_the_gate_passes_once() {
+    let tick = github_queue_world(&[clean(1), clean(2)], QUEUED);
+    tick_lines(&tick, &options());
+    let (first, first_head) = make_group(&tick, 1, None);
+    let (_, second_head) = make_group(&tick, 2, Some(&first_head));
+    let report = tick
+        .run(&github_queue_config(), &options())
+        .expect("the tick runs");
+    assert_eq!(gate_checks(&tick, &first_head), ["success by mp-gate"]);
+    assert_eq!(gate_checks(&tick, &second_head), ["success by mp-gate"]);
+    let steps: Vec<String> = report.outcomes[0]
+        .github_queue
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        steps[1],
+        format!(
+            "check 'mp-gate' passed on merge group {first} (head {}): the gate passes all 1 pull request(s) of the group",
+            first_head.short()
+        )
+    );
+    assert_eq!(
+        (
+            report.metrics.group_checks_passed,
+            report.metrics.group_checks_failed
+        ),
+        (2, 0)
+    );
+    // A group is judged once: the next tick publishes nothing more on it.
+    tick.run(&github_queue_config(), &options())
+        .expect("the tick runs");
+    assert_eq!(gate_checks(&tick, &second_head).len(), 1);
+}
+
+/// The attack: an agent enqueues its own pull request, which the owner never approved,
+/// behind an approved one; GitHub's queue builds a group holding both. mp cannot take it
+/// out of the queue (its dequeue is refused): its check on the group fails, naming the
+/// pull request, so the queue cannot land the group; the approved one's own group passes.
+#[test]
+fn a_merge_group_holding_a_pull_request_the_gate_refuses_fails_mp_s_check() {
+    let tick = github_queue_world(&[clean(1), clean(2).not_ready()], QUEUED);
+    tick_lines(&tick, &options());
+    tick.github()
+        .enqueue_as(&login("agent-2"), &repo("acme/app"), PrNumber::new(2))
+        .expect("an agent with write access can enqueue");
+    let (_, first_head) = make_group(&tick, 1, None);
+    let (second, second_head) = make_group(&tick, 2, Some(&first_head));
+    tick.github().fail(mp_github_fake::Failure::on(
+        Endpoint::GraphqlDequeue,
+        mp_core::port::GitHubError::NotMergeable {
+            pr: "acme/app#2".to_owned(),
+            message: "Resource not accessible by integration".to_owned(),
+        },
+    ));
+    let report = tick
+        .run(&github_queue_config(), &options())
+        .expect("the tick runs");
+    assert_eq!(gate_checks(&tick, &first_head), ["success by mp-gate"]);
+    assert_eq!(gate_checks(&tick, &second_head), ["failure by mp-gate"]);
+    let failed = report
+        .outcomes
+        .iter()
+        .flat_map(|o| &o.github_queue)
+        .find(|s| s.code() == "github_queue_group_failed")
+        .expect("the failed check is reported");
+    assert_eq!(
+        failed.to_string(),
+        format!(
+            "check 'mp-gate' failed on merge group {second} (head {}): the gate refuses #2",
+            second_head.short()
+        )
+    );
+    let summary = tick.github().read(|world| {
+        let app = world.repo(&repo("acme/app")).expect("acme/app");
+        app.commit(&second_head).expect("the group head").checks[0]
+            .output_summary
+            .clone()
+            .unwrap_or_default()
+    });
+    assert!(
+        summary.contains("#2: refused:") && summary.contains("C1: label 'ready-to-merge' not set"),
+        "{summary}"
+    );
+}
+
+/// The agent's own enqueue, dequeued by mp in the same pass: its group is being destroyed,
+/// and the group of an entry behind it still holds its changes. mp publishes nothing on
+/// either; GitHub's rebuilt groups are judged by a later pass.
+#[test]
+fn no_check_on_a_group_that_still_holds_an_entry_mp_dequeued() {
+    let tick = github_queue_world(&[clean(1).not_ready(), clean(2)], QUEUED);
+    tick.github()
+        .enqueue_as(&login("agent-1"), &repo("acme/app"), PrNumber::new(1))
+        .expect("an agent with write access can enqueue");
+    tick.github()
+        .enqueue_as(&login("owner"), &repo("acme/app"), PrNumber::new(2))
+        .expect("the owner can enqueue");
+    let (_, first_head) = make_group(&tick, 1, None);
+    let (_, second_head) = make_group(&tick, 2, Some(&first_head));
+    let report = tick
+        .run(&github_queue_config(), &options())
+        .expect("the tick runs");
+    assert_eq!(report.outcomes[0].action, PrAction::Blocked, "{report:?}");
+    assert_eq!(queue_of(&tick), ["#2@a200000 by owner"]);
+    assert_eq!(gate_checks(&tick, &first_head), Vec::<String>::new());
+    assert_eq!(gate_checks(&tick, &second_head), Vec::<String>::new());
+    // GitHub rebuilds #2's group on `main`: the next pass passes it.
+    let (_, rebuilt) = make_group(&tick, 2, None);
+    tick.run(&github_queue_config(), &options())
+        .expect("the tick runs");
+    assert_eq!(gate_checks(&tick, &rebuilt), ["success by mp-gate"]);
+}
+
+/// Observe-only writes nothing: no check on any group.
+#[test]
+fn observe_only_publishes_no_check_on_merge_groups() {
+    let tick = github_queue_world(&[clean(1)], QUEUED);
+    tick.github()
+        .enqueue_as(&login("owner"), &repo("acme/app"), PrNumber::new(1))
+        .expect("the owner can enqueue");
+    let (_, head) = make_group(&tick, 1, None);
+    tick.run(
+        &github_queue_config(),
+        &options().with_merge_mode(MergeMode::Observe),
+    )
+    .expect("the tick runs");
+    assert_eq!(gate_checks(&tick, &head), Vec::<String>::new());
+}

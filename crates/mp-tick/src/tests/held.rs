@@ -290,6 +290,22 @@ impl GitHub for Held {
     async fn dequeue_pull(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError> {
         self.github.dequeue_pull(repo, number).await
     }
+
+    async fn merge_groups(
+        &self,
+        repo: &RepoName,
+        base: &str,
+    ) -> Result<Vec<mp_core::port::MergeGroupRef>, GitHubError> {
+        self.github.merge_groups(repo, base).await
+    }
+
+    async fn create_check_run(
+        &self,
+        repo: &RepoName,
+        run: &mp_core::port::NewCheckRun,
+    ) -> Result<(), GitHubError> {
+        self.github.create_check_run(repo, run).await
+    }
     async fn merge_pull(
         &self,
         repo: &RepoName,

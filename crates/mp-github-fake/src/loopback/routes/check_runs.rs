@@ -6,7 +6,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use mp_core::context::{CheckConclusion, CheckRun, CheckStatus};
 use mp_core::ids::{CommitSha, RepoName, Timestamp};
-use mp_core::port::GitHubError;
+use mp_core::port::{GitHub, GitHubError, NewCheckRun};
 use serde_json::{Value, json};
 
 use super::{
@@ -31,14 +31,12 @@ pub(super) async fn create_app_token(State(s): Ctx, Path(slug): Path<String>) ->
     ))
 }
 
-/// The App of the request's installation token; GitHub lets only Apps write check runs.
-fn calling_app(s: &Shared, headers: &HeaderMap) -> Result<String, ApiError> {
-    s.token_app(headers).ok_or_else(|| {
-        ApiError::new(
-            StatusCode::FORBIDDEN,
-            "You must authenticate via a GitHub App.",
-        )
-    })
+/// The App of the request's installation token. A token this server did not issue is the
+/// bot's, as on every other route (the server cannot tell a personal token from the App's
+/// installation token it was configured with); GitHub lets only Apps write check runs.
+fn calling_app(s: &Shared, headers: &HeaderMap) -> String {
+    s.token_app(headers)
+        .unwrap_or_else(|| s.memory.read(|w| w.bot_slug.clone()))
 }
 
 /// A check run's fields from a create or update body: `status`, `conclusion` (which
@@ -106,8 +104,13 @@ pub(super) async fn create_check_run(
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult {
-    let app = calling_app(&s, &headers)?;
+    let app = calling_app(&s, &headers);
     let body = body_json(&body)?;
+    if app == s.memory.read(|w| w.bot_slug.clone())
+        && let Some(run) = bot_check_run(&body)?
+    {
+        return create_bot_check_run(&s, &name, run).await;
+    }
     let check = required(&body, "name")?;
     let head = required(&body, "head_sha")?;
     let head = CommitSha::parse(&head)
@@ -143,6 +146,64 @@ pub(super) async fn create_check_run(
     Ok(json_answer(
         StatusCode::CREATED,
         render::check_run(&s.base_url, &name, &head, index, &run),
+    ))
+}
+
+/// The bot's completed check run of a create body (`name`, `head_sha`, `conclusion`,
+/// `output.title`, `output.summary`: what the port's `create_check_run` sends); `None` for
+/// a run not created completed, which takes the route's general path.
+fn bot_check_run(body: &Value) -> Result<Option<NewCheckRun>, ApiError> {
+    let Some(conclusion) = text_field(body, "conclusion") else {
+        return Ok(None);
+    };
+    let head = required(body, "head_sha")?;
+    let head_sha = CommitSha::parse(&head)
+        .map_err(|_| ApiError::invalid(format!("No commit found for SHA: {head}")))?;
+    let conclusion = CheckConclusion::from_github(&conclusion);
+    if matches!(conclusion, CheckConclusion::Other(_)) {
+        return Err(ApiError::invalid(format!(
+            "Invalid request: `{}` is not a check run conclusion",
+            conclusion.as_str()
+        )));
+    }
+    let output = |field: &str| {
+        body.get("output")
+            .and_then(|o| o.get(field))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    Ok(Some(NewCheckRun {
+        name: required(body, "name")?,
+        head_sha,
+        conclusion,
+        title: output("title"),
+        summary: output("summary"),
+    }))
+}
+
+/// The bot's completed run, through the port (so the action log records the write).
+async fn create_bot_check_run(s: &Shared, name: &RepoName, run: NewCheckRun) -> ApiResult {
+    s.memory
+        .create_check_run(name, &run)
+        .await
+        .map_err(|e| match e {
+            GitHubError::NotFound { .. } => {
+                ApiError::invalid(format!("No commit found for SHA: {}", run.head_sha))
+            }
+            other => ApiError::from(other),
+        })?;
+    let head = &run.head_sha;
+    let (index, created) = read(s, |w| {
+        let commit = repo_of(w, name)?.commit(head)?;
+        let index = commit.checks.len().checked_sub(1)?;
+        Some((index, commit.checks[index].clone()))
+    })?;
+    webhook::check_run(s, name, head, index, CheckRunChange::Created);
+    webhook::check_run(s, name, head, index, CheckRunChange::Completed);
+    Ok(json_answer(
+        StatusCode::CREATED,
+        render::check_run(&s.base_url, name, head, index, &created),
     ))
 }
 
@@ -182,7 +243,7 @@ pub(super) async fn update_check_run(
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult {
-    let app = calling_app(&s, &headers)?;
+    let app = calling_app(&s, &headers);
     let body = body_json(&body)?;
     let (head, index, mut run) = find_check_run(&s, &name, &id)?;
     if run.app_slug.as_deref() != Some(app.as_str()) {

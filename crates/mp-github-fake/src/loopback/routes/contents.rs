@@ -422,6 +422,30 @@ pub(super) async fn get_ref(State(s): Ctx, RepoPathWith(name, git_ref): RepoPath
     ))
 }
 
+/// `GET /git/matching-refs/{ref}`: every reference whose name starts with `refs/<ref>`
+/// (the world has only branches), in name order; `[]` when none matches.
+pub(super) async fn list_matching_refs(
+    State(s): Ctx,
+    RepoPathWith(name, git_ref): RepoPathWith,
+) -> ApiResult {
+    let prefix = format!("refs/{git_ref}");
+    let refs = read(&s, |w| {
+        let repo = repo_of(w, &name)?;
+        Some(
+            repo.branches
+                .iter()
+                .map(|(branch, head)| (format!("refs/heads/{branch}"), head.clone()))
+                .filter(|(full, _)| full.starts_with(&prefix))
+                .collect::<Vec<_>>(),
+        )
+    })?;
+    let listed: Vec<Value> = refs
+        .iter()
+        .map(|(full, head)| git_ref_value(&s.base_url, &name, full, head))
+        .collect();
+    Ok(json_answer(StatusCode::OK, Value::Array(listed)))
+}
+
 pub(super) async fn push_revert(
     State(s): Ctx,
     RepoPath(name): RepoPath,
