@@ -127,6 +127,17 @@ pub enum GitHubQueueOutcome {
         /// Why, one line (the gate's blocking reasons, or the head mismatch).
         why: String,
     },
+    /// Not enqueued again: GitHub's queue (or another App) removed the pull request at this
+    /// very head, and it stays out until its head changes or someone enqueues it
+    /// (decisions/0085).
+    HeldAfterRemoval {
+        /// The head it was removed at, which is still its head.
+        head: CommitSha,
+        /// Who removed it, when GitHub says.
+        actor: Option<Login>,
+        /// Why, in GitHub's words, when it says.
+        reason: Option<String>,
+    },
     /// mp published its check ([`GATE_CHECK`]) on the head of the merge group GitHub's
     /// queue made for this pull request (decisions/0084).
     GroupChecked {
@@ -150,6 +161,7 @@ impl GitHubQueueOutcome {
             Self::HeadMoved { .. } => "github_queue_head_moved",
             Self::Refused { .. } => "github_queue_refused",
             Self::Dequeued { .. } => "github_queue_dequeued",
+            Self::HeldAfterRemoval { .. } => "github_queue_held",
             Self::GroupChecked { passes: true, .. } => "github_queue_group_passed",
             Self::GroupChecked { passes: false, .. } => "github_queue_group_failed",
         }
@@ -209,6 +221,27 @@ impl fmt::Display for GitHubQueueOutcome {
                 }
                 write!(f, "): {why}")
             }
+            Self::HeldAfterRemoval {
+                head,
+                actor,
+                reason,
+            } => {
+                write!(
+                    f,
+                    "not enqueued again: GitHub's merge queue removed head {}",
+                    head.short()
+                )?;
+                if let Some(actor) = actor {
+                    write!(f, " (by {actor})")?;
+                }
+                if let Some(reason) = reason {
+                    write!(f, ": {reason}")?;
+                }
+                write!(
+                    f,
+                    "; it waits for a new head, or for someone to enqueue it again"
+                )
+            }
             Self::GroupChecked {
                 group,
                 head,
@@ -221,6 +254,26 @@ impl fmt::Display for GitHubQueueOutcome {
                 head.short()
             ),
         }
+    }
+}
+
+/// Whether a pull request whose last removal from GitHub's merge queue was at `head`, by
+/// `actor`, stays out of the queue rather than being enqueued again at the same head
+/// (decisions/0085): a removal by GitHub's queue itself (no actor, or an App's bot that is
+/// not mp's) holds; mp's own dequeue and a person's do not (mp dequeues for reasons the
+/// gate re-checks; a person's dequeue is no verdict on the head).
+pub fn held_after_removal(
+    removed_head: Option<&CommitSha>,
+    actor: Option<&Login>,
+    head: &CommitSha,
+    bot: &Login,
+) -> bool {
+    if removed_head != Some(head) {
+        return false;
+    }
+    match actor {
+        None => true,
+        Some(actor) => actor != bot && actor.as_str().ends_with("[bot]"),
     }
 }
 

@@ -94,6 +94,9 @@ pub enum Endpoint {
     /// `POST /graphql` with a pull request's queue entry (`pullRequest { isInMergeQueue
     /// mergeQueueEntry }`).
     GraphqlQueueEntry,
+    /// `POST /graphql` with a pull request's last removal from its merge queue
+    /// (`timelineItems(itemTypes: [REMOVED_FROM_MERGE_QUEUE_EVENT])`).
+    GraphqlQueueRemoval,
     /// `POST /graphql` with the `enqueuePullRequest` mutation.
     GraphqlEnqueue,
     /// `POST /graphql` with the `dequeuePullRequest` mutation.
@@ -145,6 +148,7 @@ impl Endpoint {
             Self::GraphqlLabel
             | Self::GraphqlMergeQueue
             | Self::GraphqlQueueEntry
+            | Self::GraphqlQueueRemoval
             | Self::GraphqlEnqueue
             | Self::GraphqlDequeue => "POST /graphql",
         }
@@ -160,6 +164,7 @@ impl Endpoint {
                 | Self::GraphqlLabel
                 | Self::GraphqlMergeQueue
                 | Self::GraphqlQueueEntry
+                | Self::GraphqlQueueRemoval
                 | Self::GraphqlEnqueue
                 | Self::GraphqlDequeue
         )

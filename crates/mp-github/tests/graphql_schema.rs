@@ -521,6 +521,30 @@ fn the_merge_queue_answers_the_loopback_server_gives_fit_the_schema() {
         Vec::<String>::new()
     );
 
+    let removal = json!({
+        "rateLimit": rate,
+        "repository": { "pullRequest": { "timelineItems": { "nodes": [{
+            "__typename": "RemovedFromMergeQueueEvent",
+            "createdAt": "2026-03-10T12:30:00Z",
+            "reason": "failed checks",
+            "actor": { "__typename": "Bot", "login": "github-merge-queue" },
+            "beforeCommit": { "oid": "a".repeat(40) },
+        }] } } },
+    });
+    let text = include_str!("../src/rest/graphql/queue_removal.graphql");
+    assert_eq!(
+        queue_problems(text, "queue_removal.graphql", "MpQueueRemoval", &removal),
+        Vec::<String>::new()
+    );
+    let never = json!({
+        "rateLimit": rate,
+        "repository": { "pullRequest": { "timelineItems": { "nodes": [] } } },
+    });
+    assert_eq!(
+        queue_problems(text, "queue_removal.graphql", "MpQueueRemoval", &never),
+        Vec::<String>::new()
+    );
+
     let enqueued = json!({ "enqueuePullRequest": { "mergeQueueEntry": entry } });
     let text = include_str!("../src/rest/graphql/enqueue.graphql");
     assert_eq!(

@@ -450,6 +450,14 @@ impl GitHub for Catalog {
         Err(self.read_only("POST /graphql (dequeuePullRequest)"))
     }
 
+    async fn last_queue_removal(
+        &self,
+        _repo: &RepoName,
+        _number: PrNumber,
+    ) -> Result<Option<mp_core::port::QueueRemoval>, GitHubError> {
+        Ok(None)
+    }
+
     async fn merge_groups(
         &self,
         _repo: &RepoName,

@@ -630,6 +630,14 @@ impl GitHub for DryRun<'_> {
         Ok(())
     }
 
+    async fn last_queue_removal(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Option<mp_core::port::QueueRemoval>, GitHubError> {
+        self.inner.last_queue_removal(repo, number).await
+    }
+
     async fn merge_groups(
         &self,
         repo: &RepoName,

@@ -430,6 +430,14 @@ impl<G: GitHub + ?Sized> GitHub for Fenced<'_, '_, G> {
         self.inner.dequeue_pull(repo, number).await
     }
 
+    async fn last_queue_removal(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Option<mp_core::port::QueueRemoval>, GitHubError> {
+        self.inner.last_queue_removal(repo, number).await
+    }
+
     async fn merge_groups(
         &self,
         repo: &RepoName,

@@ -11,7 +11,9 @@ use mp_core::gate::GateReport;
 use mp_core::gate::diagnostic::{
     BLOCKED_HEADER, DIAGNOSTIC_PREFIX, latest_diagnostic, render_diagnostic, should_post,
 };
-use mp_core::github_queue::{GitHubQueueOutcome, GitHubQueueStep, dequeue_reason};
+use mp_core::github_queue::{
+    GitHubQueueOutcome, GitHubQueueStep, dequeue_reason, held_after_removal,
+};
 use mp_core::ids::{CommitSha, PrNumber, RepoName, Timestamp};
 use mp_core::port::{
     AuditLog, GitHub, GitHubError, Issue, IssueQuery, IssueState, MergeMethod, MergeRequest,
@@ -823,6 +825,32 @@ impl<'a> Runner<'a> {
                     let step = self.github_dequeue(pr, entry, why).await?;
                     before = format!("{step} ({}); ", step.code());
                 }
+            }
+        }
+        // GitHub's queue removed it at this head (a failed group, a timeout): it stays out
+        // until the head changes rather than cost a CI run every pass (decisions/0085).
+        if before.is_empty() {
+            let removal = self
+                .github
+                .last_queue_removal(&pr.repo, pr.number)
+                .await
+                .map_err(|e| Skip::github("cannot read the pull request's queue removals", &e))?;
+            if let Some(removal) = removal
+                && held_after_removal(
+                    removal.head.as_ref(),
+                    removal.actor.as_ref(),
+                    &head,
+                    &self.setup.bot,
+                )
+            {
+                let outcome = GitHubQueueOutcome::HeldAfterRemoval {
+                    head,
+                    actor: removal.actor,
+                    reason: removal.reason,
+                };
+                let detail = format!("Quadrant {quadrant}: {outcome} ({})", outcome.code());
+                self.github_queue_steps.push(outcome);
+                return Ok((PrAction::Blocked, detail));
             }
         }
         let outcome = match self.github.enqueue_pull(&pr.repo, pr.number, &head).await {

@@ -173,3 +173,38 @@ fn a_group_passes_only_when_every_member_passes() {
     );
     assert_eq!(judge_group(&[]), None);
 }
+
+#[test]
+fn only_a_removal_by_the_queue_itself_at_the_same_head_holds() {
+    let bot = Login::parse("mp-gate[bot]").expect("a login");
+    let queue = Login::parse("github-merge-queue[bot]").expect("a login");
+    let person = Login::parse("alice").expect("a login");
+    let other = CommitSha::parse(&"ef".repeat(20)).expect("a sha");
+    assert!(held_after_removal(
+        Some(&head()),
+        Some(&queue),
+        &head(),
+        &bot
+    ));
+    assert!(held_after_removal(Some(&head()), None, &head(), &bot));
+    // mp's own dequeue, a person's, another head, no head said: enqueued again.
+    assert!(!held_after_removal(
+        Some(&head()),
+        Some(&bot),
+        &head(),
+        &bot
+    ));
+    assert!(!held_after_removal(
+        Some(&head()),
+        Some(&person),
+        &head(),
+        &bot
+    ));
+    assert!(!held_after_removal(
+        Some(&other),
+        Some(&queue),
+        &head(),
+        &bot
+    ));
+    assert!(!held_after_removal(None, Some(&queue), &head(), &bot));
+}

@@ -247,6 +247,22 @@ pub struct QueueEntry {
     pub enqueuer: Option<Login>,
 }
 
+/// A pull request's last removal from GitHub's merge queue without merging (GraphQL
+/// `RemovedFromMergeQueueEvent`): a failing group, a timeout, a conflict, a person's or an
+/// App's dequeue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueRemoval {
+    /// The head it was queued at (`beforeCommit`), when GitHub says.
+    pub head: Option<CommitSha>,
+    /// Who removed it (a bot's login with its `[bot]` suffix); `None` when GitHub does not
+    /// say, as for the queue's own removals.
+    pub actor: Option<Login>,
+    /// Why, in GitHub's words, when it says.
+    pub reason: Option<String>,
+    /// When.
+    pub at: Option<Timestamp>,
+}
+
 /// A merge group of GitHub's merge queue: the temporary branch
 /// `gh-readonly-queue/<base>/pr-<N>-<sha>` whose head the queue tests and lands.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -682,6 +698,18 @@ pub trait GitHub: Send + Sync {
     /// [`GitHubError::NotMergeable`] when it is not in a queue; see the trait
     /// documentation.
     async fn dequeue_pull(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError>;
+
+    /// The pull request's last removal from a merge queue without merging, `None` when it
+    /// never left one (`PullRequest.timelineItems(last: 1, itemTypes:
+    /// [REMOVED_FROM_MERGE_QUEUE_EVENT])` over GraphQL).
+    ///
+    /// # Errors
+    /// See the trait documentation.
+    async fn last_queue_removal(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Option<QueueRemoval>, GitHubError>;
 
     /// The merge groups GitHub's merge queue of `base` is testing: its branches
     /// `gh-readonly-queue/<base>/...` with their heads

@@ -17,7 +17,7 @@ pub use clock::{Clock, FixedClock};
 pub use github::{
     ACTIVITY_PAGE, DEFAULT_BRANCH_FALLBACK, GitHub, GitHubError, Issue, IssueQuery, IssueState,
     ListedPull, MergeGroupRef, MergeMethod, MergeRequest, NewCheckRun, NewIssue, PullReads,
-    PullRequest, QueueEntry, QueueEntryState, RepoActivity, UpdateBranchOutcome,
+    PullRequest, QueueEntry, QueueEntryState, QueueRemoval, RepoActivity, UpdateBranchOutcome,
 };
 pub use history::{
     CommitPull, Comparison, FileContent, FileWrite, GitHubHistory, NewPull, Tree, TreeEntry,

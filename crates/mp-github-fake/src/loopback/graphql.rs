@@ -177,7 +177,7 @@ pub(super) async fn graphql(State(s): State<Arc<Shared>>, bytes: Bytes) -> Respo
             &s,
             &json!({ "errors": [error(
                 "LOOPBACK_UNSUPPORTED",
-                "the loopback GitHub answers only the queries mp sends (MpOpenPulls, MpLabel, MpDefaultBranches, MpMergeQueue, MpQueueEntry, MpEnqueue, MpDequeue)",
+                "the loopback GitHub answers only the queries mp sends (MpOpenPulls, MpLabel, MpDefaultBranches, MpMergeQueue, MpQueueEntry, MpQueueRemoval, MpEnqueue, MpDequeue)",
                 &[],
             )] }),
         );

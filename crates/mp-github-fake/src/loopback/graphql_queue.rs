@@ -16,7 +16,7 @@ use super::super::state::Shared;
 use super::{error, not_found, spend};
 use crate::world::STALE_HEAD_MESSAGE;
 use mp_github::rest::merge_queue::{
-    DEQUEUE_MUTATION, ENQUEUE_MUTATION, MERGE_QUEUE_QUERY, QUEUE_ENTRY_QUERY,
+    DEQUEUE_MUTATION, ENQUEUE_MUTATION, MERGE_QUEUE_QUERY, QUEUE_ENTRY_QUERY, QUEUE_REMOVAL_QUERY,
 };
 
 /// The node id of pull request `number` of `repo`.
@@ -82,6 +82,60 @@ pub(super) async fn answer_queue(s: &Shared, query: &str, variables: &Value) -> 
             .map(str::to_owned)
     };
     let invalid = |names: &str| json!({ "errors": [error("INVALID_VARIABLES", format!("{names} required"), &[])] });
+    if query == QUEUE_REMOVAL_QUERY {
+        let (Some(owner), Some(name)) = (text("owner"), text("name")) else {
+            return Some(invalid("owner and name are"));
+        };
+        let Some(number) = variables.get("number").and_then(Value::as_u64) else {
+            return Some(invalid("number is"));
+        };
+        let Some(rate_limit) = spend(s, 1) else {
+            return Some(
+                json!({ "errors": [error("RATE_LIMITED", "API rate limit exceeded for installation ID 1.", &[])] }),
+            );
+        };
+        let Ok(repo) = RepoName::parse(&format!("{owner}/{name}")) else {
+            return Some(not_found(&owner, &name, rate_limit));
+        };
+        let number = PrNumber::new(number);
+        return Some(match s.memory.last_queue_removal(&repo, number).await {
+            Ok(removal) => {
+                let nodes: Vec<Value> = removal
+                    .iter()
+                    .map(|r| {
+                        json!({
+                            "__typename": "RemovedFromMergeQueueEvent",
+                            "createdAt": r.at.map(|t| t.to_string()),
+                            "reason": r.reason,
+                            "actor": actor(r.actor.as_ref()),
+                            "beforeCommit": r.head.as_ref().map(|h| json!({ "oid": h.as_str() })),
+                        })
+                    })
+                    .collect();
+                json!({ "data": { "rateLimit": rate_limit, "repository": { "pullRequest": {
+                    "timelineItems": { "nodes": nodes },
+                } } } })
+            }
+            Err(GitHubError::NotFound { .. }) => {
+                if s.memory.read(|w| w.repo(&repo).is_some()) {
+                    json!({
+                        "data": { "rateLimit": rate_limit, "repository": { "pullRequest": Value::Null } },
+                        "errors": [error(
+                            "NOT_FOUND",
+                            format!("Could not resolve to a PullRequest with the number of {number}."),
+                            &[json!("repository"), json!("pullRequest")],
+                        )],
+                    })
+                } else {
+                    not_found(&owner, &name, rate_limit)
+                }
+            }
+            Err(other) => json!({
+                "data": Value::Null,
+                "errors": [error("INTERNAL", other.to_string(), &[json!("repository")])],
+            }),
+        });
+    }
     if query == MERGE_QUEUE_QUERY || query == QUEUE_ENTRY_QUERY {
         let (Some(owner), Some(name)) = (text("owner"), text("name")) else {
             return Some(invalid("owner and name are"));

@@ -1315,18 +1315,42 @@ impl GitHub for MemoryGitHub {
 
     async fn dequeue_pull(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError> {
         let mut state = self.call_on(Endpoint::GraphqlDequeue, repo, &[&number])?;
+        let bot = state.bot(Endpoint::GraphqlDequeue)?;
+        let at = state.world.stamp();
         let found = state.repo_mut(repo)?;
         pull_of(found, number)?;
+        let queued_at = found.queue_entry_of(number).map(|entry| entry.head);
         if !found.dequeue(number) {
             return Err(GitHubError::NotMergeable {
                 pr: reference(repo, number),
                 message: "Pull request is not in a merge queue".to_owned(),
             });
         }
+        if let Some(head) = queued_at {
+            found.record_queue_removal(number, head, bot, "dequeued", at);
+        }
         state.applied(Write::DequeuePull {
             repo: repo.clone(),
             number,
         })
+    }
+
+    async fn last_queue_removal(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Option<mp_core::port::QueueRemoval>, GitHubError> {
+        let state = self.call_on(Endpoint::GraphqlQueueRemoval, repo, &[&number])?;
+        let found = state.repo(repo)?;
+        pull_of(found, number)?;
+        Ok(found
+            .last_queue_removal(number)
+            .map(|r| mp_core::port::QueueRemoval {
+                head: Some(r.head.clone()),
+                actor: Some(r.actor.clone()),
+                reason: Some(r.reason.clone()),
+                at: Some(r.at),
+            }))
     }
 
     async fn merge_groups(

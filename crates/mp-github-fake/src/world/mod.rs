@@ -11,6 +11,7 @@ pub mod drain;
 mod error;
 mod file;
 mod queue;
+mod removal;
 mod resolve;
 pub mod synthetic;
 mod write;
@@ -33,6 +34,7 @@ use sha1::{Digest, Sha1};
 
 pub use error::LoadWorldError;
 pub use queue::{EnqueueRefused, QueueRecord, STALE_HEAD_MESSAGE};
+pub use removal::QueueRemovalRecord;
 pub use synthetic::synthetic_world;
 pub use write::world_to_yaml;
 
@@ -301,6 +303,9 @@ pub struct Repo {
     /// The entries of each branch's merge queue, front first (the world file's
     /// `merge_queues.<branch>.entries`; decisions/0078). A branch not named has none.
     pub queue_entries: BTreeMap<String, Vec<QueueRecord>>,
+    /// Every removal of a pull request from a merge queue without merging, in order
+    /// (decisions/0085); not part of a world file.
+    pub queue_removals: Vec<QueueRemovalRecord>,
     /// The deployment environments (`GET /repos/{o}/{r}/environments`).
     pub environments: Vec<Environment>,
 }
@@ -384,6 +389,7 @@ impl Repo {
             branch_rules: BTreeMap::new(),
             merge_queues: BTreeMap::new(),
             queue_entries: BTreeMap::new(),
+            queue_removals: Vec::new(),
             environments: Vec::new(),
         }
     }

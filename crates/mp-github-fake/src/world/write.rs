@@ -236,6 +236,7 @@ fn write_repo(out: &mut Writer, repo: &Repo) {
         branch_rules,
         merge_queues,
         queue_entries,
+        queue_removals: _,
         environments,
     } = repo;
     let names = CommitNames::new(repo);

@@ -246,6 +246,21 @@ async fn groups_walk(gh: &dyn GitHub) -> Vec<String> {
         Ok(()) => "published on an unknown commit".to_owned(),
         Err(_) => "refused".to_owned(),
     });
+    // The last removals: #1's by the queue, #3 never removed.
+    for number in [1, 3] {
+        let removal = gh.last_queue_removal(&app(), PrNumber::new(number)).await;
+        lines.push(line(removal.map(|r| {
+            r.map(|r| {
+                format!(
+                    "{} by {} at {}: {}",
+                    r.head.map_or("?".to_owned(), |h| h.short().to_owned()),
+                    r.actor.map_or("?".to_owned(), |a| a.to_string()),
+                    r.at.map_or("?".to_owned(), |t| t.to_string()),
+                    r.reason.unwrap_or_default()
+                )
+            })
+        })));
+    }
     lines
 }
 
@@ -262,6 +277,13 @@ fn merge_groups_and_mp_s_check_answer_alike_over_rest_and_in_memory() {
         ] {
             repo.branches.insert(branch.to_owned(), sha("a1"));
         }
+        repo.record_queue_removal(
+            PrNumber::new(1),
+            sha("a1"),
+            Login::parse("github-merge-queue[bot]").expect("a login"),
+            "failed checks",
+            Timestamp::parse("2026-03-01T11:00:00Z").expect("a time"),
+        );
         world
     };
     let memory = MemoryGitHub::new(grouped());
@@ -286,6 +308,11 @@ fn merge_groups_and_mp_s_check_answer_alike_over_rest_and_in_memory() {
             "()".to_owned(),
             "[\"mp-gate failure by mp-gate\"]".to_owned(),
             "refused".to_owned(),
+            format!(
+                "Some(\"{} by github-merge-queue[bot] at 2026-03-01T11:00:00Z: failed checks\")",
+                a1.short()
+            ),
+            "None".to_owned(),
         ]
     );
     assert_eq!(over_rest, direct, "over REST");

@@ -10,7 +10,7 @@
 //! enqueued), any other [`GitHubError::NotMergeable`] with GitHub's words.
 
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
-use mp_core::port::{GitHubError, QueueEntry, QueueEntryState};
+use mp_core::port::{GitHubError, QueueEntry, QueueEntryState, QueueRemoval};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -23,6 +23,8 @@ use super::transport::Request;
 pub const MERGE_QUEUE_QUERY: &str = include_str!("graphql/merge_queue.graphql");
 /// A pull request's entry and node id.
 pub const QUEUE_ENTRY_QUERY: &str = include_str!("graphql/queue_entry.graphql");
+/// A pull request's last removal from its merge queue.
+pub const QUEUE_REMOVAL_QUERY: &str = include_str!("graphql/queue_removal.graphql");
 /// `enqueuePullRequest`.
 pub const ENQUEUE_MUTATION: &str = include_str!("graphql/enqueue.graphql");
 /// `dequeuePullRequest`.
@@ -126,11 +128,52 @@ struct EnqueuePayload {
     merge_queue_entry: Option<EntryNode>,
 }
 
+#[derive(Debug, Deserialize)]
+struct RemovalData {
+    repository: Option<RemovalRepository>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RemovalRepository {
+    pull_request: Option<RemovalPull>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RemovalPull {
+    timeline_items: RemovalItems,
+}
+
+#[derive(Debug, Deserialize)]
+struct RemovalItems {
+    nodes: Option<Vec<Option<RemovalNode>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RemovalNode {
+    created_at: Option<String>,
+    reason: Option<String>,
+    actor: Option<Actor>,
+    before_commit: Option<Oid>,
+}
+
 fn malformed(message: impl Into<String>) -> GitHubError {
     GitHubError::Malformed {
         route: GRAPHQL_ROUTE.to_owned(),
         message: message.into(),
     }
+}
+
+/// A GraphQL actor's login as the port gives it: a bot's with its `[bot]` suffix.
+fn actor_login(actor: Actor) -> Option<Login> {
+    let login = if actor.typename == "Bot" {
+        format!("{}[bot]", actor.login)
+    } else {
+        actor.login
+    };
+    Login::parse(&login).ok()
 }
 
 /// An entry as the port gives it; `number` is the pull request's when the node has none.
@@ -146,14 +189,7 @@ fn entry(node: EntryNode, number: Option<PrNumber>) -> Result<QueueEntry, GitHub
     let head = CommitSha::parse(&head.oid).map_err(|e| malformed(e.to_string()))?;
     let state = QueueEntryState::from_graphql(&node.state)
         .ok_or_else(|| malformed(format!("unknown merge queue entry state {}", node.state)))?;
-    let enqueuer = node.enqueuer.and_then(|actor| {
-        let login = if actor.typename == "Bot" {
-            format!("{}[bot]", actor.login)
-        } else {
-            actor.login
-        };
-        Login::parse(&login).ok()
-    });
+    let enqueuer = node.enqueuer.and_then(actor_login);
     Ok(QueueEntry {
         number,
         head,
@@ -293,6 +329,56 @@ impl RestGitHub {
             .map(|node| entry(node, None))
             .collect::<Result<Vec<_>, _>>()
             .map(Some)
+    }
+
+    pub(crate) async fn last_queue_removal_graphql(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Option<QueueRemoval>, GitHubError> {
+        let variables =
+            json!({ "owner": repo.owner(), "name": repo.name(), "number": number.get() });
+        let (data, errors) = self
+            .merge_queue_operation::<RemovalData>(
+                repo,
+                QUEUE_REMOVAL_QUERY,
+                "MpQueueRemoval",
+                variables,
+                false,
+            )
+            .await?;
+        let pull = data
+            .and_then(|d| d.repository)
+            .and_then(|r| r.pull_request)
+            .ok_or_else(|| GitHubError::NotFound {
+                what: format!(
+                    "{repo}#{number}{}",
+                    errors
+                        .first()
+                        .map(|e| format!(" ({})", e.message))
+                        .unwrap_or_default()
+                ),
+            })?;
+        let Some(node) = pull
+            .timeline_items
+            .nodes
+            .unwrap_or_default()
+            .into_iter()
+            .flatten()
+            .last()
+        else {
+            return Ok(None);
+        };
+        let head = match node.before_commit {
+            Some(oid) => Some(CommitSha::parse(&oid.oid).map_err(|e| malformed(e.to_string()))?),
+            None => None,
+        };
+        Ok(Some(QueueRemoval {
+            head,
+            actor: node.actor.and_then(actor_login),
+            reason: node.reason,
+            at: node.created_at.and_then(|t| Timestamp::parse(&t).ok()),
+        }))
     }
 
     pub(crate) async fn queue_entry_graphql(

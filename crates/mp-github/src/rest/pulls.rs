@@ -578,6 +578,14 @@ impl GitHub for RestGitHub {
         self.dequeue_graphql(repo, number).await
     }
 
+    async fn last_queue_removal(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Option<mp_core::port::QueueRemoval>, GitHubError> {
+        self.last_queue_removal_graphql(repo, number).await
+    }
+
     async fn merge_groups(
         &self,
         repo: &RepoName,

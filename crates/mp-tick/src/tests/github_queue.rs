@@ -444,3 +444,59 @@ fn observe_only_publishes_no_check_on_merge_groups() {
     .expect("the tick runs");
     assert_eq!(gate_checks(&tick, &head), Vec::<String>::new());
 }
+
+/// GitHub's queue removes `#number` at its current head, as after a failing group.
+fn removed_by_the_queue(tick: &Tick, number: u64, by: &str) {
+    tick.github().edit_world(|world| {
+        let at = world.now;
+        let app = world.repo_mut(&repo("acme/app")).expect("acme/app");
+        let head = app
+            .pull(PrNumber::new(number))
+            .expect("the pull request")
+            .head_sha
+            .clone();
+        app.record_queue_removal(PrNumber::new(number), head, login(by), "failed checks", at);
+    });
+}
+
+#[test]
+fn a_head_github_s_queue_removed_is_not_enqueued_again_until_it_changes() {
+    let tick = github_queue_world(&[clean(1), clean(2), clean(3)], QUEUED);
+    // #1's group failed; #2 was removed by mp itself; #3 by a person.
+    removed_by_the_queue(&tick, 1, "github-merge-queue[bot]");
+    removed_by_the_queue(&tick, 2, "mp-gate[bot]");
+    removed_by_the_queue(&tick, 3, "alice");
+    let report = tick
+        .run(&github_queue_config(), &options())
+        .expect("the tick runs");
+    let first = &report.outcomes[0];
+    assert_eq!(first.action, PrAction::Blocked);
+    assert_eq!(
+        first.detail,
+        "Quadrant A: not enqueued again: GitHub's merge queue removed head a100000 (by github-merge-queue[bot]): failed checks; it waits for a new head, or for someone to enqueue it again (github_queue_held)"
+    );
+    assert_eq!(
+        report.outcomes[1..]
+            .iter()
+            .map(|o| o.action.clone())
+            .collect::<Vec<_>>(),
+        [PrAction::Enqueued, PrAction::Enqueued]
+    );
+    assert_eq!(
+        queue_of(&tick),
+        ["#2@a200000 by mp-gate[bot]", "#3@a300000 by mp-gate[bot]"]
+    );
+    // The owner enqueues it again: mp leaves the entry alone.
+    tick.github()
+        .enqueue_as(&login("owner"), &repo("acme/app"), PrNumber::new(1))
+        .expect("the owner can enqueue");
+    let report = tick
+        .run(&github_queue_config(), &options())
+        .expect("the tick runs");
+    assert_eq!(
+        report.outcomes[0].action,
+        PrAction::Queued,
+        "{}",
+        report.outcomes[0]
+    );
+}

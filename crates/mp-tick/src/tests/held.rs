@@ -291,6 +291,14 @@ impl GitHub for Held {
         self.github.dequeue_pull(repo, number).await
     }
 
+    async fn last_queue_removal(
+        &self,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Option<mp_core::port::QueueRemoval>, GitHubError> {
+        self.github.last_queue_removal(repo, number).await
+    }
+
     async fn merge_groups(
         &self,
         repo: &RepoName,
