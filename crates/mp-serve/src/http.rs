@@ -105,7 +105,16 @@ async fn webhook(
     let delivery = header_text(&headers, "x-github-delivery")
         .unwrap_or("")
         .to_owned();
-    let (status, verdict, reason) = decide(&inner, &headers, body, &event, &delivery, received);
+    let (status, verdict, reason, record) =
+        decide(&inner, &headers, body, &event, &delivery, received);
+    if let Some(mut fields) = record {
+        fields.insert("ts".to_owned(), inner.clock.now().to_string().into());
+        fields.insert("record".to_owned(), "merge_group".into());
+        let line = serde_json::Value::Object(fields).to_string();
+        if let Err(error) = inner.audit.append_agent_records(&[line]).await {
+            tracing::warn!(%error, delivery, "the merge group's record was not appended to the audit log");
+        }
+    }
     inner
         .metrics
         .delivery(if event.is_empty() { "other" } else { &event }, verdict);
@@ -138,11 +147,16 @@ fn decide(
     event: &str,
     delivery: &str,
     received: Instant,
-) -> (StatusCode, &'static str, String) {
+) -> (
+    StatusCode,
+    &'static str,
+    String,
+    Option<serde_json::Map<String, serde_json::Value>>,
+) {
     let body = match body {
         Ok(body) => body,
         Err(rejection) => {
-            return (rejection.status(), "rejected", rejection.body_text());
+            return (rejection.status(), "rejected", rejection.body_text(), None);
         }
     };
     let settings = inner.settings();
@@ -150,7 +164,12 @@ fn decide(
         .secret
         .verify(header_text(headers, SIGNATURE_HEADER), &body)
     {
-        return (StatusCode::UNAUTHORIZED, "rejected", error.to_string());
+        return (
+            StatusCode::UNAUTHORIZED,
+            "rejected",
+            error.to_string(),
+            None,
+        );
     }
     let json = header_text(headers, "content-type")
         .and_then(|v| v.split(';').next())
@@ -160,6 +179,7 @@ fn decide(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "rejected",
             "Content-Type must be application/json (set the webhook's content type to application/json)".to_owned(),
+            None,
         );
     }
     if event.is_empty() {
@@ -167,17 +187,18 @@ fn decide(
             StatusCode::BAD_REQUEST,
             "rejected",
             "no X-GitHub-Event header".to_owned(),
+            None,
         );
     }
     if let Some(reason) = seen_before(inner, delivery, &body) {
-        return (StatusCode::OK, "duplicate", reason);
+        return (StatusCode::OK, "duplicate", reason, None);
     }
     let parsed = match Event::parse(event, &body) {
         Ok(parsed) => parsed,
         Err(error @ ParseError::Unknown(_)) => {
-            return (StatusCode::ACCEPTED, "ignored", error.to_string());
+            return (StatusCode::ACCEPTED, "ignored", error.to_string(), None);
         }
-        Err(error) => return (StatusCode::BAD_REQUEST, "rejected", error.to_string()),
+        Err(error) => return (StatusCode::BAD_REQUEST, "rejected", error.to_string(), None),
     };
     let branches = inner
         .branches
@@ -190,8 +211,16 @@ fn decide(
         branches: &branches,
     };
     match route(&parsed, &context) {
-        Routed::Pong => (StatusCode::OK, "pong", "webhook configured".to_owned()),
-        Routed::Ignored(reason) => (StatusCode::ACCEPTED, "ignored", reason),
+        Routed::Pong => (
+            StatusCode::OK,
+            "pong",
+            "webhook configured".to_owned(),
+            None,
+        ),
+        Routed::Ignored(reason) => (StatusCode::ACCEPTED, "ignored", reason, None),
+        Routed::Record { fields, reason } => {
+            (StatusCode::ACCEPTED, "recorded", reason, Some(fields))
+        }
         Routed::Work(work) => {
             let described = work.iter().map(describe).collect::<Vec<_>>().join("; ");
             {
@@ -205,7 +234,7 @@ fn decide(
                 inner.metrics.set_queue_depth(queue.depth());
             }
             inner.wake.notify_one();
-            (StatusCode::ACCEPTED, "queued", described)
+            (StatusCode::ACCEPTED, "queued", described, None)
         }
     }
 }

@@ -217,7 +217,7 @@ impl Metrics {
         ]);
         registry.register(
             "webhook_deliveries",
-            "Webhook deliveries by event and verdict (queued, ignored, duplicate, pong, rejected)",
+            "Webhook deliveries by event and verdict (queued, recorded, ignored, duplicate, pong, rejected)",
             deliveries.clone(),
         );
         registry.register(

@@ -236,6 +236,9 @@ pub struct MergeGroupEvent {
     pub action: String,
     /// The group.
     pub merge_group: MergeGroup,
+    /// Why a `destroyed` group ended: `merged`, `invalidated` or `dequeued`.
+    #[serde(default)]
+    pub reason: Option<String>,
     /// The repository (GitHub's schema does not require it).
     #[serde(default)]
     pub repository: Option<Repository>,

@@ -67,6 +67,14 @@ pub enum Routed {
     Ignored(String),
     /// A `ping`.
     Pong,
+    /// Nothing to decide, but a fact for the audit log: the record's fields (the service
+    /// adds `ts` and `record`), and why.
+    Record {
+        /// The record's fields.
+        fields: serde_json::Map<String, serde_json::Value>,
+        /// What the delivery was.
+        reason: String,
+    },
 }
 
 /// What routing needs to know besides the delivery.
@@ -215,7 +223,7 @@ fn merge_group(e: &MergeGroupEvent, cx: &RouteContext<'_>) -> Result<Routed, Str
     };
     let repo = cx.gated(repository)?;
     let group = &e.merge_group;
-    if e.action != "checks_requested" {
+    if e.action != "checks_requested" && e.action != "destroyed" {
         return Ok(ignored(format!(
             "merge_group {} of {} in {repo} changes no verdict",
             e.action, group.head_ref
@@ -234,6 +242,28 @@ fn merge_group(e: &MergeGroupEvent, cx: &RouteContext<'_>) -> Result<Routed, Str
             group.head_ref
         )));
     };
+    if e.action == "destroyed" {
+        // Recorded, not judged: judging it again would enqueue a pull request whose group
+        // just failed; a landing reaches the supervisor through `push` (decisions/0079).
+        let reason = e.reason.as_deref().unwrap_or("unknown");
+        let serde_json::Value::Object(fields) = serde_json::json!({
+            "action": "destroyed",
+            "reason": reason,
+            "repo": repo.as_str(),
+            "pr": format!("{repo}#{number}"),
+            "head_ref": group.head_ref,
+            "head_sha": group.head_sha,
+        }) else {
+            unreachable!("a JSON object literal");
+        };
+        return Ok(Routed::Record {
+            fields,
+            reason: format!(
+                "merge_group destroyed ({reason}) of {} in {repo}: recorded; no verdict changes",
+                group.head_ref
+            ),
+        });
+    }
     Ok(Routed::Work(vec![Work::MergeGroup {
         repo,
         number: PrNumber::new(number),

@@ -448,6 +448,33 @@ fn metric_sum(text: &str, name: &str) -> u64 {
         .sum()
 }
 
+/// GitHub's queue ends a group: the delivery is recorded in the audit log, and queues no
+/// work.
+#[test]
+fn a_destroyed_merge_group_is_recorded_in_the_audit_log() {
+    runtime().block_on(async {
+        let audit = Arc::new(Audit::default());
+        let (service, _) = demo(audit.clone());
+        let group = format!("refs/heads/gh-readonly-queue/main/pr-3-{}", "e".repeat(40));
+        let body = json!({"action": "destroyed", "reason": "merged",
+            "repository": {"full_name": "acme/webapp", "default_branch": "main"},
+            "merge_group": {"head_sha": "d".repeat(40), "head_ref": group,
+                            "base_sha": "e".repeat(40), "base_ref": "refs/heads/main"}});
+        let (status, answer) = Delivery::new("merge_group", "mg-1", &body)
+            .send(&service)
+            .await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{answer}");
+        assert_eq!(answer["verdict"], "recorded", "{answer}");
+        let lines = audit.agent_lines.lock().expect("not poisoned").clone();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        let record: Value = serde_json::from_str(&lines[0]).expect("one JSON record");
+        assert_eq!(record["record"], "merge_group");
+        assert_eq!(record["reason"], "merged");
+        assert_eq!(record["pr"], "acme/webapp#3");
+        assert!(record["ts"].is_string(), "{record}");
+    });
+}
+
 #[test]
 fn the_resync_appends_the_agents_records_and_counts_them_per_agent() {
     runtime().block_on(async {
@@ -623,15 +650,36 @@ mod routing {
                 number: mp_core::ids::PrNumber::new(104),
             }])
         );
-        // A destroyed group changes no verdict: the queue removed it, and judging it again
-        // would enqueue a pull request whose group just failed.
+        // A destroyed group changes no verdict (judging it again would enqueue a pull
+        // request whose group just failed): it is recorded.
+        match routed(
+            "merge_group",
+            &merge_group("destroyed", "acme/webapp", "refs/heads/trunk", group),
+            None,
+        ) {
+            Routed::Record { fields, reason } => {
+                assert_eq!(
+                    reason,
+                    format!(
+                        "merge_group destroyed (dequeued) of {group} in acme/webapp: recorded; no verdict changes"
+                    )
+                );
+                assert_eq!(
+                    Value::Object(fields),
+                    json!({"action": "destroyed", "reason": "dequeued", "repo": "acme/webapp",
+                           "pr": "acme/webapp#104", "head_ref": group, "head_sha": "d".repeat(40)})
+                );
+            }
+            other => panic!("not recorded: {other:?}"),
+        }
+        // Another action is ignored.
         assert_eq!(
             ignored(&routed(
                 "merge_group",
-                &merge_group("destroyed", "acme/webapp", "refs/heads/trunk", group),
+                &merge_group("rerequested", "acme/webapp", "refs/heads/trunk", group),
                 None
             )),
-            format!("merge_group destroyed of {group} in acme/webapp changes no verdict")
+            format!("merge_group rerequested of {group} in acme/webapp changes no verdict")
         );
         assert_eq!(
             ignored(&routed(

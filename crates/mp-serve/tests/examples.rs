@@ -312,6 +312,7 @@ fn project(event: &Event) -> Option<Value> {
                 action,
                 merge_group,
                 repository: repo,
+                reason: _,
             } = &**event;
             let MergeGroup {
                 head_sha,
