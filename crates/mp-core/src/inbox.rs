@@ -301,6 +301,19 @@ pub fn audit_issue(
     merged: &CommitSha,
     now: Timestamp,
 ) -> Option<NewIssue> {
+    landed_audit_issue(pr, verdict, merged, "squash", now)
+}
+
+/// [`audit_issue`] for a pull request that landed as `merged` by `how` (`squash` when mp
+/// merged it; `GitHub's merge queue` when the queue landed its group: decisions/0084),
+/// noticed at `now`.
+pub fn landed_audit_issue(
+    pr: &PrContext,
+    verdict: &Verdict,
+    merged: &CommitSha,
+    how: &str,
+    now: Timestamp,
+) -> Option<NewIssue> {
     let quadrant = verdict.quadrant;
     let label = auto_approved_label(quadrant)?;
     let meaning = match quadrant {
@@ -318,7 +331,7 @@ pub fn audit_issue(
          ({meaning}).\n\
          \n\
          - PR: `{pr_ref}` — head `{head}`\n\
-         - Merged as: `{merged}` (squash)\n\
+         - Merged as: `{merged}` ({how})\n\
          - Classifier: Quadrant {quadrant}\n\
          - Reasoning: {reasoning}\n\
          - Merged at: {now}\n\

@@ -336,6 +336,7 @@ pub async fn run_branch_supervisor(
         run,
         now,
         report: SupervisorReport::new(repo),
+        queue_audits: Vec::new(),
     };
     if let Err(stop) = scan.run().await {
         scan.warn(format!("scan stopped: {stop}"));
@@ -353,6 +354,9 @@ struct Scan<'a> {
     run: &'a mut SupervisorRun,
     now: Timestamp,
     report: SupervisorReport,
+    /// The Quadrant B/C audit issues of the pull requests GitHub's merge queue landed in
+    /// the update being read back, opened once the update is read whole.
+    queue_audits: Vec<mp_core::port::NewIssue>,
 }
 
 impl Scan<'_> {

@@ -73,6 +73,7 @@ impl Scan<'_> {
                     // GitHub could not be read: this update and the rest wait.
                     break 'updates;
                 };
+                self.open_queue_audits().await?;
                 Some(queue)
             } else {
                 None

@@ -44,6 +44,7 @@ impl Scan<'_> {
         commits: &[CommitContext],
     ) -> Result<Option<QueueLanding>, SupervisorStop> {
         let mut landed = Vec::new();
+        self.queue_audits.clear();
         let mut tip = update.after.clone();
         while tip != update.before {
             let Some(sha) = tip else {
@@ -135,7 +136,61 @@ impl Scan<'_> {
                 head.short()
             ))));
         }
+        if let Some(issue) = self.queue_audit_issue(context, comments, &commit.sha) {
+            self.queue_audits.push(issue);
+        }
         Ok(Some(Ok(QueueLanded { pr: number, head })))
+    }
+
+    /// Opens the audit issues of the update just read back, in the inbox repository, as mp
+    /// opens them after its own merges; one that cannot be opened is a warning.
+    pub(super) async fn open_queue_audits(&mut self) -> Result<(), SupervisorStop> {
+        let inbox = self.config.projects().inbox_repository().clone();
+        for issue in std::mem::take(&mut self.queue_audits) {
+            match self.github.create_issue(&inbox, &issue).await {
+                Ok(opened) => {
+                    self.event(format!("{}: opened {inbox}#{}", issue.title, opened.number))
+                }
+                Err(error) => self.stop_or_warn(
+                    &error,
+                    &format!("cannot open the audit issue '{}' in {inbox}", issue.title),
+                )?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The Quadrant B/C audit issue of a pull request GitHub's queue landed as `landed`,
+    /// classified as the gate classifies it (decisions/0084); `None` for A and D, or when
+    /// the path rules do not compile (a warning).
+    fn queue_audit_issue(
+        &mut self,
+        context: mp_core::context::PrContext,
+        comments: Vec<mp_core::context::Comment>,
+        landed: &CommitSha,
+    ) -> Option<mp_core::port::NewIssue> {
+        let mut options = crate::TickOptions::from_config(self.config);
+        options.skills = self.run.skills.clone();
+        options.receipt_key = self.run.receipt_key.clone();
+        let setup = match crate::TickSetup::new(self.config, &options, self.run.bot().clone()) {
+            Ok(setup) => setup,
+            Err(error) => {
+                self.warn(format!(
+                    "#{} landed through GitHub's merge queue; not classified for its audit issue: {error}",
+                    context.number
+                ));
+                return None;
+            }
+        };
+        let main_head = landed.clone();
+        let evaluation = crate::evaluate::assess_pr(&setup, context, comments, main_head, self.now);
+        mp_core::inbox::landed_audit_issue(
+            &evaluation.pr,
+            &evaluation.verdict,
+            landed,
+            "GitHub's merge queue",
+            self.now,
+        )
     }
 }
 
