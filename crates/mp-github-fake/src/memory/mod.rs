@@ -200,7 +200,7 @@ impl MemoryGitHub {
             pull.head_sha = sha.clone();
             pull.commits.push(sha.clone());
         }
-        found.prune_queues();
+        found.prune_queues(at);
         ci::advance(&mut state.world);
         Ok(sha)
     }
@@ -1314,9 +1314,10 @@ impl GitHub for MemoryGitHub {
 
     async fn dequeue_pull(&self, repo: &RepoName, number: PrNumber) -> Result<(), GitHubError> {
         let mut state = self.call_on(Endpoint::GraphqlDequeue, repo, &[&number])?;
+        let at = state.world.stamp();
         let found = state.repo_mut(repo)?;
         pull_of(found, number)?;
-        if !found.dequeue(number) {
+        if !found.dequeue(number, at) {
             return Err(GitHubError::NotMergeable {
                 pr: reference(repo, number),
                 message: "Pull request is not in a merge queue".to_owned(),
