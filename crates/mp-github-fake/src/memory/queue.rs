@@ -11,7 +11,7 @@
 //!    `gh-readonly-queue/<branch>/pr-<N>-<base sha>`, created by the queue's App
 //!    (`branch_creation`: what GitHub records for it is not published). Groups made on a
 //!    head the branch has left are made again. Each creation is logged as GitHub's
-//!    `checks_requested`.
+//!    `checks_requested`; an entry with a group shows as `AWAITING_CHECKS`.
 //! 3. **Groups are judged** against the required checks (the queue's `required_checks`,
 //!    else `ci:`'s checks by its App; nothing without either), each completed on the
 //!    group's head. The longest run of passing groups from the front (at most
@@ -70,6 +70,7 @@ pub(super) fn advance(world: &mut World) {
                 break;
             }
         }
+        world.repos[index].sync_entry_states();
     }
 }
 

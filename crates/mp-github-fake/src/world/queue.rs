@@ -294,6 +294,22 @@ impl Repo {
         self.merge_groups.get(branch).map_or(&[], Vec::as_slice)
     }
 
+    /// Brings the entries' states in line with their groups, as GitHub shows them: an entry
+    /// with a merge group is `AWAITING_CHECKS`, one without is `QUEUED`. Other states (a
+    /// world's `UNMERGEABLE`, `LOCKED`, `MERGEABLE`) are left as they are.
+    pub fn sync_entry_states(&mut self) {
+        for (branch, queue) in &mut self.queue_entries {
+            let built = self.merge_groups.get(branch).map_or(0, Vec::len);
+            for (index, record) in queue.iter_mut().enumerate() {
+                record.state = match record.state {
+                    QueueEntryState::Queued if index < built => QueueEntryState::AwaitingChecks,
+                    QueueEntryState::AwaitingChecks if index >= built => QueueEntryState::Queued,
+                    other => other,
+                };
+            }
+        }
+    }
+
     /// Destroys the merge groups of `branch` from position `from` on at `at`: the first
     /// for `first`, those behind it as `invalidated`. Each group's branch is deleted by
     /// the queue's App and its end logged.
@@ -316,6 +332,7 @@ impl Repo {
             };
             self.end_group(branch, group, why, at);
         }
+        self.sync_entry_states();
     }
 
     /// Deletes `group`'s branch as the queue's App and logs its end.

@@ -5,7 +5,7 @@
 
 use mp_core::context::{CheckConclusion, CheckRun, CheckStatus, RefUpdateKind};
 use mp_core::ids::{CommitSha, Login, PrNumber, RepoName, Timestamp};
-use mp_core::port::GitHub;
+use mp_core::port::{GitHub, QueueEntryState};
 
 use crate::MemoryGitHub;
 use crate::world::{
@@ -189,6 +189,14 @@ fn each_entry_gets_a_merge_group_made_on_the_one_ahead() {
         Some(&sha("b0")),
         "nothing landed yet"
     );
+    // GitHub shows an entry whose group awaits its checks as `AWAITING_CHECKS`.
+    let states: Vec<QueueEntryState> = repo
+        .merge_queue_view("main")
+        .unwrap_or_default()
+        .iter()
+        .map(|e| e.state)
+        .collect();
+    assert_eq!(states, [QueueEntryState::AwaitingChecks; 3]);
 }
 
 #[test]
@@ -198,6 +206,20 @@ fn build_concurrency_limits_the_groups_tested_at_once() {
         .expect("enqueued");
     gh.set_now(at(1));
     assert_eq!(groups(&gh).len(), 2, "two built, the third waits");
+    let states: Vec<QueueEntryState> = repo_of(&gh)
+        .merge_queue_view("main")
+        .unwrap_or_default()
+        .iter()
+        .map(|e| e.state)
+        .collect();
+    assert_eq!(
+        states,
+        [
+            QueueEntryState::AwaitingChecks,
+            QueueEntryState::AwaitingChecks,
+            QueueEntryState::Queued
+        ]
+    );
     // #1 and #3 pass and land; #2 gets its group on the new head.
     gh.set_now(at(11));
     assert_eq!(entries(&gh), [2]);
