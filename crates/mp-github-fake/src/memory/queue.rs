@@ -26,10 +26,14 @@
 //!    again on the new chain. A failing group behind a front group still running waits:
 //!    its failure may be the front's.
 //!
+//! With `HEADGREEN` ("only merge non-failing pull requests" off), a passing group lands
+//! with every group ahead of it within `max_entries_to_merge`, failed ones included, and
+//! a failed front group leaves only when no group behind it within that limit may still
+//! pass.
+//!
 //! Steps 2 and 3 repeat until nothing changes, so a queue without required checks lands
-//! every entry at the first clock move after it was enqueued. `HEADGREEN`, the minimum
-//! group size and its wait are not modelled: every queue lands as `ALLGREEN`, as soon as
-//! its groups pass.
+//! every entry at the first clock move after it was enqueued. The minimum group size and
+//! its wait are not modelled: a queue lands as soon as its groups pass.
 
 use mp_core::context::{CheckConclusion, CheckStatus, RefUpdateKind};
 use mp_core::ids::{CommitSha, Login, PrNumber, Timestamp};
@@ -290,16 +294,26 @@ fn judge(repo: &mut Repo, ci: Option<&CiSimulation>, app: &Login, now: Timestamp
             })
             .collect();
         let limit = or_default(settings.max_entries_to_merge, DEFAULT_ENTRIES_TO_MERGE);
-        let passed = verdicts
-            .iter()
-            .take_while(|v| **v == Verdict::Passed)
-            .count()
-            .min(limit);
+        let head_green = settings.grouping_strategy == "HEADGREEN";
+        let window = &verdicts[..limit.min(verdicts.len())];
+        let passed = if head_green {
+            // A passing group vouches for every entry it brings, failed ones included.
+            window
+                .iter()
+                .rposition(|v| *v == Verdict::Passed)
+                .map_or(0, |last| last + 1)
+        } else {
+            window.iter().take_while(|v| **v == Verdict::Passed).count()
+        };
         if passed > 0 {
             land(repo, &branch, passed, app, now);
             changed = true;
         }
-        if verdicts.get(passed) == Some(&Verdict::Failed) && passed < limit {
+        // With HEADGREEN a failed front waits while a group behind it may still pass.
+        let behind =
+            &verdicts[(passed + 1).min(verdicts.len())..(passed + limit).min(verdicts.len())];
+        let hope = head_green && behind.iter().any(|v| *v != Verdict::Failed);
+        if verdicts.get(passed) == Some(&Verdict::Failed) && passed < limit && !hope {
             let Some(number) = repo
                 .merge_groups_of(&branch)
                 .first()

@@ -469,3 +469,56 @@ fn the_world_file_carries_groups_their_log_and_required_checks() {
     assert_eq!(after.queue_entries, before.queue_entries);
     assert_eq!(before.merge_groups_of("main").len(), 2);
 }
+
+/// `HEADGREEN`: a passing group vouches for the entries it brings, so #1, whose own group
+/// failed, lands with #3's passing group; while #3's group is still running, #1 waits.
+/// Under `ALLGREEN` the same checks take #1 out.
+#[test]
+fn headgreen_lands_a_failed_entry_with_a_passing_group_behind_it() {
+    for (strategy, landed) in [("HEADGREEN", true), ("ALLGREEN", false)] {
+        let queue = format!(
+            "{{grouping_strategy: {strategy}, required_checks: [{{name: mp-gate, app: mp-gate}}]}}"
+        );
+        let gh = queued(world(&queue, ""), &[1, 3]);
+        gh.set_now(at(1));
+        let made = groups(&gh);
+        gh.add_check_run(
+            &app(),
+            &made[0].head,
+            run("mp-gate", "mp-gate", CheckConclusion::Failure, at(2)),
+        )
+        .expect("posted");
+        gh.set_now(at(3));
+        assert_eq!(
+            entries(&gh).len(),
+            if landed { 2 } else { 1 },
+            "{strategy}: #1 waits for #3's group only under HEADGREEN"
+        );
+        if !landed {
+            assert_eq!(
+                log(&gh),
+                [
+                    "#1 made",
+                    "#3 made",
+                    "#1 dequeued",
+                    "#3 invalidated",
+                    "#3 made"
+                ]
+            );
+            continue;
+        }
+        gh.add_check_run(
+            &app(),
+            &made[1].head,
+            run("mp-gate", "mp-gate", CheckConclusion::Success, at(4)),
+        )
+        .expect("posted");
+        gh.set_now(at(5));
+        let repo = repo_of(&gh);
+        assert_eq!(repo.branch_head("main"), Some(&made[1].head));
+        let one = repo.pull(PrNumber::new(1)).expect("#1");
+        assert!(one.merged);
+        assert_eq!(one.merge_commit.as_ref(), Some(&made[0].head));
+        assert_eq!(log(&gh), ["#1 made", "#3 made", "#1 merged", "#3 merged"]);
+    }
+}
