@@ -149,7 +149,7 @@ fn or_default(value: u32, default: u32) -> usize {
 
 /// Makes the missing merge groups of every queue; whether it made one.
 fn make_groups(repo: &mut Repo, app: &Login, now: Timestamp) -> bool {
-    let branches: Vec<String> = repo
+    let branches: std::collections::BTreeSet<String> = repo
         .queue_entries
         .keys()
         .chain(repo.merge_groups.keys())
