@@ -31,9 +31,12 @@
 //! a failed front group leaves only when no group behind it within that limit may still
 //! pass.
 //!
-//! Steps 2 and 3 repeat until nothing changes, so a queue without required checks lands
-//! every entry at the first clock move after it was enqueued. The minimum group size and
-//! its wait are not modelled: a queue lands as soon as its groups pass.
+//! Fewer passing groups than `min_entries_to_merge` wait for more, at most
+//! `min_entries_to_merge_wait_minutes` from the time the front group passed.
+//!
+//! Steps 2 and 3 repeat until nothing changes, so a queue without required checks (and
+//! the default minimum of 1) lands every entry at the first clock move after it was
+//! enqueued.
 
 use mp_core::context::{CheckConclusion, CheckStatus, RefUpdateKind};
 use mp_core::ids::{CommitSha, Login, PrNumber, Timestamp};
@@ -89,10 +92,11 @@ pub(super) fn prune(world: &mut World) {
 }
 
 /// Where a group's required checks stand.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Verdict {
-    /// Every required check completed `success`.
-    Passed,
+    /// Every required check completed `success`, the last at this time (the group's
+    /// creation when nothing is required).
+    Passed(Timestamp),
     /// Some are still to report, within the timeout.
     Waiting,
     /// One completed otherwise, or did not complete in time.
@@ -111,6 +115,7 @@ fn verdict(
         .map(|commit| commit.checks.as_slice())
         .unwrap_or_default();
     let mut waiting = false;
+    let mut passed_at = group.created_at;
     for check in required {
         // The last run of the check by its App counts (a re-run replaces the earlier).
         let run = runs
@@ -122,12 +127,13 @@ fn verdict(
                 if run.conclusion != Some(CheckConclusion::Success) {
                     return Verdict::Failed;
                 }
+                passed_at = passed_at.max(run.completed_at.unwrap_or(passed_at));
             }
             _ => waiting = true,
         }
     }
     if !waiting {
-        return Verdict::Passed;
+        return Verdict::Passed(passed_at);
     }
     let deadline = group
         .created_at
@@ -300,10 +306,28 @@ fn judge(repo: &mut Repo, ci: Option<&CiSimulation>, app: &Login, now: Timestamp
             // A passing group vouches for every entry it brings, failed ones included.
             window
                 .iter()
-                .rposition(|v| *v == Verdict::Passed)
+                .rposition(|v| matches!(v, Verdict::Passed(_)))
                 .map_or(0, |last| last + 1)
         } else {
-            window.iter().take_while(|v| **v == Verdict::Passed).count()
+            window
+                .iter()
+                .take_while(|v| matches!(v, Verdict::Passed(_)))
+                .count()
+        };
+        // Fewer than `min_entries_to_merge` wait for more, at most
+        // `min_entries_to_merge_wait_minutes` from the time the front group passed.
+        let front_passed = verdicts.first().and_then(|v| match v {
+            Verdict::Passed(at) => Some(*at),
+            _ => None,
+        });
+        let minimum = usize::try_from(settings.min_entries_to_merge.max(1)).unwrap_or(1);
+        let waited = front_passed.is_some_and(|at| {
+            now >= at.plus_seconds(i64::from(settings.min_entries_to_merge_wait_minutes) * 60)
+        });
+        let passed = if passed >= minimum || waited {
+            passed
+        } else {
+            0
         };
         if passed > 0 {
             land(repo, &branch, passed, app, now);

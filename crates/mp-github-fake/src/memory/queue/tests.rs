@@ -522,3 +522,36 @@ fn headgreen_lands_a_failed_entry_with_a_passing_group_behind_it() {
         assert_eq!(log(&gh), ["#1 made", "#3 made", "#1 merged", "#3 merged"]);
     }
 }
+
+/// `min_entries_to_merge: 2`: one passing group waits for a second, at most
+/// `min_entries_to_merge_wait_minutes` (5) from when it passed; two land at once.
+#[test]
+fn a_minimum_group_size_waits_for_more_at_most_its_wait_time() {
+    let queue = "{min_entries_to_merge: 2, min_entries_to_merge_wait_minutes: 5, required_checks: [{name: mp-gate, app: mp-gate}]}";
+    let gh = queued(world(queue, ""), &[1]);
+    gh.set_now(at(1));
+    let made = groups(&gh);
+    gh.add_check_run(
+        &app(),
+        &made[0].head,
+        run("mp-gate", "mp-gate", CheckConclusion::Success, at(2)),
+    )
+    .expect("posted");
+    gh.set_now(at(6));
+    assert_eq!(entries(&gh), [1], "one of two: it waits");
+    gh.set_now(at(7));
+    assert!(entries(&gh).is_empty(), "the wait is over: it lands alone");
+
+    let gh = queued(world(queue, ""), &[1, 3]);
+    gh.set_now(at(1));
+    for group in groups(&gh) {
+        gh.add_check_run(
+            &app(),
+            &group.head,
+            run("mp-gate", "mp-gate", CheckConclusion::Success, at(2)),
+        )
+        .expect("posted");
+    }
+    gh.set_now(at(3));
+    assert!(entries(&gh).is_empty(), "two passed: they land at once");
+}
