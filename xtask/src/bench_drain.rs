@@ -1,7 +1,8 @@
 //! `cargo xtask bench drain`: how a burst of ready pull requests from several agents drains
 //! into `main` with no human action, on a simulated clock, in today's mode (each pull
-//! request brought up to date and merged on its own) and in queue mode (batches built on
-//! `mp-queue/main` and fast-forwarded; docs/queue.md).
+//! request brought up to date and merged on its own), in queue mode (batches built on
+//! `mp-queue/main` and fast-forwarded; docs/queue.md) and in GitHub-queue mode (mp enqueues
+//! in the fake's GitHub merge queue, which tests merge groups and lands them; decisions/0083).
 //!
 //! Each run builds mp-github-fake's drain world (one repository, `agents × per-agent` ready pull
 //! requests on independent files, CI simulated by the world's `ci:`), then ticks the real
@@ -18,8 +19,10 @@
 //! head descends from it, and the head's required check completed green before the merge.
 //! In queue mode every move of `main` is checked: a non-forced push by mp to exactly a
 //! commit mp staged, whose required check completed green before the move
-//! (`mp_github_fake::world::drain::untested_moves`). A run whose proof fails fails the
-//! benchmark.
+//! (`mp_github_fake::world::drain::untested_moves`). In GitHub-queue mode every move of
+//! `main` is checked: a landing by the merge queue whose every new first-parent commit is
+//! a merge group's head on which each required check passed before the move
+//! (`untested_group_moves`). A run whose proof fails fails the benchmark.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -31,7 +34,10 @@ use mp_core::context::{CheckConclusion, CheckStatus, PrState};
 use mp_core::ids::{CommitSha, RepoName, Timestamp};
 use mp_core::port::{AuditError, AuditLog, AuditRecord, Write};
 use mp_github_fake::MemoryGitHub;
-use mp_github_fake::world::drain::{DRAIN_REPO, DrainSpec, drain_world, spread, untested_moves};
+use mp_github_fake::world::GroupEnd;
+use mp_github_fake::world::drain::{
+    DRAIN_REPO, DrainSpec, drain_world, spread, untested_group_moves, untested_moves,
+};
 use mp_github_fake::world::{Repo, World};
 use mp_tick::{self as tick, PrAction, TickOptions};
 
@@ -157,9 +163,13 @@ pub fn drain(run: &Run) -> anyhow::Result<Drain> {
     let count = |pick: fn(&Write) -> bool| actions.iter().filter(|a| pick(a)).count();
     let repo = &world.repos[0];
     let (ci_rounds, ci_runs_heads) = ci_activity(&world);
-    let (proven, unproven) = if run.spec.queue {
+    let (proven, unproven) = if run.spec.queue || run.spec.github_queue {
         let name = RepoName::parse(DRAIN_REPO).context("the drain repository's name")?;
-        let proof = untested_moves(&world, &name, "main", start);
+        let proof = if run.spec.queue {
+            untested_moves(&world, &name, "main", start)
+        } else {
+            untested_group_moves(&world, &name, "main", start)
+        };
         (proof.moves, proof.untested)
     } else {
         let merged = repo.pulls.iter().filter(|p| p.merged).count();
@@ -191,11 +201,20 @@ pub fn drain(run: &Run) -> anyhow::Result<Drain> {
 }
 
 /// Each open pull request that is named as failing, `#N: what failed`: by the comment mp
-/// posts when it leaves the merge queue (its lines naming the failing checks), else by its
-/// last blocked outcome (the gate's reason, e.g. C2 naming the failed check).
+/// posts when it leaves the merge queue (its lines naming the failing checks), by its
+/// last blocked outcome (the gate's reason, e.g. C2 naming the failed check), else by
+/// GitHub's merge queue having taken it out (its own merge group destroyed `dequeued`,
+/// which in the drain only a failing group does).
 fn failing_named(repo: &Repo, blocked: &BTreeMap<String, String>) -> Vec<String> {
     let mut named = Vec::new();
     for pull in repo.pulls.iter().filter(|p| p.state == PrState::Open) {
+        let dequeued = repo
+            .merge_group_log
+            .iter()
+            .filter(|event| {
+                event.group.number == pull.number && event.destroyed == Some(GroupEnd::Dequeued)
+            })
+            .count();
         let ejected = pull
             .comments
             .iter()
@@ -209,11 +228,19 @@ fn failing_named(repo: &Repo, blocked: &BTreeMap<String, String>) -> Vec<String>
                     .collect();
                 lines.join("; ")
             });
-        let why = ejected.or_else(|| {
-            blocked
-                .get(&format!("{}#{}", repo.name, pull.number))
-                .cloned()
-        });
+        let why = ejected
+            .or_else(|| {
+                blocked
+                    .get(&format!("{}#{}", repo.name, pull.number))
+                    .cloned()
+            })
+            .or_else(|| {
+                (dequeued > 0).then(|| {
+                    format!(
+                        "GitHub's merge queue took it out {dequeued} time(s): its merge group's required checks failed"
+                    )
+                })
+            });
         if let Some(why) = why {
             named.push(format!("#{}: {why}", pull.number));
         }
@@ -313,9 +340,14 @@ fn worlds() -> Vec<(&'static str, DrainSpec)> {
     ]
 }
 
-/// The runs: each world in today's mode and in queue mode (`batch_max` when given, else
-/// the default), CI 10 minutes, a tick every 5.
-fn runs(skip_direct_large: bool, batch_max: Option<u32>) -> Vec<(&'static str, &'static str, Run)> {
+/// The runs: each world in today's mode, in queue mode (`batch_max` when given, else
+/// the default) and in GitHub-queue mode (GitHub's default settings; `mp-gate` required
+/// on merge groups when `mp_gate`), CI 10 minutes, a tick every 5.
+fn runs(
+    skip_direct_large: bool,
+    batch_max: Option<u32>,
+    mp_gate: bool,
+) -> Vec<(&'static str, &'static str, Run)> {
     let mut runs = Vec::new();
     for (name, spec) in worlds() {
         for queue in [false, true] {
@@ -339,21 +371,36 @@ fn runs(skip_direct_large: bool, batch_max: Option<u32>) -> Vec<(&'static str, &
             };
             runs.push((name, if queue { "queue" } else { "direct" }, run));
         }
+        runs.push((
+            name,
+            "github-queue",
+            Run {
+                spec: DrainSpec {
+                    github_queue: true,
+                    mp_gate_check: mp_gate,
+                    ..spec.clone()
+                },
+                every: 5,
+                max_ticks: 400,
+            },
+        ));
     }
     runs
 }
 
-const USAGE: &str = "bench drain [--skip-direct-50] [--batch-max N]: --skip-direct-50 leaves out today's mode on the 50-pull-request worlds; --batch-max sets the queue's batch_max (default: the configuration's default)";
+const USAGE: &str = "bench drain [--skip-direct-50] [--batch-max N] [--mp-gate]: --skip-direct-50 leaves out today's mode on the 50-pull-request worlds; --batch-max sets the queue's batch_max (default: the configuration's default); --mp-gate makes GitHub's merge queue also require mp's `mp-gate` check on merge groups";
 
 /// Runs every drain and prints the table; fails when a run's proof fails or a good pull
 /// request is left unmerged.
 pub fn run(args: &[&str]) -> anyhow::Result<()> {
     let mut skip = false;
     let mut batch_max = None;
+    let mut mp_gate = false;
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         match *arg {
             "--skip-direct-50" => skip = true,
+            "--mp-gate" => mp_gate = true,
             "--batch-max" => {
                 let value = rest.next().context(USAGE)?;
                 batch_max = Some(
@@ -370,7 +417,7 @@ pub fn run(args: &[&str]) -> anyhow::Result<()> {
     );
     let mut notes = String::new();
     let mut failed = Vec::new();
-    for (world, mode, run) in runs(skip, batch_max) {
+    for (world, mode, run) in runs(skip, batch_max, mp_gate) {
         let began = Instant::now();
         let d = drain(&run)?;
         let wall = began.elapsed();
@@ -391,6 +438,8 @@ pub fn run(args: &[&str]) -> anyhow::Result<()> {
         );
         let what = if run.spec.queue {
             "moves of main, each to a staging commit mp pushed whose `test` passed before"
+        } else if run.spec.github_queue {
+            "moves of main, each a merge-queue landing of merge-group heads whose required checks passed before"
         } else {
             "merges, each of a head whose `test` passed on the main it landed on"
         };
@@ -494,5 +543,58 @@ mod tests {
         assert!(result.minutes <= 20, "{result:?}");
         assert_eq!(result.updates, 0, "{result:?}");
         assert!(result.ci_runs <= 12 + 3, "{result:?}");
+    }
+
+    /// GitHub-queue mode on the issue's 12: mp enqueues every approved head, GitHub's
+    /// queue tests five merge groups at a time and lands them, and every move of `main` is
+    /// a landing of group heads whose `test` passed first; mp updates and merges nothing.
+    #[test]
+    fn github_s_queue_drains_the_twelve_through_tested_merge_groups() {
+        let result = drain(&Run {
+            spec: DrainSpec {
+                github_queue: true,
+                ..DrainSpec::default()
+            },
+            every: 5,
+            max_ticks: 60,
+        })
+        .expect("the drain runs");
+        assert_eq!((result.merged, result.pulls), (12, 12), "{result:?}");
+        assert!(
+            result.unproven.is_empty() && result.proven >= 3,
+            "{result:?}"
+        );
+        assert_eq!(result.updates, 0, "{result:?}");
+        // 12 heads and 12 merge groups, each tested once.
+        assert_eq!(result.ci_runs, 24, "{result:?}");
+        // The supervisor reads every landing (up to five groups in one move of `main`) as
+        // through the gate: no incident, only each Quadrant B pull request's audit issue.
+        assert_eq!(result.issues, result.merged, "{result:?}");
+        assert!(result.minutes <= 40, "{result:?}");
+    }
+
+    /// A failing change leaves GitHub's queue when its merge group fails; the others land.
+    #[test]
+    fn github_s_queue_takes_out_a_change_that_fails_only_merged() {
+        let result = drain(&Run {
+            spec: DrainSpec {
+                github_queue: true,
+                failing: vec![4],
+                failing_passes_alone: true,
+                ..DrainSpec::default()
+            },
+            every: 5,
+            max_ticks: 60,
+        })
+        .expect("the drain runs");
+        assert_eq!((result.merged, result.good), (11, 11), "{result:?}");
+        assert!(result.unproven.is_empty(), "{result:?}");
+        assert_eq!(result.failing.len(), 1, "{result:?}");
+        assert!(
+            result.failing[0].starts_with(
+                "#5: Quadrant B: not enqueued again: GitHub's merge queue removed head"
+            ),
+            "{result:?}"
+        );
     }
 }

@@ -169,6 +169,9 @@ impl LoopbackServer {
         let webhooks = target
             .map(|target| Webhooks::start(target, &world.bot_slug))
             .transpose()?;
+        if let Some(hooks) = &webhooks {
+            hooks.prime(&world);
+        }
         if clock == ServerClock::Real
             && let Ok(now) =
                 mp_core::ids::Timestamp::from_unix_seconds(jiff::Timestamp::now().as_second())

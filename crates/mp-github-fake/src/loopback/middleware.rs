@@ -198,10 +198,13 @@ pub(super) async fn around_handler(
     } else {
         webhook::before_write(&shared).await
     };
+    // What GitHub's merge queue did since the last request (the clock moved).
+    webhook::merge_groups(&shared);
     let response = next.run(request).await;
     if let Some(before) = before_write {
         webhook::after_write(&shared, before);
     }
+    webhook::merge_groups(&shared);
     let (mut parts, body) = response.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
         return shared.error(

@@ -38,6 +38,8 @@
 //! | `PUT /contents/{path}` (a commit on a branch)               | `push`          | (none)                     |
 //! | `POST /git/refs` (a new branch)                             | `push` (`created: true`, no commits) | (none)  |
 //! | `POST /_loopback/revert` (a new branch with the revert)     | `push` (`created: true`) | (none)            |
+//! | GitHub's merge queue made a merge group (the clock moved)   | `merge_group`   | `checks_requested`         |
+//! | a merge group ended (landed, dequeued, invalidated)         | `merge_group`   | `destroyed` (`reason`)     |
 //!
 //! Every payload carries `repository` (the REST repository object), `sender` (a user
 //! object) and `installation` (`{id, node_id}`, the installation on the repository's
@@ -49,7 +51,11 @@
 //! time). A test validates every kind of delivery against that description
 //! (`@octokit/openapi-webhooks`, fetched by `cargo xtask webhooks`). Changes the server
 //! makes without a request (the simulated CI of a world's `ci:`, the clock moving)
-//! deliver nothing.
+//! deliver nothing, except what GitHub's merge queue did with its merge groups: each event
+//! of the world's `merge_group_log` is delivered once, at the start of the next request
+//! or at the end of the request that caused it (a dequeue), sent by
+//! `github-merge-queue[bot]` ([`merge_groups`], decisions/0083). The queue's landings and
+//! group branches deliver no `push`.
 
 #[cfg(test)]
 mod tests;
@@ -191,9 +197,24 @@ pub(super) struct Webhooks {
     queue: Mutex<Option<mpsc::UnboundedSender<Delivery>>>,
     task: Mutex<Option<JoinHandle<()>>>,
     counters: Arc<Counters>,
+    /// How many entries of each repository's merge-group log were delivered (or were
+    /// there when the server started).
+    groups_sent: Mutex<BTreeMap<RepoName, usize>>,
 }
 
 impl Webhooks {
+    /// Notes the merge-group events `world` holds before the server starts: those are not
+    /// delivered.
+    pub(super) fn prime(&self, world: &World) {
+        let mut sent = self
+            .groups_sent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        for repo in &world.repos {
+            sent.insert(repo.name.clone(), repo.merge_group_log.len());
+        }
+    }
+
     /// Starts the delivery task for `target`, on behalf of the App `app_slug`.
     ///
     /// # Errors
@@ -237,6 +258,7 @@ impl Webhooks {
             queue: Mutex::new(Some(sender)),
             task: Mutex::new(Some(task)),
             counters,
+            groups_sent: Mutex::new(BTreeMap::new()),
         })
     }
 
@@ -864,6 +886,94 @@ pub(super) fn push(
     });
 }
 
+/// Delivers `merge_group` for every merge-group event the world logged since the last
+/// call (decisions/0083): `checks_requested` when GitHub's queue made a group,
+/// `destroyed` with its reason when one ended. The queue acts when the clock moves or a
+/// pull request leaves it, not through a request of mp's, so the server delivers what
+/// happened at its next request, and after each request that writes.
+pub(super) fn merge_groups(s: &Shared) {
+    let Some(hooks) = &s.webhooks else {
+        return;
+    };
+    let mut sent = hooks
+        .groups_sent
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    let payloads: Vec<Value> = s.memory.read(|world| {
+        let mut payloads = Vec::new();
+        for repo in &world.repos {
+            let from = sent.get(&repo.name).copied().unwrap_or(0);
+            let log = &repo.merge_group_log;
+            for event in log.get(from..).unwrap_or_default() {
+                payloads.push(merge_group_payload(s, world, repo, event));
+            }
+            sent.insert(repo.name.clone(), log.len());
+        }
+        payloads
+    });
+    for payload in payloads {
+        hooks.enqueue("merge_group", payload);
+    }
+}
+
+/// One `merge_group` delivery; the sender is the merge queue's App.
+fn merge_group_payload(
+    s: &Shared,
+    world: &World,
+    repo: &Repo,
+    event: &crate::world::MergeGroupEvent,
+) -> Value {
+    let group = &event.group;
+    let sender = format!("{}[bot]", crate::world::MERGE_QUEUE_APP);
+    let action = if event.destroyed.is_some() {
+        "destroyed"
+    } else {
+        "checks_requested"
+    };
+    let mut map = envelope(s, world, repo, &sender, Some(action));
+    if let Some(why) = event.destroyed {
+        map.insert("reason".to_owned(), json!(why.as_str()));
+    }
+    let sha = group.head.as_str();
+    let head_commit = repo.commit(&group.head).map_or_else(
+        || {
+            json!({
+                "id": sha, "tree_id": render::tree_sha(sha), "message": "",
+                "timestamp": render::time(Some(group.created_at)),
+                "author": Value::Null, "committer": Value::Null,
+            })
+        },
+        |commit| {
+            let person = |login: Option<&Login>| {
+                let mut person = push_person(login);
+                if let Value::Object(fields) = &mut person {
+                    fields.remove("username");
+                }
+                person
+            };
+            json!({
+                "id": sha,
+                "tree_id": render::tree_sha(sha),
+                "message": commit.message,
+                "timestamp": render::time(commit.date),
+                "author": person(commit.author.as_ref()),
+                "committer": person(commit.committer.as_ref()),
+            })
+        },
+    );
+    map.insert(
+        "merge_group".to_owned(),
+        json!({
+            "head_sha": sha,
+            "head_ref": format!("refs/heads/{}", group.head_ref),
+            "base_sha": group.base.as_str(),
+            "base_ref": format!("refs/heads/{}", event.base_ref),
+            "head_commit": head_commit,
+        }),
+    );
+    Value::Object(map)
+}
+
 // ---- writes to changes -----------------------------------------------------------------
 
 /// One change a write made, as GitHub delivers it.
@@ -1029,8 +1139,9 @@ pub(super) fn changes(write: &Write, before: &World, after: &World) -> Vec<Chang
             changes.push(thread(*number, ThreadChange::Closed));
             changes
         }
-        // GitHub's `pull_request` `enqueued`/`dequeued` and `merge_group` deliveries are
-        // not simulated yet (docs/queue.md, "GitHub's merge queue").
+        // GitHub's `pull_request` `enqueued`/`dequeued` deliveries are not simulated yet;
+        // the `merge_group` events these cause come from the world's log
+        // ([`merge_groups`]).
         Write::EnqueuePull { .. } | Write::DequeuePull { .. } => Vec::new(),
         // The check-run route delivers `check_run` itself, for the bot as for any App.
         Write::CreateCheckRun { .. } => Vec::new(),

@@ -1,7 +1,13 @@
 //! Simulated CI (the world's `ci:`): brings the named check runs of every open pull
-//! request's head, of every merge commit a pull request made, and of every tip pushed to
+//! request's head, of every merge commit a pull request made, of every tip pushed to
 //! a merge queue's staging branch (`mp-queue/<branch>`, `mp_core::queue::staging_branch`;
-//! not the assembly branch `mp-queue-build/<branch>`) up to the world's clock.
+//! not the assembly branch `mp-queue-build/<branch>`) and of every live merge group of
+//! GitHub's merge queue (`gh-readonly-queue/...`, CI on `merge_group`) up to the world's
+//! clock.
+//!
+//! A merge group's runs start when the group was made and fail when a pull request the
+//! group brings (every entry ahead of its own, and its own: none of them was on the
+//! branch when the group was made) changes a file matching a `fails` pattern.
 //!
 //! A staging tip's runs start at the push and fail when a pull request whose head the tip
 //! reaches, and the gated branch's head at the push did not, changes a file matching a
@@ -47,6 +53,13 @@ fn fail_patterns(ci: &CiSimulation) -> GlobSet {
     builder.build().unwrap_or_else(|_| GlobSet::empty())
 }
 
+/// Brings `repo`'s simulated runs up to `now` (nothing without `ci:`).
+pub(super) fn advance_repo_of(repo: &mut Repo, ci: Option<&CiSimulation>, now: Timestamp) {
+    if let Some(ci) = ci {
+        advance_repo(repo, ci, &fail_patterns(ci), now);
+    }
+}
+
 fn advance_repo(repo: &mut Repo, ci: &CiSimulation, fails: &GlobSet, now: Timestamp) {
     let red = |pull: &Pull| {
         pull.files
@@ -58,7 +71,19 @@ fn advance_repo(repo: &mut Repo, ci: &CiSimulation, fails: &GlobSet, now: Timest
     // stands, so a commit CI tested on a staging push keeps those runs when the base
     // branch moves to it.
     let mut due: BTreeMap<usize, (Timestamp, bool)> = BTreeMap::new();
-    // Pushes to a staging branch (CI on `push` to `mp-queue/**`) ...
+    // Merge groups of GitHub's merge queue (CI on `merge_group`) ...
+    for group in repo.merge_groups.values().flatten() {
+        let Some(commit) = position(&group.head) else {
+            continue;
+        };
+        let failing = group
+            .entries
+            .iter()
+            .filter_map(|number| repo.pull(*number))
+            .any(red);
+        due.entry(commit).or_insert((group.created_at, failing));
+    }
+    // ... pushes to a staging branch (CI on `push` to `mp-queue/**`) ...
     for (tip, at, base) in staging_pushes(repo) {
         let Some(commit) = position(&tip) else {
             continue;

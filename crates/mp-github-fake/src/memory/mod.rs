@@ -201,7 +201,7 @@ impl MemoryGitHub {
             pull.head_sha = sha.clone();
             pull.commits.push(sha.clone());
         }
-        found.prune_queues();
+        found.prune_queues(at);
         ci::advance(&mut state.world);
         Ok(sha)
     }
@@ -1320,7 +1320,7 @@ impl GitHub for MemoryGitHub {
         let found = state.repo_mut(repo)?;
         pull_of(found, number)?;
         let queued_at = found.queue_entry_of(number).map(|entry| entry.head);
-        if !found.dequeue(number) {
+        if !found.dequeue(number, at) {
             return Err(GitHubError::NotMergeable {
                 pr: reference(repo, number),
                 message: "Pull request is not in a merge queue".to_owned(),

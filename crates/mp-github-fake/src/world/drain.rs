@@ -10,7 +10,12 @@
 //! path under `src/flaky/` instead, which the simulated CI fails ([`spread`] picks places
 //! spread over the agents). With `queue`, the repository is in queue mode
 //! (`repo_overrides.drain/app.merge.mode: queue`), and [`untested_moves`] proves that the
-//! default branch only ever moved to a staging commit whose checks passed.
+//! default branch only ever moved to a staging commit whose checks passed. With
+//! `github_queue`, `main` is behind GitHub's merge queue (a ruleset with `merge_queue`,
+//! GitHub's default settings, `merge.mode: github-queue`), whose required checks are
+//! `test` by GitHub Actions and, with `mp_gate_check`, `mp-gate` by the drain's App; and
+//! [`untested_group_moves`] proves that `main` only ever moved to merge groups' heads whose
+//! required checks passed.
 
 use mp_core::approval::READY_TO_MERGE;
 use mp_core::context::{
@@ -20,7 +25,10 @@ use mp_core::context::{
 use mp_core::ids::{Login, PrNumber, RepoName, Timestamp};
 use mp_core::queue::staging_branch;
 
-use super::{CiSimulation, Commit, Pull, PullFile, Repo, World, commit_sha};
+use super::{
+    CiSimulation, Commit, MERGE_QUEUE_APP, MERGE_QUEUE_MERGE, MergeQueueSettings, Pull, PullFile,
+    Repo, RequiredCheck, World, commit_sha,
+};
 
 /// The App slug of the drain world.
 pub const DRAIN_BOT: &str = "drain-merge-gate";
@@ -30,6 +38,8 @@ pub const DRAIN_OWNER: &str = "drain-owner";
 pub const DRAIN_REPO: &str = "drain/app";
 /// The governance repository.
 pub const DRAIN_GOVERNANCE: &str = "drain/governance";
+/// The name of mp's own check on merge groups, which the GitHub-queue drain can require.
+pub const MP_GATE_CHECK: &str = "mp-gate";
 /// The clock of the drain world.
 pub const DRAIN_NOW: &str = "2026-06-01T12:00:00Z";
 
@@ -53,6 +63,11 @@ pub struct DrainSpec {
     pub queue: bool,
     /// The queue's `batch_max`, when not the default.
     pub batch_max: Option<u32>,
+    /// Whether `main` lands through GitHub's merge queue (`merge.mode: github-queue`).
+    pub github_queue: bool,
+    /// With `github_queue`, whether the queue also requires [`MP_GATE_CHECK`] by the
+    /// drain's App on each merge group's head (mp must post it, or every group times out).
+    pub mp_gate_check: bool,
 }
 
 impl DrainSpec {
@@ -95,6 +110,8 @@ impl Default for DrainSpec {
             failing_passes_alone: false,
             queue: false,
             batch_max: None,
+            github_queue: false,
+            mp_gate_check: false,
         }
     }
 }
@@ -127,6 +144,10 @@ pub fn drain_world(spec: &DrainSpec) -> World {
         if let Some(batch_max) = spec.batch_max {
             projects.push_str(&format!("      batch_max: {batch_max}\n"));
         }
+    } else if spec.github_queue {
+        projects.push_str(&format!(
+            "repo_overrides:\n  {DRAIN_REPO}:\n    merge:\n      mode: github-queue\n"
+        ));
     }
     let texts = [
         ("owner.yml", format!("github_login: {DRAIN_OWNER}\n")),
@@ -163,6 +184,36 @@ pub fn drain_world(spec: &DrainSpec) -> World {
     repo.branches.insert("main".to_owned(), main.clone());
     repo.files
         .insert("src/lib.rs".to_owned(), "pub fn run() {}\n".to_owned());
+    if spec.github_queue {
+        repo.branch_rules.insert(
+            "main".to_owned(),
+            [
+                "deletion",
+                "merge_queue",
+                "non_fast_forward",
+                "pull_request",
+            ]
+            .map(str::to_owned)
+            .to_vec(),
+        );
+        let mut required = vec![RequiredCheck {
+            name: "test".to_owned(),
+            app: "github-actions".to_owned(),
+        }];
+        if spec.mp_gate_check {
+            required.push(RequiredCheck {
+                name: MP_GATE_CHECK.to_owned(),
+                app: DRAIN_BOT.to_owned(),
+            });
+        }
+        repo.merge_queues.insert(
+            "main".to_owned(),
+            MergeQueueSettings {
+                required_checks: Some(required),
+                ..MergeQueueSettings::default()
+            },
+        );
+    }
 
     let pushed = now.plus_seconds(-3600);
     let labelled = now.plus_seconds(-1800);
@@ -376,6 +427,97 @@ pub fn untested_moves(
                     ci.app
                 ));
             }
+        }
+    }
+    proof
+}
+
+/// Checks every move of `branch` in `repo` at or after `since` against GitHub's merge
+/// queue's promise (decisions/0083): the branch moved by the queue's App
+/// (`merge_queue_merge`), and every commit the move brought onto its first-parent chain
+/// is the head of a merge group of `branch` made before the move, on which each required
+/// check of the queue (its `required_checks`, else the simulated CI's) completed `success`,
+/// by its App, at or before the move. Each group's head is the commit the queue tested, so
+/// the branch only ever holds trees whose required checks passed.
+pub fn untested_group_moves(
+    world: &World,
+    repo: &RepoName,
+    branch: &str,
+    since: Timestamp,
+) -> MovesProof {
+    let mut proof = MovesProof::default();
+    let Some(found) = world.repo(repo) else {
+        proof.untested.push(format!("{repo}: no such repository"));
+        return proof;
+    };
+    let required = found.group_required_checks(branch, world.ci.as_ref());
+    let queue_app = Login::for_app(MERGE_QUEUE_APP).ok();
+    let moves = found
+        .activity
+        .get(branch)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    for update in moves.iter().filter(|u| u.at.is_some_and(|at| at >= since)) {
+        proof.moves += 1;
+        let (Some(to), Some(at)) = (&update.after, update.at) else {
+            proof
+                .untested
+                .push(format!("{branch} was deleted or moved at no recorded time"));
+            continue;
+        };
+        let name = format!("{branch} moved to {} at {at}", to.short());
+        if update.kind != RefUpdateKind::Other(MERGE_QUEUE_MERGE.to_owned())
+            || update.actor != queue_app
+        {
+            proof.untested.push(format!(
+                "{name}: not a landing by the merge queue ({:?} by {:?})",
+                update.kind, update.actor
+            ));
+            continue;
+        }
+        // The commits the move brought: the first-parent chain down to the old head.
+        let mut next = Some(to.clone());
+        let mut steps = 0;
+        while let Some(sha) = next.take() {
+            if Some(&sha) == update.before.as_ref() || steps > 1000 {
+                break;
+            }
+            steps += 1;
+            let made = found.merge_group_log.iter().any(|event| {
+                event.destroyed.is_none()
+                    && event.base_ref == branch
+                    && event.group.head == sha
+                    && event.at <= at
+            });
+            if !made {
+                proof.untested.push(format!(
+                    "{name}: {} is not the head of a merge group made before",
+                    sha.short()
+                ));
+                break;
+            }
+            let runs = found
+                .commit(&sha)
+                .map(|c| c.checks.as_slice())
+                .unwrap_or_default();
+            for check in &required {
+                let green = runs.iter().any(|run| {
+                    run.name == check.name
+                        && run.app_slug.as_deref() == Some(check.app.as_str())
+                        && run.status == CheckStatus::Completed
+                        && run.conclusion == Some(CheckConclusion::Success)
+                        && run.completed_at.is_some_and(|done| done <= at)
+                });
+                if !green {
+                    proof.untested.push(format!(
+                        "{name}: `{}` by {} had not passed on group head {} before",
+                        check.name,
+                        check.app,
+                        sha.short()
+                    ));
+                }
+            }
+            next = found.commit(&sha).and_then(|c| c.parents.first().cloned());
         }
     }
     proof

@@ -176,6 +176,45 @@ pub(super) struct RawRepo {
     /// The deployment environments.
     #[serde(default)]
     pub(super) environments: Vec<RawEnvironment>,
+    /// Every merge group made and ended, oldest first.
+    #[serde(default)]
+    pub(super) merge_group_log: Vec<Spanned<RawGroupEvent>>,
+}
+
+/// A merge group made (`destroyed` left out) or ended (`destroyed: merged`, ...):
+/// `{branch: main, pull: 7, base: main-1, head: g7, entries: [7], made: <time>, at: <time>}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawGroupEvent {
+    pub(super) branch: Spanned<String>,
+    pub(super) pull: Spanned<u64>,
+    pub(super) base: Spanned<String>,
+    pub(super) head: Spanned<String>,
+    pub(super) entries: Vec<u64>,
+    pub(super) made: TimeText,
+    pub(super) at: TimeText,
+    #[serde(default)]
+    pub(super) destroyed: Option<Spanned<String>>,
+}
+
+/// A merge group: `{pull: 7, base: main-1, head: g7, entries: [7], made: <time>}`; its
+/// branch is `gh-readonly-queue/<branch>/pr-<pull>-<base sha>`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawMergeGroup {
+    pub(super) pull: Spanned<u64>,
+    pub(super) base: Spanned<String>,
+    pub(super) head: Spanned<String>,
+    pub(super) entries: Vec<u64>,
+    pub(super) made: TimeText,
+}
+
+/// A status check a merge queue requires, and the App that must report it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawRequiredCheck {
+    pub(super) name: String,
+    pub(super) app: String,
 }
 
 /// The parameters of a branch's `merge_queue` rule, each optional (the fake's defaults,
@@ -200,6 +239,13 @@ pub(super) struct RawMergeQueue {
     /// The queue's entries, front first.
     #[serde(default)]
     pub(super) entries: Vec<Spanned<RawQueueEntry>>,
+    /// The required status checks of a merge group's head, each with its App; left out:
+    /// the simulated CI's.
+    #[serde(default)]
+    pub(super) required_checks: Option<Vec<RawRequiredCheck>>,
+    /// The live merge groups, front first (group `i` is entry `i`'s).
+    #[serde(default)]
+    pub(super) groups: Vec<Spanned<RawMergeGroup>>,
 }
 
 /// A pull request in a branch's merge queue: `{pull: 7, by: alice, at: <time>}`, pinned to

@@ -33,7 +33,11 @@ use mp_core::state::BOT_STATE_BRANCH;
 use sha1::{Digest, Sha1};
 
 pub use error::LoadWorldError;
-pub use queue::{EnqueueRefused, QueueRecord, STALE_HEAD_MESSAGE};
+pub use queue::{
+    DEFAULT_ENTRIES_TO_BUILD, DEFAULT_ENTRIES_TO_MERGE, EnqueueRefused, GroupEnd,
+    MERGE_GROUP_PREFIX, MERGE_QUEUE_APP, MERGE_QUEUE_MERGE, MergeGroup, MergeGroupEvent,
+    QueueRecord, STALE_HEAD_MESSAGE, merge_group_branch,
+};
 pub use removal::QueueRemovalRecord;
 pub use synthetic::synthetic_world;
 pub use write::world_to_yaml;
@@ -306,6 +310,14 @@ pub struct Repo {
     /// Every removal of a pull request from a merge queue without merging, in order
     /// (decisions/0085); not part of a world file.
     pub queue_removals: Vec<QueueRemovalRecord>,
+    /// The merge groups of each branch's queue, front first: group `i` is the group of
+    /// entry `i` of [`Repo::queue_entries`], at most `max_entries_to_build` of them
+    /// (decisions/0083). Each group's branch and commit are ordinary ones of the
+    /// repository.
+    pub merge_groups: BTreeMap<String, Vec<MergeGroup>>,
+    /// Every merge group made and ended, oldest first: what GitHub delivers as
+    /// `merge_group` `checks_requested` and `destroyed`.
+    pub merge_group_log: Vec<MergeGroupEvent>,
     /// The deployment environments (`GET /repos/{o}/{r}/environments`).
     pub environments: Vec<Environment>,
 }
@@ -329,6 +341,21 @@ pub struct MergeQueueSettings {
     pub min_entries_to_merge: u32,
     /// Minutes to wait for the minimum group size before merging a smaller group (0..360).
     pub min_entries_to_merge_wait_minutes: u32,
+    /// The status checks the branch's rules require, each pinned to the App that must
+    /// report it (a ruleset's `required_status_checks` with their `integration_id`): what
+    /// must pass on a merge group's head before it lands. `None`: the world's simulated
+    /// CI's checks (`ci:`) by its App, or nothing without `ci:`.
+    pub required_checks: Option<Vec<RequiredCheck>>,
+}
+
+/// A status check a merge queue requires on a group's head, and the App that must report
+/// it (world file: `{name: test, app: github-actions}`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequiredCheck {
+    /// The check's name.
+    pub name: String,
+    /// The slug of the App whose run counts.
+    pub app: String,
 }
 
 impl Default for MergeQueueSettings {
@@ -343,6 +370,7 @@ impl Default for MergeQueueSettings {
             merge_method: "MERGE".to_owned(),
             min_entries_to_merge: 1,
             min_entries_to_merge_wait_minutes: 5,
+            required_checks: None,
         }
     }
 }
@@ -390,6 +418,8 @@ impl Repo {
             merge_queues: BTreeMap::new(),
             queue_entries: BTreeMap::new(),
             queue_removals: Vec::new(),
+            merge_groups: BTreeMap::new(),
+            merge_group_log: Vec::new(),
             environments: Vec::new(),
         }
     }

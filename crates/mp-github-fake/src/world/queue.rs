@@ -1,20 +1,115 @@
 //! GitHub's merge queue of a branch, as the fakes keep it: an ordered list of entries per
 //! branch (front first), each a pull request pinned to the head it was enqueued with
-//! (decisions/0078).
+//! (decisions/0078), and the merge groups the queue tests them in (decisions/0083).
 //!
-//! What the fakes model, and what they do not yet: entries are added
-//! (`enqueuePullRequest`, refused on a stale `expectedHeadOid` or where no queue protects
-//! the branch), removed (`dequeuePullRequest`; a push to the pull request's head; its
-//! merge or closing), and landed one by one from the front once the world's required
-//! checks (`ci:`) are green on the entry's head. Merge groups, `gh-readonly-queue/...`
-//! branches, `merge_group` events, grouping and build concurrency are not simulated.
+//! Entries are added (`enqueuePullRequest`, refused on a stale `expectedHeadOid` or where
+//! no queue protects the branch) and removed (`dequeuePullRequest`; a push to the pull
+//! request's head; its merge or closing; a failed merge group). The first
+//! `max_entries_to_build` entries each have a [`MergeGroup`]: a commit made by the queue's
+//! App on the group ahead's head (the branch's head for the first), on an ordinary branch
+//! `gh-readonly-queue/<branch>/pr-<N>-<base sha>`, holding every entry ahead and its own.
+//! Removing an entry destroys its group and every group behind it (GitHub's `merge_group`
+//! `destroyed`: `dequeued` for its own, `invalidated` for those behind, `merged` for a
+//! group that landed); each group's creation (`checks_requested`) and end is kept in
+//! [`Repo::merge_group_log`]. When the groups are made, judged and landed is
+//! `memory::queue`'s part.
 
-use mp_core::context::PrState;
+use mp_core::context::{PrState, RefUpdateKind};
 use mp_core::github_queue::protected_by_merge_queue;
 use mp_core::ids::{CommitSha, Login, PrNumber, Timestamp};
 use mp_core::port::{QueueEntry, QueueEntryState};
 
-use super::Repo;
+use super::{CiSimulation, Repo, RequiredCheck};
+
+/// GitHub's activity type of a branch moved by its merge queue.
+pub const MERGE_QUEUE_MERGE: &str = "merge_queue_merge";
+
+/// The App whose login the fake's merge queue makes, moves and deletes branches as.
+pub const MERGE_QUEUE_APP: &str = "github-merge-queue";
+
+/// The prefix of every merge group's branch: `gh-readonly-queue/<branch>/`.
+pub const MERGE_GROUP_PREFIX: &str = "gh-readonly-queue/";
+
+/// GitHub's build concurrency when a queue's `max_entries_to_build` is 0: the value its
+/// settings start a new queue with (5).
+pub const DEFAULT_ENTRIES_TO_BUILD: u32 = 5;
+
+/// The most entries landed together when a queue's `max_entries_to_merge` is 0: the value
+/// GitHub's settings start a new queue with (5).
+pub const DEFAULT_ENTRIES_TO_MERGE: u32 = 5;
+
+/// The branch of the merge group of pull request `number` on `branch`, made on `base`:
+/// `gh-readonly-queue/<branch>/pr-<N>-<base>`. The name carries the SHA of the commit the
+/// group is made on (the group ahead's head, or the branch's head for the first), as the
+/// refs GitHub's queue creates do.
+pub fn merge_group_branch(branch: &str, number: PrNumber, base: &CommitSha) -> String {
+    format!("{MERGE_GROUP_PREFIX}{branch}/pr-{number}-{base}")
+}
+
+/// One merge group: the commit GitHub's queue tests for a queued pull request, made on the
+/// group ahead of it, holding every entry ahead and its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeGroup {
+    /// The pull request the group was made for (its entry's).
+    pub number: PrNumber,
+    /// Its branch, without `refs/heads/` ([`merge_group_branch`]).
+    pub head_ref: String,
+    /// The commit it was made on: the head of the group ahead, or of the queue's branch.
+    pub base: CommitSha,
+    /// Its commit: what the required checks must pass on, and what the branch moves to.
+    pub head: CommitSha,
+    /// The pull requests it brings: every entry ahead of its own, then its own.
+    pub entries: Vec<PrNumber>,
+    /// When it was made: its checks were requested then.
+    pub created_at: Timestamp,
+}
+
+/// Why a merge group ended, as GitHub's `merge_group` `destroyed` delivery says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupEnd {
+    /// It landed: the branch moved to its head, or past it.
+    Merged,
+    /// An entry ahead of its own left the queue (or the queue was reordered).
+    Invalidated,
+    /// Its own entry left the queue: dequeued, its head moved or closed, or its checks
+    /// failed or timed out.
+    Dequeued,
+}
+
+impl GroupEnd {
+    /// GitHub's word: `merged`, `invalidated` or `dequeued`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Merged => "merged",
+            Self::Invalidated => "invalidated",
+            Self::Dequeued => "dequeued",
+        }
+    }
+
+    /// The reason GitHub's word names.
+    pub fn parse(word: &str) -> Option<Self> {
+        match word {
+            "merged" => Some(Self::Merged),
+            "invalidated" => Some(Self::Invalidated),
+            "dequeued" => Some(Self::Dequeued),
+            _ => None,
+        }
+    }
+}
+
+/// One entry of [`Repo::merge_group_log`]: a merge group made (`destroyed: None`, GitHub's
+/// `checks_requested`) or ended (`destroyed`, with why).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeGroupEvent {
+    /// The branch the group would land on (`base_ref` without `refs/heads/`).
+    pub base_ref: String,
+    /// The group, as it was made.
+    pub group: MergeGroup,
+    /// `None` when it was made; why it ended otherwise.
+    pub destroyed: Option<GroupEnd>,
+    /// When.
+    pub at: Timestamp,
+}
 
 /// One pull request in the merge queue of a branch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,6 +231,8 @@ impl Repo {
         };
         if jump {
             queue.insert(0, record);
+            // A jump breaks the chain: every group is made again behind the new front.
+            self.destroy_groups(&base, 0, GroupEnd::Invalidated, at);
         } else {
             queue.push(record);
         }
@@ -144,22 +241,131 @@ impl Repo {
             .expect("the entry was just added"))
     }
 
-    /// Removes pull request `number` from every merge queue it is in; whether it was in one.
-    pub fn dequeue(&mut self, number: PrNumber) -> bool {
-        let mut removed = false;
-        for queue in self.queue_entries.values_mut() {
-            let before = queue.len();
-            queue.retain(|record| record.number != number);
-            removed |= queue.len() != before;
+    /// Removes pull request `number` from every merge queue it is in at `at`, destroying its
+    /// merge group (`dequeued`) and every group behind it (`invalidated`); whether it was
+    /// in one.
+    pub fn dequeue(&mut self, number: PrNumber, at: Timestamp) -> bool {
+        let found: Vec<(String, usize)> = self
+            .queue_entries
+            .iter()
+            .filter_map(|(branch, queue)| {
+                let position = queue.iter().position(|record| record.number == number)?;
+                Some((branch.clone(), position))
+            })
+            .collect();
+        for (branch, position) in &found {
+            self.destroy_groups(branch, *position, GroupEnd::Dequeued, at);
+            if let Some(queue) = self.queue_entries.get_mut(branch) {
+                queue.remove(*position);
+            }
         }
         self.queue_entries.retain(|_, queue| !queue.is_empty());
-        removed
+        !found.is_empty()
+    }
+
+    /// The checks a merge group's head must pass before it lands on `branch`: the queue's
+    /// `required_checks`, else the simulated CI's checks by its App, else none.
+    pub fn group_required_checks(
+        &self,
+        branch: &str,
+        ci: Option<&CiSimulation>,
+    ) -> Vec<RequiredCheck> {
+        if let Some(required) = self
+            .merge_queues
+            .get(branch)
+            .and_then(|settings| settings.required_checks.clone())
+        {
+            return required;
+        }
+        ci.map(|ci| {
+            ci.checks
+                .iter()
+                .map(|name| RequiredCheck {
+                    name: name.clone(),
+                    app: ci.app.clone(),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+    }
+
+    /// The merge groups of `branch`'s queue, front first (group `i` is entry `i`'s).
+    pub fn merge_groups_of(&self, branch: &str) -> &[MergeGroup] {
+        self.merge_groups.get(branch).map_or(&[], Vec::as_slice)
+    }
+
+    /// Brings the entries' states in line with their groups, as GitHub shows them: an entry
+    /// with a merge group is `AWAITING_CHECKS`, one without is `QUEUED`. Other states (a
+    /// world's `UNMERGEABLE`, `LOCKED`, `MERGEABLE`) are left as they are.
+    pub fn sync_entry_states(&mut self) {
+        for (branch, queue) in &mut self.queue_entries {
+            let built = self.merge_groups.get(branch).map_or(0, Vec::len);
+            for (index, record) in queue.iter_mut().enumerate() {
+                record.state = match record.state {
+                    QueueEntryState::Queued if index < built => QueueEntryState::AwaitingChecks,
+                    QueueEntryState::AwaitingChecks if index >= built => QueueEntryState::Queued,
+                    other => other,
+                };
+            }
+        }
+    }
+
+    /// Destroys the merge groups of `branch` from position `from` on at `at`: the first
+    /// for `first`, those behind it as `invalidated`. Each group's branch is deleted by
+    /// the queue's App and its end logged.
+    pub fn destroy_groups(&mut self, branch: &str, from: usize, first: GroupEnd, at: Timestamp) {
+        let Some(groups) = self.merge_groups.get_mut(branch) else {
+            return;
+        };
+        if from >= groups.len() {
+            return;
+        }
+        let ended: Vec<MergeGroup> = groups.drain(from..).collect();
+        if groups.is_empty() {
+            self.merge_groups.remove(branch);
+        }
+        for (index, group) in ended.into_iter().enumerate() {
+            let why = if index == 0 {
+                first
+            } else {
+                GroupEnd::Invalidated
+            };
+            self.end_group(branch, group, why, at);
+        }
+        self.sync_entry_states();
+    }
+
+    /// Deletes `group`'s branch as the queue's App and logs its end.
+    pub(crate) fn end_group(
+        &mut self,
+        branch: &str,
+        group: MergeGroup,
+        why: GroupEnd,
+        at: Timestamp,
+    ) {
+        if let Ok(app) = Login::for_app(MERGE_QUEUE_APP)
+            && self.branches.contains_key(&group.head_ref)
+        {
+            self.move_branch(
+                &group.head_ref,
+                None,
+                RefUpdateKind::BranchDeletion,
+                app,
+                at,
+            );
+        }
+        self.merge_group_log.push(MergeGroupEvent {
+            base_ref: branch.to_owned(),
+            group,
+            destroyed: Some(why),
+            at,
+        });
     }
 
     /// Drops the entries whose pull request is closed or merged, or whose head moved
     /// since it was enqueued (a push to a queued pull request's head removes it:
     /// decisions/0078).
-    pub fn prune_queues(&mut self) {
+    pub fn prune_queues(&mut self, at: Timestamp) {
         let stale: Vec<PrNumber> = self
             .queue_entries
             .values()
@@ -172,7 +378,7 @@ impl Repo {
             .map(|record| record.number)
             .collect();
         for number in stale {
-            self.dequeue(number);
+            self.dequeue(number, at);
         }
     }
 }

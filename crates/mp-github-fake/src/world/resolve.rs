@@ -694,6 +694,58 @@ fn resolve_repo(cx: Cx<'_>, raw: RawRepo, comment_ids: &mut u64) -> Result<Repo>
         if !entries.is_empty() {
             repo.queue_entries.insert(branch.value.clone(), entries);
         }
+        let mut groups = Vec::new();
+        for spanned in &raw_queue.groups {
+            let raw = &spanned.value;
+            groups.push(merge_group(
+                cx,
+                &repo,
+                &branch.value,
+                &raw.pull,
+                &raw.base,
+                &raw.head,
+                &raw.entries,
+                raw.made.0,
+            )?);
+        }
+        let queued = repo.queue_entries.get(&branch.value).map_or(0, Vec::len);
+        if let Some(extra) = raw_queue.groups.get(queued) {
+            return Err(cx.at(extra, "more merge groups than queue entries".to_owned()));
+        }
+        if !groups.is_empty() {
+            repo.merge_groups.insert(branch.value.clone(), groups);
+        }
+    }
+    for spanned in &raw.merge_group_log {
+        let event = &spanned.value;
+        let destroyed = match &event.destroyed {
+            None => None,
+            Some(word) => Some(crate::world::GroupEnd::parse(&word.value).ok_or_else(|| {
+                cx.at(
+                    word,
+                    format!(
+                        "unknown reason `{}` (one of: merged, invalidated, dequeued)",
+                        word.value
+                    ),
+                )
+            })?),
+        };
+        let group = merge_group(
+            cx,
+            &repo,
+            &event.branch.value,
+            &event.pull,
+            &event.base,
+            &event.head,
+            &event.entries,
+            event.made.0,
+        )?;
+        repo.merge_group_log.push(crate::world::MergeGroupEvent {
+            base_ref: event.branch.value.clone(),
+            group,
+            destroyed,
+            at: event.at.0,
+        });
     }
     for (refused, from, to, at) in renames {
         if !repo.rename_label(&from, &to, at) {
@@ -1236,10 +1288,49 @@ fn resolve_reactions(reactions: Vec<RawReaction>) -> Vec<Reaction> {
         .collect()
 }
 
+/// A merge group of `branch`'s queue, its commits resolved.
+#[allow(clippy::too_many_arguments)]
+fn merge_group(
+    cx: Cx<'_>,
+    repo: &Repo,
+    branch: &str,
+    pull: &Spanned<u64>,
+    base: &Spanned<String>,
+    head: &Spanned<String>,
+    entries: &[u64],
+    made: mp_core::ids::Timestamp,
+) -> Result<crate::world::MergeGroup> {
+    let number = PrNumber::new(pull.value);
+    if repo.pull(number).is_none() {
+        return Err(cx.at(pull, format!("no pull request #{number} in the repository")));
+    }
+    let base = resolve_ref(cx, repo, base)?;
+    let head = resolve_ref(cx, repo, head)?;
+    Ok(crate::world::MergeGroup {
+        number,
+        head_ref: crate::world::merge_group_branch(branch, number, &base),
+        base,
+        head,
+        entries: entries.iter().copied().map(PrNumber::new).collect(),
+        created_at: made,
+    })
+}
+
 /// A branch's `merge_queue` parameters, each within the range GitHub's REST description
 /// gives it; the fake's default where the world leaves one out.
 fn merge_queue(cx: Cx<'_>, raw: &RawMergeQueue) -> Result<MergeQueueSettings> {
-    let mut queue = MergeQueueSettings::default();
+    let mut queue = MergeQueueSettings {
+        required_checks: raw.required_checks.as_ref().map(|checks| {
+            checks
+                .iter()
+                .map(|check| crate::world::RequiredCheck {
+                    name: check.name.clone(),
+                    app: check.app.clone(),
+                })
+                .collect()
+        }),
+        ..MergeQueueSettings::default()
+    };
     let number = |value: &Option<Spanned<u32>>,
                   name: &str,
                   min: u32,

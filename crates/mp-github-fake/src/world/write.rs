@@ -219,6 +219,20 @@ fn commit_id<'a>(repo: &Repo, commit: &'a Commit) -> &'a str {
     }
 }
 
+/// A merge group's fields in the world file: `pull: 7, base: ..., head: ..., entries:
+/// [...], made: ...`.
+fn group_fields(names: &CommitNames<'_>, group: &crate::world::MergeGroup) -> String {
+    let entries: Vec<String> = group.entries.iter().map(ToString::to_string).collect();
+    format!(
+        "pull: {}, base: {}, head: {}, entries: [{}], made: {}",
+        group.number,
+        names.name(&group.base),
+        names.name(&group.head),
+        entries.join(", "),
+        quoted(&group.created_at.to_string())
+    )
+}
+
 fn write_repo(out: &mut Writer, repo: &Repo) {
     let Repo {
         name,
@@ -237,6 +251,8 @@ fn write_repo(out: &mut Writer, repo: &Repo) {
         merge_queues,
         queue_entries,
         queue_removals: _,
+        merge_groups,
+        merge_group_log,
         environments,
     } = repo;
     let names = CommitNames::new(repo);
@@ -337,6 +353,7 @@ fn write_repo(out: &mut Writer, repo: &Repo) {
                 merge_method,
                 min_entries_to_merge,
                 min_entries_to_merge_wait_minutes,
+                required_checks,
             } = queue;
             let entries: Vec<String> = queue_entries
                 .get(branch)
@@ -348,22 +365,62 @@ fn write_repo(out: &mut Writer, repo: &Repo) {
                         entry.number,
                         quoted(entry.enqueuer.as_str()),
                         quoted(&entry.enqueued_at.to_string()),
-                        quoted(&names.name(&entry.head)),
+                        names.name(&entry.head),
                         entry.jump,
                         entry.state.as_graphql()
                     )
                 })
                 .collect();
-            let entries = if entries.is_empty() {
+            let mut entries = if entries.is_empty() {
                 String::new()
             } else {
                 format!(", entries: [{}]", entries.join(", "))
             };
+            if let Some(required) = required_checks {
+                let checks: Vec<String> = required
+                    .iter()
+                    .map(|check| {
+                        format!(
+                            "{{name: {}, app: {}}}",
+                            quoted(&check.name),
+                            quoted(&check.app)
+                        )
+                    })
+                    .collect();
+                entries.push_str(&format!(", required_checks: [{}]", checks.join(", ")));
+            }
+            let groups: Vec<String> = merge_groups
+                .get(branch)
+                .into_iter()
+                .flatten()
+                .map(|group| format!("{{{}}}", group_fields(&names, group)))
+                .collect();
+            if !groups.is_empty() {
+                entries.push_str(&format!(", groups: [{}]", groups.join(", ")));
+            }
             out.line(
                 3,
                 &format!(
                     "{}: {{check_response_timeout_minutes: {check_response_timeout_minutes}, grouping_strategy: {grouping_strategy}, max_entries_to_build: {max_entries_to_build}, max_entries_to_merge: {max_entries_to_merge}, merge_method: {merge_method}, min_entries_to_merge: {min_entries_to_merge}, min_entries_to_merge_wait_minutes: {min_entries_to_merge_wait_minutes}{entries}}}",
                     quoted(branch)
+                ),
+            );
+        }
+    }
+    if !merge_group_log.is_empty() {
+        out.line(2, "merge_group_log:");
+        for event in merge_group_log {
+            let destroyed = event
+                .destroyed
+                .map(|why| format!(", destroyed: {}", why.as_str()))
+                .unwrap_or_default();
+            out.line(
+                3,
+                &format!(
+                    "- {{branch: {}, {}, at: {}{destroyed}}}",
+                    quoted(&event.base_ref),
+                    group_fields(&names, &event.group),
+                    quoted(&event.at.to_string())
                 ),
             );
         }

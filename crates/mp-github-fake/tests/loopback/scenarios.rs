@@ -290,6 +290,7 @@ fn every_scenario_gives_the_same_writes_through_rest_as_in_memory() {
     assert_eq!(
         tally.rest_parts_in,
         [
+            "attack-github-queue-group-holds-quadrant-d",
             "attack-github-queue-landed-unapproved",
             "attack-pull-request-over-250-commits",
             "classify-path-rename-out-of-config-d",

@@ -748,7 +748,11 @@ fn schema_failures(
         let action = delivery.action();
         let name = match action.as_str() {
             "" => delivery.event().replace('_', "-"),
-            action => format!("{}-{action}", delivery.event().replace('_', "-")),
+            action => format!(
+                "{}-{}",
+                delivery.event().replace('_', "-"),
+                action.replace('_', "-")
+            ),
         };
         checked.insert(name.clone());
         let validator = validators.entry(name.clone()).or_insert_with(|| {
@@ -1009,5 +1013,90 @@ async fn a_fast_forward_that_reaches_a_head_delivers_push_and_pull_request_close
         checked.iter().map(String::as_str).collect::<Vec<_>>(),
         ["pull-request-closed", "push"]
     );
+    server.shutdown().await;
+}
+
+/// GitHub's merge queue over the loopback server (decisions/0083): a merge group made when
+/// the clock moves is delivered at the next request as `merge_group` `checks_requested`
+/// naming the group's ref (`gh-readonly-queue/main/pr-14-<the commit it is made on>`), its
+/// head and its base; a required check that never reports ends the group, delivered as
+/// `destroyed` with reason `dequeued`. Both validate against GitHub's schema; nothing the
+/// world held before the server started is delivered.
+#[tokio::test]
+async fn merge_groups_are_delivered_as_merge_group_events() {
+    let description = webhook_description();
+    let mut receiver = Receiver::start(StatusCode::OK).await;
+    let mut world = world();
+    let app = &mut world.repos[0];
+    app.merge_queues.insert(
+        "main".to_owned(),
+        crate::world::MergeQueueSettings {
+            check_response_timeout_minutes: 5,
+            required_checks: Some(vec![crate::world::RequiredCheck {
+                name: "mp-gate".to_owned(),
+                app: "jane-merge-gate".to_owned(),
+            }]),
+            ..crate::world::MergeQueueSettings::default()
+        },
+    );
+    app.branch_rules
+        .insert("main".to_owned(), vec!["merge_queue".to_owned()]);
+    let start = world.now;
+    let server = LoopbackServer::bind_with_webhooks(
+        world,
+        FaultScript::default(),
+        std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+        ServerClock::World,
+        WebhookTarget {
+            url: receiver.url.clone(),
+            secret: SECRET.to_owned(),
+        },
+    )
+    .await
+    .expect("the loopback server starts");
+    let jane = Login::parse("jane-doe").expect("a login");
+    server
+        .memory()
+        .enqueue_as(&jane, &repo(), PrNumber::new(14))
+        .expect("enqueued");
+    server.memory().set_now(start.plus_seconds(60));
+    let group = server
+        .memory()
+        .read(|w| w.repos[0].merge_groups_of("main").first().cloned())
+        .expect("a merge group");
+    let get = reqwest::Method::GET;
+    call(&server, get.clone(), "/repos/jane-doe/webapp", json!({})).await;
+    let requested = receiver
+        .wait_for("merge_group", "checks_requested", |_| true)
+        .await
+        .json();
+    assert_eq!(
+        requested["merge_group"]["head_ref"],
+        format!("refs/heads/gh-readonly-queue/main/pr-14-{}", sha("m1"))
+    );
+    assert_eq!(requested["merge_group"]["head_sha"], group.head.as_str());
+    assert_eq!(requested["merge_group"]["base_sha"], sha("m1").as_str());
+    assert_eq!(requested["merge_group"]["base_ref"], "refs/heads/main");
+    assert_eq!(requested["sender"]["login"], "github-merge-queue[bot]");
+
+    server.memory().set_now(start.plus_seconds(6 * 60));
+    call(&server, get, "/repos/jane-doe/webapp", json!({})).await;
+    let destroyed = receiver
+        .wait_for("merge_group", "destroyed", |_| true)
+        .await
+        .json();
+    assert_eq!(destroyed["reason"], "dequeued");
+    assert_eq!(destroyed["merge_group"]["head_sha"], group.head.as_str());
+
+    let all = receiver.all();
+    let groups: Vec<String> = all
+        .iter()
+        .filter(|r| r.event() == "merge_group")
+        .map(Received::action)
+        .collect();
+    assert_eq!(groups, ["checks_requested", "destroyed"], "each once");
+    let (failures, checked) = schema_failures(&description, &all);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked.contains("merge-group-destroyed"), "{checked:?}");
     server.shutdown().await;
 }
