@@ -843,6 +843,26 @@ impl<'a> Runner<'a> {
                     &self.setup.bot,
                 )
             {
+                // Said once on the pull request, so its author knows why it waits.
+                let by = removal
+                    .actor
+                    .as_ref()
+                    .map(|actor| format!(" (by {actor})"))
+                    .unwrap_or_default();
+                let why = removal
+                    .reason
+                    .as_deref()
+                    .map(|reason| format!(": {reason}"))
+                    .unwrap_or_default();
+                let body = format!(
+                    "Merge Gate L1 — merge blocked:\n\
+                     - GitHub's merge queue removed this pull request at head `{}`{by}{why}. \
+                     Every gate condition holds, but the bot does not enqueue the same head \
+                     again: push a fix (the owner approves the new head), or enqueue it \
+                     yourself to try this head once more.\n",
+                    head.short()
+                );
+                self.upsert_diagnostic(evaluation, &body).await?;
                 let outcome = GitHubQueueOutcome::HeldAfterRemoval {
                     head,
                     actor: removal.actor,

@@ -486,6 +486,20 @@ fn a_head_github_s_queue_removed_is_not_enqueued_again_until_it_changes() {
         queue_of(&tick),
         ["#2@a200000 by mp-gate[bot]", "#3@a300000 by mp-gate[bot]"]
     );
+    // Its author is told why, once, on the pull request.
+    let said: Vec<String> = tick
+        .pull("acme/app", 1)
+        .comments
+        .iter()
+        .map(|c| c.body.clone())
+        .filter(|b| b.contains("GitHub's merge queue removed"))
+        .collect();
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].contains("removed this pull request at head `a100000` (by github-merge-queue[bot]): failed checks."),
+        "{}",
+        said[0]
+    );
     // The owner enqueues it again: mp leaves the entry alone.
     tick.github()
         .enqueue_as(&login("owner"), &repo("acme/app"), PrNumber::new(1))
