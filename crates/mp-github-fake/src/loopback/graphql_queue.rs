@@ -73,6 +73,28 @@ fn refused(field: &str, err: &GitHubError) -> Value {
     })
 }
 
+/// GitHub's answer for a pull request `number` that does not exist: `NOT_FOUND` on
+/// `pullRequest` in a repository that does, else on the repository.
+fn no_pull(
+    s: &Shared,
+    repo: &RepoName,
+    (owner, name): (&str, &str),
+    number: PrNumber,
+    rate_limit: Value,
+) -> Value {
+    if !s.memory.read(|w| w.repo(repo).is_some()) {
+        return not_found(owner, name, rate_limit);
+    }
+    json!({
+        "data": { "rateLimit": rate_limit, "repository": { "pullRequest": Value::Null } },
+        "errors": [error(
+            "NOT_FOUND",
+            format!("Could not resolve to a PullRequest with the number of {number}."),
+            &[json!("repository"), json!("pullRequest")],
+        )],
+    })
+}
+
 /// The answer to one of the queue's documents, or `None` when `query` is none of them.
 pub(super) async fn answer_queue(s: &Shared, query: &str, variables: &Value) -> Option<Value> {
     let text = |name: &str| {
@@ -117,18 +139,7 @@ pub(super) async fn answer_queue(s: &Shared, query: &str, variables: &Value) -> 
                 } } } })
             }
             Err(GitHubError::NotFound { .. }) => {
-                if s.memory.read(|w| w.repo(&repo).is_some()) {
-                    json!({
-                        "data": { "rateLimit": rate_limit, "repository": { "pullRequest": Value::Null } },
-                        "errors": [error(
-                            "NOT_FOUND",
-                            format!("Could not resolve to a PullRequest with the number of {number}."),
-                            &[json!("repository"), json!("pullRequest")],
-                        )],
-                    })
-                } else {
-                    not_found(&owner, &name, rate_limit)
-                }
+                no_pull(s, &repo, (&owner, &name), number, rate_limit)
             }
             Err(other) => json!({
                 "data": Value::Null,
@@ -198,19 +209,7 @@ pub(super) async fn answer_queue(s: &Shared, query: &str, variables: &Value) -> 
                 } } },
             }),
             (_, Err(GitHubError::NotFound { .. }) | Ok(_)) | (None, Err(_)) => {
-                let exists = s.memory.read(|w| w.repo(&repo).is_some());
-                if exists {
-                    json!({
-                        "data": { "rateLimit": rate_limit, "repository": { "pullRequest": Value::Null } },
-                        "errors": [error(
-                            "NOT_FOUND",
-                            format!("Could not resolve to a PullRequest with the number of {number}."),
-                            &[json!("repository"), json!("pullRequest")],
-                        )],
-                    })
-                } else {
-                    not_found(&owner, &name, rate_limit)
-                }
+                no_pull(s, &repo, (&owner, &name), number, rate_limit)
             }
             (Some(_), Err(other)) => json!({
                 "data": Value::Null,

@@ -159,6 +159,24 @@ struct RemovalNode {
     before_commit: Option<Oid>,
 }
 
+/// `what` not found, with GitHub's first error's words when it gave one.
+fn not_found(what: String, errors: &[QueryError]) -> GitHubError {
+    GitHubError::NotFound {
+        what: format!(
+            "{what}{}",
+            errors
+                .first()
+                .map(|e| format!(" ({})", e.message))
+                .unwrap_or_default()
+        ),
+    }
+}
+
+/// The variables of a query about one pull request.
+fn pull_variables(repo: &RepoName, number: PrNumber) -> Value {
+    json!({ "owner": repo.owner(), "name": repo.name(), "number": number.get() })
+}
+
 fn malformed(message: impl Into<String>) -> GitHubError {
     GitHubError::Malformed {
         route: GRAPHQL_ROUTE.to_owned(),
@@ -255,8 +273,7 @@ impl RestGitHub {
         repo: &RepoName,
         number: PrNumber,
     ) -> Result<PullNode, GitHubError> {
-        let variables =
-            json!({ "owner": repo.owner(), "name": repo.name(), "number": number.get() });
+        let variables = pull_variables(repo, number);
         let (data, errors) = self
             .merge_queue_operation::<PullData>(
                 repo,
@@ -268,15 +285,7 @@ impl RestGitHub {
             .await?;
         data.and_then(|d| d.repository)
             .and_then(|r| r.pull_request)
-            .ok_or_else(|| GitHubError::NotFound {
-                what: format!(
-                    "{repo}#{number}{}",
-                    errors
-                        .first()
-                        .map(|e| format!(" ({})", e.message))
-                        .unwrap_or_default()
-                ),
-            })
+            .ok_or_else(|| not_found(format!("{repo}#{number}"), &errors))
     }
 
     pub(crate) async fn merge_queue_graphql(
@@ -295,15 +304,7 @@ impl RestGitHub {
             )
             .await?;
         let Some(repository) = data.and_then(|d| d.repository) else {
-            return Err(GitHubError::NotFound {
-                what: format!(
-                    "repository {repo}{}",
-                    errors
-                        .first()
-                        .map(|e| format!(" ({})", e.message))
-                        .unwrap_or_default()
-                ),
-            });
+            return Err(not_found(format!("repository {repo}"), &errors));
         };
         let Some(queue) = repository.merge_queue else {
             return Ok(None);
@@ -336,8 +337,7 @@ impl RestGitHub {
         repo: &RepoName,
         number: PrNumber,
     ) -> Result<Option<QueueRemoval>, GitHubError> {
-        let variables =
-            json!({ "owner": repo.owner(), "name": repo.name(), "number": number.get() });
+        let variables = pull_variables(repo, number);
         let (data, errors) = self
             .merge_queue_operation::<RemovalData>(
                 repo,
@@ -350,15 +350,7 @@ impl RestGitHub {
         let pull = data
             .and_then(|d| d.repository)
             .and_then(|r| r.pull_request)
-            .ok_or_else(|| GitHubError::NotFound {
-                what: format!(
-                    "{repo}#{number}{}",
-                    errors
-                        .first()
-                        .map(|e| format!(" ({})", e.message))
-                        .unwrap_or_default()
-                ),
-            })?;
+            .ok_or_else(|| not_found(format!("{repo}#{number}"), &errors))?;
         let Some(node) = pull
             .timeline_items
             .nodes
