@@ -246,16 +246,17 @@ fn merge_group(e: &MergeGroupEvent, cx: &RouteContext<'_>) -> Result<Routed, Str
         // Recorded, not judged: judging it again would enqueue a pull request whose group
         // just failed; a landing reaches the supervisor through `push` (decisions/0079).
         let reason = e.reason.as_deref().unwrap_or("unknown");
-        let serde_json::Value::Object(fields) = serde_json::json!({
-            "action": "destroyed",
-            "reason": reason,
-            "repo": repo.as_str(),
-            "pr": format!("{repo}#{number}"),
-            "head_ref": group.head_ref,
-            "head_sha": group.head_sha,
-        }) else {
-            unreachable!("a JSON object literal");
-        };
+        let fields: serde_json::Map<String, serde_json::Value> = [
+            ("action", "destroyed".to_owned()),
+            ("reason", reason.to_owned()),
+            ("repo", repo.as_str().to_owned()),
+            ("pr", format!("{repo}#{number}")),
+            ("head_ref", group.head_ref.clone()),
+            ("head_sha", group.head_sha.clone()),
+        ]
+        .into_iter()
+        .map(|(key, value)| (key.to_owned(), value.into()))
+        .collect();
         return Ok(Routed::Record {
             fields,
             reason: format!(

@@ -92,11 +92,7 @@ impl PrEvaluation {
 
     /// The blocking results, one line each, joined with `"; "`.
     pub fn blocking_summary(&self) -> String {
-        self.gate
-            .blocking()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join("; ")
+        self.gate.blocking_summary()
     }
 
     /// The audit record of this classification, taken at `now`.

@@ -457,6 +457,14 @@ impl GateReport {
         self.results.iter().filter(|r| r.is_warning())
     }
 
+    /// The blocking results, one line each, joined with `"; "` (empty when it passed).
+    pub fn blocking_summary(&self) -> String {
+        self.blocking()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
     /// Whether nothing blocks the merge.
     pub fn passed(&self) -> bool {
         self.blocking().next().is_none()

@@ -174,17 +174,12 @@ impl Runner<'_> {
             .gate
             .as_ref()
             .filter(|gate| !gate.passed())
-            .map(|gate| {
-                gate.blocking()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            });
+            .map(mp_core::gate::GateReport::blocking_summary);
         match (&outcome.action, blocking) {
             (PrAction::Skipped, None) => GroupMember::Unjudged {
                 number: entry.number,
             },
-            (_, Some(why)) if !why.is_empty() => GroupMember::Refused {
+            (_, Some(why)) => GroupMember::Refused {
                 number: entry.number,
                 why,
             },
